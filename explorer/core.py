@@ -1,0 +1,367 @@
+"""The contracts everything else hangs off: systems, actions, properties, results.
+
+A model is a :class:`TransitionSystem`: ``init_states()`` and ``successors(s)``, the
+latter yielding ``(action, next_state)`` pairs in a deterministic order. Properties are
+:class:`Property` values built in ``invariants/``; engines return a :class:`CheckResult`.
+
+Example
+-------
+>>> class Counter:
+...     def init_states(self):
+...         return [0]
+...     def successors(self, s):
+...         return [(Step(s), s + 1)] if s < 2 else []
+...     def is_terminal(self, s):
+...         return s == 2
+>>> class Step(Action):
+...     __slots__ = ("n",)
+...     def __init__(self, n): self.n = n
+...     def __str__(self): return f"counter goes from {self.n} to {self.n + 1}"
+>>> [str(a) for a, _ in Counter().successors(0)]
+['counter goes from 0 to 1']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+__all__ = [
+    "Action",
+    "CheckResult",
+    "ExitReason",
+    "LevelStats",
+    "ModelSpec",
+    "Property",
+    "PropertyKind",
+    "TraceStep",
+    "TransitionSystem",
+    "Violation",
+    "action_kind",
+    "always",
+    "config_to_dict",
+    "diff_states",
+    "eventually",
+    "reachable",
+    "render_state",
+    "transition",
+]
+
+S = TypeVar("S")
+A = TypeVar("A")
+
+
+class Action:
+    """Base class for actions: small immutable values whose ``str`` reads like a log line.
+
+    Subclasses are usually ``NamedTuple`` or frozen dataclasses; this base only
+    supplies :attr:`kind`, the name under which coverage counts the action.
+
+    >>> class Tick(Action):
+    ...     def __str__(self): return "clock advances"
+    >>> Tick().kind
+    'Tick'
+    """
+
+    __slots__ = ()
+
+    @property
+    def kind(self) -> str:
+        """The action's kind for coverage: by default its class name."""
+        return type(self).__name__
+
+
+def action_kind(action: Any) -> str:
+    """Return the coverage kind of any action value (its ``kind`` or class name).
+
+    >>> action_kind(3)
+    'int'
+    """
+    kind = getattr(action, "kind", None)
+    return kind if isinstance(kind, str) else type(action).__name__
+
+
+@runtime_checkable
+class TransitionSystem(Protocol[S, A]):
+    """A finite, deterministic transition system: the only way engines see a model.
+
+    Optional methods an engine uses when present:
+
+    - ``is_terminal(s) -> bool``: a state with no successor that is a proper end
+      (not a deadlock);
+    - ``action_kinds() -> Iterable[str]``: every action kind the model can take,
+      so coverage can name the ones never enabled;
+    - ``properties() -> Iterable[Property]``: for user systems loaded by ``--system``.
+    """
+
+    def init_states(self) -> Iterable[S]:
+        """The initial states, in a deterministic order."""
+        ...
+
+    def successors(self, s: S) -> Iterable[tuple[A, S]]:
+        """Every enabled ``(action, next_state)`` pair of ``s``, in a deterministic order."""
+        ...
+
+
+class PropertyKind(enum.StrEnum):
+    """What a property is evaluated over."""
+
+    ALWAYS = "always"  #: a predicate that must hold in every reachable state
+    TRANSITION = "transition"  #: a predicate over every explored (s, action, s')
+    REACHABLE = "reachable"  #: a witness: some reachable state must satisfy it
+    EVENTUALLY = "eventually"  #: liveness under fairness (engine support to come)
+    DEADLOCK = "deadlock"  #: built in: a non-terminal state without successors
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """A named property of a model, defined in ``invariants/``.
+
+    ``check`` takes a state (``always``, ``reachable``, ``eventually``) or
+    ``(s, action, s2)`` (``transition``) and returns True when the state is good
+    (for ``reachable``: when it is the witness sought). ``doc`` is one line naming
+    the Kafka guarantee and where the seeds state it. ``applies`` (optional) says
+    for which states the property is not vacuous; coverage counts those.
+
+    >>> p = always("small", lambda s: s < 10, "the counter stays below 10")
+    >>> p.kind.value, p.check(3)
+    ('always', True)
+    """
+
+    name: str
+    kind: PropertyKind
+    check: Callable[..., bool]
+    doc: str
+    applies: Callable[..., bool] | None = None
+
+
+def always(
+    name: str, check: Callable[[Any], bool], doc: str, applies: Callable[[Any], bool] | None = None
+) -> Property:
+    """An invariant: ``check(s)`` holds in every reachable state.
+
+    >>> always("p", bool, "non-zero").kind.value
+    'always'
+    """
+    return Property(name, PropertyKind.ALWAYS, check, doc, applies)
+
+
+def transition(
+    name: str,
+    check: Callable[[Any, Any, Any], bool],
+    doc: str,
+    applies: Callable[[Any, Any, Any], bool] | None = None,
+) -> Property:
+    """A step property: ``check(s, action, s2)`` holds for every explored transition.
+
+    >>> transition("up", lambda s, a, t: t >= s, "never decreases").kind.value
+    'transition'
+    """
+    return Property(name, PropertyKind.TRANSITION, check, doc, applies)
+
+
+def reachable(name: str, check: Callable[[Any], bool], doc: str) -> Property:
+    """A witness: some reachable state satisfies ``check``; fails if none does.
+
+    >>> reachable("two", lambda s: s == 2, "the counter reaches 2").kind.value
+    'reachable'
+    """
+    return Property(name, PropertyKind.REACHABLE, check, doc)
+
+
+def eventually(name: str, check: Callable[[Any], bool], doc: str) -> Property:
+    """Liveness: under fairness every behaviour reaches a state satisfying ``check``.
+
+    >>> eventually("done", bool, "terminates").kind.value
+    'eventually'
+    """
+    return Property(name, PropertyKind.EVENTUALLY, check, doc)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A named model as the CLI knows it: its config type, system and properties.
+
+    ``build(config)`` returns the TransitionSystem; ``properties(config)`` the list
+    of properties to check; ``summary`` is one line for ``kafka-mc models``.
+    """
+
+    name: str
+    summary: str
+    config_cls: type
+    build: Callable[[Any], Any]
+    properties: Callable[[Any], list[Property]]
+
+
+class ExitReason(enum.StrEnum):
+    """Why an engine stopped."""
+
+    COMPLETE = "complete"
+    VIOLATION = "violation"
+    BUDGET_EXHAUSTED = "budget_exhausted"
+    INTERRUPTED = "interrupted"
+
+
+@dataclass
+class TraceStep:
+    """One step of a counterexample: the action taken (None for the initial state),
+    the resulting state's fingerprint, its rendering and what changed."""
+
+    index: int
+    action: str | None
+    action_kind: str | None
+    fingerprint: str
+    state: Any
+    changes: list[str]
+
+
+@dataclass
+class Violation:
+    """A property that failed, with its shortest known trace.
+
+    For ``reachable`` properties that were never witnessed the trace is empty.
+    """
+
+    property: str
+    kind: str
+    doc: str
+    message: str
+    length: int
+    trace: list[TraceStep]
+
+
+@dataclass
+class LevelStats:
+    """Statistics of one BFS level (depth): states first seen there, transitions."""
+
+    depth: int
+    frontier: int
+    generated: int
+    new_states: int
+    seconds: float
+
+
+@dataclass
+class CheckResult:
+    """The one result every engine returns; :meth:`to_json` gives the JSON document."""
+
+    model: str
+    config: dict[str, Any]
+    engine: str
+    exit_reason: ExitReason
+    distinct_states: int
+    generated_states: int
+    max_depth: int
+    seconds: float
+    states_per_second: float
+    violations: list[Violation] = field(default_factory=list)
+    witnesses: dict[str, int] = field(default_factory=dict)
+    properties: dict[str, dict[str, Any]] = field(default_factory=dict)
+    levels: list[LevelStats] = field(default_factory=list)
+    coverage: dict[str, Any] = field(default_factory=dict)
+    budget: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """0 all holds and search complete; 1 violated; 3 budget ran out or interrupted."""
+        if self.violations:
+            return 1
+        if self.exit_reason is ExitReason.COMPLETE:
+            return 0
+        return 3
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-serialisable dict (the documented schema in README.md)."""
+        d = dataclasses.asdict(self)
+        d["exit_reason"] = self.exit_reason.value
+        d["exit_code"] = self.exit_code
+        d["schema"] = "kafka-mc/check-result/1"
+        return d
+
+
+def _is_record(v: Any) -> bool:
+    return (isinstance(v, tuple) and hasattr(v, "_fields")) or (
+        dataclasses.is_dataclass(v) and not isinstance(v, type)
+    )
+
+
+def _fields(v: Any) -> list[tuple[str, Any]]:
+    if isinstance(v, tuple):
+        return list(zip(v._fields, v))  # type: ignore[attr-defined]
+    return [(f.name, getattr(v, f.name)) for f in dataclasses.fields(v)]
+
+
+def render_state(v: Any) -> Any:
+    """A JSON-friendly rendering of a state: records become dicts, enums their names.
+
+    >>> from typing import NamedTuple
+    >>> class P(NamedTuple):
+    ...     x: int
+    ...     y: tuple[int, ...]
+    >>> render_state(P(1, (2, 3)))
+    {'x': 1, 'y': [2, 3]}
+    """
+    if _is_record(v):
+        return {k: render_state(x) for k, x in _fields(v)}
+    if isinstance(v, enum.Enum):
+        return v.name
+    if isinstance(v, tuple):
+        return [render_state(x) for x in v]
+    return v
+
+
+def _short(v: Any) -> str:
+    r = render_state(v)
+    return repr(r) if not isinstance(r, str) else r
+
+
+def diff_states(old: Any, new: Any, path: str = "") -> list[str]:
+    """List what changed between two states as ``path: old -> new`` lines.
+
+    Records and equal-length tuples are compared field by field.
+
+    >>> diff_states((1, (2, 3)), (1, (2, 4)))
+    ['[1][1]: 3 -> 4']
+    """
+    if old == new and type(old) is type(new):
+        return []
+    if _is_record(old) and type(old) is type(new):
+        out: list[str] = []
+        for (k, a), (_, b) in zip(_fields(old), _fields(new)):
+            out += diff_states(a, b, f"{path}.{k}" if path else k)
+        return out
+    if (
+        isinstance(old, tuple)
+        and isinstance(new, tuple)
+        and not _is_record(old)
+        and len(old) == len(new)
+        and len(old) > 0
+    ):
+        out = []
+        for i, (a, b) in enumerate(zip(old, new)):
+            out += diff_states(a, b, f"{path}[{i}]")
+        return out
+    return [f"{path or 'state'}: {_short(old)} -> {_short(new)}"]
+
+
+def config_to_dict(config: Any) -> dict[str, Any]:
+    """A JSON-friendly dict of a config dataclass.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class C:
+    ...     n: int = 1
+    >>> config_to_dict(C())
+    {'n': 1}
+    """
+    if config is None:
+        return {}
+    if dataclasses.is_dataclass(config):
+        return {f.name: render_state(getattr(config, f.name)) for f in dataclasses.fields(config)}
+    if isinstance(config, Mapping):
+        return dict(config)
+    return {"value": repr(config)}
