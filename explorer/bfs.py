@@ -1,0 +1,363 @@
+"""The ``bfs`` engine: exhaustive, level-by-level breadth-first search.
+
+Visited states live in one dict mapping each state to its parent (None for an
+initial state), so the first trace found to any state is a shortest one; actions are
+not stored but recovered, when a trace is printed, by re-running ``successors`` on
+the parent. Each state is checked against the ``always`` and ``reachable``
+properties when it is first seen; every generated transition (including those to
+known states) against the ``transition`` properties; a state with no successor
+that the system does not call terminal is a deadlock.
+
+Example
+-------
+>>> from explorer.core import always
+>>> class Ring:
+...     def init_states(self): return [0]
+...     def successors(self, s): return [("inc", (s + 1) % 4)]
+>>> r = check_bfs(Ring(), [always("lt3", lambda s: s < 3, "stays below 3")])
+>>> r.exit_reason.value, r.distinct_states, r.violations[0].length
+('violation', 4, 3)
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from explorer.core import (
+    CheckResult,
+    ExitReason,
+    LevelStats,
+    Property,
+    PropertyKind,
+    TraceStep,
+    Violation,
+    action_kind,
+    config_to_dict,
+    diff_states,
+    render_state,
+)
+from explorer.encoding import fingerprint
+
+__all__ = ["Progress", "build_trace", "check_bfs", "coverage_of"]
+
+
+class Progress:
+    """A one-line progress display on a stream (stderr by default).
+
+    It writes only when the stream is a terminal (or ``force=True``), at most every
+    ``interval`` seconds, and clears its line when done.
+    """
+
+    def __init__(self, stream: TextIO | None = None, interval: float = 0.5, force: bool = False):
+        self.stream = stream if stream is not None else sys.stderr
+        self.interval = interval
+        self.enabled = force or bool(getattr(self.stream, "isatty", lambda: False)())
+        self._last = 0.0
+        self._shown = False
+
+    def update(self, depth: int, frontier: int, distinct: int, rate: float, force: bool = False) -> None:
+        """Show the current depth, frontier size, distinct states and states/s."""
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not force and now - self._last < self.interval:
+            return
+        self._last = now
+        line = f"depth {depth}  frontier {frontier:,}  distinct {distinct:,}  {rate:,.0f} states/s"
+        self.stream.write("\r" + line.ljust(78)[:78])
+        self.stream.flush()
+        self._shown = True
+
+    def close(self) -> None:
+        """Erase the progress line."""
+        if self.enabled and self._shown:
+            self.stream.write("\r" + " " * 78 + "\r")
+            self.stream.flush()
+
+
+@dataclass
+class _Found:
+    prop: Property
+    state: Any
+    action: Any = None
+    target: Any = None
+    message: str = ""
+
+
+@dataclass
+class _Coverage:
+    enabled: dict[type, int] = field(default_factory=dict)
+    new: dict[type, int] = field(default_factory=dict)
+    sample: dict[type, Any] = field(default_factory=dict)
+
+
+def coverage_of(cov: _Coverage, declared: Iterable[str] | None) -> dict[str, Any]:
+    """Turn raw per-type counters into the JSON coverage section."""
+    actions: dict[str, dict[str, int]] = {}
+    for tp, n in cov.enabled.items():
+        name = action_kind(cov.sample[tp])
+        entry = actions.setdefault(name, {"enabled": 0, "new_states": 0})
+        entry["enabled"] += n
+        entry["new_states"] += cov.new.get(tp, 0)
+    out: dict[str, Any] = {"actions": dict(sorted(actions.items()))}
+    if declared is not None:
+        declared = list(declared)
+        out["declared_action_kinds"] = declared
+        out["never_enabled"] = [k for k in declared if k not in actions]
+        out["undeclared"] = sorted(k for k in actions if k not in declared)
+    return out
+
+
+def build_trace(
+    system: Any, parents: dict[Any, Any], end: Any, extra: tuple[Any, Any] | None = None
+) -> list[TraceStep]:
+    """Rebuild the trace from an initial state to ``end`` (then ``extra``'s step).
+
+    Actions are recovered by re-running ``successors`` on each parent and taking
+    the first action that leads to the child.
+    """
+    path = [end]
+    while (p := parents[path[-1]]) is not None:
+        path.append(p)
+    path.reverse()
+    steps: list[TraceStep] = []
+    prev = None
+    for i, s in enumerate(path):
+        act = None
+        if prev is not None:
+            act = next((a for a, t in system.successors(prev) if t == s), None)
+            if act is None:  # pragma: no cover - would mean a non-deterministic model
+                raise RuntimeError(f"step {i}: successor not reproduced; is the model deterministic?")
+        steps.append(_step(i, prev, act, s))
+        prev = s
+    if extra is not None:
+        a, t = extra
+        steps.append(_step(len(path), prev, a, t))
+    return steps
+
+
+def _step(i: int, prev: Any, action: Any, s: Any) -> TraceStep:
+    return TraceStep(
+        index=i,
+        action=None if action is None else str(action),
+        action_kind=None if action is None else action_kind(action),
+        fingerprint=f"{fingerprint(s):016x}",
+        state=render_state(s),
+        changes=[] if prev is None else diff_states(prev, s),
+    )
+
+
+def check_bfs(
+    system: Any,
+    properties: Iterable[Property],
+    *,
+    model: str = "",
+    config: Any = None,
+    max_depth: int | None = None,
+    max_states: int | None = None,
+    max_seconds: float | None = None,
+    keep_going: bool = False,
+    deadlock: bool = True,
+    progress: Progress | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> CheckResult:
+    """Explore every reachable state of ``system`` breadth first and check ``properties``.
+
+    Stops at the first violation unless ``keep_going`` (``--continue``), in which
+    case the shortest violation of every property is collected. Budgets end the
+    search with exit reason ``budget_exhausted`` and the budget's name.
+    """
+    props = list(properties)
+    always_p = [p for p in props if p.kind is PropertyKind.ALWAYS]
+    trans_p = [p for p in props if p.kind is PropertyKind.TRANSITION]
+    reach_p = [p for p in props if p.kind is PropertyKind.REACHABLE]
+    unsupported = [p for p in props if p.kind is PropertyKind.EVENTUALLY]
+    state_checks = [(p, p.check) for p in always_p]
+    trans_checks = [(p, p.check) for p in trans_p]
+    pending_reach = [(p, p.check) for p in reach_p]
+    applies_counts: dict[str, int] = {p.name: 0 for p in props if p.applies is not None}
+    applies_state = [(p.name, p.applies) for p in always_p if p.applies is not None]
+    applies_trans = [(p.name, p.applies) for p in trans_p if p.applies is not None]
+
+    is_terminal = getattr(system, "is_terminal", None)
+    successors = system.successors
+    found: dict[str, _Found] = {}
+    witnesses: dict[str, Any] = {}
+    parents: dict[Any, Any] = {}
+    cov = _Coverage()
+    enabled, new_by, sample = cov.enabled, cov.new, cov.sample
+    levels: list[LevelStats] = []
+    generated = 0
+    budget: str | None = None
+    reason = ExitReason.COMPLETE
+    start = clock()
+    deadline = None if max_seconds is None else start + max_seconds
+    stop = False
+
+    def record(p: Property, f: _Found) -> None:
+        nonlocal stop
+        if p.name not in found:
+            found[p.name] = f
+            if not keep_going:
+                stop = True
+
+    def check_state(s: Any) -> None:
+        for p, chk in state_checks:
+            if not chk(s):
+                record(p, _Found(p, s, message=f"{p.name} does not hold"))
+        for name, ap in applies_state:
+            if ap(s):
+                applies_counts[name] += 1
+        if pending_reach:
+            for item in list(pending_reach):
+                if item[1](s):
+                    witnesses[item[0].name] = s
+                    pending_reach.remove(item)
+
+    deadlock_prop = Property(
+        "deadlock",
+        PropertyKind.DEADLOCK,
+        lambda s: True,
+        "every non-terminal state has a successor",
+    )
+
+    frontier: list[Any] = []
+    t0 = clock()
+    for s in system.init_states():
+        generated += 1
+        if s not in parents:
+            parents[s] = None
+            frontier.append(s)
+            check_state(s)
+    levels.append(LevelStats(0, len(frontier), generated, len(frontier), clock() - t0))
+    depth = 0
+    try:
+        while frontier and not stop:
+            if max_depth is not None and depth >= max_depth:
+                budget, reason = "max_depth", ExitReason.BUDGET_EXHAUSTED
+                break
+            t0 = clock()
+            nxt: list[Any] = []
+            level_generated = 0
+            for count, s in enumerate(frontier):
+                n = 0
+                for a, t in successors(s):
+                    n += 1
+                    tp = type(a)
+                    c = enabled.get(tp)
+                    if c is None:
+                        enabled[tp] = 1
+                        new_by[tp] = 0
+                        sample[tp] = a
+                    else:
+                        enabled[tp] = c + 1
+                    if trans_checks:
+                        for p, chk in trans_checks:
+                            if not chk(s, a, t):
+                                record(p, _Found(p, s, a, t, f"{p.name} does not hold"))
+                        for name, ap in applies_trans:
+                            if ap(s, a, t):
+                                applies_counts[name] += 1
+                    if t not in parents:
+                        parents[t] = s
+                        nxt.append(t)
+                        new_by[tp] += 1
+                        check_state(t)
+                level_generated += n
+                if n == 0 and deadlock and not (is_terminal is not None and is_terminal(s)):
+                    record(deadlock_prop, _Found(deadlock_prop, s, message="no successor (deadlock)"))
+                if stop:
+                    break
+                if max_states is not None and len(parents) >= max_states:
+                    budget, reason = "max_states", ExitReason.BUDGET_EXHAUSTED
+                    stop = True
+                    break
+                if (count & 255) == 0:
+                    now = clock()
+                    if deadline is not None and now >= deadline:
+                        budget, reason = "max_seconds", ExitReason.BUDGET_EXHAUSTED
+                        stop = True
+                        break
+                    if progress is not None:
+                        el = now - start
+                        progress.update(
+                            depth + 1, len(frontier), len(parents), len(parents) / el if el else 0.0
+                        )
+            generated += level_generated
+            if nxt or level_generated:
+                levels.append(LevelStats(depth + 1, len(nxt), level_generated, len(nxt), clock() - t0))
+            frontier = nxt
+            depth += 1
+    except KeyboardInterrupt:
+        reason, budget = ExitReason.INTERRUPTED, None
+    finally:
+        if progress is not None:
+            progress.close()
+
+    seconds = clock() - start
+    violations: list[Violation] = []
+    for f in found.values():
+        extra = (f.action, f.target) if f.action is not None else None
+        trace = build_trace(system, parents, f.state, extra)
+        violations.append(
+            Violation(f.prop.name, f.prop.kind.value, f.prop.doc, f.message, len(trace) - 1, trace)
+        )
+    if violations:
+        reason = ExitReason.VIOLATION
+    complete = reason is ExitReason.COMPLETE
+    for p, _ in pending_reach:
+        if complete:
+            violations.append(
+                Violation(p.name, p.kind.value, p.doc, f"{p.name}: no reachable state is a witness", 0, [])
+            )
+    if violations and complete:
+        reason = ExitReason.VIOLATION
+
+    max_level = max((lv.depth for lv in levels if lv.new_states), default=0)
+    prop_table: dict[str, dict[str, Any]] = {}
+    violated = {v.property for v in violations}
+    for p in [*props, *([deadlock_prop] if deadlock else [])]:
+        if p.kind is PropertyKind.EVENTUALLY:
+            status = "unchecked"
+        elif p.name in violated:
+            status = "violated" if p.kind is not PropertyKind.REACHABLE else "unreached"
+        elif p.kind is PropertyKind.REACHABLE:
+            status = "witnessed" if p.name in witnesses else "unknown"
+        else:
+            status = "held" if complete else "unknown"
+        entry: dict[str, Any] = {"kind": p.kind.value, "doc": p.doc, "status": status}
+        if p.kind is PropertyKind.ALWAYS:
+            entry["evaluated"] = len(parents)
+        elif p.kind is PropertyKind.TRANSITION:
+            entry["evaluated"] = generated - levels[0].generated
+        if p.name in applies_counts:
+            entry["non_vacuous"] = applies_counts[p.name]
+            if applies_counts[p.name] == 0:
+                entry["vacuous"] = True
+        if p.name in witnesses:
+            entry["witness_length"] = len(build_trace(system, parents, witnesses[p.name])) - 1
+        prop_table[p.name] = entry
+    notes = [f"{p.name}: eventually-properties are not checked by this engine yet" for p in unsupported]
+    declared = system.action_kinds() if hasattr(system, "action_kinds") else None
+    return CheckResult(
+        model=model,
+        config=config_to_dict(config),
+        engine="bfs",
+        exit_reason=reason,
+        distinct_states=len(parents),
+        generated_states=generated,
+        max_depth=max_level,
+        seconds=seconds,
+        states_per_second=len(parents) / seconds if seconds > 0 else 0.0,
+        violations=violations,
+        witnesses={k: v["witness_length"] for k, v in prop_table.items() if "witness_length" in v},
+        properties=prop_table,
+        levels=levels,
+        coverage=coverage_of(cov, declared),
+        budget=budget,
+        notes=notes,
+    )

@@ -1,0 +1,167 @@
+"""The bfs engine on tiny hand-made systems: counts, traces, deadlock, budgets."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from explorer.bfs import check_bfs
+from explorer.core import ExitReason, always, reachable, transition
+from explorer.encoding import EncodingError, encode, fingerprint
+from tests.toys import Grid
+
+
+def test_counts_and_levels() -> None:
+    g = Grid(3)
+    r = check_bfs(g, g.properties())
+    assert r.exit_reason is ExitReason.COMPLETE and r.exit_code == 0
+    assert r.distinct_states == 16
+    assert r.generated_states == 1 + 2 * 3 * 4  # one initial + every edge of the 4x4 grid
+    assert r.max_depth == 6
+    assert [lv.new_states for lv in r.levels] == [1, 2, 3, 4, 3, 2, 1]
+    assert r.properties["monotone"]["status"] == "held"
+    assert r.properties["corner"]["status"] == "witnessed"
+    assert r.witnesses == {"corner": 6}
+
+
+def test_shortest_counterexample_with_changes() -> None:
+    g = Grid(3, limit=3)
+    r = check_bfs(g, g.properties())
+    assert r.exit_reason is ExitReason.VIOLATION and r.exit_code == 1
+    (v,) = r.violations
+    assert v.property == "sum_below_limit" and v.length == 3
+    assert [s.action for s in v.trace] == [
+        None,
+        "counter 0 increments",
+        "counter 0 increments",
+        "counter 0 increments",
+    ]
+    assert v.trace[1].changes == ["[0]: 0 -> 1"]
+    assert v.trace[-1].state == [3, 0]
+    assert v.trace[-1].fingerprint == f"{fingerprint((3, 0)):016x}"
+
+
+def test_transition_property_trace_ends_with_the_bad_step() -> None:
+    g = Grid(2, reset=True)
+    bad = transition("no_drop", lambda s, a, t: sum(t) >= sum(s), "sum never drops")
+    r = check_bfs(g, [bad])
+    (v,) = r.violations
+    assert v.length == 5  # four increments to (2, 2), then the reset
+    assert v.trace[-1].action == "both counters reset"
+    assert v.trace[-1].state == [0, 0]
+
+
+def test_deadlock_detected_unless_terminal_or_disabled() -> None:
+    r = check_bfs(Grid(2, terminal=False), [])
+    assert [v.property for v in r.violations] == ["deadlock"]
+    assert r.violations[0].length == 4
+    assert check_bfs(Grid(2, terminal=True), []).exit_code == 0
+    assert check_bfs(Grid(2, terminal=False), [], deadlock=False).exit_code == 0
+
+
+def test_continue_collects_every_violated_property() -> None:
+    g = Grid(3, terminal=False, limit=2)
+    first = check_bfs(g, g.properties())
+    assert [v.property for v in first.violations] == ["sum_below_limit"]
+    every = check_bfs(g, g.properties(), keep_going=True)
+    assert sorted(v.property for v in every.violations) == ["deadlock", "sum_below_limit"]
+    assert every.distinct_states == 16
+
+
+def test_unreached_witness_fails_a_complete_search() -> None:
+    r = check_bfs(Grid(2), [reachable("never", lambda s: s == (9, 9), "impossible")])
+    assert r.exit_code == 1
+    assert r.properties["never"]["status"] == "unreached"
+    assert r.violations[0].trace == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "budget"),
+    [
+        ({"max_depth": 2}, "max_depth"),
+        ({"max_states": 5}, "max_states"),
+        ({"max_seconds": 1e-9}, "max_seconds"),
+    ],
+)
+def test_budgets_end_with_explicit_reason(kwargs: dict[str, float], budget: str) -> None:
+    r = check_bfs(Grid(30), [always("t", lambda s: True, "true")], **kwargs)  # type: ignore[arg-type]
+    assert r.exit_reason is ExitReason.BUDGET_EXHAUSTED and r.budget == budget
+    assert r.exit_code == 3
+    assert r.properties["t"]["status"] == "unknown"
+    assert r.distinct_states < 31 * 31
+
+
+def test_violation_found_within_budget_still_reported() -> None:
+    r = check_bfs(Grid(30, limit=2), [always("small", lambda s: sum(s) < 2, "")], max_depth=5)
+    assert r.exit_code == 1 and r.violations[0].length == 2
+
+
+def test_coverage_counts_and_never_enabled() -> None:
+    r = check_bfs(Grid(2), [])
+    assert r.coverage["actions"] == {"Inc": {"enabled": 12, "new_states": 8}}
+    assert r.coverage["never_enabled"] == ["Reset"]
+
+
+def test_vacuity_counted_with_applies() -> None:
+    p = always("x", lambda s: True, "", applies=lambda s: s[0] > 5)
+    r = check_bfs(Grid(2), [p])
+    assert r.properties["x"]["vacuous"] is True and r.properties["x"]["non_vacuous"] == 0
+
+
+def test_result_is_json_serialisable() -> None:
+    g = Grid(2, limit=1)
+    doc = check_bfs(g, g.properties()).to_json()
+    text = json.dumps(doc)
+    back = json.loads(text)
+    for k in (
+        "model",
+        "config",
+        "engine",
+        "exit_reason",
+        "distinct_states",
+        "generated_states",
+        "max_depth",
+        "seconds",
+        "states_per_second",
+        "violations",
+        "coverage",
+    ):
+        assert k in back
+    assert back["violations"][0]["trace"][0]["action"] is None
+
+
+def test_fingerprint_identical_across_processes() -> None:
+    from enum import IntEnum
+
+    class Colour(IntEnum):
+        RED = 1
+
+    value = (1, -5, None, True, (2**70, (Colour.RED,)))
+    here = fingerprint(value)
+    code = (
+        "from enum import IntEnum\n"
+        "from explorer.encoding import fingerprint\n"
+        "class Colour(IntEnum):\n    RED = 1\n"
+        "print(fingerprint((1, -5, None, True, (2**70, (Colour.RED,)))))"
+    )
+    for seed in ("0", "12345"):
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env={"PYTHONHASHSEED": seed},
+            check=True,
+        )
+        assert int(out.stdout) == here
+
+
+def test_encoding_distinguishes_shapes_and_rejects_unstable_values() -> None:
+    assert encode((1, 2)) != encode(((1,), 2)) != encode((1, (2,)))
+    assert encode(True) != encode(1)
+    assert encode(None) != encode(0)
+    for bad in ({1: 2}, {1}, [1], 1.5):
+        with pytest.raises(EncodingError):
+            encode(bad)

@@ -1,0 +1,74 @@
+"""Tiny hand-made transition systems for engine and CLI tests (and ``--system``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from explorer.core import Property, always, reachable, transition
+
+
+class Inc(NamedTuple):
+    """Increment one of two counters."""
+
+    which: int
+
+    def __str__(self) -> str:
+        return f"counter {self.which} increments"
+
+
+class Reset(NamedTuple):
+    """Reset both counters (never enabled unless ``reset`` is on)."""
+
+    def __str__(self) -> str:
+        return "both counters reset"
+
+
+class Grid:
+    """Two counters in ``0..n``; state ``(a, b)``. (n+1)**2 states, depth 2n.
+
+    With ``terminal=False`` the corner ``(n, n)`` is a deadlock.
+    """
+
+    def __init__(self, n: int = 3, terminal: bool = True, reset: bool = False, limit: int | None = None):
+        self.n, self.terminal, self.reset, self.limit = n, terminal, reset, limit
+
+    def init_states(self) -> list[tuple[int, int]]:
+        return [(0, 0)]
+
+    def successors(self, s: tuple[int, int]) -> Iterator[tuple[object, tuple[int, int]]]:
+        a, b = s
+        if a < self.n:
+            yield Inc(0), (a + 1, b)
+        if b < self.n:
+            yield Inc(1), (a, b + 1)
+        if self.reset and a == self.n and b == self.n:
+            yield Reset(), (0, 0)
+
+    def is_terminal(self, s: tuple[int, int]) -> bool:
+        return self.terminal and s == (self.n, self.n)
+
+    def action_kinds(self) -> list[str]:
+        return ["Inc", "Reset"]
+
+    def properties(self) -> list[Property]:
+        props = [
+            transition(
+                "monotone", lambda s, a, t: sum(t) >= sum(s) or isinstance(a, Reset), "sum never drops"
+            ),
+            reachable("corner", lambda s: s == (self.n, self.n), "the far corner is reached"),
+        ]
+        if self.limit is not None:
+            lim = self.limit
+            props.append(always("sum_below_limit", lambda s: s[0] + s[1] < lim, f"a + b < {lim}"))
+        return props
+
+
+def grid(n: int = 3, terminal: bool = True, reset: bool = False, limit: int | None = None) -> Grid:
+    """Factory for ``kafka-mc check --system tests.toys:grid --set n=4``."""
+    return Grid(n, terminal, reset, limit)
+
+
+def not_a_system() -> int:
+    """A factory that returns something that is no TransitionSystem."""
+    return 3
