@@ -1,0 +1,365 @@
+"""The ``kafka-mc`` command line.
+
+Commands: ``check`` (explore a model and check its properties), ``models`` (list the
+models and their config keys), ``replay`` (re-execute a saved counterexample) and
+``release`` (run a suite of checks: the main job).
+
+Exit codes: 0 every property holds and the search completed; 1 a property is
+violated (or a trace no longer replays); 2 usage or configuration error; 3 a budget
+ran out, or the run was interrupted, before any violation was found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from explorer.bfs import Progress, check_bfs
+from explorer.config import ConfigError, describe_keys, load_config, parse_override
+from explorer.core import CheckResult, ModelSpec
+from explorer.tracefile import ReplayError, load_trace, replay_steps, trace_document, write_json_atomic
+
+__all__ = ["UsageError", "format_result", "main", "resolve_system", "run_check"]
+
+#: Where model specs are registered (the CLI is the one place that joins the packages).
+REGISTRY = "invariants"
+ENGINES = ("bfs",)
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _registry() -> Any:
+    return importlib.import_module(REGISTRY)
+
+
+def _model_spec(name: str) -> ModelSpec:
+    reg = _registry()
+    if name not in reg.MODEL_MODULES:
+        known = ", ".join(reg.MODEL_MODULES)
+        raise UsageError(f"unknown model {name!r} (known models: {known})")
+    spec: ModelSpec = reg.get_model(name)
+    return spec
+
+
+def resolve_system(ref: str, overrides: Sequence[str] = ()) -> tuple[Any, list[Any]]:
+    """Load a user system ``package.module:factory``; return (system, properties).
+
+    ``--set k=v`` overrides are passed to the factory as keyword arguments.
+    Properties come from ``system.properties()`` when it exists.
+    """
+    mod_name, sep, attr = ref.partition(":")
+    if not sep or not mod_name or not attr:
+        raise UsageError(f"--system {ref}: expected package.module:factory")
+    try:
+        module = importlib.import_module(mod_name)
+    except ImportError as e:
+        raise UsageError(f"--system {ref}: cannot import {mod_name} ({e})") from None
+    factory = getattr(module, attr, None)
+    if factory is None or not callable(factory):
+        raise UsageError(f"--system {ref}: {mod_name} has no callable {attr!r}")
+    kwargs = dict(parse_override(o) for o in overrides)
+    try:
+        system = factory(**kwargs)
+    except TypeError as e:
+        raise UsageError(f"--system {ref}: {e}") from None
+    if not (hasattr(system, "init_states") and hasattr(system, "successors")):
+        raise UsageError(f"--system {ref}: the factory's result has no init_states/successors")
+    props = list(system.properties()) if hasattr(system, "properties") else []
+    return system, props
+
+
+def _check_output_path(path: str | None, flag: str) -> None:
+    if path is None:
+        return
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.path.isdir(directory):
+        raise UsageError(f"{flag} {path}: directory {directory} does not exist")
+    if os.path.isdir(path):
+        raise UsageError(f"{flag} {path}: is a directory")
+    if not os.access(directory, os.W_OK):
+        raise UsageError(f"{flag} {path}: directory {directory} is not writable")
+
+
+def _positive(flag: str, value: float | None) -> None:
+    if value is not None and value <= 0:
+        raise UsageError(f"{flag}: must be positive, got {value:g}")
+
+
+def run_check(
+    model: str | None,
+    *,
+    system_ref: str | None = None,
+    config_path: str | None = None,
+    overrides: Sequence[str] = (),
+    engine: str = "bfs",
+    max_depth: int | None = None,
+    max_states: int | None = None,
+    max_seconds: float | None = None,
+    keep_going: bool = False,
+    deadlock: bool = True,
+    progress: Progress | None = None,
+) -> tuple[CheckResult, Any, list[Any]]:
+    """Build the system (registered model or ``--system``), run the engine.
+
+    Returns (result, system, properties). Raises UsageError / ConfigError on bad input.
+    """
+    if engine not in ENGINES:
+        raise UsageError(f"--engine {engine}: unknown engine (available: {', '.join(ENGINES)})")
+    _positive("--max-depth", max_depth)
+    _positive("--max-states", max_states)
+    _positive("--max-seconds", max_seconds)
+    if system_ref is not None:
+        if config_path is not None:
+            raise UsageError("--config cannot be used with --system (pass --set to the factory)")
+        system, props = resolve_system(system_ref, overrides)
+        name, cfg = system_ref, {"args": dict(parse_override(o) for o in overrides)}
+    else:
+        assert model is not None
+        spec = _model_spec(model)
+        config = load_config(spec.config_cls, config_path, overrides)
+        system, props = spec.build(config), spec.properties(config)
+        name, cfg = spec.name, config
+    result = check_bfs(
+        system,
+        props,
+        model=name,
+        config=cfg,
+        max_depth=max_depth,
+        max_states=max_states,
+        max_seconds=max_seconds,
+        keep_going=keep_going,
+        deadlock=deadlock,
+        progress=progress,
+    )
+    if system_ref is not None:
+        result.config = cfg["args"]
+    return result, system, props
+
+
+def format_result(r: CheckResult, *, steps: bool = True) -> str:
+    """A human-readable account of a result: summary, properties, counterexamples."""
+    lines = []
+    head = f"{r.model} ({r.engine}): {r.exit_reason.value}"
+    if r.budget:
+        head += f" ({r.budget} reached)"
+    lines.append(head)
+    lines.append(
+        f"  {r.distinct_states:,} distinct states, {r.generated_states:,} generated, depth {r.max_depth}, "
+        f"{r.seconds:.2f} s, {r.states_per_second:,.0f} states/s"
+    )
+    by_status: dict[str, list[str]] = {}
+    for name, p in r.properties.items():
+        by_status.setdefault(p["status"], []).append(name)
+    for status in ("held", "witnessed", "violated", "unreached", "unknown", "unchecked"):
+        if status in by_status:
+            lines.append(f"  {status}: {', '.join(by_status[status])}")
+    vac = [n for n, p in r.properties.items() if p.get("vacuous")]
+    if vac:
+        lines.append(f"  vacuous (never applied): {', '.join(vac)}")
+    never = r.coverage.get("never_enabled")
+    if never:
+        lines.append(f"  actions never enabled: {', '.join(never)}")
+    for note in r.notes:
+        lines.append(f"  note: {note}")
+    for v in r.violations:
+        lines.append("")
+        lines.append(f"VIOLATION of {v.property} ({v.kind}): {v.doc}")
+        if not v.trace:
+            lines.append(f"  {v.message}")
+            continue
+        lines.append(f"  shortest counterexample: {v.length} steps")
+        if steps:
+            for st in v.trace:
+                lines.append(f"  {st.index:>3}  {st.action or 'initial state'}")
+                for ch in st.changes:
+                    lines.append(f"         {ch}")
+    return "\n".join(lines)
+
+
+def _cmd_models(args: argparse.Namespace) -> int:
+    reg = _registry()
+    out: list[dict[str, Any]] = []
+    for name in reg.MODEL_MODULES:
+        spec = reg.get_model(name)
+        out.append(
+            {
+                "name": name,
+                "summary": spec.summary,
+                "keys": [
+                    dict(zip(("key", "type", "default", "meaning"), row))
+                    for row in describe_keys(spec.config_cls)
+                ],
+            }
+        )
+    if args.json:
+        print(json.dumps(out, indent=1))
+        return 0
+    for m in out:
+        print(f"{m['name']}: {m['summary']}")
+        width = max((len(k["key"]) for k in m["keys"]), default=0)
+        for k in m["keys"]:
+            print(f"  {k['key']:<{width}}  {k['type']} = {k['default']}  {k['meaning']}")
+        print()
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    if (args.model is None) == (args.system is None):
+        raise UsageError("name a MODEL or give --system package.module:factory (not both)")
+    _check_output_path(args.json, "--json")
+    if args.save_traces is not None and not os.path.isdir(args.save_traces):
+        raise UsageError(f"--save-traces {args.save_traces}: not a directory")
+    progress = None if args.quiet else Progress()
+    result, _, _ = run_check(
+        args.model,
+        system_ref=args.system,
+        config_path=args.config,
+        overrides=args.set,
+        engine=args.engine,
+        max_depth=args.max_depth,
+        max_states=args.max_states,
+        max_seconds=args.max_seconds,
+        keep_going=args.keep_going,
+        deadlock=not args.no_deadlock,
+        progress=progress,
+    )
+    print(format_result(result))
+    doc = result.to_json()
+    if args.system:
+        doc["system"] = args.system
+    if args.json:
+        write_json_atomic(args.json, doc)
+    if args.save_traces:
+        for v in result.violations:
+            if v.trace:
+                path = os.path.join(args.save_traces, f"{result.model.replace(':', '_')}-{v.property}.json")
+                write_json_atomic(path, trace_document(result.model, result.config, v, args.system))
+                print(f"trace of {v.property} saved to {path}")
+    return result.exit_code
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    try:
+        doc = load_trace(args.trace, args.property)
+    except ReplayError as e:
+        raise UsageError(str(e)) from None
+    if doc.get("system"):
+        overrides = [f"{k}={json.dumps(v)}" for k, v in doc.get("config", {}).items()]
+        system, props = resolve_system(doc["system"], overrides)
+    else:
+        spec = _model_spec(str(doc.get("model")))
+        config = load_config(spec.config_cls, values=doc.get("config") or {})
+        system, props = spec.build(config), spec.properties(config)
+    try:
+        states = replay_steps(system, doc["steps"])
+    except ReplayError as e:
+        print(f"replay failed: {e}", file=sys.stderr)
+        return 1
+    print(f"{doc['model']}: {len(states) - 1} steps replayed; every step enabled and every state matches")
+    for i, st in enumerate(doc["steps"]):
+        print(f"  {i:>3}  {st.get('action') or 'initial state'}")
+        for ch in st.get("changes", []):
+            print(f"         {ch}")
+    prop = next((p for p in props if p.name == doc["property"]), None)
+    if prop is None:
+        if doc["property"] == "deadlock":
+            last = states[-1]
+            dead = not list(system.successors(last)) and not getattr(system, "is_terminal", lambda s: False)(
+                last
+            )
+            print("deadlock reproduced" if dead else "deadlock NOT reproduced: the last state can move")
+            return 0 if dead else 1
+        print(f"property {doc['property']!r} is not defined by this model any more", file=sys.stderr)
+        return 1
+    if prop.kind.value == "always":
+        ok = not prop.check(states[-1])
+    elif prop.kind.value == "transition" and len(states) > 1:
+        prev, last = states[-2], states[-1]
+        acts = [a for a, t in system.successors(prev) if t == last and str(a) == doc["steps"][-1]["action"]]
+        ok = bool(acts) and not prop.check(prev, acts[0], last)
+    else:
+        ok = prop.check(states[-1])
+    print(f"{doc['property']}: {'violation reproduced' if ok else 'violation NOT reproduced'}")
+    return 0 if ok else 1
+
+
+def _cmd_release(args: argparse.Namespace) -> int:
+    from explorer.release import run_release
+
+    return run_release(args.suite, report_dir=args.report_dir, quiet=args.quiet)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``kafka-mc`` (its errors raise UsageError)."""
+    p = _Parser(prog="kafka-mc", description="Model checker for the ZooKeeper-based Kafka controller.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    c = sub.add_parser("check", help="explore a model exhaustively and check its properties")
+    c.add_argument("model", nargs="?", help="a model name (see `kafka-mc models`)")
+    c.add_argument("--system", metavar="MODULE:FACTORY", help="check a user TransitionSystem instead")
+    c.add_argument("--config", metavar="FILE", help="a TOML configuration file")
+    c.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
+    c.add_argument("--engine", default="bfs", help="the engine (bfs)")
+    c.add_argument("--max-depth", type=int, metavar="N", help="stop after N BFS levels")
+    c.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states")
+    c.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds")
+    c.add_argument(
+        "--continue", dest="keep_going", action="store_true", help="collect every violated property"
+    )
+    c.add_argument("--no-deadlock", action="store_true", help="do not report states without successors")
+    c.add_argument("--json", metavar="FILE", help="write the CheckResult as JSON")
+    c.add_argument("--save-traces", metavar="DIR", help="write each counterexample as a trace file")
+    c.add_argument("--quiet", action="store_true", help="no progress line")
+    c.set_defaults(func=_cmd_check)
+
+    m = sub.add_parser("models", help="list the models, their config keys, defaults and meaning")
+    m.add_argument("--json", action="store_true", help="as JSON")
+    m.set_defaults(func=_cmd_models)
+
+    r = sub.add_parser("replay", help="re-execute a saved counterexample and print it")
+    r.add_argument("trace", help="a trace file (--save-traces) or a result file (--json)")
+    r.add_argument("--property", help="which violation of a result file to replay")
+    r.set_defaults(func=_cmd_replay)
+
+    rel = sub.add_parser("release", help="run the release suite and publish its report")
+    rel.add_argument("--suite", default=str(PROJECT_ROOT / "configs" / "release.toml"), help="the suite TOML")
+    rel.add_argument("--report-dir", default="reports", help="where reports/<run-id>/ is written")
+    rel.add_argument("--quiet", action="store_true", help="no progress line")
+    rel.set_defaults(func=_cmd_release)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (the console script exits with it)."""
+    start = time.monotonic()
+    try:
+        args = build_parser().parse_args(argv)
+        code: int = args.func(args)
+    except (UsageError, ConfigError) as e:
+        print(f"kafka-mc: error: {e}", file=sys.stderr)
+        code = 2
+    except KeyboardInterrupt:
+        print(f"kafka-mc: interrupted after {time.monotonic() - start:.1f} s", file=sys.stderr)
+        code = 3
+    if argv is None:
+        sys.exit(code)
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,147 @@
+"""Counterexample trace files: writing them, reading them, and replaying them.
+
+A trace file is JSON (schema ``kafka-mc/trace/1``) holding the model (or the
+``--system`` factory), its configuration, the violated property and the steps, each
+with the action's text and the state's fingerprint. :func:`replay` rebuilds the
+system, starts from the initial state with the first fingerprint, and at every step
+looks for the enabled action with that text whose next state has that fingerprint.
+
+Example
+-------
+>>> class Two:
+...     def init_states(self): return [0]
+...     def successors(self, s): return [("inc", s + 1)] if s < 2 else []
+>>> from explorer.bfs import build_trace
+>>> steps = build_trace(Two(), {0: None, 1: 0, 2: 1}, 2)
+>>> out = replay_steps(Two(), [{"action": s.action, "fingerprint": s.fingerprint} for s in steps])
+>>> [s for s in out]
+[0, 1, 2]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import asdict
+from typing import Any
+
+from explorer.core import Violation
+from explorer.encoding import fingerprint
+
+__all__ = ["TRACE_SCHEMA", "ReplayError", "load_trace", "replay_steps", "trace_document", "write_json_atomic"]
+
+TRACE_SCHEMA = "kafka-mc/trace/1"
+
+
+class ReplayError(Exception):
+    """A trace that does not replay: one line naming the step that diverged."""
+
+
+def trace_document(
+    model: str, config: dict[str, Any], violation: Violation, system_ref: str | None = None
+) -> dict[str, Any]:
+    """The JSON document of one counterexample (see README, "Trace files")."""
+    doc: dict[str, Any] = {
+        "schema": TRACE_SCHEMA,
+        "model": model,
+        "config": config,
+        "property": violation.property,
+        "kind": violation.kind,
+        "doc": violation.doc,
+        "length": violation.length,
+        "steps": [asdict(s) for s in violation.trace],
+    }
+    if system_ref is not None:
+        doc["system"] = system_ref
+    return doc
+
+
+def write_json_atomic(path: str | os.PathLike[str], doc: Any) -> None:
+    """Write JSON to ``path`` through a temporary file, so nothing is half-written."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".kafka-mc-", suffix=".json", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, indent=1, default=str)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_trace(path: str, prop: str | None = None) -> dict[str, Any]:
+    """Read a trace file, or pick one violation out of a ``check --json`` result file.
+
+    Raises ReplayError (one line) for anything that is not such a file.
+    """
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except FileNotFoundError:
+        raise ReplayError(f"{path}: no such file") from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
+        raise ReplayError(f"{path}: cannot be read ({type(e).__name__})") from None
+    except json.JSONDecodeError as e:
+        raise ReplayError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
+    if not isinstance(doc, dict):
+        raise ReplayError(f"{path}: not a kafka-mc trace or result file")
+    if doc.get("schema") == "kafka-mc/check-result/1":
+        vs = [v for v in doc.get("violations", []) if v.get("trace")]
+        if prop is not None:
+            vs = [v for v in vs if v["property"] == prop]
+        if not vs:
+            what = f"of property {prop!r} " if prop else ""
+            raise ReplayError(f"{path}: the result holds no counterexample {what}to replay")
+        v = vs[0]
+        doc = {
+            "schema": TRACE_SCHEMA,
+            "model": doc.get("model"),
+            "config": doc.get("config", {}),
+            "property": v["property"],
+            "kind": v["kind"],
+            "doc": v.get("doc", ""),
+            "length": v["length"],
+            "steps": v["trace"],
+            **({"system": doc["system"]} if "system" in doc else {}),
+        }
+    if doc.get("schema") != TRACE_SCHEMA:
+        raise ReplayError(f"{path}: schema is {doc.get('schema')!r}, expected {TRACE_SCHEMA!r}")
+    steps = doc.get("steps")
+    if not isinstance(steps, list) or not steps:
+        raise ReplayError(f"{path}: 'steps' must be a non-empty list")
+    for i, st in enumerate(steps):
+        if not isinstance(st, dict) or "fingerprint" not in st or (i > 0 and not st.get("action")):
+            raise ReplayError(f"{path}: step {i} lacks an action or a fingerprint")
+    return doc
+
+
+def replay_steps(system: Any, steps: Iterable[dict[str, Any]]) -> list[Any]:
+    """Re-execute steps on ``system``; return the states, or raise ReplayError.
+
+    Step 0 names an initial state by fingerprint; each later step names an action
+    (its text) that must be enabled and lead to a state with the given fingerprint.
+    """
+    steps = list(steps)
+    fp0 = steps[0]["fingerprint"]
+    current = next((s for s in system.init_states() if f"{fingerprint(s):016x}" == fp0), None)
+    if current is None:
+        raise ReplayError(f"step 0: no initial state has fingerprint {fp0}")
+    states = [current]
+    for i, st in enumerate(steps[1:], start=1):
+        want_action, want_fp = st["action"], st["fingerprint"]
+        same_text = [(a, t) for a, t in system.successors(current) if str(a) == want_action]
+        if not same_text:
+            raise ReplayError(f"step {i}: action not enabled: {want_action}")
+        match = next((t for _, t in same_text if f"{fingerprint(t):016x}" == want_fp), None)
+        if match is None:
+            got = f"{fingerprint(same_text[0][1]):016x}"
+            raise ReplayError(
+                f"step {i}: state after '{want_action}' has fingerprint {got}, trace says {want_fp}"
+            )
+        current = match
+        states.append(current)
+    return states

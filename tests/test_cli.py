@@ -1,0 +1,183 @@
+"""The command line: exit codes, one-line errors, nothing written on bad input."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import typing
+from pathlib import Path
+
+import pytest
+
+from explorer.cli import main
+from invariants import MODEL_MODULES, get_model
+
+MODEL = "timing-wheel"
+
+
+def _int_key_with_min() -> tuple[str, int]:
+    cls = get_model(MODEL).config_cls
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        if hints[f.name] is int and f.metadata.get("min") is not None:
+            return f.name, f.metadata["min"]
+    raise AssertionError("timing-wheel has no bounded int key")
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_error(err: str, *needles: str) -> None:
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("kafka-mc: error: ")
+    assert "Traceback" not in err
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+
+
+def test_system_check_ok_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_file = tmp_path / "r.json"
+    code, out, _ = run(
+        ["check", "--system", "tests.toys:grid", "--set", "n=3", "--json", str(out_file)], capsys
+    )
+    assert code == 0
+    assert "16 distinct states" in out
+    doc = json.loads(out_file.read_text())
+    assert doc["distinct_states"] == 16 and doc["exit_reason"] == "complete" and doc["exit_code"] == 0
+    assert doc["config"] == {"n": 3}
+
+
+def test_system_violation_exit_1_and_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    res = tmp_path / "r.json"
+    code, out, _ = run(
+        [
+            "check",
+            "--system",
+            "tests.toys:grid",
+            "--set",
+            "limit=3",
+            "--json",
+            str(res),
+            "--save-traces",
+            str(tmp_path),
+        ],
+        capsys,
+    )
+    assert code == 1
+    assert "VIOLATION of sum_below_limit" in out and "counter 0 increments" in out
+    trace = tmp_path / "tests.toys_grid-sum_below_limit.json"
+    assert trace.exists()
+    for path in (trace, res):
+        code, out, _ = run(["replay", str(path)], capsys)
+        assert code == 0, out
+        assert "3 steps replayed" in out and "violation reproduced" in out
+
+
+def test_replay_detects_a_trace_that_no_longer_matches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(["check", "--system", "tests.toys:grid", "--set", "limit=3", "--save-traces", str(tmp_path)], capsys)
+    trace = tmp_path / "tests.toys_grid-sum_below_limit.json"
+    doc = json.loads(trace.read_text())
+    doc["steps"][2]["action"] = "counter 7 increments"
+    trace.write_text(json.dumps(doc))
+    code, _, err = run(["replay", str(trace)], capsys)
+    assert code == 1 and "step 2: action not enabled" in err
+    doc["steps"][2]["action"] = "counter 0 increments"
+    doc["steps"][2]["fingerprint"] = "0" * 16
+    trace.write_text(json.dumps(doc))
+    code, _, err = run(["replay", str(trace)], capsys)
+    assert code == 1 and "step 2: state after" in err
+
+
+def test_budget_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        ["check", "--system", "tests.toys:grid", "--set", "n=50", "--max-states", "10"], capsys
+    )
+    assert code == 3 and "max_states reached" in out
+
+
+def test_continue_collects_all(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["check", "--system", "tests.toys:grid", "--set", "limit=2", "--set", "terminal=false"]
+    code, out, _ = run([*argv, "--continue"], capsys)
+    assert code == 1 and "VIOLATION of deadlock" in out and "VIOLATION of sum_below_limit" in out
+
+
+def test_models_lists_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["models"], capsys)
+    assert code == 0
+    for name in MODEL_MODULES:
+        assert f"{name}:" in out
+    key, _ = _int_key_with_min()
+    assert key in out
+    code, out, _ = run(["models", "--json"], capsys)
+    assert {m["name"] for m in json.loads(out)} == set(MODEL_MODULES)
+
+
+def _bad_inputs(tmp_path: Path) -> list[tuple[list[str], tuple[str, ...]]]:
+    key, lo = _int_key_with_min()
+    malformed = tmp_path / "bad.toml"
+    malformed.write_text("x = [1,\n")
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text("no_such_key = 1\n")
+    unreadable = tmp_path / "secret.toml"
+    unreadable.write_text(f"{key} = 2\n")
+    unreadable.chmod(0)
+    cases = [
+        (["check", "no-such-model"], ("unknown model", "no-such-model")),
+        (["check", MODEL, "--set", "no_such_key=1"], ("unknown key", "no_such_key")),
+        (["check", MODEL, "--set", f"{key}=abc"], (key, "expected an integer")),
+        (["check", MODEL, "--set", f"{key}={lo - 1}"], (key, f"at least {lo}")),
+        (["check", MODEL, "--set", f"{key}=-5"], (key,)),
+        (["check", MODEL, "--set", "novalue"], ("key=value",)),
+        (["check", MODEL, "--config", str(malformed)], ("bad.toml", "malformed TOML")),
+        (["check", MODEL, "--config", str(unknown)], ("unknown key", "no_such_key")),
+        (["check", MODEL, "--config", str(tmp_path / "missing.toml")], ("missing.toml", "no such file")),
+        (["check", MODEL, "--config", str(tmp_path)], ("is a directory",)),
+        (["check", MODEL, "--max-depth", "0"], ("--max-depth", "positive")),
+        (["check", MODEL, "--max-states", "-3"], ("--max-states", "positive")),
+        (["check", MODEL, "--max-seconds", "abc"], ("--max-seconds",)),
+        (["check", MODEL, "--engine", "warp"], ("--engine", "warp")),
+        (["check", MODEL, "--json", str(tmp_path / "nodir" / "r.json")], ("--json", "does not exist")),
+        (["check"], ("MODEL",)),
+        (["check", "--system", "tests.toys:nothing"], ("no callable",)),
+        (["check", "--system", "tests.toys:not_a_system"], ("init_states",)),
+        (["check", "--system", "no_such_module_x:f"], ("cannot import",)),
+        (["replay", str(tmp_path / "missing.json")], ("no such file",)),
+        (["replay", str(malformed)], ("not JSON",)),
+        (["release", "--suite", str(malformed)], ("malformed TOML",)),
+        (["frobnicate"], ("frobnicate",)),
+    ]
+    if os.geteuid() != 0:  # root reads any file
+        cases.append((["check", MODEL, "--config", str(unreadable)], ("secret.toml", "cannot be read")))
+    return cases
+
+
+def test_bad_input_is_one_line_exit_2_nothing_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    for argv, needles in _bad_inputs(tmp_path):
+        extra = [] if argv[0] != "check" or "--json" in argv else ["--json", str(out_dir / "r.json")]
+        code, _, err = run([*argv, *extra], capsys)
+        assert code == 2, (argv, err)
+        one_line_error(err, *needles)
+    assert list(out_dir.iterdir()) == []
+
+
+def test_console_entry_prints_no_traceback(tmp_path: Path) -> None:
+    p = subprocess.run(
+        [sys.executable, "-m", "explorer", "check", MODEL, "--set", "no_such_key=1"],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 2
+    assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
