@@ -41,6 +41,7 @@ from explorer.core import (
     render_state,
 )
 from explorer.encoding import fingerprint
+from explorer.liveness import check_leads_to
 
 __all__ = ["Progress", "build_trace", "check_bfs", "coverage_of"]
 
@@ -151,6 +152,37 @@ def _step(i: int, prev: Any, action: Any, s: Any) -> TraceStep:
     )
 
 
+def _check_liveness(
+    system: Any, p: Property, edges: dict[Any, list[tuple[Any, Any]]], parents: dict[Any, Any]
+) -> Violation | None:
+    """Check one ``eventually`` property on the explored graph; a lasso Violation or None."""
+    kinds = p.fairness
+    if kinds is None and hasattr(system, "fair_action_kinds"):
+        kinds = tuple(system.fair_action_kinds())
+    fair_kinds = None if kinds is None else frozenset(kinds)
+
+    def fair(a: Any) -> bool:
+        return fair_kinds is None or action_kind(a) in fair_kinds
+
+    lv = check_leads_to(edges, parents, goal=p.check, trigger=p.trigger, fair=fair, kind_of=action_kind)
+    if lv is None:
+        return None
+    steps: list[TraceStep] = []
+    prev = None
+    for i, s in enumerate(lv.prefix):
+        act = None
+        if prev is not None:
+            act = next(a for a, t in edges[prev] if t == s)
+        steps.append(_step(i, prev, act, s))
+        prev = s
+    loop_start = len(steps) - 1 if lv.cycle else None
+    for a, t in lv.cycle:
+        steps.append(_step(len(steps), prev, a, t))
+        prev = t
+    what = "lasso: the steps after the loop start repeat forever" if lv.cycle else "the behaviour ends here"
+    return Violation(p.name, p.kind.value, p.doc, f"{lv.reason} ({what})", len(steps) - 1, steps, loop_start)
+
+
 def check_bfs(
     system: Any,
     properties: Iterable[Property],
@@ -175,7 +207,8 @@ def check_bfs(
     always_p = [p for p in props if p.kind is PropertyKind.ALWAYS]
     trans_p = [p for p in props if p.kind is PropertyKind.TRANSITION]
     reach_p = [p for p in props if p.kind is PropertyKind.REACHABLE]
-    unsupported = [p for p in props if p.kind is PropertyKind.EVENTUALLY]
+    live_p = [p for p in props if p.kind is PropertyKind.EVENTUALLY]
+    edges: dict[Any, list[tuple[Any, Any]]] | None = {} if live_p else None
     state_checks = [(p, p.check) for p in always_p]
     trans_checks = [(p, p.check) for p in trans_p]
     pending_reach = [(p, p.check) for p in reach_p]
@@ -245,7 +278,10 @@ def check_bfs(
             level_generated = 0
             for count, s in enumerate(frontier):
                 n = 0
-                for a, t in successors(s):
+                succ = successors(s)
+                if edges is not None:
+                    succ = edges[s] = list(succ)
+                for a, t in succ:
                     n += 1
                     tp = type(a)
                     c = enabled.get(tp)
@@ -314,6 +350,20 @@ def check_bfs(
             violations.append(
                 Violation(p.name, p.kind.value, p.doc, f"{p.name}: no reachable state is a witness", 0, [])
             )
+    live_status: dict[str, str] = {}
+    if live_p and complete:
+        assert edges is not None
+        for frontier_state in frontier:  # states never expanded (none when complete)
+            edges.setdefault(frontier_state, [])
+        for p in live_p:
+            lv = _check_liveness(system, p, edges, parents)
+            if lv is None:
+                live_status[p.name] = "held"
+            else:
+                live_status[p.name] = "violated"
+                violations.append(lv)
+                if not keep_going:
+                    break
     if violations and complete:
         reason = ExitReason.VIOLATION
 
@@ -322,7 +372,7 @@ def check_bfs(
     violated = {v.property for v in violations}
     for p in [*props, *([deadlock_prop] if deadlock else [])]:
         if p.kind is PropertyKind.EVENTUALLY:
-            status = "unchecked"
+            status = live_status.get(p.name, "unknown" if not complete else "unchecked")
         elif p.name in violated:
             status = "violated" if p.kind is not PropertyKind.REACHABLE else "unreached"
         elif p.kind is PropertyKind.REACHABLE:
@@ -341,7 +391,7 @@ def check_bfs(
         if p.name in witnesses:
             entry["witness_length"] = len(build_trace(system, parents, witnesses[p.name])) - 1
         prop_table[p.name] = entry
-    notes = [f"{p.name}: eventually-properties are not checked by this engine yet" for p in unsupported]
+    notes: list[str] = []
     declared = system.action_kinds() if hasattr(system, "action_kinds") else None
     return CheckResult(
         model=model,

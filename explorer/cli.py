@@ -188,6 +188,8 @@ def format_result(r: CheckResult, *, steps: bool = True) -> str:
                 lines.append(f"  {st.index:>3}  {st.action or 'initial state'}")
                 for ch in st.changes:
                     lines.append(f"         {ch}")
+                if v.loop_start is not None and st.index == v.loop_start:
+                    lines.append("       --- loop: the steps below repeat forever, back to this state ---")
     return "\n".join(lines)
 
 
@@ -286,7 +288,18 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             return 0 if dead else 1
         print(f"property {doc['property']!r} is not defined by this model any more", file=sys.stderr)
         return 1
-    if prop.kind.value == "always":
+    if prop.kind.value == "eventually":
+        loop = doc.get("loop_start")
+        if loop is not None:
+            closes = doc["steps"][loop]["fingerprint"] == doc["steps"][-1]["fingerprint"]
+            ok = closes and not any(prop.check(s) for s in states[loop:])
+            print(
+                f"lasso: the steps after step {loop} repeat forever"
+                + ("" if closes else " (loop does NOT close)")
+            )
+        else:
+            ok = not prop.check(states[-1]) and not list(system.successors(states[-1]))
+    elif prop.kind.value == "always":
         ok = not prop.check(states[-1])
     elif prop.kind.value == "transition" and len(states) > 1:
         prev, last = states[-2], states[-1]

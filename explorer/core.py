@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 S = TypeVar("S")
-A = TypeVar("A")
+A = TypeVar("A", covariant=True)
 
 
 class Action:
@@ -136,6 +136,12 @@ class Property:
     check: Callable[..., bool]
     doc: str
     applies: Callable[..., bool] | None = None
+    #: for ``eventually``: the states from which ``check`` must eventually hold
+    #: (None: the initial states), i.e. ``trigger ~> check`` (leads-to)
+    trigger: Callable[[Any], bool] | None = None
+    #: for ``eventually``: the weakly fair action kinds (None: the system's
+    #: ``fair_action_kinds()``, or every kind if it has none)
+    fairness: tuple[str, ...] | None = None
 
 
 def always(
@@ -172,13 +178,27 @@ def reachable(name: str, check: Callable[[Any], bool], doc: str) -> Property:
     return Property(name, PropertyKind.REACHABLE, check, doc)
 
 
-def eventually(name: str, check: Callable[[Any], bool], doc: str) -> Property:
-    """Liveness: under fairness every behaviour reaches a state satisfying ``check``.
+def eventually(
+    name: str,
+    check: Callable[[Any], bool],
+    doc: str,
+    *,
+    trigger: Callable[[Any], bool] | None = None,
+    fairness: Iterable[str] | None = None,
+) -> Property:
+    """Liveness: every weakly fair behaviour reaches a state satisfying ``check``.
 
-    >>> eventually("done", bool, "terminates").kind.value
-    'eventually'
+    With ``trigger`` it is a leads-to property: from every reachable state where
+    ``trigger`` holds, every weakly fair continuation reaches ``check``. Weak
+    fairness is per action (each action value of a fair kind that stays enabled
+    is eventually taken); ``fairness`` names the fair kinds.
+
+    >>> p = eventually("done", bool, "terminates", trigger=lambda s: s == 0)
+    >>> p.kind.value, p.trigger(0)
+    ('eventually', True)
     """
-    return Property(name, PropertyKind.EVENTUALLY, check, doc)
+    fair = None if fairness is None else tuple(fairness)
+    return Property(name, PropertyKind.EVENTUALLY, check, doc, trigger=trigger, fairness=fair)
 
 
 @dataclass(frozen=True)
@@ -231,6 +251,8 @@ class Violation:
     message: str
     length: int
     trace: list[TraceStep]
+    #: for a liveness lasso: the index of the step whose state the trace returns to
+    loop_start: int | None = None
 
 
 @dataclass

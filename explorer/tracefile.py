@@ -52,6 +52,7 @@ def trace_document(
         "doc": violation.doc,
         "length": violation.length,
         "steps": [asdict(s) for s in violation.trace],
+        "loop_start": violation.loop_start,
     }
     if system_ref is not None:
         doc["system"] = system_ref
@@ -106,6 +107,7 @@ def load_trace(path: str, prop: str | None = None) -> dict[str, Any]:
             "doc": v.get("doc", ""),
             "length": v["length"],
             "steps": v["trace"],
+            "loop_start": v.get("loop_start"),
             **({"system": doc["system"]} if "system" in doc else {}),
         }
     if doc.get("schema") != TRACE_SCHEMA:

@@ -181,3 +181,17 @@ def test_console_entry_prints_no_traceback(tmp_path: Path) -> None:
     )
     assert p.returncode == 2
     assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+
+
+def test_liveness_lasso_printed_saved_and_replayed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(["check", "--system", "tests.toys:retransmit"], capsys)
+    assert code == 0 and "held: delivered" in out
+    code, out, _ = run(
+        ["check", "--system", "tests.toys:retransmit", "--set", "fair=false", "--save-traces", str(tmp_path)],
+        capsys,
+    )
+    assert code == 1 and "VIOLATION of delivered (eventually)" in out and "loop:" in out
+    code, out, _ = run(["replay", str(tmp_path / "tests.toys_retransmit-delivered.json")], capsys)
+    assert code == 0 and "violation reproduced" in out and "repeat forever" in out

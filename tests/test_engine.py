@@ -165,3 +165,70 @@ def test_encoding_distinguishes_shapes_and_rejects_unstable_values() -> None:
     for bad in ({1: 2}, {1}, [1], 1.5):
         with pytest.raises(EncodingError):
             encode(bad)
+
+
+class Chan:
+    """A sender whose message may be lost in transit and is then resent.
+
+    State (sent, delivered). ``Lose`` leaves the message pending (a retransmission),
+    so ``Deliver`` stays enabled and weak fairness forces it; ``Stall`` spins
+    before sending, and weak fairness forces ``Send``.
+    """
+
+    def init_states(self) -> list[tuple[bool, bool]]:
+        return [(False, False)]
+
+    def successors(self, s: tuple[bool, bool]) -> list[tuple[str, tuple[bool, bool]]]:
+        sent, delivered = s
+        if delivered:
+            return []
+        if not sent:
+            return [("Send", (True, False)), ("Stall", s)]
+        return [("Deliver", (True, True)), ("Lose", (True, False))]
+
+    def is_terminal(self, s: tuple[bool, bool]) -> bool:
+        return s[1]
+
+
+def test_eventually_holds_under_fairness_and_fails_without() -> None:
+    from explorer.core import eventually
+
+    goal = eventually("delivered", lambda s: s[1], "the message is delivered", fairness=["str"])
+    r = check_bfs(Chan(), [goal])
+    assert r.exit_code == 0 and r.properties["delivered"]["status"] == "held"
+
+    unfair = eventually("delivered", lambda s: s[1], "", fairness=[])
+    r = check_bfs(Chan(), [unfair])
+    (v,) = r.violations
+    assert v.kind == "eventually" and v.loop_start == 0
+    assert [st.action for st in v.trace] == [None, "Stall"]  # stalling forever is allowed without fairness
+
+
+def test_leads_to_lasso_is_fair() -> None:
+    from explorer.core import eventually
+
+    class Spin(Chan):
+        def successors(self, s: tuple[bool, bool]) -> list[tuple[str, tuple[bool, bool]]]:
+            sent, delivered = s
+            if delivered:
+                return []
+            if not sent:
+                return [("Send", (True, False))]
+            return [("Lose", (False, False)), ("Retry", (True, False))]
+
+    p = eventually("delivered", lambda s: s[1], "", trigger=lambda s: s[0], fairness=["str"])
+    r = check_bfs(Spin(), [p])
+    (v,) = r.violations
+    # from the first sent state the loop Lose/Send (and Retry) never delivers
+    assert v.loop_start == 1
+    assert v.trace[v.loop_start].fingerprint == v.trace[-1].fingerprint
+    loop_actions = {st.action for st in v.trace[v.loop_start + 1 :]}
+    assert {"Lose", "Send", "Retry"} <= loop_actions  # weak fairness: every always-enabled action is taken
+
+
+def test_eventually_ends_without_goal() -> None:
+    from explorer.core import eventually
+
+    r = check_bfs(Grid(2), [eventually("never", lambda s: s == (9, 9), "")])
+    (v,) = r.violations
+    assert v.loop_start is None and v.length == 4

@@ -72,3 +72,41 @@ def grid(n: int = 3, terminal: bool = True, reset: bool = False, limit: int | No
 def not_a_system() -> int:
     """A factory that returns something that is no TransitionSystem."""
     return 3
+
+
+class Retransmit:
+    """A message that may be lost and resent: delivered only under fairness.
+
+    State (sent, delivered); ``fair=False`` declares no fair action, so stalling
+    forever is a legal behaviour and ``delivered`` fails as a lasso.
+    """
+
+    def __init__(self, fair: bool = True):
+        self.fair = fair
+
+    def init_states(self) -> list[tuple[bool, bool]]:
+        return [(False, False)]
+
+    def successors(self, s: tuple[bool, bool]) -> list[tuple[str, tuple[bool, bool]]]:
+        sent, delivered = s
+        if delivered:
+            return []
+        if not sent:
+            return [("send", (True, False)), ("stall", s)]
+        return [("deliver", (True, True)), ("lose", (True, False))]
+
+    def is_terminal(self, s: tuple[bool, bool]) -> bool:
+        return s[1]
+
+    def fair_action_kinds(self) -> list[str]:
+        return ["str"] if self.fair else []
+
+    def properties(self) -> list[Property]:
+        from explorer.core import eventually
+
+        return [eventually("delivered", lambda s: s[1], "the message is eventually delivered")]
+
+
+def retransmit(fair: bool = True) -> Retransmit:
+    """Factory for ``kafka-mc check --system tests.toys:retransmit --set fair=false``."""
+    return Retransmit(fair)

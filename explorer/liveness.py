@@ -1,0 +1,225 @@
+"""Liveness (``eventually`` / leads-to) on the explored state graph, under weak fairness.
+
+After a complete search the engine hands over every explored edge. For a property
+``trigger ~> goal`` the *region* is every state reachable from a trigger state
+through states where ``goal`` is false. The property fails when the region holds
+
+- a state without successors (the behaviour ends without reaching the goal), or
+- a strongly connected component (networkx) that admits a weakly fair cycle: the
+  cycle that walks every edge of the component is fair exactly when every fair
+  action enabled in *all* of its states is also taken on one of its edges; a
+  smaller cycle can be fair only if that one is.
+
+The counterexample is a lasso: the shortest path from an initial state to a trigger
+state, a path inside the region to the component, then a cycle in the component that
+is itself fair (built by extending a shortest cycle with detours through the edges
+that weak fairness demands).
+
+Example
+-------
+>>> edges = {0: [("spin", 0), ("go", 1)], 1: []}
+>>> v = check_leads_to(edges, {0: None, 1: 0}, goal=lambda s: s == 1, trigger=None,
+...                    fair=lambda a: a == "go", kind_of=str)
+>>> v is None
+True
+>>> v = check_leads_to(edges, {0: None, 1: 0}, goal=lambda s: s == 1, trigger=None,
+...                    fair=lambda a: False, kind_of=str)
+>>> (v.prefix, v.cycle)
+([0], [('spin', 0)])
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+__all__ = ["LivenessViolation", "check_leads_to"]
+
+
+@dataclass
+class LivenessViolation:
+    """A lasso: ``prefix`` states from an initial state to the loop's first state,
+    then ``cycle`` as (action, state) steps returning to it; or, when the behaviour
+    ends, ``cycle`` is empty and the prefix's last state has no successor."""
+
+    prefix: list[Any]
+    cycle: list[tuple[Any, Any]] = field(default_factory=list)
+    reason: str = ""
+
+
+def _path_from_root(parents: dict[Any, Any], s: Any) -> list[Any]:
+    path = [s]
+    while (p := parents[path[-1]]) is not None:
+        path.append(p)
+    path.reverse()
+    return path
+
+
+def _bfs_path(
+    edges: dict[Any, list[tuple[Any, Any]]], sources: list[Any], targets: set[Any], allowed: set[Any]
+) -> list[tuple[Any, Any]] | None:
+    """Shortest (action, state) path from any source to any target inside ``allowed``;
+    the first element is (None, source)."""
+    prev: dict[Any, tuple[Any, Any]] = {}
+    q: deque[Any] = deque()
+    for s in sources:
+        if s in allowed and s not in prev:
+            prev[s] = (None, None)
+            q.append(s)
+    while q:
+        s = q.popleft()
+        if s in targets:
+            out = []
+            cur = s
+            while cur is not None:
+                a, p = prev[cur]
+                out.append((a, cur))
+                cur = p
+            out.reverse()
+            return out
+        for a, t in edges.get(s, ()):
+            if t in allowed and t not in prev:
+                prev[t] = (a, s)
+                q.append(t)
+    return None
+
+
+def _cycle_through(
+    edges: dict[Any, list[tuple[Any, Any]]], entry: Any, comp: set[Any]
+) -> list[tuple[Any, Any]]:
+    """A shortest cycle entry -> ... -> entry inside ``comp`` as (action, state) steps."""
+    best: list[tuple[Any, Any]] | None = None
+    for a, t in edges[entry]:
+        if t not in comp:
+            continue
+        if t == entry:
+            return [(a, t)]
+        back = _bfs_path(edges, [t], {entry}, comp)
+        if back is not None and (best is None or len(back) + 1 < len(best)):
+            best = [(a, t), *back[1:]]
+    assert best is not None
+    return best
+
+
+def check_leads_to(
+    edges: dict[Any, list[tuple[Any, Any]]],
+    parents: dict[Any, Any],
+    *,
+    goal: Callable[[Any], bool],
+    trigger: Callable[[Any], bool] | None,
+    fair: Callable[[Any], bool],
+    kind_of: Callable[[Any], str],
+) -> LivenessViolation | None:
+    """Check ``trigger ~> goal`` (``trigger`` None: from the initial states).
+
+    ``edges`` maps every explored state to its (action, successor) list; ``parents``
+    is the BFS parent map; ``fair(action)`` says whether an action is weakly fair.
+    Returns None when the property holds, else a shortest-prefix lasso.
+    """
+    del kind_of  # kinds are folded into ``fair`` by the caller
+    bad = {s for s in edges if not goal(s)}
+    if trigger is None:
+        starts = [s for s, p in parents.items() if p is None and s in bad]
+    else:
+        starts = [s for s in edges if s in bad and trigger(s)]
+    if not starts:
+        return None
+    # the region: reachable from a trigger state through goal-free states
+    region: set[Any] = set()
+    q = deque(starts)
+    region.update(starts)
+    while q:
+        s = q.popleft()
+        for _, t in edges[s]:
+            if t in bad and t not in region:
+                region.add(t)
+                q.append(t)
+    # states ranked by BFS depth, so the reported lasso has a short prefix
+    depth: dict[Any, int] = {}
+
+    def depth_of(s: Any) -> int:
+        d = depth.get(s)
+        if d is None:
+            d = depth[s] = len(_path_from_root(parents, s))
+        return d
+
+    candidates: list[tuple[int, str, list[Any]]] = []
+    for s in region:
+        if not edges[s]:
+            candidates.append((depth_of(s), "ends", [s]))
+    g = nx.DiGraph()
+    g.add_nodes_from(region)
+    for s in region:
+        for _, t in edges[s]:
+            if t in region:
+                g.add_edge(s, t)
+    for comp_nodes in nx.strongly_connected_components(g):
+        comp = set(comp_nodes)
+        if len(comp) == 1:
+            (only,) = comp
+            if not g.has_edge(only, only):
+                continue
+        taken = {a for s in comp for a, t in edges[s] if t in comp}
+        enabled_everywhere: set[Any] | None = None
+        for s in comp:
+            en = {a for a, _ in edges[s] if fair(a)}
+            enabled_everywhere = en if enabled_everywhere is None else enabled_everywhere & en
+            if not enabled_everywhere:
+                break
+        if enabled_everywhere and not enabled_everywhere <= taken:
+            continue  # every cycle here starves a fair action
+        candidates.append((min(depth_of(s) for s in comp), "cycle", list(comp)))
+    if not candidates:
+        return None
+    candidates.sort(key=lambda c: (c[0], c[1]))
+    _, what, nodes = candidates[0]
+    target = set(nodes)
+    # prefix: shortest root path to a trigger state, then inside the region to the target
+    best_prefix: list[Any] | None = None
+    for s0 in sorted(starts, key=depth_of)[:64]:
+        inner = _bfs_path(edges, [s0], target, region)
+        if inner is None:
+            continue
+        prefix = _path_from_root(parents, s0) + [st for _, st in inner[1:]]
+        if best_prefix is None or len(prefix) < len(best_prefix):
+            best_prefix = prefix
+    assert best_prefix is not None
+    entry = best_prefix[-1]
+    if what == "ends":
+        return LivenessViolation(best_prefix, [], "the behaviour ends without reaching the goal")
+    comp = target
+    cycle = _cycle_through(edges, entry, comp)
+    # extend the cycle until it is fair: each fair action enabled all along it is taken
+    for _ in range(len(comp) * 4 + 8):
+        states = [entry] + [t for _, t in cycle]
+        en_all: set[Any] | None = None
+        for s in states:
+            en = {a for a, _ in edges[s] if fair(a)}
+            en_all = en if en_all is None else en_all & en
+        taken_here = {a for a, _ in cycle}
+        starving = sorted((en_all or set()) - taken_here, key=str)
+        if not starving:
+            break
+        a_need = starving[0]
+        # a detour: to a state where a_need is taken inside comp, or where it is disabled
+        srcs = {s for s in comp for a, t in edges[s] if a == a_need and t in comp}
+        srcs |= {s for s in comp if all(a != a_need for a, _ in edges[s])}
+        to_src = _bfs_path(edges, [entry], srcs, comp)
+        assert to_src is not None
+        mid = to_src[-1][1]
+        detour = to_src[1:]
+        step = next(((a, t) for a, t in edges[mid] if a == a_need and t in comp), None)
+        if step is not None:
+            detour.append(step)
+            mid = step[1]
+        back = _bfs_path(edges, [mid], {entry}, comp)
+        assert back is not None
+        detour += back[1:]
+        if not detour:
+            break
+        cycle = detour + cycle
+    return LivenessViolation(best_prefix, cycle, "a weakly fair cycle never reaches the goal")
