@@ -1,0 +1,979 @@
+"""Partition leader election rules of Kafka's controller, as pure functions.
+
+The rules come from the seeds (``/work/shared/seeds``):
+
+* seed 002 (Kafka 2.x ``PartitionStateMachine.doElectLeaderForPartitions`` and
+  ``Election``): the four ``PartitionLeaderElectionAlgorithms`` (offline, reassign,
+  preferred replica, controlled shutdown), the per-strategy results ``leaderForOffline``,
+  ``leaderForReassign``, ``leaderForPreferredReplica``, ``leaderForControlledShutdown``,
+  ``collectUncleanLeaderElectionState`` with the admin ``allowUnclean`` override,
+  ``ReplicaStateMachine.doRemoveReplicasFromIsr`` (the offline-replica rule) and the
+  new-topic initialisation;
+* seed 003 (Kafka 2.x ``leaderForOffline``, ``offlinePartitionLeaderElection``,
+  ``initializeLeaderAndIsrForPartitions``);
+* seed 000 (the 0.8 ``PartitionLeaderSelector`` classes), kept as ``legacy_*``
+  functions for a variant of the controller model.
+
+Conventions
+-----------
+Replica lists (assignment, ISR, live replicas, shutting-down brokers) are tuples of
+broker ids; order matters where Kafka's does (the assignment order decides who leads).
+Liveness arguments are used only for membership, so a caller may pass either the live
+replicas of the partition or every live broker id. Kafka's ``Option`` results are
+``None`` here, and the exceptions of the 0.8 selectors (``NoReplicaOnlineException``,
+``StateChangeFailedException``, ``LeaderElectionNotNeededException``) become a result
+without a ``LeaderAndIsr``.
+
+Every rule is written once, as plain loops and conditionals over its inputs (no sets,
+no sorting, no comprehensions over hidden state) so that a symbolic engine can later
+execute the same definitions.
+
+The ``zk_version`` of a ``LeaderAndIsr`` follows Kafka 2.x: ``newLeaderAndIsr`` keeps
+the version it was read with (it is the expected version of the conditional write; the
+ZooKeeper write then sets the new one with ``withZkVersion``). The 0.8 selectors of
+seed 000 instead return ``zkVersion + 1``, and the ``legacy_*`` functions do the same.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import NamedTuple
+
+__all__ = [
+    "INITIAL_LEADER_EPOCH",
+    "INITIAL_ZK_VERSION",
+    "NO_LEADER",
+    "ControlledShutdownAction",
+    "ElectionOutcome",
+    "ElectionResult",
+    "ElectionTrigger",
+    "LeaderAndIsr",
+    "allow_unclean_for_trigger",
+    "collect_unclean_leader_election_state",
+    "controlled_shutdown_partition_action",
+    "controlled_shutdown_partition_leader_election",
+    "initialize_leader_and_isr",
+    "leader_for_controlled_shutdown",
+    "leader_for_offline",
+    "leader_for_preferred_replica",
+    "leader_for_reassign",
+    "legacy_controlled_shutdown_leader_selector",
+    "legacy_offline_partition_leader_selector",
+    "legacy_preferred_replica_partition_leader_selector",
+    "legacy_reassigned_partition_leader_selector",
+    "new_leader",
+    "new_leader_and_isr",
+    "no_op_leader_selector",
+    "offline_partition_leader_election",
+    "offline_partition_leader_election_strategy",
+    "preferred_replica_partition_leader_election",
+    "reassign_partition_leader_election",
+    "remove_replica_from_isr",
+]
+
+NO_LEADER = -1
+"""``LeaderAndIsr.NoLeader``: the leader field when no replica leads (seed 002)."""
+
+INITIAL_LEADER_EPOCH = 0
+"""``LeaderAndIsr.initialLeaderEpoch`` (seed 000's znode example: ``"leader_epoch":0``)."""
+
+INITIAL_ZK_VERSION = 0
+"""``LeaderAndIsr.initialZKVersion``."""
+
+
+class LeaderAndIsr(NamedTuple):
+    """Kafka's ``LeaderAndIsr``: the content of ``/brokers/topics/T/partitions/P/state``.
+
+    ``leader`` is a broker id or ``NO_LEADER``; ``isr`` keeps Kafka's list order.
+    """
+
+    leader: int
+    leader_epoch: int
+    isr: tuple[int, ...]
+    zk_version: int
+
+
+class ElectionOutcome(IntEnum):
+    """How an election ended, for coverage counts.
+
+    ``NONE``: no leader could be chosen (Kafka's ``Option`` is empty, or a 0.8 selector
+    threw); ``CLEAN``: the leader was in the ISR; ``UNCLEAN``: the leader was chosen
+    outside the ISR (``unclean.leader.election.enable`` or the admin override).
+    """
+
+    NONE = 0
+    CLEAN = 1
+    UNCLEAN = 2
+
+
+class ElectionTrigger(IntEnum):
+    """Kafka 2.x ``ElectionTrigger``: who asked for an election (seed 002)."""
+
+    AUTO_TRIGGERED = 0
+    ZK_TRIGGERED = 1
+    ADMIN_CLIENT_TRIGGERED = 2
+
+
+class ElectionResult(NamedTuple):
+    """Kafka 2.x ``ElectionResult`` plus the outcome.
+
+    ``leader_and_isr`` is the new state to write (``None`` when the election failed and
+    nothing is written, seed 002: "当没有选出Leader的时候,那么是不会去更新ZK中的Leader和ISR信息的");
+    ``live_replicas`` is Kafka's ``ElectionResult.liveReplicas``, the brokers that receive
+    the LeaderAndIsr request.
+    """
+
+    leader_and_isr: LeaderAndIsr | None
+    live_replicas: tuple[int, ...]
+    outcome: ElectionOutcome
+
+
+class ControlledShutdownAction(IntEnum):
+    """What ``KafkaController.doControlledShutdown`` does with one partition of the broker."""
+
+    SKIP = 0
+    ELECT_LEADER = 1
+    OFFLINE_FOLLOWER = 2
+
+
+# ----------------------------------------------------------------------------------------
+# Small helpers: membership and order-preserving filters written as plain loops.
+
+
+def _contains(xs: tuple[int, ...], x: int) -> bool:
+    # An explicit loop (not ``x in xs`` / ``any``) so a symbolic engine can follow it.
+    for y in xs:  # noqa: SIM110
+        if y == x:
+            return True
+    return False
+
+
+def _keep_members(xs: tuple[int, ...], keep: tuple[int, ...]) -> tuple[int, ...]:
+    out: tuple[int, ...] = ()
+    for x in xs:
+        if _contains(keep, x):
+            out = (*out, x)
+    return out
+
+
+def _drop_members(xs: tuple[int, ...], drop: tuple[int, ...]) -> tuple[int, ...]:
+    out: tuple[int, ...] = ()
+    for x in xs:
+        if not _contains(drop, x):
+            out = (*out, x)
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# LeaderAndIsr constructors (Kafka 2.x LeaderAndIsr).
+
+
+def new_leader_and_isr(current: LeaderAndIsr, leader: int, isr: tuple[int, ...]) -> LeaderAndIsr:
+    """``LeaderAndIsr.newLeaderAndIsr``: new leader and ISR, leader epoch + 1, same zkVersion.
+
+    Parameters
+    ----------
+    current : LeaderAndIsr
+        The state read from ZooKeeper.
+    leader : int
+        The new leader (or ``NO_LEADER``).
+    isr : tuple of int
+        The new ISR.
+
+    Returns
+    -------
+    LeaderAndIsr
+        ``current`` with ``leader``, ``isr`` and ``leader_epoch + 1``; the zkVersion is
+        the expected version of the conditional write (Kafka 2.x; seeds 002 and 003 call
+        ``leaderAndIsr.newLeaderAndIsr(leader, newIsr)``).
+
+    Examples
+    --------
+    >>> new_leader_and_isr(LeaderAndIsr(1, 4, (1, 2), 7), 2, (2,))
+    LeaderAndIsr(leader=2, leader_epoch=5, isr=(2,), zk_version=7)
+    """
+    return LeaderAndIsr(leader, current.leader_epoch + 1, isr, current.zk_version)
+
+
+def new_leader(current: LeaderAndIsr, leader: int) -> LeaderAndIsr:
+    """``LeaderAndIsr.newLeader``: a new leader with the ISR unchanged, leader epoch + 1.
+
+    Used by ``leaderForReassign`` and ``leaderForPreferredReplica`` (seed 002: "注意这里是
+    没有修改ISR信息的").
+
+    Parameters
+    ----------
+    current : LeaderAndIsr
+        The state read from ZooKeeper.
+    leader : int
+        The new leader.
+
+    Returns
+    -------
+    LeaderAndIsr
+
+    Examples
+    --------
+    >>> new_leader(LeaderAndIsr(2, 0, (2, 1), 3), 1)
+    LeaderAndIsr(leader=1, leader_epoch=1, isr=(2, 1), zk_version=3)
+    """
+    return new_leader_and_isr(current, leader, current.isr)
+
+
+# ----------------------------------------------------------------------------------------
+# PartitionLeaderElectionAlgorithms (Kafka 2.x, seeds 002 and 003).
+
+
+def offline_partition_leader_election(
+    assignment: tuple[int, ...],
+    isr: tuple[int, ...],
+    live_replicas: tuple[int, ...],
+    unclean_leader_election_enabled: bool,
+) -> int | None:
+    """``PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection`` (seeds 002, 003).
+
+    The first replica in assignment order that is live and in the ISR; if there is none
+    and unclean election is enabled, the first live replica in assignment order (which
+    is not in the ISR: an unclean election); otherwise ``None``.
+
+    Parameters
+    ----------
+    assignment : tuple of int
+        The assigned replicas (AR), in assignment order.
+    isr : tuple of int
+        The ISR read from ZooKeeper.
+    live_replicas : tuple of int
+        Replicas (brokers) that are online; only membership is used.
+    unclean_leader_election_enabled : bool
+        The flag produced by ``collect_unclean_leader_election_state``.
+
+    Returns
+    -------
+    int or None
+        The new leader.
+
+    Examples
+    --------
+    >>> offline_partition_leader_election((1, 2, 3), (3, 2), (2, 3), False)
+    2
+    >>> offline_partition_leader_election((1, 2, 3), (1,), (2, 3), False) is None
+    True
+    >>> offline_partition_leader_election((1, 2, 3), (1,), (3, 2), True)
+    2
+    """
+    for replica in assignment:
+        if _contains(live_replicas, replica) and _contains(isr, replica):
+            return replica
+    if unclean_leader_election_enabled:
+        for replica in assignment:
+            if _contains(live_replicas, replica):
+                return replica
+    return None
+
+
+def reassign_partition_leader_election(
+    reassignment: tuple[int, ...], isr: tuple[int, ...], live_replicas: tuple[int, ...]
+) -> int | None:
+    """``PartitionLeaderElectionAlgorithms.reassignPartitionLeaderElection`` (seed 002).
+
+    The first replica of the target (reassigned) replicas, in their order, that is live
+    and in the ISR (seed 002: "遍历的顺序是当前副本的分配方式(AR),跟ISR的顺序没有什么关系").
+
+    Parameters
+    ----------
+    reassignment : tuple of int
+        The target replicas of the reassignment (RAR), in order.
+    isr : tuple of int
+        The ISR read from ZooKeeper.
+    live_replicas : tuple of int
+        Replicas (brokers) that are online.
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    >>> reassign_partition_leader_election((1, 0), (0, 2, 1), (0, 1, 2))
+    1
+    >>> reassign_partition_leader_election((4, 5), (0, 2), (0, 2, 4, 5)) is None
+    True
+    """
+    for replica in reassignment:
+        if _contains(live_replicas, replica) and _contains(isr, replica):
+            return replica
+    return None
+
+
+def preferred_replica_partition_leader_election(
+    assignment: tuple[int, ...], isr: tuple[int, ...], live_replicas: tuple[int, ...]
+) -> int | None:
+    """``PartitionLeaderElectionAlgorithms.preferredReplicaPartitionLeaderElection`` (seed 002).
+
+    The preferred replica (the head of the assignment) if it is live and in the ISR;
+    no other replica is tried (seed 002: "如果不满足,也不会再找其他副本了").
+
+    Parameters
+    ----------
+    assignment : tuple of int
+        The assigned replicas; the first one is the preferred replica.
+    isr : tuple of int
+        The ISR read from ZooKeeper.
+    live_replicas : tuple of int
+        Replicas (brokers) that are online.
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    >>> preferred_replica_partition_leader_election((1, 2), (2, 1), (1, 2))
+    1
+    >>> preferred_replica_partition_leader_election((1, 2), (2,), (1, 2)) is None
+    True
+    """
+    if len(assignment) == 0:
+        return None
+    preferred = assignment[0]
+    if _contains(live_replicas, preferred) and _contains(isr, preferred):
+        return preferred
+    return None
+
+
+def controlled_shutdown_partition_leader_election(
+    assignment: tuple[int, ...],
+    isr: tuple[int, ...],
+    live_replicas: tuple[int, ...],
+    shutting_down_brokers: tuple[int, ...],
+) -> int | None:
+    """``PartitionLeaderElectionAlgorithms.controlledShutdownPartitionLeaderElection`` (seed 002).
+
+    The first replica in assignment order that is live, in the ISR and not on a broker
+    that is shutting down.
+
+    Parameters
+    ----------
+    assignment : tuple of int
+        The assigned replicas, in order.
+    isr : tuple of int
+        The ISR read from ZooKeeper.
+    live_replicas : tuple of int
+        Replicas online *including* shutting-down brokers (Kafka passes
+        ``isReplicaOnline(..., includeShuttingDownBrokers = true)``).
+    shutting_down_brokers : tuple of int
+        ``controllerContext.shuttingDownBrokerIds``.
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    >>> controlled_shutdown_partition_leader_election((1, 2, 3), (1, 3, 2), (1, 2, 3), (1,))
+    2
+    >>> controlled_shutdown_partition_leader_election((1, 2), (1,), (1, 2), (1,)) is None
+    True
+    """
+    for replica in assignment:
+        if (
+            _contains(live_replicas, replica)
+            and _contains(isr, replica)
+            and not _contains(shutting_down_brokers, replica)
+        ):
+            return replica
+    return None
+
+
+# ----------------------------------------------------------------------------------------
+# Per-strategy results (Kafka 2.x Election.leaderForXxx, seeds 002 and 003).
+
+
+def collect_unclean_leader_election_state(
+    isr: tuple[int, ...],
+    live_replicas: tuple[int, ...],
+    allow_unclean: bool,
+    topic_unclean_leader_election_enable: bool,
+) -> bool:
+    """``PartitionStateMachine.collectUncleanLeaderElectionState`` for one partition (seed 002).
+
+    A partition with a live ISR member never elects uncleanly. Otherwise the admin
+    override ``allowUnclean`` (``OfflinePartitionLeaderElectionStrategy(allowUnclean)``)
+    wins; without it the topic's ``unclean.leader.election.enable`` decides (seed 002:
+    "如果这里是true,则忽略topic本身的unclean.leader.election.enable 配置"). A failed read of
+    the topic config (no election at all) is controller behaviour and not modelled here.
+
+    Parameters
+    ----------
+    isr : tuple of int
+        The ISR read from ZooKeeper.
+    live_replicas : tuple of int
+        Replicas (brokers) that are online.
+    allow_unclean : bool
+        The strategy's ``allowUnclean`` (see ``allow_unclean_for_trigger``).
+    topic_unclean_leader_election_enable : bool
+        The topic's (or broker default) ``unclean.leader.election.enable``.
+
+    Returns
+    -------
+    bool
+        The ``uncleanLeaderElectionEnabled`` passed to ``leaderForOffline``.
+
+    Examples
+    --------
+    >>> collect_unclean_leader_election_state((1,), (2,), True, False)
+    True
+    >>> collect_unclean_leader_election_state((1, 2), (2,), True, True)
+    False
+    """
+    for replica in isr:
+        if _contains(live_replicas, replica):
+            return False
+    if allow_unclean:
+        return True
+    return topic_unclean_leader_election_enable
+
+
+def allow_unclean_for_trigger(trigger: ElectionTrigger) -> bool:
+    """``allowUnclean = electionTrigger == AdminClientTriggered`` (seed 002, ElectionType.UNCLEAN).
+
+    An unclean election asked for by ``kafka-leader-election.sh`` (the admin client)
+    ignores the topic setting; an automatic or ZooKeeper-triggered one does not. The
+    partition state machine's own ``triggerOnlinePartitionStateChange`` always passes
+    ``OfflinePartitionLeaderElectionStrategy(false)``.
+
+    Parameters
+    ----------
+    trigger : ElectionTrigger
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> allow_unclean_for_trigger(ElectionTrigger.ADMIN_CLIENT_TRIGGERED)
+    True
+    >>> allow_unclean_for_trigger(ElectionTrigger.ZK_TRIGGERED)
+    False
+    """
+    return trigger == ElectionTrigger.ADMIN_CLIENT_TRIGGERED
+
+
+def leader_for_offline(
+    assignment: tuple[int, ...],
+    current: LeaderAndIsr | None,
+    live_replicas: tuple[int, ...],
+    unclean_leader_election_enabled: bool,
+) -> ElectionResult:
+    """``Election.leaderForOffline`` / ``PartitionStateMachine.leaderForOffline`` (seeds 002, 003).
+
+    Elects with ``offline_partition_leader_election``. A clean leader keeps the ISR
+    minus its dead members (``isr.filter(isReplicaOnline)``); an unclean leader gets
+    ``ISR = [leader]``. Leader epoch + 1. The LeaderAndIsr recipients are the live
+    assigned replicas.
+
+    Parameters
+    ----------
+    assignment : tuple of int
+        The assigned replicas, in order.
+    current : LeaderAndIsr or None
+        The state read from ZooKeeper (``None``: no state, no election).
+    live_replicas : tuple of int
+        Replicas (brokers) that are online.
+    unclean_leader_election_enabled : bool
+        From ``collect_unclean_leader_election_state``.
+
+    Returns
+    -------
+    ElectionResult
+
+    Examples
+    --------
+    >>> leader_for_offline((1, 2, 3), LeaderAndIsr(1, 3, (1, 3, 2), 5), (2, 3), False)
+    ElectionResult(leader_and_isr=LeaderAndIsr(leader=2, leader_epoch=4, isr=(3, 2), zk_version=5), \
+live_replicas=(2, 3), outcome=<ElectionOutcome.CLEAN: 1>)
+    >>> leader_for_offline((1, 2), LeaderAndIsr(1, 3, (1,), 5), (2,), True).leader_and_isr
+    LeaderAndIsr(leader=2, leader_epoch=4, isr=(2,), zk_version=5)
+    """
+    live_assigned = _keep_members(assignment, live_replicas)
+    if current is None:
+        return ElectionResult(None, live_assigned, ElectionOutcome.NONE)
+    leader = offline_partition_leader_election(
+        assignment, current.isr, live_assigned, unclean_leader_election_enabled
+    )
+    if leader is None:
+        return ElectionResult(None, live_assigned, ElectionOutcome.NONE)
+    if _contains(current.isr, leader):
+        new_isr = _keep_members(current.isr, live_replicas)
+        return ElectionResult(
+            new_leader_and_isr(current, leader, new_isr), live_assigned, ElectionOutcome.CLEAN
+        )
+    return ElectionResult(
+        new_leader_and_isr(current, leader, (leader,)), live_assigned, ElectionOutcome.UNCLEAN
+    )
+
+
+def offline_partition_leader_election_strategy(
+    assignment: tuple[int, ...],
+    current: LeaderAndIsr | None,
+    live_replicas: tuple[int, ...],
+    allow_unclean: bool,
+    topic_unclean_leader_election_enable: bool,
+) -> ElectionResult:
+    """The ``OfflinePartitionLeaderElectionStrategy(allowUnclean)`` branch of
+    ``doElectLeaderForPartitions`` for one partition (seed 002).
+
+    ``collect_unclean_leader_election_state`` followed by ``leader_for_offline``.
+
+    Parameters
+    ----------
+    assignment : tuple of int
+    current : LeaderAndIsr or None
+    live_replicas : tuple of int
+    allow_unclean : bool
+        The admin override.
+    topic_unclean_leader_election_enable : bool
+        The topic setting.
+
+    Returns
+    -------
+    ElectionResult
+
+    Examples
+    --------
+    >>> offline_partition_leader_election_strategy((1, 2), LeaderAndIsr(1, 0, (1,), 0), (2,), True, False).outcome
+    <ElectionOutcome.UNCLEAN: 2>
+    >>> offline_partition_leader_election_strategy((1, 2), LeaderAndIsr(1, 0, (1,), 0), (2,), False, False).outcome
+    <ElectionOutcome.NONE: 0>
+    """
+    isr: tuple[int, ...] = ()
+    if current is not None:
+        isr = current.isr
+    unclean = collect_unclean_leader_election_state(
+        isr, live_replicas, allow_unclean, topic_unclean_leader_election_enable
+    )
+    return leader_for_offline(assignment, current, live_replicas, unclean)
+
+
+def leader_for_reassign(
+    target_replicas: tuple[int, ...], current: LeaderAndIsr, live_replicas: tuple[int, ...]
+) -> ElectionResult:
+    """``Election.leaderForReassign`` (seed 002).
+
+    Leader from ``reassign_partition_leader_election`` over the target replicas; the ISR
+    is unchanged (``leaderAndIsr.newLeader``); the recipients are the target replicas.
+
+    Parameters
+    ----------
+    target_replicas : tuple of int
+        ``partitionFullReplicaAssignment(partition).targetReplicas`` (RAR).
+    current : LeaderAndIsr
+        The state read from ZooKeeper.
+    live_replicas : tuple of int
+        Replicas (brokers) that are online.
+
+    Returns
+    -------
+    ElectionResult
+
+    Examples
+    --------
+    >>> leader_for_reassign((1, 0), LeaderAndIsr(2, 6, (2, 0, 1), 9), (0, 1, 2))
+    ElectionResult(leader_and_isr=LeaderAndIsr(leader=1, leader_epoch=7, isr=(2, 0, 1), zk_version=9), \
+live_replicas=(1, 0), outcome=<ElectionOutcome.CLEAN: 1>)
+    """
+    live_targets = _keep_members(target_replicas, live_replicas)
+    leader = reassign_partition_leader_election(target_replicas, current.isr, live_targets)
+    if leader is None:
+        return ElectionResult(None, target_replicas, ElectionOutcome.NONE)
+    return ElectionResult(new_leader(current, leader), target_replicas, ElectionOutcome.CLEAN)
+
+
+def leader_for_preferred_replica(
+    assignment: tuple[int, ...], current: LeaderAndIsr, live_replicas: tuple[int, ...]
+) -> ElectionResult:
+    """``Election.leaderForPreferredReplica`` (seed 002).
+
+    Leader from ``preferred_replica_partition_leader_election``; the ISR is unchanged;
+    the recipients are all assigned replicas. Kafka 2.x does not refuse when the
+    preferred replica already leads (the 0.8 selector did, and the 2.x controller
+    filters such partitions before electing): the result is a new leader epoch.
+
+    Parameters
+    ----------
+    assignment : tuple of int
+    current : LeaderAndIsr
+    live_replicas : tuple of int
+
+    Returns
+    -------
+    ElectionResult
+
+    Examples
+    --------
+    >>> leader_for_preferred_replica((1, 2), LeaderAndIsr(2, 1, (2, 1), 4), (1, 2)).leader_and_isr
+    LeaderAndIsr(leader=1, leader_epoch=2, isr=(2, 1), zk_version=4)
+    """
+    live_assigned = _keep_members(assignment, live_replicas)
+    leader = preferred_replica_partition_leader_election(assignment, current.isr, live_assigned)
+    if leader is None:
+        return ElectionResult(None, assignment, ElectionOutcome.NONE)
+    return ElectionResult(new_leader(current, leader), assignment, ElectionOutcome.CLEAN)
+
+
+def leader_for_controlled_shutdown(
+    assignment: tuple[int, ...],
+    current: LeaderAndIsr,
+    live_or_shutting_down_replicas: tuple[int, ...],
+    shutting_down_brokers: tuple[int, ...],
+) -> ElectionResult:
+    """``Election.leaderForControlledShutdown`` (seed 002).
+
+    Leader from ``controlled_shutdown_partition_leader_election``; new ISR = current ISR
+    minus the shutting-down brokers; leader epoch + 1; the recipients are the assigned
+    replicas that are live or shutting down.
+
+    Parameters
+    ----------
+    assignment : tuple of int
+    current : LeaderAndIsr
+    live_or_shutting_down_replicas : tuple of int
+        ``liveOrShuttingDownBrokerIds``.
+    shutting_down_brokers : tuple of int
+
+    Returns
+    -------
+    ElectionResult
+
+    Examples
+    --------
+    >>> leader_for_controlled_shutdown((1, 2, 3), LeaderAndIsr(1, 2, (1, 2, 3), 8), (1, 2, 3), (1,))
+    ElectionResult(leader_and_isr=LeaderAndIsr(leader=2, leader_epoch=3, isr=(2, 3), zk_version=8), \
+live_replicas=(1, 2, 3), outcome=<ElectionOutcome.CLEAN: 1>)
+    """
+    live_or_shutting_down = _keep_members(assignment, live_or_shutting_down_replicas)
+    leader = controlled_shutdown_partition_leader_election(
+        assignment, current.isr, live_or_shutting_down, shutting_down_brokers
+    )
+    if leader is None:
+        return ElectionResult(None, live_or_shutting_down, ElectionOutcome.NONE)
+    new_isr = _drop_members(current.isr, shutting_down_brokers)
+    return ElectionResult(
+        new_leader_and_isr(current, leader, new_isr), live_or_shutting_down, ElectionOutcome.CLEAN
+    )
+
+
+def controlled_shutdown_partition_action(
+    assignment: tuple[int, ...],
+    leader: int,
+    broker_id: int,
+    has_leader_and_isr: bool = True,
+    topic_queued_for_deletion: bool = False,
+) -> ControlledShutdownAction:
+    """What ``KafkaController.doControlledShutdown`` does with a partition on ``broker_id``.
+
+    Seed 002: partitions with a single replica are left out of the controlled-shutdown
+    election ("这里的选举会将副本数量==1的分区给过滤掉"); they lose their leader only when
+    the broker is gone, through the offline strategy (question 9). Kafka 2.x also skips
+    partitions without leadership info or queued for deletion; of the rest, those led by
+    the broker get a ``ControlledShutdownPartitionLeaderElectionStrategy`` election and
+    those it follows move its replica to ``OfflineReplica``.
+
+    Parameters
+    ----------
+    assignment : tuple of int
+    leader : int
+        The partition's current leader.
+    broker_id : int
+        The broker shutting down (a member of ``assignment``).
+    has_leader_and_isr : bool
+    topic_queued_for_deletion : bool
+
+    Returns
+    -------
+    ControlledShutdownAction
+
+    Examples
+    --------
+    >>> controlled_shutdown_partition_action((1,), 1, 1)
+    <ControlledShutdownAction.SKIP: 0>
+    >>> controlled_shutdown_partition_action((1, 2), 1, 1)
+    <ControlledShutdownAction.ELECT_LEADER: 1>
+    >>> controlled_shutdown_partition_action((1, 2), 2, 1)
+    <ControlledShutdownAction.OFFLINE_FOLLOWER: 2>
+    """
+    if len(assignment) <= 1 or not has_leader_and_isr or topic_queued_for_deletion:
+        return ControlledShutdownAction.SKIP
+    if leader == broker_id:
+        return ControlledShutdownAction.ELECT_LEADER
+    return ControlledShutdownAction.OFFLINE_FOLLOWER
+
+
+# ----------------------------------------------------------------------------------------
+# New partitions and offline replicas.
+
+
+def initialize_leader_and_isr(
+    assignment: tuple[int, ...], live_replicas: tuple[int, ...]
+) -> LeaderAndIsr | None:
+    """``PartitionStateMachine.initializeLeaderAndIsrForPartitions`` for one partition
+    (seeds 002, 003; 0.8 ``initializeLeaderAndIsrForPartition`` in seed 000).
+
+    No election happens: the first live replica in assignment order leads and the ISR is
+    every live assigned replica, in assignment order ("这个时候获取的isr信息的顺序就是
+    分区创建时候分配好的AR顺序"), with ``LeaderAndIsr(leader, isr)``'s initial leader epoch
+    and zkVersion. With no live replica the partition stays NewPartition (``None``).
+    The LeaderAndIsr recipients are the new ISR.
+
+    Parameters
+    ----------
+    assignment : tuple of int
+    live_replicas : tuple of int
+
+    Returns
+    -------
+    LeaderAndIsr or None
+
+    Examples
+    --------
+    >>> initialize_leader_and_isr((3, 1, 2), (1, 2))
+    LeaderAndIsr(leader=1, leader_epoch=0, isr=(1, 2), zk_version=0)
+    >>> initialize_leader_and_isr((3,), (1, 2)) is None
+    True
+    """
+    live_assigned = _keep_members(assignment, live_replicas)
+    if len(live_assigned) == 0:
+        return None
+    return LeaderAndIsr(live_assigned[0], INITIAL_LEADER_EPOCH, live_assigned, INITIAL_ZK_VERSION)
+
+
+def remove_replica_from_isr(current: LeaderAndIsr, replica_id: int) -> LeaderAndIsr | None:
+    """``ReplicaStateMachine.doRemoveReplicasFromIsr`` for one partition (seed 002).
+
+    Used when a replica goes to OfflineReplica. If the replica leads, the leader becomes
+    ``NO_LEADER`` (-1); the ISR drops the replica unless it is the ISR's last member, in
+    which case the ISR is kept as it is; leader epoch + 1. A partition whose ISR does not
+    contain the replica is not rewritten (Kafka 2.x partitions the states by
+    ``isr.contains(replicaId)`` first; after a successful offline election the dead replica
+    is already out of the ISR, so "副本变更的时候修改zk的值基本不变").
+
+    Parameters
+    ----------
+    current : LeaderAndIsr
+        The state read from ZooKeeper.
+    replica_id : int
+        The replica going offline.
+
+    Returns
+    -------
+    LeaderAndIsr or None
+        The state to write, or ``None`` when nothing is written.
+
+    Examples
+    --------
+    >>> remove_replica_from_isr(LeaderAndIsr(1, 3, (1, 2), 4), 1)
+    LeaderAndIsr(leader=-1, leader_epoch=4, isr=(2,), zk_version=4)
+    >>> remove_replica_from_isr(LeaderAndIsr(1, 3, (1,), 4), 1)
+    LeaderAndIsr(leader=-1, leader_epoch=4, isr=(1,), zk_version=4)
+    >>> remove_replica_from_isr(LeaderAndIsr(2, 3, (2,), 4), 1) is None
+    True
+    """
+    if not _contains(current.isr, replica_id):
+        return None
+    leader = current.leader
+    if replica_id == current.leader:
+        leader = NO_LEADER
+    isr = current.isr
+    if len(current.isr) != 1:
+        isr = _drop_members(current.isr, (replica_id,))
+    return new_leader_and_isr(current, leader, isr)
+
+
+# ----------------------------------------------------------------------------------------
+# The 0.8 PartitionLeaderSelector classes (seed 000, section 5.4), for a legacy variant.
+
+
+def no_op_leader_selector(current: LeaderAndIsr, assignment: tuple[int, ...]) -> ElectionResult:
+    """0.8 ``NoOpLeaderSelector.selectLeader`` (seed 000, 5.4.1).
+
+    Returns the current leader and ISR unchanged and the assignment as recipients (Kafka
+    logs "I should never have been asked to perform leader election"). The outcome is
+    ``CLEAN`` when the current leader is in the ISR, else ``NONE``.
+
+    Parameters
+    ----------
+    current : LeaderAndIsr
+    assignment : tuple of int
+
+    Returns
+    -------
+    ElectionResult
+
+    Examples
+    --------
+    >>> no_op_leader_selector(LeaderAndIsr(1, 2, (1, 2), 3), (1, 2)).leader_and_isr
+    LeaderAndIsr(leader=1, leader_epoch=2, isr=(1, 2), zk_version=3)
+    """
+    outcome = ElectionOutcome.NONE
+    if _contains(current.isr, current.leader):
+        outcome = ElectionOutcome.CLEAN
+    return ElectionResult(current, assignment, outcome)
+
+
+def legacy_offline_partition_leader_selector(
+    assignment: tuple[int, ...],
+    current: LeaderAndIsr,
+    live_brokers: tuple[int, ...],
+    unclean_leader_election_enable: bool,
+) -> ElectionResult:
+    """0.8 ``OfflinePartitionLeaderSelector.selectLeader`` (seed 000, 5.4.2).
+
+    With a live ISR member: the first live assigned replica that is in the live ISR leads
+    and the new ISR is the live ISR (ISR order). With none: if unclean election is off,
+    ``NoReplicaOnlineException``; else the first live assigned replica leads with
+    ``ISR = [leader]``; with no live assigned replica, ``NoReplicaOnlineException``.
+    Leader epoch + 1 and zkVersion + 1; recipients: the live assigned replicas.
+    A live ISR member outside the assignment makes Kafka take the head of an empty list
+    (an exception): ``None`` here too.
+
+    Parameters
+    ----------
+    assignment : tuple of int
+    current : LeaderAndIsr
+    live_brokers : tuple of int
+    unclean_leader_election_enable : bool
+
+    Returns
+    -------
+    ElectionResult
+
+    Examples
+    --------
+    >>> legacy_offline_partition_leader_selector((1, 2, 3), LeaderAndIsr(1, 0, (1, 3, 2), 0), (2, 3), False)
+    ElectionResult(leader_and_isr=LeaderAndIsr(leader=2, leader_epoch=1, isr=(3, 2), zk_version=1), \
+live_replicas=(2, 3), outcome=<ElectionOutcome.CLEAN: 1>)
+    """
+    live_assigned = _keep_members(assignment, live_brokers)
+    live_isr = _keep_members(current.isr, live_brokers)
+    epoch = current.leader_epoch + 1
+    version = current.zk_version + 1
+    if len(live_isr) == 0:
+        if not unclean_leader_election_enable or len(live_assigned) == 0:
+            return ElectionResult(None, live_assigned, ElectionOutcome.NONE)
+        leader = live_assigned[0]
+        return ElectionResult(
+            LeaderAndIsr(leader, epoch, (leader,), version), live_assigned, ElectionOutcome.UNCLEAN
+        )
+    live_replicas_in_isr = _keep_members(live_assigned, live_isr)
+    if len(live_replicas_in_isr) == 0:
+        return ElectionResult(None, live_assigned, ElectionOutcome.NONE)
+    return ElectionResult(
+        LeaderAndIsr(live_replicas_in_isr[0], epoch, live_isr, version), live_assigned, ElectionOutcome.CLEAN
+    )
+
+
+def legacy_reassigned_partition_leader_selector(
+    reassigned_replicas: tuple[int, ...], current: LeaderAndIsr, live_brokers: tuple[int, ...]
+) -> ElectionResult:
+    """0.8 ``ReassignedPartitionLeaderSelector.selectLeader`` (seed 000, 5.4.3).
+
+    New leader: the first reassigned replica that is live and in the current ISR; ISR
+    unchanged; leader epoch + 1, zkVersion + 1; recipients: the reassigned replicas.
+
+    Parameters
+    ----------
+    reassigned_replicas : tuple of int
+    current : LeaderAndIsr
+    live_brokers : tuple of int
+
+    Returns
+    -------
+    ElectionResult
+
+    Examples
+    --------
+    >>> legacy_reassigned_partition_leader_selector((2, 3), LeaderAndIsr(1, 0, (1, 3, 2), 5), (1, 2, 3))
+    ElectionResult(leader_and_isr=LeaderAndIsr(leader=2, leader_epoch=1, isr=(1, 3, 2), zk_version=6), \
+live_replicas=(2, 3), outcome=<ElectionOutcome.CLEAN: 1>)
+    """
+    for replica in reassigned_replicas:
+        if _contains(live_brokers, replica) and _contains(current.isr, replica):
+            new_state = LeaderAndIsr(replica, current.leader_epoch + 1, current.isr, current.zk_version + 1)
+            return ElectionResult(new_state, reassigned_replicas, ElectionOutcome.CLEAN)
+    return ElectionResult(None, reassigned_replicas, ElectionOutcome.NONE)
+
+
+def legacy_preferred_replica_partition_leader_selector(
+    assignment: tuple[int, ...], current: LeaderAndIsr, live_brokers: tuple[int, ...]
+) -> ElectionResult:
+    """0.8 ``PreferredReplicaPartitionLeaderSelector.selectLeader`` (seed 000, 5.4.4).
+
+    If the preferred replica already leads: ``LeaderElectionNotNeededException`` (which
+    ``electLeaderForPartition`` swallows); if it is live and in the ISR it leads with the
+    ISR unchanged, epoch + 1, zkVersion + 1; otherwise ``StateChangeFailedException``.
+    Recipients: the assigned replicas.
+
+    Parameters
+    ----------
+    assignment : tuple of int
+    current : LeaderAndIsr
+    live_brokers : tuple of int
+
+    Returns
+    -------
+    ElectionResult
+
+    Examples
+    --------
+    >>> legacy_preferred_replica_partition_leader_selector((1, 2), LeaderAndIsr(1, 0, (1, 2), 0), (1, 2)).outcome
+    <ElectionOutcome.NONE: 0>
+    """
+    if len(assignment) == 0:
+        return ElectionResult(None, assignment, ElectionOutcome.NONE)
+    preferred = assignment[0]
+    if preferred == current.leader:
+        return ElectionResult(None, assignment, ElectionOutcome.NONE)
+    if _contains(live_brokers, preferred) and _contains(current.isr, preferred):
+        new_state = LeaderAndIsr(preferred, current.leader_epoch + 1, current.isr, current.zk_version + 1)
+        return ElectionResult(new_state, assignment, ElectionOutcome.CLEAN)
+    return ElectionResult(None, assignment, ElectionOutcome.NONE)
+
+
+def legacy_controlled_shutdown_leader_selector(
+    assignment: tuple[int, ...],
+    current: LeaderAndIsr,
+    live_or_shutting_down_brokers: tuple[int, ...],
+    shutting_down_brokers: tuple[int, ...],
+) -> ElectionResult:
+    """0.8 ``ControlledShutdownLeaderSelector.selectLeader`` (seed 000, 5.4.5).
+
+    New ISR = current ISR minus the shutting-down brokers; the new leader is the *head of
+    that ISR* (ISR order, no liveness check: 2.x instead takes the first live ISR member
+    in assignment order); epoch + 1, zkVersion + 1; an empty new ISR is a
+    ``StateChangeFailedException``. Recipients: the live-or-shutting-down assigned
+    replicas.
+
+    Parameters
+    ----------
+    assignment : tuple of int
+    current : LeaderAndIsr
+    live_or_shutting_down_brokers : tuple of int
+    shutting_down_brokers : tuple of int
+
+    Returns
+    -------
+    ElectionResult
+
+    Examples
+    --------
+    >>> legacy_controlled_shutdown_leader_selector((1, 2, 3), LeaderAndIsr(1, 0, (1, 3, 2), 0), (1, 2, 3), (1,))
+    ElectionResult(leader_and_isr=LeaderAndIsr(leader=3, leader_epoch=1, isr=(3, 2), zk_version=1), \
+live_replicas=(1, 2, 3), outcome=<ElectionOutcome.CLEAN: 1>)
+    """
+    live_assigned = _keep_members(assignment, live_or_shutting_down_brokers)
+    new_isr = _drop_members(current.isr, shutting_down_brokers)
+    if len(new_isr) == 0:
+        return ElectionResult(None, live_assigned, ElectionOutcome.NONE)
+    new_state = LeaderAndIsr(new_isr[0], current.leader_epoch + 1, new_isr, current.zk_version + 1)
+    return ElectionResult(new_state, live_assigned, ElectionOutcome.CLEAN)
