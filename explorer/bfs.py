@@ -342,9 +342,10 @@ def check_bfs(
         violations.append(
             Violation(f.prop.name, f.prop.kind.value, f.prop.doc, f.message, len(trace) - 1, trace)
         )
+    # every reachable state was explored: no budget or interrupt, and no early stop
+    complete = reason is ExitReason.COMPLETE and (keep_going or not found)
     if violations:
         reason = ExitReason.VIOLATION
-    complete = reason is ExitReason.COMPLETE
     for p, _ in pending_reach:
         if complete:
             violations.append(
@@ -364,7 +365,7 @@ def check_bfs(
                 violations.append(lv)
                 if not keep_going:
                     break
-    if violations and complete:
+    if violations:
         reason = ExitReason.VIOLATION
 
     max_level = max((lv.depth for lv in levels if lv.new_states), default=0)

@@ -129,7 +129,7 @@ def validate(config: Any) -> Any:
     for f in dataclasses.fields(config):
         v = getattr(config, f.name)
         coerced = _coerce(f.name, hints[f.name], v, f.metadata)
-        if (coerced is not v and coerced != v) or isinstance(v, list):
+        if coerced is not v:  # e.g. "force" -> Mode.FORCE: equal for a str enum, not the same type
             object.__setattr__(config, f.name, coerced)
         _check_bounds(f.name, getattr(config, f.name), f.metadata)
     return config

@@ -75,3 +75,21 @@ def test_describe_keys() -> None:
     assert rows["brokers"] == ("brokers", "int", "3", "number of brokers (>= 1; <= 5)")
     assert rows["mode"][1] == "one of fixed, legacy" and rows["mode"][2] == "fixed"
     assert rows["delays"][2] == "[1, 2]" and rows["unclean"][2] == "false"
+
+
+class StrMode(str, enum.Enum):
+    FORCE = "force"
+    GRACEFUL = "graceful"
+
+
+@dataclass(frozen=True)
+class StrCfg:
+    mode: StrMode = key(StrMode.FORCE, "stop mode")
+
+    def __post_init__(self) -> None:
+        validate(self)
+
+
+def test_str_enum_built_from_plain_string_becomes_the_member() -> None:
+    c = StrCfg(mode="graceful")  # type: ignore[arg-type]
+    assert type(c.mode) is StrMode and c.mode is StrMode.GRACEFUL

@@ -232,3 +232,12 @@ def test_eventually_ends_without_goal() -> None:
     r = check_bfs(Grid(2), [eventually("never", lambda s: s == (9, 9), "")])
     (v,) = r.violations
     assert v.loop_start is None and v.length == 4
+
+
+def test_continue_reports_held_for_properties_that_held() -> None:
+    g = Grid(3, terminal=False, limit=2)
+    r = check_bfs(g, g.properties(), keep_going=True)
+    assert r.properties["monotone"]["status"] == "held"
+    assert r.properties["sum_below_limit"]["status"] == "violated"
+    stopped = check_bfs(g, g.properties())
+    assert stopped.properties["monotone"]["status"] == "unknown"
