@@ -9,9 +9,10 @@ Format (one tag byte, then the payload):
 
 ==========  =====================================================================
 ``N``       ``None``
-``T``/``F`` ``True`` / ``False``
-``i``       an int as a zig-zag LEB128 varint
-``e``       an enum member: its value, encoded
+``i``       an int as a zig-zag LEB128 varint; also a ``bool`` and an ``IntEnum``
+            member, which Python treats as equal to the int (``True == 1``), so
+            that equal states always have equal encodings
+``e``       any other enum member: its value, encoded
 ``t``       a tuple or NamedTuple: a varint length, then each item
 ``d``       a dataclass: a varint field count, then each field's value in order
 ``s``       a str (allowed for action arguments, not recommended in states):
@@ -21,7 +22,7 @@ Format (one tag byte, then the payload):
 Examples
 --------
 >>> encode((1, None, True))
-b't\\x03i\\x02NT'
+b't\\x03i\\x02Ni\\x02'
 >>> fingerprint((1, 2)) == fingerprint((1, 2))
 True
 >>> f"{fingerprint(()):016x}"
@@ -63,6 +64,9 @@ def _enc(v: Any, out: bytearray) -> None:
     if isinstance(v, tuple):  # NamedTuple records and tuple subclasses
         _DISPATCH[t] = _enc_tuple
         _enc_tuple(v, out)
+    elif isinstance(v, int):  # IntEnum / IntFlag members and other int subclasses
+        _DISPATCH[t] = _enc_int_like
+        _enc_int_like(v, out)
     elif isinstance(v, enum.Enum):
         _DISPATCH[t] = _enc_enum
         _enc_enum(v, out)
@@ -79,8 +83,6 @@ def _enc(v: Any, out: bytearray) -> None:
 
         _DISPATCH[t] = enc_dc
         enc_dc(v, out)
-    elif isinstance(v, int):  # int subclasses other than bool/IntEnum
-        _enc_int(int(v), out)
     else:
         raise EncodingError(f"cannot encode a {t.__name__} in a state: {v!r}")
 
@@ -90,7 +92,11 @@ def _enc_none(v: Any, out: bytearray) -> None:
 
 
 def _enc_bool(v: bool, out: bytearray) -> None:
-    out.append(0x54 if v else 0x46)  # 'T' / 'F'
+    out += b"i\x02" if v else b"i\x00"  # equal to 1 / 0, so encoded as 1 / 0
+
+
+def _enc_int_like(v: int, out: bytearray) -> None:
+    _enc_int(int(v), out)
 
 
 def _enc_int(v: int, out: bytearray) -> None:

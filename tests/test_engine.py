@@ -160,8 +160,15 @@ def test_fingerprint_identical_across_processes() -> None:
 
 def test_encoding_distinguishes_shapes_and_rejects_unstable_values() -> None:
     assert encode((1, 2)) != encode(((1,), 2)) != encode((1, (2,)))
-    assert encode(True) != encode(1)
     assert encode(None) != encode(0)
+    # values Python treats as equal (so bfs merges them) must encode equally
+    from enum import IntEnum
+
+    class Level(IntEnum):
+        ONE = 1
+
+    for a, b in [(True, 1), (False, 0), (Level.ONE, 1), ((True, Level.ONE), (1, 1))]:
+        assert a == b and encode(a) == encode(b)
     for bad in ({1: 2}, {1}, [1], 1.5):
         with pytest.raises(EncodingError):
             encode(bad)
