@@ -212,7 +212,8 @@ def check_bfs(
     state_checks = [(p, p.check) for p in always_p]
     trans_checks = [(p, p.check) for p in trans_p]
     pending_reach = [(p, p.check) for p in reach_p]
-    applies_counts: dict[str, int] = {p.name: 0 for p in props if p.applies is not None}
+    # vacuity: each ``applies`` is evaluated only until it first holds (then it is dropped)
+    applied: dict[str, bool] = {p.name: False for p in props if p.applies is not None}
     applies_state = [(p.name, p.applies) for p in always_p if p.applies is not None]
     applies_trans = [(p.name, p.applies) for p in trans_p if p.applies is not None]
 
@@ -242,9 +243,11 @@ def check_bfs(
         for p, chk in state_checks:
             if not chk(s):
                 record(p, _Found(p, s, message=f"{p.name} does not hold"))
-        for name, ap in applies_state:
-            if ap(s):
-                applies_counts[name] += 1
+        if applies_state:
+            for item in list(applies_state):
+                if item[1](s):
+                    applied[item[0]] = True
+                    applies_state.remove(item)
         if pending_reach:
             for item in list(pending_reach):
                 if item[1](s):
@@ -295,9 +298,11 @@ def check_bfs(
                         for p, chk in trans_checks:
                             if not chk(s, a, t):
                                 record(p, _Found(p, s, a, t, f"{p.name} does not hold"))
-                        for name, ap in applies_trans:
-                            if ap(s, a, t):
-                                applies_counts[name] += 1
+                        if applies_trans:
+                            for item in list(applies_trans):
+                                if item[1](s, a, t):
+                                    applied[item[0]] = True
+                                    applies_trans.remove(item)
                     if t not in parents:
                         parents[t] = s
                         nxt.append(t)
@@ -385,9 +390,9 @@ def check_bfs(
             entry["evaluated"] = len(parents)
         elif p.kind is PropertyKind.TRANSITION:
             entry["evaluated"] = generated - levels[0].generated
-        if p.name in applies_counts:
-            entry["non_vacuous"] = applies_counts[p.name]
-            if applies_counts[p.name] == 0:
+        if p.name in applied:
+            entry["non_vacuous"] = applied[p.name]
+            if not applied[p.name]:
                 entry["vacuous"] = True
         if p.name in witnesses:
             entry["witness_length"] = len(build_trace(system, parents, witnesses[p.name])) - 1

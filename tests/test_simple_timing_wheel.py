@@ -87,7 +87,7 @@ def test_ref_golden() -> None:
     # never violated by the demo: shown able to fail by mutants and a mode-none config below
     # (keep_going explores everything, so they hold in every reachable state)
     assert r.properties["no_double_fire"]["status"] == "held"
-    assert r.properties["schedule_consistent"]["non_vacuous"] > 0
+    assert r.properties["schedule_consistent"]["non_vacuous"] is True
     assert r.witnesses == {"task_fires": 34, "task_goes_round": 19, "cme_thrown": 22}
     # the demo's stop(false) can never get past condition.await(): size2Notify keeps the lock
     assert set(r.coverage["never_enabled"]) == {
