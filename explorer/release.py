@@ -32,6 +32,7 @@ from typing import Any
 from explorer.bfs import Progress
 from explorer.config import ConfigError
 from explorer.core import CheckResult
+from explorer.report import render_html
 from explorer.tracefile import write_json_atomic
 
 __all__ = ["SuiteEntry", "load_suite", "run_release"]
@@ -159,8 +160,9 @@ def _junit(entries: list[tuple[SuiteEntry, CheckResult, str, str]]) -> ET.Elemen
 
 
 def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = False) -> int:
-    """Run every entry of the suite, print a summary, write ``report.json`` and
-    ``junit.xml`` under ``report_dir/<run-id>/`` (``latest`` points there)."""
+    """Run every entry of the suite, print a summary, write ``report.json``,
+    ``index.html`` and ``junit.xml`` under ``report_dir/<run-id>/`` (``latest``
+    points there)."""
     from explorer.cli import format_result, run_check
 
     entries = load_suite(suite_path)
@@ -201,6 +203,7 @@ def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = F
         ],
     }
     write_json_atomic(out / "report.json", doc)
+    (out / "index.html").write_text(render_html(doc), encoding="utf-8")
     tree = ET.ElementTree(_junit(done))
     ET.indent(tree)
     tree.write(out / "junit.xml", encoding="utf-8", xml_declaration=True)

@@ -63,6 +63,9 @@ def write_json_atomic(path: str | os.PathLike[str], doc: Any) -> None:
     """Write JSON to ``path`` through a temporary file, so nothing is half-written."""
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".kafka-mc-", suffix=".json", dir=directory)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; give it a normal file's mode
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(doc, fh, indent=1, default=str)
