@@ -1,0 +1,485 @@
+"""The ``hypothesis`` engine: any TransitionSystem as a Hypothesis ``RuleBasedStateMachine``.
+
+:func:`state_machine_for` turns a system and its properties into a state machine
+class: ``@initialize`` picks an initial state, one rule (``step``) picks one of the
+enabled successors of the current state (``data.draw(st.integers(0, n - 1))``, so
+Hypothesis shrinks towards the model's first-listed action), each ``always``
+property is an ``@invariant`` (one per property), ``transition`` properties are
+checked on the step taken, and a state without successors fails as a deadlock
+unless the system calls it terminal (in a terminal state ``step`` does nothing).
+A failure raises :class:`PropertyFailure`, which carries the run's states and
+actions.
+
+:func:`check_hypothesis` runs that machine under a settings profile and returns a
+:class:`~explorer.core.CheckResult` (``engine="hypothesis"``). When a property
+fails, Hypothesis shrinks the run (fewer steps, earlier choices) and replays the
+minimal one last; the states and actions of that final, deterministic replay
+become the violation's trace (cycles cut, as in ``simulate``), in the same
+:class:`~explorer.core.TraceStep` format as ``bfs``, so ``kafka-mc replay`` accepts it.
+
+Every failure found is kept in Hypothesis's example database (a
+:class:`~hypothesis.database.DirectoryBasedExampleDatabase`, by default
+``.hypothesis/examples`` under the working directory; pass ``database=`` a directory,
+an ``ExampleDatabase`` or ``False``) under a key derived from the model name, its
+configuration, its property names and its initial states' fingerprints, and is
+replayed first the next time the same check runs.
+
+Profiles (registered with :func:`hypothesis.settings.register_profile`):
+
+``quick``
+    the default test run: 25 examples of at most 30 steps, no deadline;
+``thorough``
+    for releases: 1000 examples of at most 200 steps, no deadline.
+
+Like ``simulate``, this engine never shows that a property holds: without a
+violation the exit reason is ``budget_exhausted`` with ``budget="max_examples"``
+(exit code 3). ``distinct_states`` counts the distinct states any run visited,
+``generated_states`` the steps taken, over every run Hypothesis made (generation
+and shrinking).
+
+Example
+-------
+>>> from explorer.core import always
+>>> class Line:
+...     def init_states(self): return [0]
+...     def successors(self, s): return [("up", s + 1), ("stay", s)] if s < 6 else []
+...     def is_terminal(self, s): return s == 6
+>>> r = check_hypothesis(Line(), [always("lt4", lambda s: s < 4, "")], seed=1, database=False)
+>>> r.violations[0].length, [s.action for s in r.violations[0].trace][1:]
+(4, ['up', 'up', 'up', 'up'])
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+import unittest
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+from hypothesis.reporting import with_reporter
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
+
+from explorer.bfs import _Coverage, coverage_of
+from explorer.core import (
+    CheckResult,
+    ExitReason,
+    Property,
+    PropertyKind,
+    Violation,
+    action_kind,
+    config_to_dict,
+)
+from explorer.encoding import fingerprint
+from explorer.simulate import cut_cycles, trace_steps
+from explorer.tracefile import ReplayError, replay_steps
+
+__all__ = [
+    "DEFAULT_DATABASE_DIR",
+    "PROFILES",
+    "PropertyFailure",
+    "check_hypothesis",
+    "database_key",
+    "state_machine_for",
+]
+
+#: where failing examples are kept unless ``database=`` says otherwise
+DEFAULT_DATABASE_DIR = os.path.join(".hypothesis", "examples")
+
+_COMMON: dict[str, Any] = {
+    "deadline": None,
+    "suppress_health_check": list(HealthCheck),
+    "report_multiple_bugs": False,
+    "print_blob": False,
+}
+#: the settings profiles this module registers, by name
+PROFILES: dict[str, dict[str, Any]] = {
+    "quick": {"max_examples": 25, "stateful_step_count": 30, **_COMMON},
+    "thorough": {"max_examples": 1000, "stateful_step_count": 200, **_COMMON},
+}
+for _name, _kw in PROFILES.items():
+    settings.register_profile(_name, **_kw)
+
+
+class PropertyFailure(AssertionError):
+    """A property failed in a state-machine run; carries the run's states and actions.
+
+    ``states[i + 1]`` follows ``states[i]`` by ``actions[i]``; for a ``transition``
+    property the last step is the bad one.
+    """
+
+    def __init__(self, prop: Property, message: str, states: list[Any], actions: list[Any]):
+        super().__init__(f"{prop.name} ({prop.kind.value}): {message} after {len(actions)} steps")
+        self.prop = prop
+        self.message = message
+        self.states = states
+        self.actions = actions
+
+
+class _Stats:
+    """What every run of one machine class saw (shared by its instances)."""
+
+    def __init__(self) -> None:
+        self.visited: set[Any] = set()
+        self.expanded: set[Any] = set()
+        self.cov = _Coverage()
+        self.taken: dict[str, int] = {}
+        self.steps = 0
+        self.runs = 0
+        self.longest = 0
+        self.witnesses: dict[str, int] = {}
+        self.applies: dict[str, int] = {}
+        self.always_evaluated = 0
+        self.trans_evaluated = 0
+
+
+def _method_name(prop_name: str, taken: set[str]) -> str:
+    base = "inv_" + (re.sub(r"\W", "_", prop_name) or "property")
+    name, i = base, 2
+    while name in taken:
+        name, i = f"{base}_{i}", i + 1
+    taken.add(name)
+    return name
+
+
+def state_machine_for(
+    system: Any,
+    properties: Iterable[Property],
+    *,
+    deadlock: bool = True,
+    name: str = "TransitionSystemMachine",
+) -> type[RuleBasedStateMachine]:
+    """Build a ``RuleBasedStateMachine`` class that walks ``system`` and checks ``properties``.
+
+    The class has an attribute ``stats`` with what its runs saw (visited states,
+    steps, coverage). Run it like any Hypothesis state machine, for example as a
+    test case: ``TestMyModel = state_machine_for(system, props).TestCase``.
+
+    >>> from hypothesis import settings
+    >>> from hypothesis.stateful import run_state_machine_as_test
+    >>> from explorer.core import always
+    >>> class Two:
+    ...     def init_states(self): return [0]
+    ...     def successors(self, s): return [("inc", s + 1)] if s < 2 else []
+    ...     def is_terminal(self, s): return s == 2
+    >>> M = state_machine_for(Two(), [always("small", lambda s: s <= 2, "")])
+    >>> run_state_machine_as_test(M, settings=settings(max_examples=5, database=None))
+    >>> M.stats.visited == {0, 1, 2}
+    True
+    """
+    props = list(properties)
+    always_p = [p for p in props if p.kind is PropertyKind.ALWAYS]
+    trans_p = [p for p in props if p.kind is PropertyKind.TRANSITION]
+    reach_p = [p for p in props if p.kind is PropertyKind.REACHABLE]
+    inits = list(system.init_states())
+    if not inits:
+        raise ValueError("the system has no initial state")
+    is_terminal = getattr(system, "is_terminal", None)
+    succ_of = system.successors
+    stats = _Stats()
+    for p in props:
+        if p.applies is not None and p.kind in (PropertyKind.ALWAYS, PropertyKind.TRANSITION):
+            stats.applies[p.name] = 0
+    cache: dict[Any, list[tuple[Any, Any]]] = {}
+    deadlock_prop = Property(
+        "deadlock", PropertyKind.DEADLOCK, lambda s: True, "every non-terminal state has a successor"
+    )
+
+    def successors(s: Any) -> list[tuple[Any, Any]]:
+        succ = cache.get(s)
+        if succ is None:
+            succ = list(succ_of(s))
+            if len(cache) >= 100_000:
+                cache.clear()
+            cache[s] = succ
+        if s not in stats.expanded:
+            stats.expanded.add(s)
+            cov = stats.cov
+            for a, _t in succ:
+                tp = type(a)
+                if tp not in cov.enabled:
+                    cov.enabled[tp] = 0
+                    cov.new[tp] = 0
+                    cov.sample[tp] = a
+                cov.enabled[tp] += 1
+        return succ
+
+    def enter(self: Any, s: Any) -> None:
+        """Make ``s`` the current state; bookkeeping for coverage and witnesses."""
+        self.state = s
+        self.states.append(s)
+        if s not in stats.visited:
+            stats.visited.add(s)
+            stats.always_evaluated += 1
+            for p in always_p:
+                if p.applies is not None and p.applies(s):
+                    stats.applies[p.name] += 1
+        for p in reach_p:
+            if p.name not in stats.witnesses and p.check(s):
+                stats.witnesses[p.name] = len(cut_cycles(self.states, self.actions)[1])
+        stats.longest = max(stats.longest, len(self.actions))
+
+    def __init__(self: Any) -> None:
+        RuleBasedStateMachine.__init__(self)
+        self.state = None
+        self.states = []
+        self.actions = []
+        stats.runs += 1
+
+    @initialize(data=st.data())
+    def init(self: Any, data: Any) -> None:
+        i = data.draw(st.integers(0, len(inits) - 1), label="initial state") if len(inits) > 1 else 0
+        enter(self, inits[i])
+
+    @rule(data=st.data())
+    def step(self: Any, data: Any) -> None:
+        s = self.state
+        succ = successors(s)
+        if not succ:  # terminal (a deadlock fails the invariant below first)
+            return
+        i = data.draw(st.integers(0, len(succ) - 1), label="successor") if len(succ) > 1 else 0
+        a, t = succ[i]
+        kind = action_kind(a)
+        stats.taken[kind] = stats.taken.get(kind, 0) + 1
+        stats.steps += 1
+        if t not in stats.visited:
+            stats.cov.new[type(a)] += 1
+        for p in trans_p:
+            stats.trans_evaluated += 1
+            if p.applies is not None and p.applies(s, a, t):
+                stats.applies[p.name] += 1
+            if not p.check(s, a, t):
+                raise PropertyFailure(p, f"{p.name} does not hold", [*self.states, t], [*self.actions, a])
+        self.actions.append(a)
+        enter(self, t)
+
+    def make_invariant(p: Property) -> Any:
+        def check(self: Any) -> None:
+            if self.state is not None and not p.check(self.state):
+                raise PropertyFailure(p, f"{p.name} does not hold", list(self.states), list(self.actions))
+
+        check.__name__ = check.__qualname__ = method_names[p.name]
+        return invariant()(check)
+
+    def no_deadlock(self: Any) -> None:
+        s = self.state
+        if s is None or successors(s):
+            return
+        if not (is_terminal is not None and is_terminal(s)):
+            raise PropertyFailure(
+                deadlock_prop, "no successor (deadlock)", list(self.states), list(self.actions)
+            )
+
+    taken_names: set[str] = {"inv_deadlock"}
+    method_names = {p.name: _method_name(p.name, taken_names) for p in always_p}
+    namespace: dict[str, Any] = {
+        "__init__": __init__,
+        "init": init,
+        "step": step,
+        "stats": stats,
+        "system": system,
+        "__module__": __name__,
+    }
+    for p in always_p:
+        namespace[method_names[p.name]] = make_invariant(p)
+    if deadlock:
+        namespace["inv_deadlock"] = invariant()(no_deadlock)
+    return type(name, (RuleBasedStateMachine,), namespace)
+
+
+def database_key(model: str, config: Any, properties: Iterable[Property], system: Any) -> bytes:
+    """The example-database key of a check: model, configuration, property names and
+    initial states' fingerprints (stable across processes and machines).
+
+    >>> class One:
+    ...     def init_states(self): return [0]
+    ...     def successors(self, s): return []
+    >>> database_key("m", {"n": 1}, [], One()) == database_key("m", {"n": 1}, [], One())
+    True
+    >>> database_key("m", {"n": 1}, [], One()) == database_key("m", {"n": 2}, [], One())
+    False
+    """
+    doc = {
+        "model": model or f"{type(system).__module__}.{type(system).__qualname__}",
+        "config": config_to_dict(config),
+        "properties": sorted(p.name for p in properties),
+        "init": [f"{fingerprint(s):016x}" for s in system.init_states()],
+    }
+    text = json.dumps(doc, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def _database(database: Any) -> ExampleDatabase | None:
+    if database is False:
+        return None
+    if database is None:
+        return DirectoryBasedExampleDatabase(DEFAULT_DATABASE_DIR)
+    if isinstance(database, ExampleDatabase):
+        return database
+    if isinstance(database, (str, os.PathLike)):
+        return DirectoryBasedExampleDatabase(os.fspath(database))
+    raise ValueError(f"database: expected a directory, an ExampleDatabase or False, got {database!r}")
+
+
+def check_hypothesis(
+    system: Any,
+    properties: Iterable[Property],
+    *,
+    model: str = "",
+    config: Any = None,
+    profile: str = "quick",
+    seed: int | None = None,
+    max_examples: int | None = None,
+    stateful_step_count: int | None = None,
+    database: Any = None,
+    deadlock: bool = True,
+    phases: Sequence[Phase] | None = None,
+) -> CheckResult:
+    """Run ``system`` as a Hypothesis state machine under ``profile`` and check ``properties``.
+
+    ``max_examples`` and ``stateful_step_count`` override the profile; ``seed``
+    makes the run reproducible (None: Hypothesis picks one); ``database`` is where
+    failing examples are kept and replayed from (see the module doc); ``phases``
+    restricts Hypothesis's phases (``(Phase.reuse,)`` only replays the database).
+
+    >>> from explorer.core import transition
+    >>> class Two:
+    ...     def init_states(self): return [0]
+    ...     def successors(self, s): return [("inc", s + 1)] if s < 2 else []
+    ...     def is_terminal(self, s): return s == 2
+    >>> r = check_hypothesis(Two(), [transition("t", lambda s, a, t: True, "")], seed=0, database=False)
+    >>> r.exit_reason.value, r.budget, r.distinct_states
+    ('budget_exhausted', 'max_examples', 3)
+    """
+    if profile not in PROFILES:
+        raise ValueError(f"profile: unknown profile {profile!r} (known: {', '.join(PROFILES)})")
+    for label, v in (("max_examples", max_examples), ("stateful_step_count", stateful_step_count)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            raise ValueError(f"{label}: must be a positive integer, got {v!r}")
+    props = list(properties)
+    machine = state_machine_for(system, props, deadlock=deadlock)
+    stats: _Stats = machine.stats  # type: ignore[attr-defined]
+    kw: dict[str, Any] = {"database": _database(database)}
+    if max_examples is not None:
+        kw["max_examples"] = max_examples
+    if stateful_step_count is not None:
+        kw["stateful_step_count"] = stateful_step_count
+    if phases is not None:
+        kw["phases"] = tuple(phases)
+    run_settings = settings(settings.get_profile(profile), **kw)
+
+    def factory() -> RuleBasedStateMachine:
+        return machine()
+
+    factory._hypothesis_internal_add_digest = database_key(model, config, props, system)  # type: ignore[attr-defined]
+    if seed is not None:
+        factory._hypothesis_internal_use_seed = seed  # type: ignore[attr-defined]
+
+    failure: PropertyFailure | None = None
+    reason = ExitReason.BUDGET_EXHAUSTED
+    budget: str | None = "max_examples"
+    start = time.perf_counter()
+    try:
+        with with_reporter(lambda _msg: None):
+            run_state_machine_as_test(factory, settings=run_settings)
+    except PropertyFailure as e:
+        failure = e
+    except unittest.SkipTest:  # Hypothesis ran no example (e.g. only Phase.reuse, and nothing saved)
+        pass
+    except KeyboardInterrupt:
+        reason, budget = ExitReason.INTERRUPTED, None
+    seconds = time.perf_counter() - start
+
+    violations: list[Violation] = []
+    notes = [
+        f"hypothesis: profile {profile}, {run_settings.max_examples} examples of at most "
+        f"{run_settings.stateful_step_count} steps, seed {seed if seed is not None else 'random'}, "
+        f"{stats.runs} runs (generation and shrinking), {stats.steps} steps; "
+        "a property-based run never shows that a property holds"
+    ]
+    if failure is not None:
+        p = failure.prop
+        states, actions = cut_cycles(failure.states, failure.actions, p.kind is PropertyKind.TRANSITION)
+        trace = trace_steps(states, actions)
+        violations.append(Violation(p.name, p.kind.value, p.doc, failure.message, len(trace) - 1, trace))
+        try:  # the final replay's states must be what the steps reproduce
+            replay_steps(system, [{"action": st.action, "fingerprint": st.fingerprint} for st in trace])
+        except ReplayError as e:  # pragma: no cover - only a non-deterministic model gets here
+            notes.append(f"warning: the shrunk trace does not replay ({e}); is the model deterministic?")
+        notes.append(
+            f"{p.name}: Hypothesis shrank the failing run to {len(failure.actions)} steps"
+            + (
+                f" ({len(trace) - 1} once its cycles are cut)"
+                if len(trace) - 1 != len(failure.actions)
+                else ""
+            )
+            + (
+                "; the example is kept in the example database and replayed first next time"
+                if run_settings.database is not None
+                else ""
+            )
+        )
+        reason, budget = ExitReason.VIOLATION, None
+
+    prop_table: dict[str, dict[str, Any]] = {}
+    deadlock_entry = [("deadlock", PropertyKind.DEADLOCK, "every non-terminal state has a successor")]
+    for name, kind, doc in [*((p.name, p.kind, p.doc) for p in props), *(deadlock_entry if deadlock else [])]:
+        if kind is PropertyKind.EVENTUALLY:
+            status = "unchecked"
+        elif failure is not None and name == failure.prop.name:
+            status = "violated"
+        elif kind is PropertyKind.REACHABLE:
+            status = "witnessed" if name in stats.witnesses else "unknown"
+        else:
+            status = "unknown"
+        entry: dict[str, Any] = {"kind": kind.value, "doc": doc, "status": status}
+        if kind is PropertyKind.ALWAYS:
+            entry["evaluated"] = stats.always_evaluated
+        elif kind is PropertyKind.TRANSITION:
+            entry["evaluated"] = stats.trans_evaluated
+        if name in stats.applies:
+            entry["non_vacuous"] = stats.applies[name] > 0
+            if stats.applies[name] == 0:
+                entry["vacuous"] = True
+        if name in stats.witnesses:
+            entry["witness_length"] = stats.witnesses[name]
+        prop_table[name] = entry
+    notes += [
+        f"{p.name}: eventually-properties are not checked by this engine"
+        for p in props
+        if p.kind is PropertyKind.EVENTUALLY
+    ]
+    declared = system.action_kinds() if hasattr(system, "action_kinds") else None
+    coverage = coverage_of(stats.cov, declared)
+    coverage["taken"] = dict(sorted(stats.taken.items()))
+    coverage["hypothesis"] = {
+        "profile": profile,
+        "seed": seed,
+        "max_examples": run_settings.max_examples,
+        "stateful_step_count": run_settings.stateful_step_count,
+        "runs": stats.runs,
+        "steps": stats.steps,
+    }
+    return CheckResult(
+        model=model,
+        config=config_to_dict(config),
+        engine="hypothesis",
+        exit_reason=reason,
+        distinct_states=len(stats.visited),
+        generated_states=stats.steps,
+        max_depth=stats.longest,
+        seconds=seconds,
+        states_per_second=len(stats.visited) / seconds if seconds > 0 else 0.0,
+        violations=violations,
+        witnesses=dict(sorted(stats.witnesses.items())),
+        properties=prop_table,
+        coverage=coverage,
+        budget=budget,
+        notes=notes,
+    )

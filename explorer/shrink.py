@@ -1,0 +1,859 @@
+"""Shrinking counterexamples: fewer steps, a smaller configuration, a runnable test.
+
+:func:`shrink_trace` takes a violating trace (from ``simulate``, ``hypothesis`` or
+``bfs``) and minimises it in three phases, each keeping a trace that replays step by
+step (every action, named by its text, enabled in turn) and ends where the same
+property fails:
+
+1. **steps**: delta debugging (ddmin) over the action sequence. A candidate is the
+   trace with some steps removed; it is replayed by action text from the initial
+   state, and accepted when every step is enabled and the property fails at the end
+   of some prefix (the candidate is then cut at the first such prefix). Steps of
+   *fault* kinds (``fault_kinds=``, or the system's ``fault_kinds()`` when it has
+   one) are tried for removal first, so of two equally short traces the one with
+   fewer faults is kept. The result is 1-minimal: removing any single step breaks it.
+2. **configuration** (``shrink_config=True``): each int key is tried at its lower
+   bound, halfway down and one less; each list key without each of its items (bools,
+   strings and enums, which select variants and mutants, are left alone). A smaller
+   configuration is validated as ``load_config`` does and accepted when the current
+   action texts still replay to a violation in it, or else when a bounded ``bfs``
+   (``bfs_max_states``) finds a violation of the same property in it (its shortest).
+   Passes repeat until no key shrinks.
+3. **shortest** (``use_bfs=True``): a ``bfs`` bounded by the current length and
+   ``bfs_max_states`` searches the final configuration for a shorter violation; if it
+   finds one, that (shortest) trace replaces the ddmin result, and ddmin runs once more.
+
+Properties that can be shrunk: ``always``, ``transition`` and the built-in
+``deadlock``. The result (:class:`Shrunk`) gives the minimal trace as readable steps
+(:meth:`Shrunk.readable`), as a replayable trace file (:meth:`Shrunk.trace_document`,
+schema ``kafka-mc/trace/1``) and as a runnable pytest module
+(:meth:`Shrunk.pytest_source`). The generated test has two modes: ``bug`` (the
+default) asserts that the property **is violated** at the end of the trace, so it
+passes while the bug exists and fails once the trace no longer reproduces it (use it
+to pin a known bug, or a mutant); ``fixed`` asserts the opposite (the trace no longer
+replays, or the property holds at its end), as a regression test after a fix.
+
+:func:`shrink_main` is ``kafka-mc shrink TRACE.json [--out-dir DIR] [--no-config]``.
+
+Example
+-------
+>>> from explorer.core import always
+>>> class Pair:  # two counters; either may increment, or reset itself
+...     def init_states(self): return [(0, 0)]
+...     def successors(self, s):
+...         a, b = s
+...         return [("a+1", (a + 1, b)), ("b+1", (a, b + 1)), ("a=0", (0, b))]
+>>> bad = always("a_below_2", lambda s: s[0] < 2, "a stays below 2")
+>>> long = [None, "b+1", "a+1", "a=0", "a+1", "b+1", "a+1"]
+>>> out = shrink_trace(Pair(), None, long, "a_below_2", properties=[bad], shrink_config=False)
+>>> [s.action for s in out.steps], out.original_length
+([None, 'a+1', 'a+1'], 6)
+"""
+
+from __future__ import annotations
+
+import argparse
+import builtins
+import dataclasses
+import importlib
+import json
+import os
+import re
+import sys
+import time
+import typing
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from explorer.bfs import check_bfs
+from explorer.config import ConfigError, load_config
+from explorer.core import ModelSpec, Property, TraceStep, Violation, config_to_dict
+from explorer.encoding import fingerprint
+from explorer.simulate import trace_steps
+from explorer.tracefile import ReplayError, load_trace, replay_steps, trace_document, write_json_atomic
+
+__all__ = [
+    "ShrinkError",
+    "Shrunk",
+    "Target",
+    "ddmin",
+    "pytest_source",
+    "replay_actions",
+    "shrink_main",
+    "shrink_trace",
+    "target_for",
+]
+
+SHRINKABLE = ("always", "transition", "deadlock")
+
+
+class ShrinkError(Exception):
+    """A trace or target that cannot be shrunk: one line saying why."""
+
+
+# --------------------------------------------------------------------------- targets
+
+
+@dataclass
+class Target:
+    """How to rebuild the system and its properties from configuration values.
+
+    ``build(values)`` returns ``(system, properties, config_dict)`` (raising
+    ConfigError, ValueError or TypeError for a bad configuration); ``config_cls`` is
+    the model's config dataclass (None for a ``--system`` factory or a bare system).
+    """
+
+    model: str
+    build: Callable[[dict[str, Any]], tuple[Any, list[Property], dict[str, Any]]]
+    config_cls: type | None = None
+    system_ref: str | None = None
+
+
+def _spec_target(spec: ModelSpec) -> Target:
+    def build(values: dict[str, Any]) -> tuple[Any, list[Property], dict[str, Any]]:
+        cfg = load_config(spec.config_cls, values=values)
+        return spec.build(cfg), list(spec.properties(cfg)), config_to_dict(cfg)
+
+    return Target(spec.name, build, spec.config_cls)
+
+
+def _factory_target(ref: str) -> Target:
+    mod_name, sep, attr = ref.partition(":")
+    if not sep or not mod_name or not attr:
+        raise ShrinkError(f"system {ref}: expected package.module:factory")
+    try:
+        factory = getattr(importlib.import_module(mod_name), attr)
+    except (ImportError, AttributeError) as e:
+        raise ShrinkError(f"system {ref}: cannot load it ({e})") from None
+
+    def build(values: dict[str, Any]) -> tuple[Any, list[Property], dict[str, Any]]:
+        system = factory(**values)
+        props = list(system.properties()) if hasattr(system, "properties") else []
+        return system, props, dict(values)
+
+    return Target(ref, build, None, ref)
+
+
+def target_for(what: Any, properties: Iterable[Property] | None = None) -> Target:
+    """A :class:`Target` from a model name, a :class:`ModelSpec`, a ``module:factory``
+    reference, a factory callable (called with the config values as keywords) or a
+    system instance (its configuration cannot shrink).
+
+    >>> t = target_for("tests.toys:grid")
+    >>> system, props, cfg = t.build({"n": 2})
+    >>> t.system_ref, cfg, sorted(p.name for p in props)
+    ('tests.toys:grid', {'n': 2}, ['corner', 'monotone'])
+    """
+    if isinstance(what, Target):
+        return what
+    if isinstance(what, ModelSpec):
+        return _spec_target(what)
+    if isinstance(what, str):
+        if ":" in what:
+            return _factory_target(what)
+        reg = importlib.import_module("invariants")
+        if what not in reg.MODEL_MODULES:
+            raise ShrinkError(f"unknown model {what!r} (known models: {', '.join(reg.MODEL_MODULES)})")
+        return _spec_target(reg.get_model(what))
+    if hasattr(what, "init_states") and hasattr(what, "successors"):
+        fixed = list(properties) if properties is not None else None
+
+        def build_fixed(values: dict[str, Any]) -> tuple[Any, list[Property], dict[str, Any]]:
+            props = fixed if fixed is not None else list(getattr(what, "properties", list)())
+            return what, props, dict(values)
+
+        return Target(getattr(what, "name", type(what).__name__), build_fixed)
+    if callable(what):
+
+        def build_call(values: dict[str, Any]) -> tuple[Any, list[Property], dict[str, Any]]:
+            system = what(**values)
+            props = list(properties) if properties is not None else list(system.properties())
+            return system, props, dict(values)
+
+        return Target(getattr(what, "__name__", "system"), build_call)
+    raise ShrinkError(f"cannot shrink with {what!r}: expected a model name, a ModelSpec or a factory")
+
+
+# --------------------------------------------------------------------------- replay
+
+
+class _Checker:
+    """Decides whether a state / step violates the target property."""
+
+    def __init__(self, system: Any, props: list[Property], name: str):
+        self.system = system
+        self.name = name
+        if name == "deadlock":
+            self.kind = "deadlock"
+            self.prop: Property | None = None
+        else:
+            prop = next((p for p in props if p.name == name), None)
+            if prop is None:
+                raise ShrinkError(f"property {name!r} is not defined by this model")
+            if prop.kind.value not in SHRINKABLE:
+                raise ShrinkError(
+                    f"property {name!r} is {prop.kind.value}: only {', '.join(SHRINKABLE)} shrink"
+                )
+            self.kind, self.prop = prop.kind.value, prop
+        term = getattr(system, "is_terminal", None)
+        self.is_terminal: Callable[[Any], bool] = term if term is not None else (lambda s: False)
+
+    def state_bad(self, s: Any, succ: list[tuple[Any, Any]] | None) -> bool:
+        if self.kind == "always":
+            assert self.prop is not None
+            return not self.prop.check(s)
+        if self.kind == "deadlock":
+            return succ is not None and not succ and not self.is_terminal(s)
+        return False
+
+    def step_bad(self, s: Any, a: Any, t: Any) -> bool:
+        if self.kind == "transition":
+            assert self.prop is not None
+            return not self.prop.check(s, a, t)
+        return False
+
+
+def replay_actions(
+    system: Any, checker: _Checker, actions: Sequence[str], init_fp: str | None = None
+) -> tuple[list[Any], list[Any]] | None:
+    """Replay action texts from an initial state; return (states, actions) cut at the
+    first violation of the checker's property, or None (a step not enabled, or no
+    violation). The initial state with fingerprint ``init_fp`` is tried first, then
+    the others in order."""
+    inits = list(system.init_states())
+    if init_fp is not None:
+        inits.sort(key=lambda s: f"{fingerprint(s):016x}" != init_fp)  # stable: the named one first
+    for s0 in inits:
+        got = _replay_from(system, checker, s0, actions)
+        if got is not None:
+            return got
+    return None
+
+
+def _replay_from(
+    system: Any, checker: _Checker, s: Any, actions: Sequence[str]
+) -> tuple[list[Any], list[Any]] | None:
+    states: list[Any] = [s]
+    acts: list[Any] = []
+    need_succ = checker.kind == "deadlock"
+    succ = list(system.successors(s))
+    if checker.state_bad(s, succ if need_succ else None):
+        return states, acts
+    for text in actions:
+        same = [(a, t) for a, t in succ if str(a) == text]
+        if not same:
+            return None
+        # prefer a same-text successor that shows the violation
+        pick = next(
+            (
+                (a, t)
+                for a, t in same
+                if checker.step_bad(s, a, t) or (checker.kind == "always" and checker.state_bad(t, None))
+            ),
+            same[0],
+        )
+        a, t = pick
+        states.append(t)
+        acts.append(a)
+        if checker.step_bad(s, a, t):
+            return states, acts
+        s = t
+        succ = list(system.successors(s))
+        if checker.state_bad(s, succ if need_succ else None):
+            return states, acts
+    return None
+
+
+def ddmin(items: list[Any], test: Callable[[list[Any]], list[Any] | None]) -> list[Any]:
+    """Delta debugging: a 1-minimal sublist of ``items`` for which ``test`` succeeds.
+
+    ``test(candidate)`` returns None when the candidate does not fail, else the
+    (possibly shorter) list to continue from. ``test(items)`` must succeed.
+
+    >>> ddmin(list(range(10)), lambda xs: xs if {3, 7} <= set(xs) else None)
+    [3, 7]
+    """
+    n = 2
+    while len(items) >= 2:
+        chunk = -(-len(items) // n)
+        reduced = False
+        for i in range(0, len(items), chunk):
+            candidate = items[:i] + items[i + chunk :]
+            got = test(candidate)
+            if got is not None and len(got) < len(items):
+                items = got
+                n = max(n - 1, 2)
+                reduced = True
+                break
+        if not reduced:
+            if n >= len(items):
+                break
+            n = min(len(items), 2 * n)
+    if len(items) == 1:
+        got = test([])
+        if got is not None:
+            items = got
+    return items
+
+
+# --------------------------------------------------------------------------- result
+
+
+@dataclass
+class Shrunk:
+    """A shrunk counterexample. Unpacks as ``(config, steps)``."""
+
+    model: str
+    config: dict[str, Any]
+    property: str
+    kind: str
+    doc: str
+    steps: list[TraceStep]
+    original_length: int
+    original_config: dict[str, Any]
+    system_ref: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.config, self.steps))
+
+    @builtins.property
+    def length(self) -> int:
+        """The number of steps (actions) of the shrunk trace."""
+        return len(self.steps) - 1
+
+    def config_changes(self) -> list[str]:
+        """``key old -> new`` for every key the shrinker changed."""
+        return [
+            f"{k} {_show(self.original_config.get(k))} -> {_show(v)}"
+            for k, v in self.config.items()
+            if self.original_config.get(k) != v
+        ]
+
+    def violation(self) -> Violation:
+        """The shrunk counterexample as a :class:`Violation`."""
+        msg = "no successor (deadlock)" if self.property == "deadlock" else f"{self.property} does not hold"
+        return Violation(self.property, self.kind, self.doc, msg, self.length, self.steps)
+
+    def trace_document(self) -> dict[str, Any]:
+        """The replayable trace file (schema ``kafka-mc/trace/1``)."""
+        return trace_document(self.model, self.config, self.violation(), self.system_ref)
+
+    def readable(self) -> str:
+        """The minimal trace as numbered steps with what each changed."""
+        head = f"{self.model}: {self.property} ({self.kind}) violated after {self.length} steps"
+        lines = [head]
+        if self.config:
+            lines.append("  config: " + ", ".join(f"{k}={_show(v)}" for k, v in self.config.items()))
+        for st in self.steps:
+            lines.append(f"  {st.index:>3}  {st.action or 'initial state'}")
+            lines.extend(f"         {ch}" for ch in st.changes)
+        return "\n".join(lines)
+
+    def pytest_source(self, mode: str = "bug") -> str:
+        """A runnable pytest module reproducing this counterexample (see :func:`pytest_source`)."""
+        return pytest_source(self, mode)
+
+
+def _show(v: Any) -> str:
+    return json.dumps(v) if isinstance(v, (list, str, bool)) or v is None else str(v)
+
+
+# --------------------------------------------------------------------------- shrinking
+
+
+def _config_candidates(
+    values: dict[str, Any], config_cls: type | None
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """Smaller configurations ``(key, label, values)``: each int key lower, each list key
+    without one item."""
+    bounds: dict[str, int] = {}
+    ints: list[str] = []
+    lists: list[str] = []
+    if config_cls is not None and dataclasses.is_dataclass(config_cls):
+        hints = typing.get_type_hints(config_cls)
+        for f in dataclasses.fields(config_cls):
+            tp = hints.get(f.name)
+            v = values.get(f.name)
+            if tp is int and isinstance(v, int) and not isinstance(v, bool):
+                ints.append(f.name)
+                lo = f.metadata.get("min")
+                bounds[f.name] = lo if isinstance(lo, int) else 0
+            elif typing.get_origin(tp) is tuple and isinstance(v, list):
+                lists.append(f.name)
+    else:
+        for k, v in values.items():
+            if isinstance(v, int) and not isinstance(v, bool):
+                ints.append(k)
+                bounds[k] = 0
+            elif isinstance(v, list):
+                lists.append(k)
+    for k in ints:
+        v = values[k]
+        lo = bounds[k]
+        tried: list[int] = []
+        for c in (lo, (lo + v) // 2, v - 1):
+            if lo <= c < v and c not in tried:
+                tried.append(c)
+                yield k, f"{k} {v} -> {c}", {**values, k: c}
+    for k in lists:
+        v = values[k]
+        for i in range(len(v)):
+            yield k, f"{k} without item {i} ({_show(v[i])})", {**values, k: v[:i] + v[i + 1 :]}
+
+
+def _size(values: dict[str, Any]) -> int:
+    return sum(
+        (v if isinstance(v, int) and not isinstance(v, bool) else len(v) if isinstance(v, list) else 0)
+        for v in values.values()
+    )
+
+
+def _bfs_shortest(
+    system: Any, props: list[Property], name: str, max_depth: int | None, max_states: int, seconds: float
+) -> tuple[list[Any], list[Any]] | None:
+    if seconds <= 0:
+        return None
+    chosen = [] if name == "deadlock" else [p for p in props if p.name == name]
+    r = check_bfs(
+        system,
+        chosen,
+        deadlock=name == "deadlock",
+        max_depth=max_depth,
+        max_states=max_states,
+        max_seconds=seconds,
+    )
+    v = next((v for v in r.violations if v.property == name and v.trace), None)
+    if v is None:
+        return None
+    steps = [{"action": s.action, "fingerprint": s.fingerprint} for s in v.trace]
+    states = replay_steps(system, steps)
+    actions = [s.action for s in v.trace[1:]]
+    return states, actions
+
+
+def _to_dicts(steps: Sequence[Any]) -> list[dict[str, Any]]:
+    out = []
+    for s in steps:
+        if isinstance(s, TraceStep):
+            out.append({"action": s.action, "fingerprint": s.fingerprint})
+        elif isinstance(s, dict):
+            out.append(s)
+        else:
+            out.append({"action": s})
+    return out
+
+
+def shrink_trace(
+    target: Any,
+    config: Any,
+    steps: Sequence[Any],
+    property_name: str,
+    *,
+    properties: Iterable[Property] | None = None,
+    shrink_config: bool = True,
+    use_bfs: bool = True,
+    bfs_max_states: int = 50_000,
+    max_seconds: float = 60.0,
+    fault_kinds: Iterable[str] | None = None,
+    fixed_keys: Iterable[str] = (),
+) -> Shrunk:
+    """Minimise a violating trace of ``property_name`` and, where it can, its configuration.
+
+    ``target`` is a model name, a :class:`ModelSpec`, a ``module:factory`` string, a
+    factory or a system (see :func:`target_for`); ``config`` a config dataclass, a
+    dict of values, or None (defaults). ``steps`` are trace steps (``TraceStep`` or
+    dicts with ``action`` and, for step 0, ``fingerprint``), or action texts with
+    None first. Raises :class:`ShrinkError` when the trace does not replay to a
+    violation. ``max_seconds`` bounds the whole shrink (phases left are skipped).
+    ``fixed_keys`` are configuration keys never changed (for example a bound that
+    the property itself reads, which would otherwise shrink to a trivial failure).
+
+    >>> out = shrink_trace("tests.toys:grid", {"n": 4, "limit": 3},
+    ...                    [None] + ["counter 1 increments", "counter 0 increments"] * 3,
+    ...                    "sum_below_limit", shrink_config=False)
+    >>> out.length, out.original_length
+    (3, 6)
+    >>> config, steps = out
+    """
+    start = time.monotonic()
+    deadline = start + max_seconds
+
+    def left() -> float:
+        return deadline - time.monotonic()
+
+    tgt = target_for(target, properties)
+    keep = set(fixed_keys)
+    values = config_to_dict(config) if config is not None else {}
+    try:
+        system, props, values = tgt.build(values)
+    except (ConfigError, ValueError, TypeError) as e:
+        raise ShrinkError(f"configuration: {e}") from None
+    checker = _Checker(system, props, property_name)
+    dsteps = _to_dicts(steps)
+    if not dsteps:
+        raise ShrinkError("the trace has no steps")
+    init_fp = dsteps[0].get("fingerprint")
+    actions = [str(s.get("action")) for s in dsteps[1:]]
+    faults = set(fault_kinds) if fault_kinds is not None else set(getattr(system, "fault_kinds", list)())
+    kinds = [s.get("action_kind") for s in dsteps[1:]]
+    original_length = len(actions)
+    original_config = dict(values)
+    got = replay_actions(system, checker, actions, init_fp)
+    if got is None:
+        raise ShrinkError(
+            f"the trace does not replay to a violation of {property_name} (a step is not enabled, "
+            "or the property holds throughout)"
+        )
+    notes: list[str] = []
+
+    def minimise(
+        system: Any, checker: _Checker, acts: list[str], fp: str | None, kinds: list[Any]
+    ) -> list[str]:
+        def test(candidate: list[str]) -> list[str] | None:
+            if left() <= 0:
+                return None
+            r = replay_actions(system, checker, candidate, fp)
+            return None if r is None else [str(a) for a in r[1]]
+
+        # fault steps first: drop each one that is not needed
+        i = len(acts) - 1
+        while i >= 0 and faults:
+            if i < len(kinds) and kinds[i] in faults:
+                r = test(acts[:i] + acts[i + 1 :])
+                if r is not None:
+                    acts = r
+                    kinds = kinds[:i] + kinds[i + 1 :]
+            i -= 1
+        return ddmin(acts, test)
+
+    states, acts_obj = got
+    acts = [str(a) for a in acts_obj]
+    n0 = len(acts)
+    acts = minimise(system, checker, acts, init_fp, kinds)
+    notes.append(
+        f"steps: {original_length} -> {len(acts)} by ddmin"
+        + (f" (cut at {n0})" if n0 < original_length else "")
+    )
+    best = replay_actions(system, checker, acts, init_fp)
+    assert best is not None
+
+    def shorter_by_bfs(label: str) -> None:
+        nonlocal best, acts
+        assert best is not None
+        if not use_bfs or len(best[1]) <= 1 or left() <= 0:
+            return
+        found = _bfs_shortest(system, props, property_name, len(best[1]) - 1, bfs_max_states, left())
+        if found is not None and len(found[1]) < len(best[1]):
+            notes.append(
+                f"bfs: a shorter trace in the {label} configuration ({len(best[1])} -> {len(found[1])} steps)"
+            )
+            best = found
+            acts = [str(a) for a in found[1]]
+
+    shorter_by_bfs("original")
+
+    # ---- configuration: smaller, with a trace no longer than the current one ----
+    if shrink_config and values:
+        changed = True
+        while changed and left() > 0:
+            changed = False
+            for key_name, label, cand in _config_candidates(values, tgt.config_cls):
+                if left() <= 0:
+                    break
+                if key_name in keep:
+                    continue
+                if _size(cand) >= _size(values):
+                    continue
+                try:
+                    c_system, c_props, c_values = tgt.build(cand)
+                    c_checker = _Checker(c_system, c_props, property_name)
+                except (ConfigError, ValueError, TypeError, ShrinkError):
+                    continue
+                found = replay_actions(c_system, c_checker, acts)
+                how = "the same steps"
+                if found is None and use_bfs:
+                    found = _bfs_shortest(c_system, c_props, property_name, len(acts), bfs_max_states, left())
+                    how = "bfs"
+                if found is None or len(found[1]) > len(acts):
+                    continue
+                values, system, props, checker = c_values, c_system, c_props, c_checker
+                best = found
+                acts = [str(a) for a in found[1]]
+                notes.append(f"config: {label} ({how}: {len(acts)} steps)")
+                changed = True
+                break
+        if values != original_config:
+            init_fp = f"{fingerprint(best[0][0]):016x}"
+            acts = minimise(system, checker, acts, init_fp, [None] * len(acts))
+            best = replay_actions(system, checker, acts, init_fp) or best
+            shorter_by_bfs("final")
+    if left() <= 0:
+        notes.append(f"time budget of {max_seconds:g} s ran out: the result may not be minimal")
+
+    states, acts_obj = best
+    prop = checker.prop
+    return Shrunk(
+        model=tgt.model,
+        config=values,
+        property=property_name,
+        kind=prop.kind.value if prop is not None else "deadlock",
+        doc=prop.doc if prop is not None else "every non-terminal state has a successor",
+        steps=trace_steps(states, acts_obj),
+        original_length=original_length,
+        original_config=original_config,
+        system_ref=tgt.system_ref,
+        notes=notes,
+    )
+
+
+# --------------------------------------------------------------------------- pytest source
+
+_CHECKS = {
+    "always": """\
+def violated_at_end(system, props, states):
+    \"\"\"True when the property fails in the trace's last state.\"\"\"
+    return not props[PROPERTY].check(states[-1])
+""",
+    "transition": """\
+def violated_at_end(system, props, states):
+    \"\"\"True when the trace's last step (s, action, s') violates the property.\"\"\"
+    prev, last = states[-2], states[-1]
+    return any(
+        str(a) == STEPS[-1]["action"] and t == last and not props[PROPERTY].check(prev, a, t)
+        for a, t in system.successors(prev)
+    )
+""",
+    "deadlock": """\
+def violated_at_end(system, props, states):
+    \"\"\"True when the trace's last state has no successor and is not terminal.\"\"\"
+    last = states[-1]
+    is_terminal = getattr(system, "is_terminal", lambda s: False)
+    return not list(system.successors(last)) and not is_terminal(last)
+""",
+}
+
+
+def _doc_safe(text: str) -> str:
+    """Text that can sit inside a triple-quoted docstring and read the same."""
+    return text.replace("\\", "\\\\").replace('"""', '\\"""')
+
+
+def _ident(text: str) -> str:
+    return re.sub(r"\W+", "_", text).strip("_").lower() or "trace"
+
+
+def pytest_source(shrunk: Shrunk, mode: str = "bug") -> str:
+    """A pytest module that replays ``shrunk`` and checks its property at the end.
+
+    ``mode="bug"``: the test asserts the violation, so it **passes while the bug
+    exists** and fails (with a message saying so) when the trace stops reproducing
+    it. ``mode="fixed"``: the test asserts that the trace no longer replays or that
+    the property holds at its end (a regression test once the bug is fixed).
+
+    >>> out = shrink_trace("tests.toys:grid", {"n": 2, "limit": 1}, [None, "counter 0 increments"],
+    ...                    "sum_below_limit", shrink_config=False)
+    >>> src = pytest_source(out)
+    >>> "def test_sum_below_limit_is_violated" in src and "replay_steps(system, STEPS)" in src
+    True
+    """
+    if mode not in ("bug", "fixed"):
+        raise ValueError(f"mode: expected 'bug' or 'fixed', got {mode!r}")
+    steps = [{"action": s.action, "fingerprint": s.fingerprint} for s in shrunk.steps]
+    steps_src = "[\n" + "".join(f"    {s!r},\n" for s in steps) + "]"
+    listing = "\n".join(f"    {s.index:>3}  {s.action or 'initial state'}" for s in shrunk.steps)
+    if shrunk.system_ref:
+        build = f'''SYSTEM = {shrunk.system_ref!r}
+
+
+def build():
+    """The system and its properties, from the factory with CONFIG as keywords."""
+    module, _, factory = SYSTEM.partition(":")
+    system = getattr(importlib.import_module(module), factory)(**CONFIG)
+    return system, {{p.name: p for p in system.properties()}}
+'''
+        imports = "import importlib\n\nfrom explorer.tracefile import ReplayError, replay_steps\n"
+    else:
+        build = f'''MODEL = {shrunk.model!r}
+
+
+def build():
+    """The model and its properties in CONFIG."""
+    spec = get_model(MODEL)
+    config = load_config(spec.config_cls, values=CONFIG)
+    return spec.build(config), {{p.name: p for p in spec.properties(config)}}
+'''
+        imports = (
+            "from explorer.config import load_config\n"
+            "from explorer.tracefile import ReplayError, replay_steps\n"
+            "from invariants import get_model\n"
+        )
+    if mode == "bug":
+        imports = imports.replace("ReplayError, ", "")
+        purpose = (
+            "This test PASSES while the bug exists: it asserts that the property is violated\n"
+            "at the end of the trace. It fails once the trace no longer replays (a step is not\n"
+            "enabled, or a state differs) or the property holds there."
+        )
+        test = f"""def test_{_ident(shrunk.property)}_is_violated():
+    system, props = build()
+    states = replay_steps(system, STEPS)  # raises ReplayError if a step no longer replays
+    assert violated_at_end(system, props, states), (
+        f"{{PROPERTY}} holds at the end of the {{len(STEPS) - 1}}-step trace: the bug is gone"
+    )
+"""
+    else:
+        purpose = (
+            "This test PASSES once the bug is fixed: the trace no longer replays, or the\n"
+            "property holds at its end. It fails while the counterexample still reproduces."
+        )
+        test = f"""def test_{_ident(shrunk.property)}_is_fixed():
+    system, props = build()
+    try:
+        states = replay_steps(system, STEPS)
+    except ReplayError:
+        return  # the counterexample's path no longer exists
+    assert not violated_at_end(system, props, states), (
+        f"{{PROPERTY}} is still violated after the {{len(STEPS) - 1}}-step trace"
+    )
+"""
+    config_src = "{\n" + "".join(f"    {k!r}: {v!r},\n" for k, v in shrunk.config.items()) + "}"
+    doc_line = _doc_safe(shrunk.doc)
+    listing = _doc_safe(listing)
+    return f'''"""Counterexample of {shrunk.property} ({shrunk.kind}) in {shrunk.model}, shrunk by kafka-mc shrink.
+
+{doc_line}
+
+{purpose}
+
+Steps:
+{listing}
+"""
+
+{imports}
+CONFIG = {config_src}
+PROPERTY = {shrunk.property!r}
+STEPS = {steps_src}
+
+{build}
+
+{_CHECKS[shrunk.kind]}
+
+{test}'''
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="kafka-mc shrink", description="Shrink a counterexample: fewer steps, smaller config.")
+    p.add_argument("trace", help="a trace file (--save-traces) or a result file (--json)")
+    p.add_argument("--property", help="which violation of a result file to shrink")
+    p.add_argument(
+        "--out-dir", metavar="DIR", help="where to write the outputs (default: the trace's directory)"
+    )
+    p.add_argument("--no-config", action="store_true", help="shrink the steps only, keep the configuration")
+    p.add_argument(
+        "--keep", action="append", default=[], metavar="KEY", help="a config key never to change (repeatable)"
+    )
+    p.add_argument("--no-bfs", action="store_true", help="no bounded bfs (ddmin over the steps only)")
+    p.add_argument("--mode", choices=("bug", "fixed"), default="bug", help="what the generated test asserts")
+    p.add_argument("--max-seconds", type=float, default=60.0, metavar="S", help="time budget (default 60)")
+    p.add_argument("--bfs-max-states", type=int, default=50_000, metavar="N", help="state budget of each bfs")
+    p.add_argument("--quiet", action="store_true", help="print only the summary line")
+    return p
+
+
+def shrink_main(argv: Sequence[str] | None = None) -> int:
+    """``kafka-mc shrink TRACE.json [--out-dir DIR] [--no-config]``; returns the exit code.
+
+    Writes ``<name>-shrunk.json`` (a trace file) and ``test_<name>_shrunk.py`` (a
+    pytest module, ``--mode bug`` or ``fixed``) to ``--out-dir``, prints the length
+    before and after and the readable trace. Exit codes: 0 shrunk; 1 the trace no
+    longer replays to its violation; 2 bad input (one line on stderr).
+    """
+    try:
+        args = _parser().parse_args(argv)
+        if args.max_seconds <= 0:
+            raise _UsageError(f"--max-seconds: must be positive, got {args.max_seconds:g}")
+        if args.bfs_max_states <= 0:
+            raise _UsageError(f"--bfs-max-states: must be positive, got {args.bfs_max_states}")
+        try:
+            doc = load_trace(args.trace, args.property)
+        except ReplayError as e:
+            raise _UsageError(str(e)) from None
+        out_dir = args.out_dir if args.out_dir is not None else os.path.dirname(os.path.abspath(args.trace))
+        if not os.path.isdir(out_dir):
+            raise _UsageError(f"--out-dir {out_dir}: not a directory")
+        if not os.access(out_dir, os.W_OK):
+            raise _UsageError(f"--out-dir {out_dir}: not writable")
+        prop = str(doc.get("property"))
+        if doc.get("kind") not in SHRINKABLE:
+            raise _UsageError(
+                f"{args.trace}: property {prop} is {doc.get('kind')}: only {', '.join(SHRINKABLE)} shrink"
+            )
+        target = target_for(doc["system"] if doc.get("system") else str(doc.get("model")))
+        # the trace must replay exactly (fingerprints) before it is shrunk
+        try:
+            system, _, _ = target.build(dict(doc.get("config") or {}))
+        except (ConfigError, ValueError, TypeError) as e:
+            raise _UsageError(f"{args.trace}: configuration: {e}") from None
+        try:
+            replay_steps(system, doc["steps"])
+        except ReplayError as e:
+            print(f"kafka-mc shrink: the trace no longer replays: {e}", file=sys.stderr)
+            return 1
+        try:
+            out = shrink_trace(
+                target,
+                dict(doc.get("config") or {}),
+                doc["steps"],
+                prop,
+                shrink_config=not args.no_config,
+                use_bfs=not args.no_bfs,
+                bfs_max_states=args.bfs_max_states,
+                max_seconds=args.max_seconds,
+                fixed_keys=args.keep,
+            )
+        except ShrinkError as e:
+            if "does not replay to a violation" in str(e):
+                print(f"kafka-mc shrink: {e}", file=sys.stderr)
+                return 1
+            raise _UsageError(str(e)) from None
+    except (_UsageError, ShrinkError) as e:
+        print(f"kafka-mc shrink: error: {e}", file=sys.stderr)
+        return 2
+    stem = _ident(f"{out.model.rsplit(':', 1)[-1]}_{out.property}")
+    trace_path = os.path.join(out_dir, f"{stem.replace('_', '-')}-shrunk.json")
+    test_path = os.path.join(out_dir, f"test_{stem}_shrunk.py")
+    write_json_atomic(trace_path, out.trace_document())
+    tmp = test_path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(out.pytest_source(args.mode))
+    os.replace(tmp, test_path)
+    changes = out.config_changes()
+    print(
+        f"{out.model}: {out.property}: {out.original_length} steps -> {out.length} steps"
+        + (f"; config: {', '.join(changes)}" if changes else "")
+    )
+    if not args.quiet:
+        print(out.readable())
+        for note in out.notes:
+            print(f"  note: {note}")
+    print(f"trace saved to {trace_path}")
+    print(f"pytest test ({args.mode} mode) saved to {test_path}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(shrink_main())

@@ -1,0 +1,1 @@
+"""Counterexample-quality tests (marker ``quality``): simulation finds, shrinking minimises."""
