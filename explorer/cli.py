@@ -30,7 +30,7 @@ __all__ = ["UsageError", "format_result", "main", "resolve_system", "run_check"]
 
 #: Where model specs are registered (the CLI is the one place that joins the packages).
 REGISTRY = "invariants"
-ENGINES = ("bfs",)
+ENGINES = ("bfs", "simulate", "hypothesis")
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -113,13 +113,23 @@ def run_check(
     keep_going: bool = False,
     deadlock: bool = True,
     progress: Progress | None = None,
+    quiet: bool = False,
+    engine_options: dict[str, Any] | None = None,
 ) -> tuple[CheckResult, Any, list[Any]]:
     """Build the system (registered model or ``--system``), run the engine.
 
-    Returns (result, system, properties). Raises UsageError / ConfigError on bad input.
+    ``engine_options`` holds the engine's own options (simulate: seed, walks, depth,
+    weights, fault_probabilities, swarm; hypothesis: profile, seed, max_examples,
+    stateful_step_count, database). Returns (result, system, properties). Raises
+    UsageError / ConfigError on bad input.
     """
+    opts = dict(engine_options or {})
     if engine not in ENGINES:
         raise UsageError(f"--engine {engine}: unknown engine (available: {', '.join(ENGINES)})")
+    if engine in ("simulate", "hypothesis"):
+        for flag, value in (("--max-depth", max_depth), ("--max-states", max_states)):
+            if value is not None:
+                raise UsageError(f"{flag} applies to exhaustive engines, not to --engine {engine}")
     _positive("--max-depth", max_depth)
     _positive("--max-states", max_states)
     _positive("--max-seconds", max_seconds)
@@ -134,7 +144,63 @@ def run_check(
         config = load_config(spec.config_cls, config_path, overrides)
         system, props = spec.build(config), spec.properties(config)
         name, cfg = spec.name, config
-    result = check_bfs(
+    try:
+        result = _run_engine(
+            engine,
+            system,
+            props,
+            name,
+            cfg,
+            opts,
+            max_depth,
+            max_states,
+            max_seconds,
+            keep_going,
+            deadlock,
+            progress,
+            quiet,
+        )
+    except ValueError as e:
+        raise UsageError(str(e).splitlines()[0]) from None
+    if system_ref is not None:
+        result.config = cfg["args"]
+    return result, system, props
+
+
+def _run_engine(
+    engine: str,
+    system: Any,
+    props: list[Any],
+    name: str,
+    cfg: Any,
+    opts: dict[str, Any],
+    max_depth: int | None,
+    max_states: int | None,
+    max_seconds: float | None,
+    keep_going: bool,
+    deadlock: bool,
+    progress: Progress | None,
+    quiet: bool,
+) -> CheckResult:
+    if engine == "simulate":
+        from explorer.simulate import SimulationProgress, check_simulate
+
+        return check_simulate(
+            system,
+            props,
+            model=name,
+            config=cfg,
+            max_seconds=max_seconds,
+            keep_going=keep_going,
+            deadlock=deadlock,
+            progress=None if quiet else SimulationProgress(),
+            **opts,
+        )
+    if engine == "hypothesis":
+        from explorer.hypo import check_hypothesis
+
+        return check_hypothesis(system, props, model=name, config=cfg, deadlock=deadlock, **opts)
+    return check_bfs(
         system,
         props,
         model=name,
@@ -146,9 +212,6 @@ def run_check(
         deadlock=deadlock,
         progress=progress,
     )
-    if system_ref is not None:
-        result.config = cfg["args"]
-    return result, system, props
 
 
 def format_result(r: CheckResult, *, steps: bool = True) -> str:
@@ -229,6 +292,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     progress = None if args.quiet else Progress()
     result, _, _ = run_check(
         args.model,
+        engine_options=_engine_options(args),
+        quiet=args.quiet,
         system_ref=args.system,
         config_path=args.config,
         overrides=args.set,
@@ -253,6 +318,61 @@ def _cmd_check(args: argparse.Namespace) -> int:
                 write_json_atomic(path, trace_document(result.model, result.config, v, args.system))
                 print(f"trace of {v.property} saved to {path}")
     return result.exit_code
+
+
+def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The engine-specific options given on the command line, checked for the engine."""
+    sim = {"walks": args.walks, "depth": args.depth, "swarm": args.swarm or None}
+    hyp = {
+        "profile": args.profile,
+        "max_examples": args.max_examples,
+        "stateful_step_count": args.steps,
+        "database": args.database,
+    }
+    given_sim = [k for k, v in sim.items() if v is not None] + (["weight"] if args.weight else [])
+    given_sim += ["fault"] if args.fault else []
+    given_hyp = [k for k, v in hyp.items() if v is not None] + (["no_database"] if args.no_database else [])
+    if given_sim and args.engine != "simulate":
+        raise UsageError(f"--{given_sim[0].replace('_', '-')} applies to --engine simulate only")
+    if given_hyp and args.engine != "hypothesis":
+        flag = {"stateful_step_count": "steps"}.get(given_hyp[0], given_hyp[0])
+        raise UsageError(f"--{flag.replace('_', '-')} applies to --engine hypothesis only")
+    if args.seed is not None and args.engine not in ("simulate", "hypothesis"):
+        raise UsageError("--seed applies to --engine simulate or hypothesis only")
+    for flag, value in (
+        ("--walks", args.walks),
+        ("--depth", args.depth),
+        ("--max-examples", args.max_examples),
+        ("--steps", args.steps),
+    ):
+        _positive(flag, value)
+    if args.engine == "simulate":
+        from explorer.simulate import parse_probability, parse_weight
+
+        out: dict[str, Any] = {k: v for k, v in sim.items() if v is not None}
+        out["seed"] = 0 if args.seed is None else args.seed
+        try:
+            if args.weight:
+                out["weights"] = dict(parse_weight(w) for w in args.weight)
+            if args.fault:
+                out["fault_probabilities"] = dict(parse_probability(f) for f in args.fault)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        return out
+    if args.engine == "hypothesis":
+        out = {k: v for k, v in hyp.items() if v is not None}
+        if args.no_database:
+            out["database"] = False
+        if args.seed is not None:
+            out["seed"] = args.seed
+        return out
+    return {}
+
+
+def _cmd_shrink(args: argparse.Namespace) -> int:
+    from explorer.shrink import shrink_main
+
+    return shrink_main(args.args)
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -327,7 +447,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--system", metavar="MODULE:FACTORY", help="check a user TransitionSystem instead")
     c.add_argument("--config", metavar="FILE", help="a TOML configuration file")
     c.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
-    c.add_argument("--engine", default="bfs", help="the engine (bfs)")
+    c.add_argument("--engine", default="bfs", help="bfs (exhaustive), simulate (random walks), hypothesis")
     c.add_argument("--max-depth", type=int, metavar="N", help="stop after N BFS levels")
     c.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states")
     c.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds")
@@ -338,6 +458,21 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", metavar="FILE", help="write the CheckResult as JSON")
     c.add_argument("--save-traces", metavar="DIR", help="write each counterexample as a trace file")
     c.add_argument("--quiet", action="store_true", help="no progress line")
+    g = c.add_argument_group("simulate engine")
+    g.add_argument("--seed", type=int, help="random seed (simulate, hypothesis)")
+    g.add_argument("--walks", type=int, help="number of random walks (default 100)")
+    g.add_argument("--depth", type=int, help="steps per walk (default 50)")
+    g.add_argument("--weight", action="append", default=[], metavar="KIND=W", help="weight of an action kind")
+    g.add_argument(
+        "--fault", action="append", default=[], metavar="KIND=P", help="probability of a fault site"
+    )
+    g.add_argument("--swarm", action="store_true", help="vary the kinds' weights per walk (swarm testing)")
+    h = c.add_argument_group("hypothesis engine")
+    h.add_argument("--profile", choices=("quick", "thorough"), help="settings profile (default quick)")
+    h.add_argument("--max-examples", type=int, metavar="N", help="examples to run")
+    h.add_argument("--steps", type=int, metavar="N", help="steps per example")
+    h.add_argument("--database", metavar="DIR", help="example database (default .hypothesis/examples)")
+    h.add_argument("--no-database", action="store_true", help="keep no example database")
     c.set_defaults(func=_cmd_check)
 
     m = sub.add_parser("models", help="list the models, their config keys, defaults and meaning")
@@ -348,6 +483,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("trace", help="a trace file (--save-traces) or a result file (--json)")
     r.add_argument("--property", help="which violation of a result file to replay")
     r.set_defaults(func=_cmd_replay)
+
+    sh = sub.add_parser(
+        "shrink",
+        add_help=False,
+        help="minimise a counterexample (steps, faults, configuration); see `kafka-mc shrink --help`",
+    )
+    sh.add_argument("args", nargs=argparse.REMAINDER)
+    sh.set_defaults(func=_cmd_shrink)
 
     rel = sub.add_parser("release", help="run the release suite and publish its report")
     rel.add_argument("--suite", default=str(PROJECT_ROOT / "configs" / "release.toml"), help="the suite TOML")

@@ -195,3 +195,31 @@ def test_liveness_lasso_printed_saved_and_replayed(
     assert code == 1 and "VIOLATION of delivered (eventually)" in out and "loop:" in out
     code, out, _ = run(["replay", str(tmp_path / "tests.toys_retransmit-delivered.json")], capsys)
     assert code == 0 and "violation reproduced" in out and "repeat forever" in out
+
+
+def test_simulate_and_hypothesis_engines_from_the_cli(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["check", "--system", "tests.toys:grid", "--set", "limit=3", "--quiet"]
+    code, out, _ = run([*base, "--engine", "simulate", "--seed", "1", "--walks", "20", "--depth", "10"], capsys)
+    assert code == 1 and "(simulate): violation" in out and "VIOLATION of sum_below_limit" in out
+    code, out, _ = run([*base, "--engine", "hypothesis", "--no-database", "--seed", "1"], capsys)
+    assert code == 1 and "(hypothesis): violation" in out
+    code, out, _ = run(["check", "--system", "tests.toys:grid", "--engine", "simulate", "--quiet"], capsys)
+    assert code == 3  # a simulation never proves a property
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--walks", "3"], "--walks applies to --engine simulate only"),
+        (["--engine", "simulate", "--max-depth", "3"], "--max-depth applies to exhaustive engines"),
+        (["--engine", "simulate", "--weight", "Inc=-1"], "Inc"),
+        (["--engine", "simulate", "--fault", "Inc=2"], "Inc"),
+        (["--engine", "simulate", "--walks", "0"], "--walks"),
+        (["--max-examples", "5"], "--max-examples applies to --engine hypothesis only"),
+        (["--seed", "5"], "--seed applies to --engine simulate or hypothesis only"),
+    ],
+)
+def test_engine_option_errors(argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["check", "--system", "tests.toys:grid", *argv], capsys)
+    assert code == 2
+    one_line_error(err, needle)
