@@ -57,21 +57,27 @@ class Progress:
         self.stream = stream if stream is not None else sys.stderr
         self.interval = interval
         self.enabled = force or bool(getattr(self.stream, "isatty", lambda: False)())
-        self._last = 0.0
+        self._last = -1e18
         self._shown = False
 
-    def update(self, depth: int, frontier: int, distinct: int, rate: float, force: bool = False) -> None:
-        """Show the current depth, frontier size, distinct states and states/s."""
+    def show(self, line: str, force: bool = False) -> None:
+        """Replace the progress line with ``line`` (rate-limited unless ``force``)."""
         if not self.enabled:
             return
         now = time.monotonic()
         if not force and now - self._last < self.interval:
             return
         self._last = now
-        line = f"depth {depth}  frontier {frontier:,}  distinct {distinct:,}  {rate:,.0f} states/s"
         self.stream.write("\r" + line.ljust(78)[:78])
         self.stream.flush()
         self._shown = True
+
+    def update(self, depth: int, frontier: int, distinct: int, rate: float, force: bool = False) -> None:
+        """Show the current depth, frontier size, distinct states and states/s."""
+        if self.enabled:
+            self.show(
+                f"depth {depth}  frontier {frontier:,}  distinct {distinct:,}  {rate:,.0f} states/s", force
+            )
 
     def close(self) -> None:
         """Erase the progress line."""
@@ -90,13 +96,15 @@ class _Found:
 
 
 @dataclass
-class _Coverage:
+class Coverage:
+    """Raw per-action-type counters of an engine run (see :func:`coverage_of`)."""
+
     enabled: dict[type, int] = field(default_factory=dict)
     new: dict[type, int] = field(default_factory=dict)
     sample: dict[type, Any] = field(default_factory=dict)
 
 
-def coverage_of(cov: _Coverage, declared: Iterable[str] | None) -> dict[str, Any]:
+def coverage_of(cov: Coverage, declared: Iterable[str] | None) -> dict[str, Any]:
     """Turn raw per-type counters into the JSON coverage section."""
     actions: dict[str, dict[str, int]] = {}
     for tp, n in cov.enabled.items():
@@ -222,7 +230,7 @@ def check_bfs(
     found: dict[str, _Found] = {}
     witnesses: dict[str, Any] = {}
     parents: dict[Any, Any] = {}
-    cov = _Coverage()
+    cov = Coverage()
     enabled, new_by, sample = cov.enabled, cov.new, cov.sample
     levels: list[LevelStats] = []
     generated = 0

@@ -66,7 +66,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
-from explorer.bfs import _Coverage, coverage_of
+from explorer.bfs import Coverage, coverage_of
 from explorer.core import (
     CheckResult,
     ExitReason,
@@ -128,7 +128,7 @@ class _Stats:
     def __init__(self) -> None:
         self.visited: set[Any] = set()
         self.expanded: set[Any] = set()
-        self.cov = _Coverage()
+        self.cov = Coverage()
         self.taken: dict[str, int] = {}
         self.steps = 0
         self.runs = 0

@@ -82,13 +82,12 @@ from __future__ import annotations
 
 import math
 import random
-import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any
 
-from explorer.bfs import _Coverage, coverage_of
+from explorer.bfs import Coverage, Progress, coverage_of
 from explorer.core import (
     CheckResult,
     ExitReason,
@@ -121,7 +120,7 @@ SWARM_FACTORS = (0.05, 1.0, 20.0)
 _CACHE_LIMIT = 100_000
 
 
-class SimulationProgress:
+class SimulationProgress(Progress):
     """A one-line progress display for simulations (stderr, only on a terminal).
 
     >>> import io
@@ -131,31 +130,10 @@ class SimulationProgress:
     'walk 3/10  steps 250  distinct 40  1,000 steps/s'
     """
 
-    def __init__(self, stream: TextIO | None = None, interval: float = 0.5, force: bool = False):
-        self.stream = stream if stream is not None else sys.stderr
-        self.interval = interval
-        self.enabled = force or bool(getattr(self.stream, "isatty", lambda: False)())
-        self._last = -math.inf
-        self._shown = False
-
-    def update(self, walk: int, walks: int, steps: int, distinct: int, rate: float) -> None:
+    def update(self, walk: int, walks: int, steps: int, distinct: int, rate: float) -> None:  # type: ignore[override]
         """Show the current walk, steps taken, distinct states and steps/s."""
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if now - self._last < self.interval:
-            return
-        self._last = now
-        line = f"walk {walk}/{walks}  steps {steps:,}  distinct {distinct:,}  {rate:,.0f} steps/s"
-        self.stream.write("\r" + line.ljust(78)[:78])
-        self.stream.flush()
-        self._shown = True
-
-    def close(self) -> None:
-        """Erase the progress line."""
-        if self.enabled and self._shown:
-            self.stream.write("\r" + " " * 78 + "\r")
-            self.stream.flush()
+        if self.enabled:
+            self.show(f"walk {walk}/{walks}  steps {steps:,}  distinct {distinct:,}  {rate:,.0f} steps/s")
 
 
 def _parse_kind_number(text: str, what: str) -> tuple[str, float]:
@@ -360,7 +338,7 @@ def check_simulate(
     found: dict[str, _Found] = {}
     witnesses: dict[str, int] = {}
     pending_reach = list(reach_p)
-    cov = _Coverage()
+    cov = Coverage()
     enabled, new_by, sample = cov.enabled, cov.new, cov.sample
     taken: dict[str, int] = {}
     fault_offered: dict[str, int] = {k: 0 for k in fault_p}
