@@ -30,12 +30,17 @@ __all__ = ["UsageError", "format_result", "main", "resolve_system", "run_check"]
 
 #: Where model specs are registered (the CLI is the one place that joins the packages).
 REGISTRY = "invariants"
-ENGINES = ("bfs", "simulate", "hypothesis")
+ENGINES = ("bfs", "spark", "simulate", "hypothesis")
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 class UsageError(Exception):
     """Bad command-line input: printed as one line, exit code 2."""
+
+
+class EngineError(Exception):
+    """An engine could not produce a trustworthy answer (e.g. a fingerprint collision):
+    printed as one line, exit code 1."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -196,6 +201,27 @@ def _run_engine(
             progress=None if quiet else SimulationProgress(),
             **opts,
         )
+    if engine == "spark":
+        from explorer.spark import FingerprintCollisionError, SparkSetupError, check_spark
+
+        try:
+            return check_spark(
+                system,
+                props,
+                model=name,
+                config=cfg,
+                max_depth=max_depth,
+                max_states=max_states,
+                max_seconds=max_seconds,
+                keep_going=keep_going,
+                deadlock=deadlock,
+                progress=progress,
+                **opts,
+            )
+        except SparkSetupError as e:
+            raise UsageError(str(e).splitlines()[0]) from None
+        except FingerprintCollisionError as e:
+            raise EngineError(str(e).splitlines()[0]) from None
     if engine == "hypothesis":
         from explorer.hypo import check_hypothesis
 
@@ -337,6 +363,17 @@ def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
     if given_hyp and args.engine != "hypothesis":
         flag = {"stateful_step_count": "steps"}.get(given_hyp[0], given_hyp[0])
         raise UsageError(f"--{flag.replace('_', '-')} applies to --engine hypothesis only")
+    spk = {
+        "master": args.master,
+        "partitions": args.partitions,
+        "checkpoint_dir": args.checkpoint_dir,
+        "checkpoint_every": args.checkpoint_every,
+        "run_dir": args.run_dir,
+        "local_frontier": args.local_frontier,
+    }
+    given_spk = [k for k, v in spk.items() if v is not None] + (["spark_conf"] if args.spark_conf else [])
+    if given_spk and args.engine != "spark":
+        raise UsageError(f"--{given_spk[0].replace('_', '-')} applies to --engine spark only")
     if args.seed is not None and args.engine not in ("simulate", "hypothesis"):
         raise UsageError("--seed applies to --engine simulate or hypothesis only")
     for flag, value in (
@@ -358,6 +395,21 @@ def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
                 out["fault_probabilities"] = dict(parse_probability(f) for f in args.fault)
         except ValueError as e:
             raise UsageError(str(e)) from None
+        return out
+    if args.engine == "spark":
+        _positive("--partitions", args.partitions)
+        _positive("--checkpoint-every", args.checkpoint_every)
+        if args.local_frontier is not None and args.local_frontier < 0:
+            raise UsageError(f"--local-frontier: must be 0 or more, got {args.local_frontier}")
+        out = {k: v for k, v in spk.items() if v is not None}
+        conf = {}
+        for item in args.spark_conf:
+            k, sep, v = item.partition("=")
+            if not sep or not k:
+                raise UsageError(f"--spark-conf {item}: expected KEY=VALUE")
+            conf[k] = v
+        if conf:
+            out["spark_conf"] = conf
         return out
     if args.engine == "hypothesis":
         out = {k: v for k, v in hyp.items() if v is not None}
@@ -447,7 +499,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--system", metavar="MODULE:FACTORY", help="check a user TransitionSystem instead")
     c.add_argument("--config", metavar="FILE", help="a TOML configuration file")
     c.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
-    c.add_argument("--engine", default="bfs", help="bfs (exhaustive), simulate (random walks), hypothesis")
+    c.add_argument(
+        "--engine",
+        default="bfs",
+        help="bfs (exhaustive), spark (distributed bfs), simulate (random walks), hypothesis",
+    )
     c.add_argument("--max-depth", type=int, metavar="N", help="stop after N BFS levels")
     c.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states")
     c.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds")
@@ -458,6 +514,18 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", metavar="FILE", help="write the CheckResult as JSON")
     c.add_argument("--save-traces", metavar="DIR", help="write each counterexample as a trace file")
     c.add_argument("--quiet", action="store_true", help="no progress line")
+    sp = c.add_argument_group("spark engine (see docs/spark.md)")
+    sp.add_argument("--master", help="Spark master URL (default local[*])")
+    sp.add_argument("--partitions", type=int, metavar="N", help="partitions (default: total cores)")
+    sp.add_argument(
+        "--checkpoint-dir", metavar="DIR", help="reliable checkpoint directory (shared on a cluster)"
+    )
+    sp.add_argument(
+        "--checkpoint-every", type=int, metavar="N", help="levels between checkpoints (default 8)"
+    )
+    sp.add_argument("--run-dir", metavar="DIR", help="where each level's states are written")
+    sp.add_argument("--local-frontier", type=int, metavar="N", help="levels below N states run in the driver")
+    sp.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting")
     g = c.add_argument_group("simulate engine")
     g.add_argument("--seed", type=int, help="random seed (simulate, hypothesis)")
     g.add_argument("--walks", type=int, help="number of random walks (default 100)")
@@ -509,6 +577,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, ConfigError) as e:
         print(f"kafka-mc: error: {e}", file=sys.stderr)
         code = 2
+    except EngineError as e:
+        print(f"kafka-mc: error: {e}", file=sys.stderr)
+        code = 1
     except KeyboardInterrupt:
         print(f"kafka-mc: interrupted after {time.monotonic() - start:.1f} s", file=sys.stderr)
         code = 3

@@ -223,3 +223,15 @@ def test_engine_option_errors(argv: list[str], needle: str, capsys: pytest.Captu
     code, _, err = run(["check", "--system", "tests.toys:grid", *argv], capsys)
     assert code == 2
     one_line_error(err, needle)
+
+
+def test_spark_option_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, needle in [
+        (["--master", "local[2]"], "--master applies to --engine spark only"),
+        (["--engine", "spark", "--partitions", "0"], "--partitions"),
+        (["--engine", "spark", "--spark-conf", "novalue"], "KEY=VALUE"),
+        (["--engine", "spark", "--local-frontier", "-1"], "--local-frontier"),
+    ]:
+        code, _, err = run(["check", "--system", "tests.toys:grid", *argv], capsys)
+        assert code == 2
+        one_line_error(err, needle)
