@@ -17,6 +17,7 @@ MODEL_MODULES: dict[str, str] = {
     "timing-wheel": "invariants.timing_wheel",
     "purgatory": "invariants.purgatory",
     "simple-timing-wheel": "invariants.simple_timing_wheel",
+    "controller": "invariants.controller",
 }
 
 

@@ -1,0 +1,1802 @@
+"""The ZooKeeper-based Kafka controller as actors exchanging messages (issue 3).
+
+Actors: every broker runs a controller instance (``KafkaController`` with its event
+queue, ``ControllerContext`` and both state machines) and a data-plane replica manager;
+the ZooKeeper server holds the znodes and sessions; the network carries ZooKeeper
+requests (client -> server, FIFO per session), ZooKeeper responses (server -> client,
+FIFO per session) and controller-to-broker requests (FIFO per (controller, broker)
+channel). Faults (broker crash, restart, ZooKeeper session expiry on the server) are
+ordinary actions bounded by budgets. Sources: seed 004 lines 1160-1420 (2.x ``elect``,
+``onControllerFailover``, ``onControllerResignation``), seed 001 (duties, znodes,
+``onBrokerStartup`` / ``onBrokerFailure``), seed 003 (state machine startup,
+``doElectLeaderForPartitions``, ``leaderForOffline``), seed 002
+(``doRemoveReplicasFromIsr``), seed 000 (the 0.8 ``ZookeeperLeaderElector`` and
+``onControllerFailover``: the ``elector = legacy`` variant).
+
+Granularity (one step = one action)
+-----------------------------------
+* ``ProcessEvent``: the controller takes the head of its event queue and runs it until
+  it needs a ZooKeeper response (it then parks a *continuation*: the request it waits
+  for, its data, the batch of controller requests not yet sent, and the rest of its
+  small program) or until it is done.
+* ``ZkServe``: the server applies the head request of one session (version checks:
+  BadVersion, NodeExists; multi with a check of ``/controller_epoch``'s version; a
+  request of an expired session is never applied) and queues the response; watches fire
+  here, as events appended to the watching controllers' queues.
+* ``ZkReply``: the client takes the head response; the controller resumes its
+  continuation, the replica manager handles its ISR update result, a broker handles
+  its registration.
+* ``Deliver``: a broker applies the head request of one controller channel
+  (LeaderAndIsr / UpdateMetadata), rejecting a stale controller epoch, a stale broker
+  epoch (KIP-380) and, per partition, a stale leader epoch.
+* Faults: ``Crash``, ``Restart``, ``SessionExpire`` (server side: ephemerals removed,
+  watches fired, pending requests of the session dropped), ``SessionNotice`` (the
+  client notices: the 2.x ``Expire`` event cleared-and-put ahead of the queue and
+  processed, a new session, ``RegisterBrokerAndReelect``).
+* Data plane: ``Produce`` (acks=all at the broker that believes it leads), ``Fetch``
+  (one follower fetch, request and response in one step), ``ShrinkIsr`` (the leader
+  drops a follower that is lagging, dead or not following it; expansion is sent from
+  the fetch that catches a follower up), both through a ZooKeeper write conditioned on
+  the leader's cached partition zkVersion plus an ``/isr_change_notification``.
+
+Abstractions (each keeps the ZooKeeper-side interleavings that matter; say why)
+-------------------------------------------------------------------------------
+* ``/controller`` and ``/controller_epoch`` are read together (2.x ``elect`` reads
+  them back to back); the multi that follows is conditioned on both, so a change in
+  between makes it fail as in Kafka. ``onControllerFailover``'s reads
+  (``/brokers/ids`` with czxids, topics, partition states) are one request that also
+  registers the controller's child watches ("register the listeners before reading
+  source of truth", seed 004). An ISR notification read returns the notified partitions
+  with their states (``getAllIsrChangeNotifications`` + ``updateLeaderAndIsrCache``).
+* The per-partition multis of one ``updateLeaderAndIsr`` / ``createTopicPartitionStatesRaw``
+  batch land in one server step.
+* Requests whose response the controller ignores and that end an event (deleting ISR
+  change notifications; the legacy ``resign()`` delete) are fire-and-forget: they stay
+  in the session's FIFO queue but nobody waits for them.
+* Watches on ``/controller`` are persistent per session (2.x re-arms them on every
+  read of the path); the ControllerChange a broker would get for its own creation of
+  ``/controller`` is a no-op (``maybeResign`` reads itself) and is not sent. An event
+  already waiting in a controller's queue is not queued twice (every handler re-reads
+  ZooKeeper, so the second copy could only repeat the first's read).
+* Broker epochs are per-broker registration counters (ZooKeeper's czxid is global but
+  only compared per broker); session ids are a global counter.
+* UpdateMetadata carries only the controller and broker epochs (the data plane here does
+  not read metadata: the producer writes to the broker that believes it leads); two
+  identical UpdateMetadata requests adjacent in a channel are one.
+* LeaderAndIsr requests of ``doRemoveReplicasFromIsr`` are sent only for partitions it
+  rewrote (the others carry the same leader epoch and every broker rejects them).
+* Records are the leader epoch they were appended in; follower truncation by leader epoch
+  (KIP-101 with KIP-279's fix) is modelled as truncation to the longest common prefix
+  with the leader's log at fetch time; ``follower_truncation = high-watermark`` truncates
+  to the follower's own HW when it becomes follower (and to the leader's log end offset
+  when longer), with no divergence check. A fetch is atomic: the leader reads (records and
+  its HW), records the follower's fetch offset, recomputes its HW, then the follower
+  appends and takes the HW read *before* the update (so followers learn the HW one fetch
+  late, as in Kafka). A record is acknowledged when the leader that appended it advances
+  its HW past it while still leading that epoch. Logs and HW survive a crash.
+* The controller ISR-update write carries the highest controller epoch the leader has seen.
+* Not modelled: topic deletion, reassignment, preferred-replica election and the
+  auto-rebalance task, controlled shutdown (so StopReplica is never sent to a live
+  broker), TopicChange / partition expansion after start, log-dir events, the
+  delegation-token scheduler.
+
+Bounds: fault budgets (``max_crashes``, ``max_restarts``, ``max_session_expiries``),
+``max_controller_epoch`` (no new fault once ``/controller_epoch`` reaches it),
+``max_records``. Everything else is bounded by these.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from explorer.config import ConfigError, key, validate
+from model.election import (
+    NO_LEADER,
+    ElectionOutcome,
+    LeaderAndIsr,
+    initialize_leader_and_isr,
+    offline_partition_leader_election_strategy,
+    remove_replica_from_isr,
+)
+from model.state_machines import (
+    PartitionState,
+    ReplicaState,
+    StateMachine,
+    initial_partition_state,
+    initial_replica_state,
+    is_valid_transition,
+)
+
+__all__ = [
+    "MUTANTS",
+    "ControllerConfig",
+    "ControllerSystem",
+    "Ctx",
+    "Elector",
+    "ExpiryHandling",
+    "FollowerTruncation",
+    "Node",
+    "PartZ",
+    "Rep",
+    "Start",
+    "State",
+    "Zk",
+    "ZkResponses",
+    "ZkWriteFencing",
+    "is_active",
+    "leo",
+]
+
+
+# ---------------------------------------------------------------------------------------
+# Configuration
+
+
+class ZkWriteFencing(enum.StrEnum):
+    """What a controller's ZooKeeper write is conditioned on."""
+
+    CONTROLLER_EPOCH = "controller-epoch"  #: multi(check /controller_epoch version, op) (KAFKA-6082)
+    PARTITION_VERSION = "partition-version"  #: only the partition znode's version (before KAFKA-6082)
+
+
+class Elector(enum.StrEnum):
+    """Which controller election code runs."""
+
+    MODERN = "modern"  #: 2.x elect / registerControllerAndIncrementControllerEpoch (seed 004)
+    LEGACY = "legacy"  #: 0.8 ZookeeperLeaderElector + onControllerFailover (seed 000)
+
+
+class FollowerTruncation(enum.StrEnum):
+    """How a follower truncates its log."""
+
+    LEADER_EPOCH = "leader-epoch"  #: KIP-101 (with KIP-279): to the common prefix with the leader
+    HIGH_WATERMARK = "high-watermark"  #: pre-KIP-101: to its own high watermark
+
+
+class ZkResponses(enum.StrEnum):
+    """When a client receives a ZooKeeper response."""
+
+    MERGED = "merged"  #: in the server's step (the client reacts at once)
+    SEPARATE = "separate"  #: in a later ZkReply step
+
+
+class ExpiryHandling(enum.StrEnum):
+    """What a 2.x client does when it notices its session expired."""
+
+    CLEAR_AND_PUT = "clear-and-put"  #: 2.2+: in-flight event fails, Expire runs first (KAFKA-7235)
+    QUEUED = "queued"  #: older: reconnect at once, in-flight requests retried in the new session
+
+
+class Start(enum.StrEnum):
+    """The initial state."""
+
+    SETTLED = "settled"  #: the cold start run by a fixed fault-free schedule until quiet
+    COLD = "cold"  #: every broker just started: nothing registered, no controller
+
+
+MUTANTS = (
+    "none",
+    "no-epoch-bump",
+    "epoch-reset",
+    "no-controller-epoch-check",
+    "leader-outside-isr",
+    "empty-isr",
+    "no-leader-epoch-bump",
+    "skip-replica-init",
+    "failover-keeps-old-epoch",
+)
+"""Named bugs a test can inject (config key ``mutant``); see ``tests/test_controller.py``."""
+
+
+@dataclass(frozen=True)
+class ControllerConfig:
+    """Bounds and variants of the controller model (defaults: the fixed 2.x design)."""
+
+    brokers: int = key(3, "number of brokers (ids 0..brokers-1)", min=1, max=5)
+    topics: int = key(1, "number of topics", min=1, max=4)
+    partitions_per_topic: int = key(1, "partitions of every topic", min=1, max=4)
+    replication_factor: int = key(2, "replicas of every partition", min=1, max=5)
+    assignment: tuple[tuple[int, ...], ...] = key(
+        (),
+        "replica assignment per partition, topic-major; empty: partition p gets "
+        "[(p + k) % brokers for k < replication_factor]",
+        min=0,
+    )
+    unclean_leader_election: bool = key(False, "unclean.leader.election.enable for every topic")
+    unclean_topics: tuple[int, ...] = key(
+        (), "topics whose own unclean.leader.election.enable is true", min=0
+    )
+    start: Start = key(Start.SETTLED, "initial state", choices=list(Start))
+    max_crashes: int = key(1, "broker crashes", min=0, max=9)
+    max_restarts: int = key(1, "broker restarts", min=0, max=9)
+    max_session_expiries: int = key(1, "ZooKeeper session expiries of live brokers", min=0, max=9)
+    max_controller_epoch: int = key(3, "no new fault once /controller_epoch reaches this", min=1, max=20)
+    max_records: int = key(0, "records the producer sends (acks=all)", min=0, max=9)
+    send_update_metadata: bool = key(True, "model UpdateMetadata requests")
+    session_expiry_handling: ExpiryHandling = key(
+        ExpiryHandling.CLEAR_AND_PUT,
+        "2.x client on noticing expiry (legacy elector: always queued, I0Itec ZkClient)",
+        choices=list(ExpiryHandling),
+    )
+    zk_responses: ZkResponses = key(
+        ZkResponses.MERGED, "when a client receives a ZooKeeper response", choices=list(ZkResponses)
+    )
+    zk_write_fencing: ZkWriteFencing = key(
+        ZkWriteFencing.CONTROLLER_EPOCH,
+        "controller ZooKeeper writes conditioned on",
+        choices=list(ZkWriteFencing),
+    )
+    broker_epoch: bool = key(True, "KIP-380 broker epochs (false: a fast bounce can go unseen)")
+    elector: Elector = key(Elector.MODERN, "controller election code", choices=list(Elector))
+    follower_truncation: FollowerTruncation = key(
+        FollowerTruncation.LEADER_EPOCH, "follower log truncation", choices=list(FollowerTruncation)
+    )
+    mutant: str = key("none", "test-only: inject a named bug", choices=MUTANTS)
+
+    def __post_init__(self) -> None:
+        validate(self)
+        b = self.brokers
+        if self.replication_factor > b:
+            raise ConfigError(f"replication_factor: {self.replication_factor} exceeds brokers ({b})")
+        n = self.topics * self.partitions_per_topic
+        if self.assignment:
+            if len(self.assignment) != n:
+                raise ConfigError(f"assignment: expected {n} partitions (topics x partitions_per_topic)")
+            for i, reps in enumerate(self.assignment):
+                if not reps:
+                    raise ConfigError(f"assignment[{i}]: no replica")
+                if len(set(reps)) != len(reps):
+                    raise ConfigError(f"assignment[{i}]: duplicate replica")
+                for r in reps:
+                    if r >= b:
+                        raise ConfigError(f"assignment[{i}]: broker {r} does not exist")
+        for t in self.unclean_topics:
+            if t >= self.topics:
+                raise ConfigError(f"unclean_topics: topic {t} does not exist")
+
+    @property
+    def partitions(self) -> int:
+        """Total number of partitions."""
+        return self.topics * self.partitions_per_topic
+
+    def replicas(self) -> tuple[tuple[int, ...], ...]:
+        """The assignment actually used.
+
+        >>> ControllerConfig(brokers=3, replication_factor=2, partitions_per_topic=2).replicas()
+        ((0, 1), (1, 2))
+        """
+        if self.assignment:
+            return self.assignment
+        return tuple(
+            tuple((p + k) % self.brokers for k in range(self.replication_factor))
+            for p in range(self.partitions)
+        )
+
+    def unclean(self, p: int) -> bool:
+        """Topic-level ``unclean.leader.election.enable`` of partition ``p``'s topic."""
+        return self.unclean_leader_election or (p // self.partitions_per_topic) in self.unclean_topics
+
+
+# ---------------------------------------------------------------------------------------
+# State
+
+
+class PartZ(NamedTuple):
+    """``/brokers/topics/T/partitions/P/state``: LeaderIsrAndControllerEpoch and its zkVersion."""
+
+    leader: int
+    leader_epoch: int
+    isr: tuple[int, ...]
+    ctl_epoch: int
+    version: int
+
+
+class Zk(NamedTuple):
+    """The ZooKeeper server's data tree (only the znodes the model uses)."""
+
+    controller: tuple[int, int] | None  #: /controller: (broker id, owner session)
+    epoch: int  #: /controller_epoch data
+    epoch_version: int  #: /controller_epoch zkVersion
+    brokers: tuple[tuple[int, int] | None, ...]  #: /brokers/ids/<id>: (owner session, broker epoch)
+    parts: tuple[PartZ | None, ...]  #: partition state znodes
+    isr_changes: tuple[int, ...]  #: partitions under /isr_change_notification
+    next_session: int
+    czxids: tuple[int, ...]  #: per broker: the broker epoch of its last registration
+
+
+class Ctx(NamedTuple):
+    """``ControllerContext`` of an active controller."""
+
+    epoch: int
+    epoch_version: int
+    live: tuple[int, ...]  #: per broker: its broker epoch if live, else 0
+    leaders: tuple[PartZ | None, ...]  #: partitionLeadershipInfo
+    pstates: tuple[PartitionState, ...]
+    rstates: tuple[tuple[ReplicaState, ...], ...]  #: per partition, per assigned replica
+
+
+class Rep(NamedTuple):
+    """A broker's replica of one partition (data plane)."""
+
+    leader: int  #: the leader it knows (-1: none / not yet told)
+    epoch: int  #: the leader epoch it knows (-1: none)
+    isr: tuple[int, ...]  #: the ISR, when it leads
+    zkv: int  #: cached partition zkVersion, when it leads
+    log: tuple[int, ...]  #: records as the leader epoch they were appended in
+    hw: int
+    known: tuple[int, ...]  #: when it leads: each broker's last fetch offset
+    pend: bool  #: an ISR update of this leader is in flight
+
+
+class Node(NamedTuple):
+    """One broker: process, ZooKeeper client session, controller instance, replicas."""
+
+    alive: bool
+    session: int  #: its current ZooKeeper session (0: none)
+    expired: bool  #: the server expired ``session``; the client has not noticed yet
+    bepoch: int  #: its broker epoch (czxid of its registration) as it knows it (0: unknown)
+    zk_out: tuple[tuple, ...]  #: requests of ``session`` not yet applied by the server
+    zk_in: tuple[tuple, ...]  #: responses not yet received
+    ctl_watch: bool  #: watch on /controller registered
+    watch: bool  #: controller watches (/brokers/ids, /isr_change_notification) registered
+    active_id: int  #: activeControllerId
+    ctx: Ctx | None  #: the context (state machines started) while it acts as controller
+    events: tuple[tuple[int, int], ...]  #: controller event queue
+    pending: tuple | None  #: continuation waiting for a ZooKeeper response
+    seen_epoch: int  #: highest controller epoch its replica manager accepted
+    reps: tuple[Rep, ...]
+
+
+class State(NamedTuple):
+    """The whole system."""
+
+    zk: Zk
+    nodes: tuple[Node, ...]
+    chans: tuple[tuple[tuple, ...], ...]  #: controller requests, index sender * brokers + dest
+    acked: tuple[tuple[int, int, int], ...]  #: acknowledged records (partition, offset, epoch)
+    produced: int
+    crashes: int
+    restarts: int
+    expiries: int
+    invalid: tuple[int, ...]  #: first invalid state-machine transition (machine, partition, from, to)
+    history: int  #: bit 0: an unclean election was written; bit 1+p: partition p had no leader
+
+
+def leo(r: Rep) -> int:
+    """Log end offset of a replica.
+
+    >>> leo(Rep(-1, -1, (), 0, (1, 1), 0, (), False))
+    2
+    """
+    return len(r.log)
+
+
+def is_active(s: State, b: int) -> bool:
+    """Broker ``b`` acts as controller (its state machines are started).
+
+    >>> is_active(ControllerSystem(ControllerConfig(brokers=1, replication_factor=1)).init_states()[0], 0)
+    True
+    """
+    return s.nodes[b].ctx is not None
+
+
+# event kinds
+EV_STARTUP, EV_REELECT, EV_CTL_CHANGE, EV_BROKER_CHANGE, EV_ISR_CHANGE, EV_EXPIRE = range(6)
+EVENT_NAMES = ("Startup", "Reelect", "ControllerChange", "BrokerChange", "IsrChangeNotification", "Expire")
+
+# ZooKeeper request ops (first item of a request tuple; responses reuse the op)
+(
+    Q_REGISTER_BROKER,
+    Q_READ_CTL,
+    Q_REGISTER_CTL,
+    Q_CREATE_CTL,
+    Q_READ_EPOCH,
+    Q_INC_EPOCH,
+    Q_DELETE_CTL,
+    Q_READ_CONTEXT,
+    Q_READ_PARTS,
+    Q_WRITE_PARTS,
+    Q_READ_BROKERS,
+    Q_READ_ISR_CHANGES,
+    Q_DELETE_ISR_CHANGES,
+    Q_UPDATE_ISR,
+) = range(14)
+REQUEST_NAMES = (
+    "create /brokers/ids/<id> (ephemeral)",
+    "getData /controller and /controller_epoch",
+    "multi(create /controller, setData /controller_epoch)",
+    "create /controller (ephemeral)",
+    "getData /controller_epoch",
+    "setData /controller_epoch",
+    "delete /controller",
+    "read context and register controller watches",
+    "getData partition states",
+    "write partition states",
+    "getChildren /brokers/ids",
+    "read /isr_change_notification",
+    "delete isr change notifications",
+    "leader ISR update (setData partition state + isr_change_notification)",
+)
+WRITES = frozenset(
+    {Q_WRITE_PARTS, Q_REGISTER_CTL, Q_INC_EPOCH, Q_DELETE_CTL, Q_DELETE_ISR_CHANGES, Q_CREATE_CTL}
+)
+
+# program ops of the controller interpreter
+(
+    O_ELECT,
+    O_MAYBE_RESIGN,
+    O_FAILOVER,
+    O_TRIGGER,
+    O_BROKER_CHANGE,
+    O_ON_STARTUP,
+    O_ON_FAILURE,
+    O_REMOVE_ISR,
+    O_LIVE_REMOVE,
+    O_LIVE_ADD,
+    O_ISR_CHANGE,
+    O_L_ELECT,
+    O_L_RESIGN_ELECT,
+    O_SEND_UM,
+) = range(14)
+
+# waits (what a parked continuation waits for)
+W_ELECT_READ, W_RESIGN_READ, W_REGISTER, W_CONTEXT, W_INIT, W_ELECT_PARTS, W_ELECT_WRITE = range(7)
+W_BROKERS, W_ISR_READ, W_RM_READ, W_RM_WRITE, W_L_READ, W_L_CREATE, W_L_EPOCH, W_L_INC = range(7, 15)
+
+# controller-to-broker request kinds
+M_LEADER_AND_ISR, M_UPDATE_METADATA = 0, 1
+
+_PS = PartitionState
+_RS = ReplicaState
+_VALID_P = {
+    (a, b): is_valid_transition(StateMachine.PARTITION, a, b) for a in PartitionState for b in PartitionState
+}
+_VALID_R = {
+    (a, b): is_valid_transition(StateMachine.REPLICA, a, b) for a in ReplicaState for b in ReplicaState
+}
+
+
+def _set(t: tuple, i: int, v: Any) -> tuple:
+    return (*t[:i], v, *t[i + 1 :])
+
+
+# ---------------------------------------------------------------------------------------
+# Actions
+
+
+class ProcessEvent(NamedTuple):
+    """The controller of a broker takes the head of its event queue."""
+
+    broker: int
+    event: tuple[int, int]
+
+    def __str__(self) -> str:
+        k, arg = self.event
+        extra = f" (broker {arg})" if k == EV_CTL_CHANGE and arg >= 0 else ""
+        return f"broker {self.broker}: controller processes {EVENT_NAMES[k]}{extra}"
+
+
+class ZkServe(NamedTuple):
+    """The ZooKeeper server applies the head request of a session."""
+
+    broker: int
+    session: int
+    req: tuple
+
+    def __str__(self) -> str:
+        return f"ZooKeeper: applies {REQUEST_NAMES[self.req[0]]} from session {self.session} (broker {self.broker})"
+
+
+class ZkReply(NamedTuple):
+    """A broker receives the head ZooKeeper response of its session."""
+
+    broker: int
+    resp: tuple
+
+    def __str__(self) -> str:
+        return f"broker {self.broker}: receives the response to {REQUEST_NAMES[self.resp[0]]}"
+
+
+class Deliver(NamedTuple):
+    """A broker receives the head request of a controller's channel to it."""
+
+    sender: int
+    dest: int
+    msg: tuple
+
+    def __str__(self) -> str:
+        kind = "LeaderAndIsr" if self.msg[0] == M_LEADER_AND_ISR else "UpdateMetadata"
+        return (
+            f"broker {self.dest}: receives {kind} from controller {self.sender} "
+            f"(controller epoch {self.msg[1]}, broker epoch {self.msg[2]})"
+        )
+
+
+class Crash(NamedTuple):
+    """A broker process dies (its ZooKeeper session lives on until it expires)."""
+
+    broker: int
+
+    def __str__(self) -> str:
+        return f"broker {self.broker}: crashes"
+
+
+class Restart(NamedTuple):
+    """A crashed broker starts with a new ZooKeeper session and registers."""
+
+    broker: int
+    session: int
+
+    def __str__(self) -> str:
+        return f"broker {self.broker}: restarts with ZooKeeper session {self.session}"
+
+
+class SessionExpire(NamedTuple):
+    """The ZooKeeper server expires a session (ephemerals deleted, watches fired)."""
+
+    broker: int
+    session: int
+
+    def __str__(self) -> str:
+        return f"broker {self.broker}: ZooKeeper session {self.session} expires (server side)"
+
+
+class SessionNotice(NamedTuple):
+    """A broker's ZooKeeper client notices its session expired and opens a new one."""
+
+    broker: int
+    session: int
+
+    def __str__(self) -> str:
+        return f"broker {self.broker}: notices its session expired, opens ZooKeeper session {self.session}"
+
+
+class Produce(NamedTuple):
+    """The producer appends a record (acks=all) at the broker that believes it leads."""
+
+    broker: int
+    partition: int
+
+    def __str__(self) -> str:
+        return f"producer: appends a record to partition {self.partition} at leader {self.broker}"
+
+
+class Fetch(NamedTuple):
+    """A follower fetches from the leader it knows."""
+
+    broker: int
+    partition: int
+    leader: int
+
+    def __str__(self) -> str:
+        return f"broker {self.broker}: fetches partition {self.partition} from leader {self.leader}"
+
+
+class ShrinkIsr(NamedTuple):
+    """A leader removes a lagging, dead or stopped follower from the ISR (a ZooKeeper write)."""
+
+    broker: int
+    partition: int
+    follower: int
+
+    def __str__(self) -> str:
+        return (
+            f"broker {self.broker}: shrinks the ISR of partition {self.partition}, removing {self.follower}"
+        )
+
+
+ACTION_KINDS = (
+    "ProcessEvent",
+    "ZkServe",
+    "ZkReply",
+    "Deliver",
+    "Crash",
+    "Restart",
+    "SessionExpire",
+    "SessionNotice",
+    "Produce",
+    "Fetch",
+    "ShrinkIsr",
+)
+FAULT_KINDS = (Crash, Restart, SessionExpire, SessionNotice, Produce, ShrinkIsr)
+
+
+# ---------------------------------------------------------------------------------------
+# The controller interpreter: one broker's controller, on a mutable working copy
+
+
+class _W:
+    """Mutable working copy of one broker during a step (the controller's view)."""
+
+    __slots__ = (
+        "active_id",
+        "chans",
+        "ctx",
+        "events",
+        "history",
+        "invalid",
+        "me",
+        "n",
+        "out_changed",
+        "pending",
+        "sys",
+        "watch",
+        "zk_out",
+    )
+
+    def __init__(self, sys: ControllerSystem, s: State, me: int, n: Node) -> None:
+        self.sys = sys
+        self.me = me
+        self.n = n
+        self.zk_out = n.zk_out
+        self.active_id = n.active_id
+        self.ctx = n.ctx
+        self.events = n.events
+        self.pending = n.pending
+        self.watch = n.watch
+        self.chans = s.chans
+        self.invalid = s.invalid
+        self.history = s.history
+
+    # -- helpers -------------------------------------------------------------------------
+    def send_zk(self, req: tuple) -> None:
+        self.zk_out = (*self.zk_out, req)
+
+    def park(self, wait: int, data: Any, batch: tuple, rest: tuple) -> None:
+        self.pending = (wait, data, batch, rest)
+
+    def record_invalid(self, machine: int, p: int, a: int, b: int) -> None:
+        if not self.invalid:
+            self.invalid = (machine, p, int(a), int(b))
+
+    def fence(self) -> int:
+        if self.sys.cfg.zk_write_fencing is ZkWriteFencing.CONTROLLER_EPOCH:
+            return self.ctx.epoch_version
+        return -1
+
+    def send_msg(self, dest: int, msg: tuple) -> None:
+        i = self.me * self.sys.nb + dest
+        q = self.chans[i]
+        if msg[0] == M_UPDATE_METADATA:
+            for m in q:
+                if m[1] == msg[1] and m[2] == msg[2]:
+                    return  # an earlier request with the same epochs already does all it would
+        self.chans = _set(self.chans, i, (*q, msg))
+
+    def live_brokers(self) -> tuple[int, ...]:
+        return tuple(b for b, e in enumerate(self.ctx.live) if e)
+
+    def send_um_all(self) -> None:
+        if not self.sys.cfg.send_update_metadata:
+            return
+        ctx = self.ctx
+        for b, e in enumerate(ctx.live):
+            if e:
+                self.send_msg(b, (M_UPDATE_METADATA, ctx.epoch, e, ()))
+
+    def flush(self, batch: tuple) -> None:
+        """``sendRequestsToBrokers``: one LeaderAndIsr per broker, then UpdateMetadata."""
+        if not batch:
+            return
+        ctx = self.ctx
+        dests: dict[int, list] = {}
+        for dest, entry in batch:
+            dests.setdefault(dest, []).append(entry)
+        for dest in sorted(dests):
+            e = ctx.live[dest]
+            if e:
+                self.send_msg(dest, (M_LEADER_AND_ISR, ctx.epoch, e, tuple(dests[dest])))
+        self.send_um_all()
+
+    def set_pstate(self, p: int, target: PartitionState) -> bool:
+        ctx = self.ctx
+        cur = ctx.pstates[p]
+        if not _VALID_P[(cur, target)]:
+            self.record_invalid(0, p, cur, target)
+            return False
+        self.ctx = ctx._replace(pstates=_set(ctx.pstates, p, target))
+        return True
+
+    def set_rstate(self, p: int, r: int, target: ReplicaState) -> bool:
+        ctx = self.ctx
+        i = self.sys.rindex[p][r]
+        row = ctx.rstates[p]
+        cur = row[i]
+        if not _VALID_R[(cur, target)]:
+            self.record_invalid(1, p, cur, target)
+            return False
+        self.ctx = ctx._replace(rstates=_set(ctx.rstates, p, _set(row, i, target)))
+        return True
+
+    def resign(self) -> None:
+        """``onControllerResignation``: unregister handlers, shut the channels, reset the context."""
+        self.watch = False
+        self.ctx = None
+        nb = self.sys.nb
+        base = self.me * nb
+        chans = self.chans
+        for d in range(nb):
+            if chans[base + d]:
+                chans = _set(chans, base + d, ())
+        self.chans = chans
+
+    def enqueue(self, ev: tuple[int, int]) -> None:
+        if ev not in self.events:
+            self.events = (*self.events, ev)
+
+    # -- the interpreter -----------------------------------------------------------------
+    def run(self, prog: tuple, batch: tuple = ()) -> None:
+        """Run program ops until one parks for a ZooKeeper response or none is left."""
+        me = self.me
+        while prog:
+            op = prog[0]
+            prog = prog[1:]
+            code = op[0]
+            if code in (O_ELECT, O_MAYBE_RESIGN):
+                self.send_zk((Q_READ_CTL,))
+                self.park(W_ELECT_READ if code == O_ELECT else W_RESIGN_READ, None, (), prog)
+                return
+            if code == O_L_ELECT:
+                self.send_zk((Q_READ_CTL,))
+                self.park(W_L_READ, None, (), prog)
+                return
+            if code == O_L_RESIGN_ELECT:
+                if self.active_id == me:
+                    self.resign()
+                prog = ((O_L_ELECT,), *prog)
+                continue
+            if code == O_FAILOVER:
+                self.send_zk((Q_READ_CONTEXT,))
+                self.park(W_CONTEXT, None, (), prog)
+                return
+            if self.ctx is None:
+                # the remaining ops need a context (the controller resigned meanwhile)
+                continue
+            if code == O_TRIGGER:
+                if self.trigger_start(prog, batch):
+                    return
+                batch = ()
+            elif code == O_BROKER_CHANGE:
+                self.send_zk((Q_READ_BROKERS,))
+                self.park(W_BROKERS, None, (), prog)
+                return
+            elif code == O_ON_STARTUP:
+                prog = self.on_broker_startup(op[1]) + prog
+            elif code == O_ON_FAILURE:
+                prog = self.on_broker_failure(op[1]) + prog
+            elif code == O_REMOVE_ISR:
+                if self.remove_isr_start(op[1], prog):
+                    return
+            elif code == O_LIVE_REMOVE:
+                live = self.ctx.live
+                for b in op[1]:
+                    live = _set(live, b, 0)
+                self.ctx = self.ctx._replace(live=live)
+            elif code == O_LIVE_ADD:
+                live = self.ctx.live
+                for b, e in op[1]:
+                    live = _set(live, b, e)
+                self.ctx = self.ctx._replace(live=live)
+            elif code == O_ISR_CHANGE:
+                self.send_zk((Q_READ_ISR_CHANGES,))
+                self.park(W_ISR_READ, None, (), prog)
+                return
+            elif code == O_SEND_UM:
+                self.send_um_all()
+            else:  # pragma: no cover
+                raise AssertionError(f"unknown program op {op!r}")
+        self.pending = None
+
+    # -- events --------------------------------------------------------------------------
+    def process_event(self, ev: tuple[int, int]) -> None:
+        kind, arg = ev
+        legacy = self.sys.cfg.elector is Elector.LEGACY
+        if kind == EV_STARTUP:
+            self.run(((O_L_ELECT,),) if legacy else ((O_ELECT,),))
+        elif kind == EV_REELECT:
+            self.run(((O_L_RESIGN_ELECT,),) if legacy else ((O_ELECT,),))
+        elif kind == EV_CTL_CHANGE:
+            if legacy:
+                # 0.8 LeaderChangeListener.handleDataChange: leaderId = new data (no resignation)
+                self.active_id = arg
+            else:
+                self.run(((O_MAYBE_RESIGN,),))
+        elif kind == EV_BROKER_CHANGE:
+            if self.ctx is not None:
+                self.run(((O_BROKER_CHANGE,),))
+        elif kind == EV_ISR_CHANGE:
+            if self.ctx is not None:
+                self.run(((O_ISR_CHANGE,),))
+        elif kind == EV_EXPIRE and not legacy:
+            # 2.x Expire: activeControllerId = -1, onControllerResignation if it was active; then
+            # RegisterBrokerAndReelect (the registration's response queues the election)
+            if self.ctx is not None or self.active_id == self.me:
+                self.resign()
+            self.active_id = -1
+            self.send_zk((Q_REGISTER_BROKER, True))
+        elif kind == EV_EXPIRE:
+            # 0.8 SessionExpirationListener.handleNewSession: onControllerResignation(); elect
+            if self.ctx is not None or self.active_id == self.me:
+                self.resign()
+            self.active_id = -1
+            self.run(((O_L_ELECT,),))
+
+    # -- responses -----------------------------------------------------------------------
+    def resume(self, resp: tuple) -> None:
+        wait, data, batch, rest = self.pending
+        self.pending = None
+        me = self.me
+        op = resp[0]
+        if wait in (W_ELECT_READ, W_RESIGN_READ):
+            _, ctl, epoch, version = resp
+            was = self.active_id == me
+            self.active_id = ctl
+            if was and ctl != me:
+                self.resign()
+            if wait == W_ELECT_READ and ctl == -1:
+                self.send_zk((Q_REGISTER_CTL, epoch, version))
+                self.park(W_REGISTER, None, (), rest)
+                return
+            self.run(rest)
+        elif wait == W_REGISTER:
+            ok, epoch, version = resp[1], resp[2], resp[3]
+            if ok:
+                self.active_id = me
+                if self.sys.cfg.mutant == "failover-keeps-old-epoch":
+                    epoch, version = epoch - 1, version - 1
+                self.ctx = self.sys.empty_ctx(epoch, version)
+                self.run(((O_FAILOVER,), *rest))
+            else:
+                # NodeExists / BadVersion -> ControllerMovedException -> maybeResign
+                self.run(((O_MAYBE_RESIGN,), *rest))
+        elif wait == W_CONTEXT:
+            self.failover_context(resp[1], resp[2], rest)
+        elif wait == W_INIT:
+            self.trigger_init_done(resp, data, batch, rest)
+        elif wait == W_ELECT_PARTS:
+            self.trigger_elect_read(resp, data, batch, rest)
+        elif wait == W_ELECT_WRITE:
+            self.trigger_elect_written(resp, data, batch, rest)
+        elif wait == W_BROKERS:
+            self.broker_change(resp[1], rest)
+        elif wait == W_ISR_READ:
+            self.isr_change(resp[1], resp[2], rest)
+        elif wait == W_RM_READ:
+            self.remove_isr_read(resp, data, batch, rest)
+        elif wait == W_RM_WRITE:
+            self.remove_isr_written(resp, data, batch, rest)
+        elif wait == W_L_READ:
+            ctl = resp[1]
+            self.active_id = ctl
+            if ctl != -1:
+                self.run(rest)
+                return
+            self.send_zk((Q_CREATE_CTL,))
+            self.park(W_L_CREATE, None, (), rest)
+        elif wait == W_L_CREATE:
+            if resp[1]:
+                self.active_id = me
+                # 0.8 onControllerFailover: readControllerEpochFromZookeeper; incrementControllerEpoch
+                self.send_zk((Q_READ_EPOCH,))
+                self.park(W_L_EPOCH, None, (), rest)
+            else:
+                self.active_id = resp[2]
+                self.run(rest)
+        elif wait == W_L_EPOCH:
+            self.send_zk((Q_INC_EPOCH, resp[1], resp[2]))
+            self.park(W_L_INC, None, (), rest)
+        elif wait == W_L_INC:
+            if resp[1]:
+                self.ctx = self.sys.empty_ctx(resp[2], resp[3])
+                self.run(((O_FAILOVER,), *rest))
+            else:
+                # ControllerMovedException inside elect -> resign(): leaderId = -1; deletePath
+                self.active_id = -1
+                self.send_zk((Q_DELETE_CTL,))
+                self.run(rest)
+        else:  # pragma: no cover
+            raise AssertionError(f"unknown wait {wait} for response {op}")
+
+    # -- onControllerFailover --------------------------------------------------------------
+    def failover_context(self, live: tuple[int, ...], parts: tuple, rest: tuple) -> None:
+        sys = self.sys
+        cfg = sys.cfg
+        ctx = self.ctx
+        if ctx is None:  # resigned while reading
+            self.run(rest)
+            return
+        legacy = cfg.elector is Elector.LEGACY
+        mutant = cfg.mutant
+        rstates = []
+        pstates = []
+        for p, reps in enumerate(sys.replicas):
+            if mutant == "skip-replica-init":
+                rstates.append(tuple(_RS.NonExistentReplica for _ in reps))
+            else:
+                rstates.append(tuple(initial_replica_state(live[r] != 0) for r in reps))
+            z = parts[p]
+            if z is None:
+                pstates.append(initial_partition_state(NO_LEADER, False, False))
+            else:
+                lv = z.leader != NO_LEADER and live[z.leader] != 0
+                pstates.append(initial_partition_state(z.leader, lv, True))
+        self.ctx = ctx._replace(live=live, leaders=parts, pstates=tuple(pstates), rstates=tuple(rstates))
+        if not legacy:
+            # 2.x: UpdateMetadata to live brokers before the state machines start
+            self.send_um_all()
+        # replicaStateMachine.startup(): every live replica -> OnlineReplica
+        batch = self.replicas_online([b for b, e in enumerate(live) if e])
+        self.flush(batch)
+        # partitionStateMachine.startup(): triggerOnlinePartitionStateChange
+        prog = ((O_TRIGGER,), *(((O_SEND_UM,),) if legacy else ()), *rest)
+        self.run(prog)
+
+    def replicas_online(self, brokers: list[int] | tuple[int, ...]) -> tuple:
+        """``replicaStateMachine.handleStateChanges(replicas on brokers, OnlineReplica)``."""
+        batch: list = []
+        sys = self.sys
+        for b in brokers:
+            for p in sys.parts_of[b]:
+                i = sys.rindex[p][b]
+                cur = self.ctx.rstates[p][i]
+                if not self.set_rstate(p, b, _RS.OnlineReplica):
+                    continue
+                if cur != _RS.NewReplica:
+                    z = self.ctx.leaders[p]
+                    if z is not None:
+                        batch.append((b, (p, z.leader, z.leader_epoch, z.isr, z.version)))
+        return tuple(batch)
+
+    # -- triggerOnlinePartitionStateChange ---------------------------------------------------
+    def trigger_start(self, rest: tuple, batch: tuple) -> bool:
+        ctx = self.ctx
+        new_parts = []
+        elect = []
+        for p, st in enumerate(ctx.pstates):
+            if st == _PS.NewPartition or st == _PS.OfflinePartition:
+                if not _VALID_P[(st, _PS.OnlinePartition)]:  # pragma: no cover - valid by table
+                    self.record_invalid(0, p, st, _PS.OnlinePartition)
+                    continue
+                (new_parts if st == _PS.NewPartition else elect).append(p)
+        return self.trigger_init(tuple(new_parts), tuple(elect), batch, rest)
+
+    def trigger_init(self, new_parts: tuple, elect: tuple, batch: tuple, rest: tuple) -> bool:
+        sys = self.sys
+        live = self.live_brokers()
+        writes = []
+        for p in new_parts:
+            lai = initialize_leader_and_isr(sys.replicas[p], live)
+            if lai is not None:
+                writes.append((p, PartZ(lai.leader, lai.leader_epoch, lai.isr, self.ctx.epoch, -1)))
+        if writes:
+            self.send_zk((Q_WRITE_PARTS, tuple(writes), self.fence(), self.ctx.epoch, True))
+            self.park(W_INIT, elect, batch, rest)
+            return True
+        return self.trigger_elect(elect, batch, rest)
+
+    def trigger_init_done(self, resp: tuple, elect: tuple, batch: tuple, rest: tuple) -> None:
+        if self.ctx is None:
+            self.run(rest)
+            return
+        _, ok, results = resp
+        if not ok:
+            self.controller_moved(rest)
+            return
+        batch_l = list(batch)
+        for p, z in results:
+            if z is None:
+                continue
+            self.ctx = self.ctx._replace(leaders=_set(self.ctx.leaders, p, z))
+            self.set_pstate(p, _PS.OnlinePartition)
+            for r in z.isr:
+                batch_l.append((r, (p, z.leader, z.leader_epoch, z.isr, z.version)))
+        if not self.trigger_elect(elect, tuple(batch_l), rest):
+            self.run(rest)
+
+    def trigger_elect(self, elect: tuple, batch: tuple, rest: tuple) -> bool:
+        if elect:
+            self.send_zk((Q_READ_PARTS, elect))
+            self.park(W_ELECT_PARTS, elect, batch, rest)
+            return True
+        self.flush(batch)
+        return False
+
+    def trigger_elect_read(self, resp: tuple, elect: tuple, batch: tuple, rest: tuple) -> None:
+        ctx = self.ctx
+        if ctx is None:
+            self.run(rest)
+            return
+        sys = self.sys
+        cfg = sys.cfg
+        live = self.live_brokers()
+        writes = []
+        for p, z in resp[1]:
+            if z is None or z.ctl_epoch > ctx.epoch:
+                continue  # failed election (no state / written by a newer controller)
+            cur = LeaderAndIsr(z.leader, z.leader_epoch, z.isr, z.version)
+            res = offline_partition_leader_election_strategy(
+                sys.replicas[p], cur, live, False, cfg.unclean(p)
+            )
+            lai = res.leader_and_isr
+            if lai is None:
+                continue
+            epoch = lai.leader_epoch
+            if cfg.mutant == "no-leader-epoch-bump":
+                epoch = z.leader_epoch
+            new = PartZ(lai.leader, epoch, lai.isr, ctx.epoch, z.version)
+            writes.append((p, new, res.live_replicas, res.outcome == ElectionOutcome.UNCLEAN))
+        if not writes:
+            self.flush(batch)
+            self.run(rest)
+            return
+        self.send_zk((Q_WRITE_PARTS, tuple((p, z) for p, z, _, _ in writes), self.fence(), ctx.epoch, False))
+        self.park(W_ELECT_WRITE, tuple((p, rec, u) for p, _, rec, u in writes), batch, rest)
+
+    def trigger_elect_written(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
+        if self.ctx is None:
+            self.run(rest)
+            return
+        _, ok, results = resp
+        if not ok:
+            self.controller_moved(rest)
+            return
+        batch_l = list(batch)
+        retry = []
+        for (p, z), (_, recipients, unclean) in zip(results, data):
+            if z is None:
+                retry.append(p)  # BadVersion: updatesToRetry
+                continue
+            self.ctx = self.ctx._replace(leaders=_set(self.ctx.leaders, p, z))
+            self.set_pstate(p, _PS.OnlinePartition)
+            if unclean:
+                self.history |= 1
+            for r in recipients:
+                batch_l.append((r, (p, z.leader, z.leader_epoch, z.isr, z.version)))
+        if retry:
+            self.trigger_elect(tuple(retry), tuple(batch_l), rest)
+            return
+        self.flush(tuple(batch_l))
+        self.run(rest)
+
+    def controller_moved(self, rest: tuple) -> None:
+        """``ControllerMovedException`` (BadVersion on /controller_epoch): abort, maybeResign."""
+        del rest
+        if self.sys.cfg.elector is Elector.LEGACY:
+            self.run(())
+        else:
+            self.run(((O_MAYBE_RESIGN,),))
+
+    # -- BrokerChange ------------------------------------------------------------------------
+    def broker_change(self, cur: tuple[int, ...], rest: tuple) -> None:
+        ctx = self.ctx
+        if ctx is None:
+            self.run(rest)
+            return
+        live = ctx.live
+        new = tuple(b for b in range(self.sys.nb) if cur[b] and not live[b])
+        dead = tuple(b for b in range(self.sys.nb) if live[b] and not cur[b])
+        if self.sys.cfg.broker_epoch:
+            bounced = tuple(b for b in range(self.sys.nb) if live[b] and cur[b] and cur[b] > live[b])
+        else:
+            bounced = ()
+        nl = live
+        for b in new:
+            nl = _set(nl, b, cur[b])
+        for b in dead:
+            nl = _set(nl, b, 0)
+        self.ctx = ctx._replace(live=nl)
+        prog: tuple = ()
+        if new:
+            prog += ((O_ON_STARTUP, new),)
+        if bounced:
+            prog += (
+                (O_LIVE_REMOVE, bounced),
+                (O_ON_FAILURE, bounced),
+                (O_LIVE_ADD, tuple((b, cur[b]) for b in bounced)),
+                (O_ON_STARTUP, bounced),
+            )
+        if dead:
+            prog += ((O_ON_FAILURE, dead),)
+        self.run(prog + rest)
+
+    def on_broker_startup(self, brokers: tuple[int, ...]) -> tuple:
+        """``onBrokerStartup``: UpdateMetadata to all, replicas -> Online, trigger elections."""
+        self.send_um_all()
+        self.flush(self.replicas_online(brokers))
+        return ((O_TRIGGER,),)
+
+    def on_broker_failure(self, brokers: tuple[int, ...]) -> tuple:
+        """``onBrokerFailure`` / ``onReplicasBecomeOffline``."""
+        ctx = self.ctx
+        without_leader = []
+        for p, z in enumerate(ctx.leaders):
+            if z is not None and (z.leader == NO_LEADER or not ctx.live[z.leader]):
+                without_leader.append(p)
+        for p in without_leader:
+            self.set_pstate(p, _PS.OfflinePartition)
+            self.history |= 2 << p
+        prog: tuple = ((O_TRIGGER,),)
+        prog += tuple((O_REMOVE_ISR, b) for b in brokers)
+        if not without_leader:
+            prog += ((O_SEND_UM,),)
+        return prog
+
+    # -- replica -> OfflineReplica: doRemoveReplicasFromIsr ---------------------------------------
+    def remove_isr_start(self, b: int, rest: tuple) -> bool:
+        sys = self.sys
+        ctx = self.ctx
+        with_info = []
+        for p in sys.parts_of[b]:
+            i = sys.rindex[p][b]
+            cur = ctx.rstates[p][i]
+            if not _VALID_R[(cur, _RS.OfflineReplica)]:
+                self.record_invalid(1, p, cur, _RS.OfflineReplica)
+                continue
+            if ctx.leaders[p] is None:
+                self.set_rstate(p, b, _RS.OfflineReplica)
+                self.send_um_all()
+            else:
+                with_info.append(p)
+        if not with_info:
+            return False
+        self.send_zk((Q_READ_PARTS, tuple(with_info)))
+        self.park(W_RM_READ, (b, tuple(with_info)), (), rest)
+        return True
+
+    def remove_isr_read(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
+        ctx = self.ctx
+        if ctx is None:
+            self.run(rest)
+            return
+        b, parts = data
+        mutant = self.sys.cfg.mutant
+        writes = []
+        done = []
+        for p, z in resp[1]:
+            if z is None or z.ctl_epoch > ctx.epoch:
+                continue
+            cur = LeaderAndIsr(z.leader, z.leader_epoch, z.isr, z.version)
+            lai = remove_replica_from_isr(cur, b)
+            if lai is None:
+                done.append((p, z))
+                continue
+            isr = lai.isr
+            leader = lai.leader
+            if mutant == "leader-outside-isr" and z.leader != b:
+                isr = tuple(r for r in z.isr if r != z.leader) or isr
+            if mutant == "empty-isr":
+                isr = tuple(r for r in z.isr if r != b)
+            writes.append((p, PartZ(leader, lai.leader_epoch, isr, ctx.epoch, z.version)))
+        for p, z in done:
+            self.ctx = self.ctx._replace(leaders=_set(self.ctx.leaders, p, z))
+            self.set_rstate(p, b, _RS.OfflineReplica)
+        if not writes:
+            self.flush(batch)
+            self.run(rest)
+            return
+        self.send_zk((Q_WRITE_PARTS, tuple(writes), self.fence(), ctx.epoch, False))
+        self.park(W_RM_WRITE, (b, parts), batch, rest)
+
+    def remove_isr_written(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
+        if self.ctx is None:
+            self.run(rest)
+            return
+        _, ok, results = resp
+        if not ok:
+            self.controller_moved(rest)
+            return
+        b, _ = data
+        sys = self.sys
+        batch_l = list(batch)
+        retry = []
+        for p, z in results:
+            if z is None:
+                retry.append(p)
+                continue
+            self.ctx = self.ctx._replace(leaders=_set(self.ctx.leaders, p, z))
+            if z.leader == NO_LEADER:
+                self.history |= 2 << p
+            self.set_rstate(p, b, _RS.OfflineReplica)
+            for r in sys.replicas[p]:
+                if r != b:
+                    batch_l.append((r, (p, z.leader, z.leader_epoch, z.isr, z.version)))
+        if retry:
+            self.send_zk((Q_READ_PARTS, tuple(retry)))
+            self.park(W_RM_READ, (b, tuple(retry)), tuple(batch_l), rest)
+            return
+        self.flush(tuple(batch_l))
+        self.run(rest)
+
+    # -- IsrChangeNotification ------------------------------------------------------------------
+    def isr_change(self, parts: tuple[int, ...], states: tuple, rest: tuple) -> None:
+        ctx = self.ctx
+        if ctx is None:
+            self.run(rest)
+            return
+        if parts:
+            leaders = ctx.leaders
+            for p, z in zip(parts, states):
+                if z is not None:
+                    leaders = _set(leaders, p, z)
+            self.ctx = ctx._replace(leaders=leaders)
+            self.send_um_all()
+        self.send_zk((Q_DELETE_ISR_CHANGES, parts, self.fence(), ctx.epoch))
+        self.run(rest)
+
+
+# ---------------------------------------------------------------------------------------
+# The system
+
+
+class ControllerSystem:
+    """The controller model as a transition system (see the module docstring).
+
+    >>> sys = ControllerSystem(ControllerConfig(brokers=2, replication_factor=2))
+    >>> s = sys.init_states()[0]
+    >>> s.zk.controller[0], s.zk.epoch, s.zk.parts[0].leader, s.zk.parts[0].isr
+    (0, 1, 0, (0, 1))
+    """
+
+    def __init__(self, cfg: ControllerConfig) -> None:
+        self.cfg = cfg
+        self.nb = cfg.brokers
+        self.np = cfg.partitions
+        self.replicas = cfg.replicas()
+        self.parts_of = tuple(
+            tuple(p for p in range(self.np) if b in self.replicas[p]) for b in range(self.nb)
+        )
+        self.rindex = tuple({r: i for i, r in enumerate(reps)} for reps in self.replicas)
+        self.legacy = cfg.elector is Elector.LEGACY
+        self.merged = cfg.zk_responses is ZkResponses.MERGED
+        self.queued = self.legacy or cfg.session_expiry_handling is ExpiryHandling.QUEUED
+        self._empty_rep = Rep(-1, -1, (), 0, (), 0, (), False)
+        self._init: State | None = None
+
+    # -- construction ------------------------------------------------------------------------
+    def empty_ctx(self, epoch: int, version: int) -> Ctx:
+        """A fresh controller context right after winning an election."""
+        return Ctx(
+            epoch,
+            version,
+            (0,) * self.nb,
+            (None,) * self.np,
+            (_PS.NonExistentPartition,) * self.np,
+            tuple((_RS.NonExistentReplica,) * len(r) for r in self.replicas),
+        )
+
+    def cold_state(self) -> State:
+        """Every broker just started: session ``b + 1`` open, registration request queued."""
+        nodes = tuple(
+            Node(
+                alive=True,
+                session=b + 1,
+                expired=False,
+                bepoch=0,
+                zk_out=((Q_REGISTER_BROKER, True),),
+                zk_in=(),
+                ctl_watch=False,
+                watch=False,
+                active_id=-1,
+                ctx=None,
+                events=(),
+                pending=None,
+                seen_epoch=0,
+                reps=(self._empty_rep,) * self.np,
+            )
+            for b in range(self.nb)
+        )
+        zk = Zk(None, 0, 0, (None,) * self.nb, (None,) * self.np, (), self.nb + 1, (0,) * self.nb)
+        return State(zk, nodes, ((),) * (self.nb * self.nb), (), 0, 0, 0, 0, (), 0)
+
+    def settled_state(self) -> State:
+        """The cold start run by a fixed schedule (the first enabled action that is no fault,
+        produce or ISR shrink
+        action, repeatedly) until no such action is enabled."""
+        s = self.cold_state()
+        for _ in range(10_000):
+            nxt = None
+            for a, t in self.successors(s):
+                if not isinstance(a, FAULT_KINDS):
+                    nxt = t
+                    break
+            if nxt is None:
+                return s
+            s = nxt
+        raise AssertionError("settled start did not settle")  # pragma: no cover
+
+    def init_states(self) -> list[State]:
+        """The one initial state (``start``: settled or cold)."""
+        if self._init is None:
+            self._init = self.settled_state() if self.cfg.start is Start.SETTLED else self.cold_state()
+        return [self._init]
+
+    def action_kinds(self) -> tuple[str, ...]:
+        """Every action kind of the model."""
+        return ACTION_KINDS
+
+    def is_terminal(self, s: State) -> bool:
+        """A state without successors is a proper end when no live broker waits for a response."""
+        return all(not n.alive or n.pending is None for n in s.nodes)
+
+    # -- helpers -----------------------------------------------------------------------------
+    @staticmethod
+    def session_live(n: Node) -> bool:
+        """The server still holds the broker's current session."""
+        return n.session != 0 and not n.expired
+
+    def _fire(self, nodes: list[Node], ev: tuple[int, int], who: str, skip: int = -1) -> None:
+        """Append a watch event to every live broker watching (``ctl``: /controller, else controller watches)."""
+        for b, n in enumerate(nodes):
+            if b == skip or not n.alive or n.expired or n.session == 0:
+                continue
+            if (n.ctl_watch if who == "ctl" else n.watch) and ev not in n.events:
+                nodes[b] = n._replace(events=(*n.events, ev))
+
+    def _commit(self, s: State, w: _W, **node_changes: Any) -> State:
+        n = w.n._replace(
+            zk_out=w.zk_out,
+            active_id=w.active_id,
+            ctx=w.ctx,
+            events=w.events,
+            pending=w.pending,
+            watch=w.watch,
+            **node_changes,
+        )
+        return s._replace(nodes=_set(s.nodes, w.me, n), chans=w.chans, invalid=w.invalid, history=w.history)
+
+    # -- successors --------------------------------------------------------------------------
+    def successors(self, s: State) -> Iterator[tuple[Any, State]]:
+        """Every enabled action, in a fixed order: controllers, ZooKeeper, replies, channels,
+        data plane, faults."""
+        cfg = self.cfg
+        nb = self.nb
+        nodes = s.nodes
+        for b in range(nb):
+            n = nodes[b]
+            if n.alive and n.pending is None and n.events:
+                yield self._process_event(s, b)
+        for b in range(nb):
+            n = nodes[b]
+            if n.zk_out and n.session != 0 and not n.expired:
+                yield self._zk_serve(s, b)
+        for b in range(nb):
+            n = nodes[b]
+            if n.alive and n.zk_in:
+                yield self._zk_reply(s, b)
+        chans = s.chans
+        for i in range(nb * nb):
+            if chans[i]:
+                d = i % nb
+                if nodes[d].alive and not self._isr_write_in_flight(nodes[d], chans[i][0]):
+                    yield self._deliver(s, i // nb, d)
+        yield from self._data_plane(s)
+        fault_ok = s.zk.epoch < cfg.max_controller_epoch
+        for b in range(nb):
+            n = nodes[b]
+            if n.alive:
+                if n.expired:
+                    yield self._notice(s, b)
+                if fault_ok and s.crashes < cfg.max_crashes:
+                    yield self._crash(s, b)
+                if fault_ok and s.expiries < cfg.max_session_expiries and self.session_live(n):
+                    yield self._expire(s, b, True)
+            else:
+                if self.session_live(n):
+                    yield self._expire(s, b, False)
+                elif fault_ok and s.restarts < cfg.max_restarts:
+                    yield self._restart(s, b)
+
+    # -- controller steps ----------------------------------------------------------------------
+    def _process_event(self, s: State, b: int) -> tuple[Any, State]:
+        n = s.nodes[b]
+        ev = n.events[0]
+        w = _W(self, s, b, n)
+        w.events = n.events[1:]
+        w.process_event(ev)
+        return ProcessEvent(b, ev), self._commit(s, w)
+
+    def _zk_reply(self, s: State, b: int) -> tuple[Any, State]:
+        n = s.nodes[b]
+        resp = n.zk_in[0]
+        n2 = n._replace(zk_in=n.zk_in[1:])
+        op = resp[0]
+        if op == Q_REGISTER_BROKER:
+            ev = n2.events
+            if resp[2] and (EV_STARTUP, -1) not in ev:
+                ev = (*ev, (EV_STARTUP, -1))
+            n2 = n2._replace(bepoch=resp[1], events=ev)
+            return ZkReply(b, resp), s._replace(nodes=_set(s.nodes, b, n2))
+        if op == Q_UPDATE_ISR:
+            return ZkReply(b, resp), self._isr_result(s, b, n2, resp)
+        s1 = s._replace(nodes=_set(s.nodes, b, n2))
+        w = _W(self, s1, b, n2)
+        if w.pending is None:  # pragma: no cover - a response nobody waits for
+            raise AssertionError(f"broker {b}: unexpected response {resp!r}")
+        w.resume(resp)
+        return ZkReply(b, resp), self._commit(s1, w)
+
+    # -- the ZooKeeper server ------------------------------------------------------------------
+    def _zk_serve(self, s: State, b: int) -> tuple[Any, State]:
+        cfg = self.cfg
+        n = s.nodes[b]
+        req = n.zk_out[0]
+        op = req[0]
+        zk = s.zk
+        nodes = list(s.nodes)
+        sess = n.session
+        resp: tuple | None = None
+        node = n._replace(zk_out=n.zk_out[1:])
+        if op == Q_REGISTER_BROKER:
+            cur = zk.brokers[b]
+            if cur is None:
+                epoch = zk.czxids[b] + 1
+                zk = zk._replace(brokers=_set(zk.brokers, b, (sess, epoch)), czxids=_set(zk.czxids, b, epoch))
+                resp = (Q_REGISTER_BROKER, epoch, req[1])
+                nodes[b] = node
+                self._fire(nodes, (EV_BROKER_CHANGE, -1), "watch")
+                node = nodes[b]
+            elif cur[0] == sess:  # a retried registration of this very session
+                resp = (Q_REGISTER_BROKER, cur[1], req[1])
+            else:  # pragma: no cover - restarts wait for the old session to expire
+                raise AssertionError("broker registration over a live ephemeral")
+        elif op == Q_READ_CTL:
+            ctl = zk.controller[0] if zk.controller is not None else -1
+            resp = (Q_READ_CTL, ctl, zk.epoch, zk.epoch_version)
+            node = node._replace(ctl_watch=True)
+        elif op == Q_REGISTER_CTL:
+            _, epoch, version = req
+            if zk.controller is not None or zk.epoch_version != version:
+                resp = (Q_REGISTER_CTL, False, 0, 0)
+            else:
+                new_epoch = epoch if cfg.mutant == "no-epoch-bump" else epoch + 1
+                if cfg.mutant == "epoch-reset" and epoch >= 2:
+                    new_epoch = 1
+                zk = zk._replace(controller=(b, sess), epoch=new_epoch, epoch_version=version + 1)
+                resp = (Q_REGISTER_CTL, True, new_epoch, version + 1)
+                nodes[b] = node
+                self._fire(nodes, (EV_CTL_CHANGE, b), "ctl", skip=b)
+                node = nodes[b]
+        elif op == Q_CREATE_CTL:
+            if zk.controller is not None:
+                resp = (Q_CREATE_CTL, False, zk.controller[0])
+            else:
+                zk = zk._replace(controller=(b, sess))
+                resp = (Q_CREATE_CTL, True, b)
+                nodes[b] = node
+                self._fire(nodes, (EV_CTL_CHANGE, b), "ctl", skip=b)
+                node = nodes[b]
+        elif op == Q_READ_EPOCH:
+            resp = (Q_READ_EPOCH, zk.epoch, zk.epoch_version)
+        elif op == Q_INC_EPOCH:
+            _, epoch, version = req
+            if zk.epoch_version != version:
+                resp = (Q_INC_EPOCH, False, 0, 0)
+            else:
+                new_epoch = epoch if cfg.mutant == "no-epoch-bump" else epoch + 1
+                zk = zk._replace(epoch=new_epoch, epoch_version=version + 1)
+                resp = (Q_INC_EPOCH, True, new_epoch, version + 1)
+        elif op == Q_DELETE_CTL:
+            if zk.controller is not None:
+                zk = zk._replace(controller=None)
+                nodes[b] = node
+                self._fire(nodes, (EV_REELECT, -1), "ctl")
+                node = nodes[b]
+        elif op == Q_READ_CONTEXT:
+            live = tuple(0 if e is None else e[1] for e in zk.brokers)
+            resp = (Q_READ_CONTEXT, live, zk.parts)
+            node = node._replace(watch=True)
+        elif op == Q_READ_PARTS:
+            resp = (Q_READ_PARTS, tuple((p, zk.parts[p]) for p in req[1]))
+        elif op == Q_WRITE_PARTS:
+            _, writes, fence, _ctl_epoch, create = req
+            if fence != -1 and zk.epoch_version != fence:
+                resp = (Q_WRITE_PARTS, False, ())
+            else:
+                parts = zk.parts
+                results = []
+                for p, z in writes:
+                    cur = parts[p]
+                    if create:
+                        ok = cur is None
+                        new = z._replace(version=0)
+                    else:
+                        ok = cur is not None and cur.version == z.version
+                        new = z._replace(version=z.version + 1)
+                    if ok:
+                        parts = _set(parts, p, new)
+                        results.append((p, new))
+                    else:
+                        results.append((p, None))
+                zk = zk._replace(parts=parts)
+                resp = (Q_WRITE_PARTS, True, tuple(results))
+        elif op == Q_READ_BROKERS:
+            resp = (Q_READ_BROKERS, tuple(0 if e is None else e[1] for e in zk.brokers))
+        elif op == Q_READ_ISR_CHANGES:
+            parts_t = zk.isr_changes
+            resp = (Q_READ_ISR_CHANGES, parts_t, tuple(zk.parts[p] for p in parts_t))
+        elif op == Q_DELETE_ISR_CHANGES:
+            _, parts_t, fence, _ctl_epoch = req
+            if fence == -1 or zk.epoch_version == fence:
+                zk = zk._replace(isr_changes=tuple(p for p in zk.isr_changes if p not in parts_t))
+        elif op == Q_UPDATE_ISR:
+            _, p, z = req
+            cur = zk.parts[p]
+            if cur is not None and cur.version == z.version:
+                new = z._replace(version=z.version + 1)
+                ic = zk.isr_changes if p in zk.isr_changes else tuple(sorted((*zk.isr_changes, p)))
+                zk = zk._replace(parts=_set(zk.parts, p, new), isr_changes=ic)
+                resp = (Q_UPDATE_ISR, p, new)
+                nodes[b] = node
+                self._fire(nodes, (EV_ISR_CHANGE, -1), "watch")
+                node = nodes[b]
+            else:
+                resp = (Q_UPDATE_ISR, p, None)
+        else:  # pragma: no cover
+            raise AssertionError(f"unknown request {req!r}")
+        if resp is not None and node.alive:
+            node = node._replace(zk_in=(*node.zk_in, resp))
+        nodes[b] = node
+        t = s._replace(zk=zk, nodes=tuple(nodes))
+        if resp is not None and node.alive and self.merged:
+            t = self._zk_reply(t, b)[1]
+        return ZkServe(b, sess, req), t
+
+    # -- controller -> broker requests ----------------------------------------------------------
+    @staticmethod
+    def _isr_write_in_flight(n: Node, msg: tuple) -> bool:
+        """A LeaderAndIsr for a partition whose leader is writing its ISR waits.
+
+        Kafka 2.x's ``Partition.makeLeader`` / ``makeFollower`` take
+        ``leaderIsrUpdateLock``'s write lock, which ``maybeShrinkIsr`` / ``maybeExpandIsr``
+        hold across their synchronous ZooKeeper write; so the request is applied only
+        after that write's response (otherwise the leader could start a second ISR write,
+        and append under an ISR the first write is about to replace).
+        """
+        if msg[0] != M_LEADER_AND_ISR:
+            return False
+        reps = n.reps
+        return any(reps[entry[0]].pend for entry in msg[3])
+
+    def _deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
+        cfg = self.cfg
+        i = sender * self.nb + d
+        q = s.chans[i]
+        msg = q[0]
+        chans = _set(s.chans, i, q[1:])
+        n = s.nodes[d]
+        kind, ctl_epoch, bepoch, payload = msg
+        act = Deliver(sender, d, msg)
+        if ctl_epoch < n.seen_epoch and cfg.mutant != "no-controller-epoch-check":
+            return act, s._replace(chans=chans)
+        if cfg.broker_epoch and bepoch < n.bepoch:
+            return act, s._replace(chans=chans)
+        n = n._replace(seen_epoch=max(n.seen_epoch, ctl_epoch))
+        if kind == M_LEADER_AND_ISR:
+            reps = n.reps
+            for p, leader, lepoch, isr, zkv in payload:
+                r = reps[p]
+                if r.epoch >= lepoch:
+                    continue  # stale leader epoch
+                if leader == d:
+                    known = tuple(len(r.log) if x == d else 0 for x in range(self.nb))
+                    r = r._replace(leader=d, epoch=lepoch, isr=isr, zkv=zkv, known=known, pend=False)
+                else:
+                    log = r.log
+                    if cfg.follower_truncation is FollowerTruncation.HIGH_WATERMARK and len(log) > r.hw:
+                        log = log[: r.hw]
+                    r = r._replace(leader=leader, epoch=lepoch, isr=(), zkv=0, known=(), pend=False, log=log)
+                reps = _set(reps, p, r)
+            n = n._replace(reps=reps)
+        return act, s._replace(chans=chans, nodes=_set(s.nodes, d, n))
+
+    # -- data plane ----------------------------------------------------------------------------
+    def _advance_hw(self, r: Rep, me: int, p: int, acked: tuple) -> tuple[Rep, tuple]:
+        end = len(r.log)
+        hw_new = end
+        for x in r.isr:
+            if x != me:
+                k = r.known[x]
+                if k < hw_new:
+                    hw_new = k
+        if hw_new <= r.hw:
+            return r, acked
+        added = [(p, o, r.log[o]) for o in range(r.hw, hw_new) if r.log[o] == r.epoch]
+        if added:
+            acked = tuple(sorted(set(acked) | set(added)))
+        return r._replace(hw=hw_new), acked
+
+    def _isr_result(self, s: State, b: int, n: Node, resp: tuple) -> State:
+        _, p, z = resp
+        r = n.reps[p]
+        acked = s.acked
+        r = r._replace(pend=False)
+        if z is not None and r.leader == b and r.epoch == z.leader_epoch:
+            r = r._replace(isr=z.isr, zkv=z.version)
+            r, acked = self._advance_hw(r, b, p, acked)
+        n = n._replace(reps=_set(n.reps, p, r))
+        return s._replace(nodes=_set(s.nodes, b, n), acked=acked)
+
+    def _data_plane(self, s: State) -> Iterator[tuple[Any, State]]:
+        cfg = self.cfg
+        nodes = s.nodes
+        for b in range(self.nb):
+            n = nodes[b]
+            if not n.alive:
+                continue
+            for p in self.parts_of[b]:
+                r = n.reps[p]
+                if r.leader == b:
+                    if r.pend:
+                        continue  # leaderIsrUpdateLock is held during the ISR write
+                    if s.produced < cfg.max_records:
+                        yield self._produce(s, b, p)
+                    if not r.pend:
+                        for f in r.isr:
+                            if f == b:
+                                continue
+                            fn = nodes[f]
+                            stopped = not fn.alive or fn.reps[p].leader != b
+                            if stopped or r.known[f] < len(r.log):
+                                yield self._shrink(s, b, p, f)
+                elif r.leader >= 0:
+                    ln = nodes[r.leader]
+                    lr = ln.reps[p]
+                    if ln.alive and lr.leader == r.leader and not lr.pend:
+                        t = self._fetch(s, b, p, r.leader)
+                        if t is not s:
+                            yield Fetch(b, p, r.leader), t
+
+    def _produce(self, s: State, b: int, p: int) -> tuple[Any, State]:
+        n = s.nodes[b]
+        r = n.reps[p]
+        r = r._replace(log=(*r.log, r.epoch))
+        acked = s.acked
+        r, acked = self._advance_hw(r, b, p, acked)
+        n = n._replace(reps=_set(n.reps, p, r))
+        return Produce(b, p), s._replace(nodes=_set(s.nodes, b, n), acked=acked, produced=s.produced + 1)
+
+    def _fetch(self, s: State, f: int, p: int, ld: int) -> State:
+        cfg = self.cfg
+        nodes = s.nodes
+        fr = nodes[f].reps[p]
+        lr = nodes[ld].reps[p]
+        flog = fr.log
+        llog = lr.log
+        if cfg.follower_truncation is FollowerTruncation.LEADER_EPOCH:
+            k = 0
+            m = min(len(flog), len(llog))
+            while k < m and flog[k] == llog[k]:
+                k += 1
+            flog = flog[:k]
+        elif len(flog) > len(llog):
+            flog = flog[: len(llog)]
+        hw_read = lr.hw
+        offset = len(flog)
+        acked = s.acked
+        lr2 = lr._replace(known=_set(lr.known, f, offset))
+        lr2, acked = self._advance_hw(lr2, ld, p, acked)
+        new_flog = flog + llog[offset:]
+        fr2 = fr._replace(log=new_flog, hw=min(hw_read, len(new_flog)))
+        ln = nodes[ld]
+        send = None
+        if f not in lr2.isr and offset >= lr2.hw:
+            isr = tuple(x for x in self.replicas[p] if x in lr2.isr or x == f)
+            send = (Q_UPDATE_ISR, p, PartZ(ld, lr2.epoch, isr, ln.seen_epoch, lr2.zkv))
+            lr2 = lr2._replace(pend=True)
+        if fr2 == fr and lr2 == lr and acked is s.acked:
+            return s
+        ln = ln._replace(reps=_set(ln.reps, p, lr2))
+        if send is not None:
+            ln = ln._replace(zk_out=(*ln.zk_out, send))
+        fn = nodes[f]._replace(reps=_set(nodes[f].reps, p, fr2))
+        nodes = _set(_set(nodes, ld, ln), f, fn)
+        return s._replace(nodes=nodes, acked=acked)
+
+    def _shrink(self, s: State, b: int, p: int, f: int) -> tuple[Any, State]:
+        n = s.nodes[b]
+        r = n.reps[p]
+        isr = tuple(x for x in r.isr if x != f)
+        req = (Q_UPDATE_ISR, p, PartZ(b, r.epoch, isr, n.seen_epoch, r.zkv))
+        n = n._replace(reps=_set(n.reps, p, r._replace(pend=True)), zk_out=(*n.zk_out, req))
+        return ShrinkIsr(b, p, f), s._replace(nodes=_set(s.nodes, b, n))
+
+    # -- faults --------------------------------------------------------------------------------
+    def _crash(self, s: State, b: int) -> tuple[Any, State]:
+        n = s.nodes[b]
+        reps = tuple(Rep(-1, -1, (), 0, r.log, r.hw, (), False) for r in n.reps)
+        n2 = n._replace(
+            alive=False,
+            bepoch=0,
+            zk_out=(),
+            zk_in=(),
+            ctl_watch=False,
+            watch=False,
+            active_id=-1,
+            ctx=None,
+            events=(),
+            pending=None,
+            seen_epoch=0,
+            reps=reps,
+        )
+        nb = self.nb
+        chans = s.chans
+        for i in range(nb * nb):
+            if chans[i] and (i // nb == b or i % nb == b):
+                chans = _set(chans, i, ())
+        return Crash(b), s._replace(nodes=_set(s.nodes, b, n2), chans=chans, crashes=s.crashes + 1)
+
+    def _restart(self, s: State, b: int) -> tuple[Any, State]:
+        zk = s.zk
+        sess = zk.next_session
+        n = s.nodes[b]
+        n2 = n._replace(
+            alive=True, session=sess, expired=False, zk_out=((Q_REGISTER_BROKER, True),), zk_in=()
+        )
+        zk = zk._replace(next_session=sess + 1)
+        return Restart(b, sess), s._replace(zk=zk, nodes=_set(s.nodes, b, n2), restarts=s.restarts + 1)
+
+    def _expire(self, s: State, b: int, counted: bool) -> tuple[Any, State]:
+        zk = s.zk
+        n = s.nodes[b]
+        sess = n.session
+        nodes = list(s.nodes)
+        # the requests stay queued but are never applied in this session (2.x: they fail with
+        # SessionExpired when the client notices; legacy ZkClient retries them in the new session)
+        nodes[b] = n._replace(expired=True)
+        if zk.controller is not None and zk.controller[1] == sess:
+            zk = zk._replace(controller=None)
+            self._fire(nodes, (EV_REELECT, -1), "ctl", skip=b)
+        if zk.brokers[b] is not None and zk.brokers[b][0] == sess:
+            zk = zk._replace(brokers=_set(zk.brokers, b, None))
+            self._fire(nodes, (EV_BROKER_CHANGE, -1), "watch", skip=b)
+        return SessionExpire(b, sess), s._replace(
+            zk=zk, nodes=tuple(nodes), expiries=s.expiries + (1 if counted else 0)
+        )
+
+    def _notice(self, s: State, b: int) -> tuple[Any, State]:
+        zk = s.zk
+        sess = zk.next_session
+        zk = zk._replace(next_session=sess + 1)
+        n = s.nodes[b]
+        if self.queued and not self.legacy:
+            # pre-2.2: the client reconnects at once; in-flight requests go to the new session; the
+            # Expire event waits behind the events already queued
+            n2 = n._replace(
+                session=sess,
+                expired=False,
+                ctl_watch=False,
+                events=n.events if (EV_EXPIRE, -1) in n.events else (*n.events, (EV_EXPIRE, -1)),
+            )
+            return SessionNotice(b, sess), s._replace(zk=zk, nodes=_set(s.nodes, b, n2))
+        if self.legacy:
+            # I0Itec ZkClient: new session, pending operations retried in it, watches re-installed;
+            # KafkaHealthcheck re-registers; handleNewSession queued for the controller
+            n2 = n._replace(
+                session=sess,
+                expired=False,
+                zk_out=(*n.zk_out, (Q_REGISTER_BROKER, False)),
+                events=n.events if (EV_EXPIRE, -1) in n.events else (*n.events, (EV_EXPIRE, -1)),
+            )
+            return SessionNotice(b, sess), s._replace(zk=zk, nodes=_set(s.nodes, b, n2))
+        # 2.x: the in-flight event fails (SessionExpired); Expire is clear-and-put and processed
+        # (activeControllerId = -1; onControllerResignation if it was active); then
+        # RegisterBrokerAndReelect: register the broker, then Reelect.
+        reps = tuple(r._replace(pend=False) if r.pend else r for r in n.reps)
+        n1 = n._replace(
+            session=sess, expired=False, zk_out=(), zk_in=(), ctl_watch=False, pending=None, reps=reps
+        )
+        s1 = s._replace(zk=zk, nodes=_set(s.nodes, b, n1))
+        w = _W(self, s1, b, n1)
+        w.events = ()
+        was = w.active_id == b
+        w.active_id = -1
+        if was or w.ctx is not None:
+            w.resign()
+        w.zk_out = ((Q_REGISTER_BROKER, True),)
+        w.pending = None
+        s2 = self._commit(s1, w)
+        # the registration response queues Startup (= Reelect here)
+        return SessionNotice(b, sess), s2
