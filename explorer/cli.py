@@ -247,10 +247,15 @@ def format_result(r: CheckResult, *, steps: bool = True) -> str:
     if r.budget:
         head += f" ({r.budget} reached)"
     lines.append(head)
-    lines.append(
-        f"  {r.distinct_states:,} distinct states, {r.generated_states:,} generated, depth {r.max_depth}, "
-        f"{r.seconds:.2f} s, {r.states_per_second:,.0f} states/s"
-    )
+    if r.engine == "symbolic":
+        lines.append(
+            f"  {len(r.properties)} proof obligations, {r.generated_states:,} paths, {r.seconds:.2f} s"
+        )
+    else:
+        lines.append(
+            f"  {r.distinct_states:,} distinct states, {r.generated_states:,} generated, depth {r.max_depth}, "
+            f"{r.seconds:.2f} s, {r.states_per_second:,.0f} states/s"
+        )
     by_status: dict[str, list[str]] = {}
     for name, p in r.properties.items():
         by_status.setdefault(p["status"], []).append(name)
@@ -315,6 +320,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
     _check_output_path(args.json, "--json")
     if args.save_traces is not None and not os.path.isdir(args.save_traces):
         raise UsageError(f"--save-traces {args.save_traces}: not a directory")
+    if args.engine == "symbolic":
+        if args.system is not None or args.config is not None:
+            raise UsageError("--engine symbolic takes a proof TARGET and --set, not --system or --config")
+        result = _run_proofs(args.model, args.set, None, args.max_seconds)
+        print(format_result(result))
+        if args.json:
+            write_json_atomic(args.json, result.to_json())
+        return result.exit_code
     progress = None if args.quiet else Progress()
     result, _, _ = run_check(
         args.model,
@@ -419,6 +432,40 @@ def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
             out["seed"] = args.seed
         return out
     return {}
+
+
+def _run_proofs(
+    target: str, overrides: Sequence[str], only: Sequence[str] | None, max_seconds: float | None
+) -> CheckResult:
+    from explorer.symbolic import check_symbolic, list_targets
+
+    targets = list_targets()
+    if target not in targets and ":" not in target:
+        raise UsageError(f"unknown proof target {target!r} (known targets: {', '.join(targets)})")
+    _positive("--max-seconds", max_seconds)
+    cfg = dict(parse_override(o) for o in overrides)
+    try:
+        return check_symbolic(target, config=cfg, timeout_s=max_seconds, only=only or None)
+    except TypeError as e:
+        raise UsageError(f"{target}: {str(e).splitlines()[0]}") from None
+
+
+def _cmd_prove(args: argparse.Namespace) -> int:
+    if args.list:
+        from explorer.symbolic import list_targets
+
+        for name, factory in list_targets().items():
+            doc = (factory.__doc__ or "").strip().splitlines()
+            print(f"{name}: {doc[0] if doc else ''}")
+        return 0
+    if args.target is None:
+        raise UsageError("name a TARGET (see kafka-mc prove --list)")
+    _check_output_path(args.json, "--json")
+    result = _run_proofs(args.target, args.set, args.only, args.max_seconds)
+    print(format_result(result))
+    if args.json:
+        write_json_atomic(args.json, result.to_json())
+    return result.exit_code
 
 
 def _cmd_shrink(args: argparse.Namespace) -> int:
@@ -551,6 +598,17 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("trace", help="a trace file (--save-traces) or a result file (--json)")
     r.add_argument("--property", help="which violation of a result file to replay")
     r.set_defaults(func=_cmd_replay)
+
+    pr = sub.add_parser(
+        "prove", help="z3 proofs for all inputs within bounds (election rules, timing wheel, ...)"
+    )
+    pr.add_argument("target", nargs="?", help="a proof target (see --list)")
+    pr.add_argument("--list", action="store_true", help="list the proof targets")
+    pr.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a bound of the target")
+    pr.add_argument("--only", action="append", metavar="NAME", help="run only this proof (repeatable)")
+    pr.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds (default 600)")
+    pr.add_argument("--json", metavar="FILE", help="write the CheckResult as JSON")
+    pr.set_defaults(func=_cmd_prove)
 
     sh = sub.add_parser(
         "shrink",

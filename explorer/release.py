@@ -4,7 +4,7 @@ A suite is TOML with one ``[[check]]`` table per entry::
 
     [[check]]
     name = "timing-wheel-ref"          # unique; used in the report and JUnit
-    model = "timing-wheel"             # a registered model
+    model = "timing-wheel"             # a registered model (or, with engine "symbolic", a proof target)
     config = "timing-wheel-ref.toml"   # relative to the suite file
     set = ["tick_ms=1"]                # optional overrides
     engine = "bfs"
@@ -170,6 +170,15 @@ def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = F
     done: list[tuple[SuiteEntry, CheckResult, str, str]] = []
     for e in entries:
         print(f"[{len(done) + 1}/{len(entries)}] {e.name}: {e.model} ({e.engine}) ...", flush=True)
+        if e.engine == "symbolic":
+            from explorer.cli import _run_proofs
+
+            r = _run_proofs(e.model, e.set, None, e.max_seconds)
+            status, msg = _verdict(e, r)
+            done.append((e, r, status, msg))
+            print(format_result(r, steps=False))
+            print(f"  => {status.upper()}: {msg}\n", flush=True)
+            continue
         r, _, _ = run_check(
             e.model,
             config_path=e.config,

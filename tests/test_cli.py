@@ -199,7 +199,9 @@ def test_liveness_lasso_printed_saved_and_replayed(
 
 def test_simulate_and_hypothesis_engines_from_the_cli(capsys: pytest.CaptureFixture[str]) -> None:
     base = ["check", "--system", "tests.toys:grid", "--set", "limit=3", "--quiet"]
-    code, out, _ = run([*base, "--engine", "simulate", "--seed", "1", "--walks", "20", "--depth", "10"], capsys)
+    code, out, _ = run(
+        [*base, "--engine", "simulate", "--seed", "1", "--walks", "20", "--depth", "10"], capsys
+    )
     assert code == 1 and "(simulate): violation" in out and "VIOLATION of sum_below_limit" in out
     code, out, _ = run([*base, "--engine", "hypothesis", "--no-database", "--seed", "1"], capsys)
     assert code == 1 and "(hypothesis): violation" in out
@@ -235,3 +237,15 @@ def test_spark_option_errors(capsys: pytest.CaptureFixture[str]) -> None:
         code, _, err = run(["check", "--system", "tests.toys:grid", *argv], capsys)
         assert code == 2
         one_line_error(err, needle)
+
+
+def test_prove_and_symbolic_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["prove", "--list"], capsys)
+    assert code == 0 and "election-rules:" in out and "timing-wheel:" in out
+    code, out, _ = run(["prove", "timing-wheel", "--only", "overflow_wheel_parameters"], capsys)
+    assert code == 0 and "held: overflow_wheel_parameters" in out and "proof obligations" in out
+    code, out, _ = run(["check", "controller-election", "--engine", "symbolic"], capsys)
+    assert code == 0 and "held: controller_core_k_induction" in out
+    code, _, err = run(["prove", "no-such-target"], capsys)
+    assert code == 2
+    one_line_error(err, "unknown proof target")
