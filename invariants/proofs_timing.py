@@ -26,10 +26,8 @@ preconditions. With the overflow wheel's parameters (``overflow_wheel_parameters
 ``advance_clock`` keeping them, induction over the levels gives the result for any
 number of levels.
 
-Adapter: ``TimingWheel.advanceClock`` is inlined in ``TimingWheel._reap`` and cannot be
-called on its own; :func:`advance_clock_adapter` is a marked copy of those lines (the
-report asks for the model to extract it). ``_wheel_add`` and ``_add_entry`` are the
-model's, called on a ``TimingWheel`` whose ``ws`` is symbolic.
+``TimingWheel.advance_clock``, ``_wheel_add`` and ``_add_entry`` are the model's own,
+called on a ``TimingWheel`` whose ``ws`` is symbolic: no copy of the arithmetic.
 
 Example
 -------
@@ -60,7 +58,6 @@ from model.timing_wheel import FIRED_STATUSES, MOVED, TimingWheel, TimingWheelCo
 __all__ = [
     "INT_MAX",
     "PROOF_TARGETS",
-    "advance_clock_adapter",
     "prove_add",
     "prove_advance_clock",
     "prove_lateness_progress",
@@ -405,27 +402,6 @@ def prove_early_expiry_witness(deadline: float | None = None) -> ProofOutcome:
     )
 
 
-def advance_clock_adapter(wheels: list[Any], time_ms: Any) -> None:
-    """ADAPTER: ``TimingWheel.advanceClock(timeMs)`` as inlined in ``TimingWheel._reap``
-    (model/timing_wheel.py); a copy until the model exposes it as a function.
-
-    ``if (timeMs >= currentTime + tickMs) { currentTime = timeMs - (timeMs % tickMs);
-    overflowWheel.advanceClock(currentTime) }``, level by level.
-
-    >>> ws = [[1, 0, None, None], [3, 0, None, None]]
-    >>> advance_clock_adapter(ws, 4); [w[1] for w in ws]
-    [4, 3]
-    """
-    t_ms = time_ms
-    for level in range(len(wheels)):
-        wl = wheels[level]
-        if t_ms >= wl[1] + wl[0]:
-            t_ms = t_ms - t_ms % wl[0]
-            wl[1] = t_ms
-        else:
-            break
-
-
 def prove_advance_clock(deadline: float | None = None) -> ProofOutcome:
     """advanceClock keeps the hierarchy: each currentTime stays a multiple of its tick, never
     decreases, never passes the time, and the overflow wheel stays ours rounded down to its tick.
@@ -438,7 +414,7 @@ def prove_advance_clock(deadline: float | None = None) -> ProofOutcome:
 
     def run() -> Any:
         wheels = [[Sym(lv.t), Sym(lv.ct), None, None], [Sym(lv.t1), Sym(lv.ct1), None, None]]
-        advance_clock_adapter(wheels, Sym(x))
+        TimingWheel.advance_clock(wheels, Sym(x))
         return wheels
 
     def goal(w: Any) -> Any:
@@ -504,7 +480,7 @@ def _lateness_one(tick: int, size: int, deadline: float | None) -> ProofOutcome:
             ],
             2,
         )
-        advance_clock_adapter(wheels, Sym(x))
+        TimingWheel.advance_clock(wheels, Sym(x))
         status, fired_at = [MOVED], [-1]
         queue: list[Any] = []
         wheels.cut = 1  # a re-add must stay at level 0
@@ -581,7 +557,7 @@ def timing_wheel_obligations(**unknown: Any) -> list[Obligation]:
         ),
         Obligation(
             "advance_clock_keeps_hierarchy",
-            "TimingWheel.advanceClock (seed 004, via a marked adapter): currentTime stays a multiple of "
+            "TimingWheel.advanceClock (seed 004, the model's advance_clock): currentTime stays a multiple of "
             "tick, is monotone, and the overflow wheel stays the parent's time rounded down",
             b,
             prove_advance_clock,

@@ -401,6 +401,28 @@ class TimingWheel:
         return w
 
     @staticmethod
+    def advance_clock(wheels: list[Any], time_ms: Any) -> None:
+        """``TimingWheel.advanceClock(timeMs)``, recursing into the overflow wheels.
+
+        ``if (timeMs >= currentTime + tickMs) { currentTime = timeMs - (timeMs % tickMs);
+        if (overflowWheel != null) overflowWheel.advanceClock(currentTime) }``; each wheel is
+        ``(tickMs, currentTime, ...)`` and is made mutable in place. The z3 proofs run this
+        same function over symbolic times.
+
+        >>> ws = [[1, 0, None, None], [3, 0, None, None]]
+        >>> TimingWheel.advance_clock(ws, 4); [w[1] for w in ws]
+        [4, 3]
+        """
+        t_ms = time_ms
+        for level in range(len(wheels)):
+            wl = wheels[level]
+            if t_ms >= wl[1] + wl[0]:
+                t_ms = t_ms - t_ms % wl[0]
+                TimingWheel._mut(wheels, level)[1] = t_ms
+            else:
+                break
+
+    @staticmethod
     def _freeze(wheels: list[Any]) -> tuple[Wheel, ...]:
         return tuple(w if type(w) is Wheel else Wheel(w[0], w[1], tuple(w[2]), tuple(w[3])) for w in wheels)
 
@@ -504,15 +526,7 @@ class TimingWheel:
         wheels, queue = list(s.wheels), list(s.queue)
         lv, ix = queue.pop(k)
         x = wheels[lv][2][ix]
-        # timingWheel.advanceClock(bucket.getExpiration()), recursing into overflow wheels
-        t_ms = x
-        for level in range(len(wheels)):
-            wl = wheels[level]
-            if t_ms >= wl[1] + wl[0]:
-                t_ms = t_ms - t_ms % wl[0]
-                self._mut(wheels, level)[1] = t_ms
-            else:
-                break
+        self.advance_clock(wheels, x)  # timingWheel.advanceClock(bucket.getExpiration())
         w = self._mut(wheels, lv)
         # bucket.flush(reinsert)
         mask = w[3][ix]
