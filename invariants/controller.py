@@ -30,6 +30,7 @@ from model.controller import (
     State,
     ZkServe,
 )
+from model.state_machines import PartitionState
 
 __all__ = ["SPEC", "build", "properties"]
 
@@ -243,6 +244,28 @@ def valid_transitions(s: State) -> bool:
 # -- witnesses ----------------------------------------------------------------------------
 
 
+def topic_created_online(sys: ControllerSystem):
+    """Witness for ``topics_created_later``: a topic created after start is fully online."""
+    ppt = sys.ppt
+    first = sys.topics_at_start
+    online = PartitionState.OnlinePartition
+
+    def check(s: State) -> bool:
+        """Some topic created after start has every partition OnlinePartition in a live active
+        controller's context, with a leader in its ZooKeeper state znode."""
+        parts = s.zk.parts
+        for t in range(first, first + s.zk.created):
+            ps = range(t * ppt, (t + 1) * ppt)
+            if not all(parts[p] is not None and parts[p].leader >= 0 for p in ps):
+                continue
+            for n in s.nodes:
+                if n.alive and n.ctx is not None and all(n.ctx.pstates[p] == online for p in ps):
+                    return True
+        return False
+
+    return check
+
+
 def properties(config: ControllerConfig) -> list[Property]:
     """The controller model's properties for ``config``.
 
@@ -374,6 +397,15 @@ def properties(config: ControllerConfig) -> list[Property]:
     if config.max_records > 0:
         props.append(
             reachable("acked_record", lambda s: bool(s.acked), "a record is acknowledged (acks=all)")
+        )
+    if config.topics_created_later > 0:
+        props.append(
+            reachable(
+                "topic_created_online",
+                topic_created_online(sys),
+                "a topic created after start has all its partitions OnlinePartition with a leader "
+                "(seed 001 新建 Topic: onNewTopicCreation -> onNewPartitionCreation)",
+            )
         )
     if any(config.unclean(p) for p in range(np_)):
         props.append(

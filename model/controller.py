@@ -75,9 +75,23 @@ Abstractions (each keeps the ZooKeeper-side interleavings that matter; say why)
   late, as in Kafka). A record is acknowledged when the leader that appended it advances
   its HW past it while still leading that epoch. Logs and HW survive a crash.
 * The controller ISR-update write carries the highest controller epoch the leader has seen.
+* Topic creation after start (``topics_created_later = N``, default 0: off): the last N
+  topics are absent at start; ``AdminCreateTopic`` (one per such topic, in order) is the
+  admin client's create of ``/brokers/topics/<t>`` with its assignment, one server step
+  that fires the controller's ``/brokers/topics`` child watch (registered with the other
+  controller watches by the failover context read, which also returns the topics that
+  exist). ``TopicChange`` reads the children and the new topics' assignments in one round
+  trip (assignments never change once written and the children only grow; a topic created
+  after the read fires the watch again), then runs ``onNewTopicCreation`` /
+  ``onNewPartitionCreation`` (seed 001 新建 Topic): partitions -> NewPartition, replicas ->
+  NewReplica, ``initializeLeaderAndIsrForPartitions`` (seed 003: a create of the state
+  znodes, fenced like every controller write; NodeExists or no live replica leaves the
+  partition NewPartition), LeaderAndIsr to the new ISR (``isNew`` is not carried: the
+  data plane does not read it) and UpdateMetadata, replicas -> OnlineReplica. A topic the
+  context does not know is one whose partitions are NonExistentPartition.
 * Not modelled: topic deletion, reassignment, preferred-replica election and the
   auto-rebalance task, controlled shutdown (so StopReplica is never sent to a live
-  broker), TopicChange / partition expansion after start, log-dir events, the
+  broker), partition expansion after start (PartitionModifications), log-dir events, the
   delegation-token scheduler.
 
 Bounds: fault budgets (``max_crashes``, ``max_restarts``, ``max_session_expiries``),
@@ -112,6 +126,7 @@ from model.state_machines import (
 
 __all__ = [
     "MUTANTS",
+    "AdminCreateTopic",
     "ControllerConfig",
     "ControllerSystem",
     "Ctx",
@@ -234,6 +249,13 @@ class ControllerConfig:
     follower_truncation: FollowerTruncation = key(
         FollowerTruncation.LEADER_EPOCH, "follower log truncation", choices=list(FollowerTruncation)
     )
+    topics_created_later: int = key(
+        0,
+        "the last N topics do not exist at start; an admin creates each (in order) after start "
+        "(TopicChange -> onNewTopicCreation)",
+        min=0,
+        max=4,
+    )
     mutant: str = key("none", "test-only: inject a named bug", choices=MUTANTS)
 
     def __post_init__(self) -> None:
@@ -256,6 +278,10 @@ class ControllerConfig:
         for t in self.unclean_topics:
             if t >= self.topics:
                 raise ConfigError(f"unclean_topics: topic {t} does not exist")
+        if self.topics_created_later > self.topics:
+            raise ConfigError(
+                f"topics_created_later: {self.topics_created_later} exceeds topics ({self.topics})"
+            )
 
     @property
     def partitions(self) -> int:
@@ -305,6 +331,7 @@ class Zk(NamedTuple):
     isr_changes: tuple[int, ...]  #: partitions under /isr_change_notification
     next_session: int
     czxids: tuple[int, ...]  #: per broker: the broker epoch of its last registration
+    created: int = 0  #: topics created after start (``topics_created_later``) so far, in order
 
 
 class Ctx(NamedTuple):
@@ -384,8 +411,16 @@ def is_active(s: State, b: int) -> bool:
 
 
 # event kinds
-EV_STARTUP, EV_REELECT, EV_CTL_CHANGE, EV_BROKER_CHANGE, EV_ISR_CHANGE, EV_EXPIRE = range(6)
-EVENT_NAMES = ("Startup", "Reelect", "ControllerChange", "BrokerChange", "IsrChangeNotification", "Expire")
+EV_STARTUP, EV_REELECT, EV_CTL_CHANGE, EV_BROKER_CHANGE, EV_ISR_CHANGE, EV_EXPIRE, EV_TOPIC_CHANGE = range(7)
+EVENT_NAMES = (
+    "Startup",
+    "Reelect",
+    "ControllerChange",
+    "BrokerChange",
+    "IsrChangeNotification",
+    "Expire",
+    "TopicChange",
+)
 
 # ZooKeeper request ops (first item of a request tuple; responses reuse the op)
 (
@@ -403,7 +438,8 @@ EVENT_NAMES = ("Startup", "Reelect", "ControllerChange", "BrokerChange", "IsrCha
     Q_READ_ISR_CHANGES,
     Q_DELETE_ISR_CHANGES,
     Q_UPDATE_ISR,
-) = range(14)
+    Q_READ_TOPICS,
+) = range(15)
 REQUEST_NAMES = (
     "create /brokers/ids/<id> (ephemeral)",
     "getData /controller and /controller_epoch",
@@ -419,6 +455,7 @@ REQUEST_NAMES = (
     "read /isr_change_notification",
     "delete isr change notifications",
     "leader ISR update (setData partition state + isr_change_notification)",
+    "getChildren /brokers/topics and the new topics' assignments",
 )
 WRITES = frozenset(
     {Q_WRITE_PARTS, Q_REGISTER_CTL, Q_INC_EPOCH, Q_DELETE_CTL, Q_DELETE_ISR_CHANGES, Q_CREATE_CTL}
@@ -440,11 +477,14 @@ WRITES = frozenset(
     O_L_ELECT,
     O_L_RESIGN_ELECT,
     O_SEND_UM,
-) = range(14)
+    O_NEW_PARTITIONS,
+    O_NEW_REPLICAS_ONLINE,
+) = range(16)
 
 # waits (what a parked continuation waits for)
 W_ELECT_READ, W_RESIGN_READ, W_REGISTER, W_CONTEXT, W_INIT, W_ELECT_PARTS, W_ELECT_WRITE = range(7)
 W_BROKERS, W_ISR_READ, W_RM_READ, W_RM_WRITE, W_L_READ, W_L_CREATE, W_L_EPOCH, W_L_INC = range(7, 15)
+W_TOPICS = 15
 
 # controller-to-broker request kinds
 M_LEADER_AND_ISR, M_UPDATE_METADATA = 0, 1
@@ -588,6 +628,15 @@ class ShrinkIsr(NamedTuple):
         )
 
 
+class AdminCreateTopic(NamedTuple):
+    """An admin client creates ``/brokers/topics/<t>`` with its assignment (one ZooKeeper write)."""
+
+    topic: int
+
+    def __str__(self) -> str:
+        return f"admin: creates topic {self.topic} (/brokers/topics/{self.topic} with its assignment)"
+
+
 ACTION_KINDS = (
     "ProcessEvent",
     "ZkServe",
@@ -601,7 +650,7 @@ ACTION_KINDS = (
     "Fetch",
     "ShrinkIsr",
 )
-FAULT_KINDS = (Crash, Restart, SessionExpire, SessionNotice, Produce, ShrinkIsr)
+FAULT_KINDS = (Crash, Restart, SessionExpire, SessionNotice, Produce, ShrinkIsr, AdminCreateTopic)
 
 
 # ---------------------------------------------------------------------------------------
@@ -786,6 +835,11 @@ class _W:
                 return
             elif code == O_SEND_UM:
                 self.send_um_all()
+            elif code == O_NEW_PARTITIONS:
+                if self.new_partitions_start(op[1], prog):
+                    return
+            elif code == O_NEW_REPLICAS_ONLINE:
+                self.new_replicas_online(op[1])
             else:  # pragma: no cover
                 raise AssertionError(f"unknown program op {op!r}")
         self.pending = None
@@ -810,6 +864,12 @@ class _W:
         elif kind == EV_ISR_CHANGE:
             if self.ctx is not None:
                 self.run(((O_ISR_CHANGE,),))
+        elif kind == EV_TOPIC_CHANGE:
+            # TopicChange: getChildren /brokers/topics (re-arming the watch) and the new topics'
+            # assignments; then onNewTopicCreation for the topics the context does not know
+            if self.ctx is not None:
+                self.send_zk((Q_READ_TOPICS,))
+                self.park(W_TOPICS, None, (), ())
         elif kind == EV_EXPIRE and not legacy:
             # 2.x Expire: activeControllerId = -1, onControllerResignation if it was active; then
             # RegisterBrokerAndReelect (the registration's response queues the election)
@@ -853,7 +913,7 @@ class _W:
                 # NodeExists / BadVersion -> ControllerMovedException -> maybeResign
                 self.run(((O_MAYBE_RESIGN,), *rest))
         elif wait == W_CONTEXT:
-            self.failover_context(resp[1], resp[2], rest)
+            self.failover_context(resp[1], resp[2], rest, resp[3] if len(resp) > 3 else -1)
         elif wait == W_INIT:
             self.trigger_init_done(resp, data, batch, rest)
         elif wait == W_ELECT_PARTS:
@@ -868,6 +928,8 @@ class _W:
             self.remove_isr_read(resp, data, batch, rest)
         elif wait == W_RM_WRITE:
             self.remove_isr_written(resp, data, batch, rest)
+        elif wait == W_TOPICS:
+            self.topic_change(resp[1], rest)
         elif wait == W_L_READ:
             ctl = resp[1]
             self.active_id = ctl
@@ -901,7 +963,9 @@ class _W:
             raise AssertionError(f"unknown wait {wait} for response {op}")
 
     # -- onControllerFailover --------------------------------------------------------------
-    def failover_context(self, live: tuple[int, ...], parts: tuple, rest: tuple) -> None:
+    def failover_context(self, live: tuple[int, ...], parts: tuple, rest: tuple, ntopics: int = -1) -> None:
+        """``onControllerFailover`` after the context read; ``ntopics`` (``topics_created_later``
+        only): the topics ``/brokers/topics`` holds (a prefix of the configured topics)."""
         sys = self.sys
         cfg = sys.cfg
         ctx = self.ctx
@@ -912,7 +976,13 @@ class _W:
         mutant = cfg.mutant
         rstates = []
         pstates = []
+        known = sys.np if ntopics < 0 else ntopics * sys.ppt
         for p, reps in enumerate(sys.replicas):
+            if p >= known:
+                # topic not (yet) in /brokers/topics: not in the context
+                rstates.append((_RS.NonExistentReplica,) * len(reps))
+                pstates.append(_PS.NonExistentPartition)
+                continue
             if mutant == "skip-replica-init":
                 rstates.append(tuple(_RS.NonExistentReplica for _ in reps))
             else:
@@ -938,8 +1008,11 @@ class _W:
         """``replicaStateMachine.handleStateChanges(replicas on brokers, OnlineReplica)``."""
         batch: list = []
         sys = self.sys
+        later = sys.later
         for b in brokers:
             for p in sys.parts_of[b]:
+                if later and self.ctx.pstates[p] == _PS.NonExistentPartition:
+                    continue  # a topic not created yet: not in replicasOnBrokers
                 i = sys.rindex[p][b]
                 cur = self.ctx.rstates[p][i]
                 if not self.set_rstate(p, b, _RS.OnlineReplica):
@@ -1129,7 +1202,10 @@ class _W:
         sys = self.sys
         ctx = self.ctx
         with_info = []
+        later = sys.later
         for p in sys.parts_of[b]:
+            if later and ctx.pstates[p] == _PS.NonExistentPartition:
+                continue  # a topic not created yet: not in replicasOnBrokers
             i = sys.rindex[p][b]
             cur = ctx.rstates[p][i]
             if not _VALID_R[(cur, _RS.OfflineReplica)]:
@@ -1210,6 +1286,52 @@ class _W:
         self.flush(tuple(batch_l))
         self.run(rest)
 
+    # -- TopicChange: onNewTopicCreation / onNewPartitionCreation (seed 001 新建 Topic) ------------
+    def topic_change(self, ntopics: int, rest: tuple) -> None:
+        """The topics read from ``/brokers/topics``: the ones the context lacks are new."""
+        ctx = self.ctx
+        if ctx is None:
+            self.run(rest)
+            return
+        ppt = self.sys.ppt
+        pst = ctx.pstates
+        new = tuple(
+            p
+            for t in range(ntopics)
+            if pst[t * ppt] == _PS.NonExistentPartition
+            for p in range(t * ppt, (t + 1) * ppt)
+        )
+        if not new:
+            self.run(rest)
+            return
+        self.run(((O_NEW_PARTITIONS, new), (O_NEW_REPLICAS_ONLINE, new), *rest))
+
+    def new_partitions_start(self, parts: tuple[int, ...], rest: tuple) -> bool:
+        """``onNewPartitionCreation``: partitions -> NewPartition, replicas -> NewReplica, then
+        NewPartition -> OnlinePartition (``initializeLeaderAndIsrForPartitions``: a create of the
+        partition state znodes, conditioned like every controller write; its LeaderAndIsr goes
+        to the new ISR). ``rest`` starts with the replicas' NewReplica -> OnlineReplica."""
+        sys = self.sys
+        for p in parts:
+            self.set_pstate(p, _PS.NewPartition)
+            for r in sys.replicas[p]:
+                self.set_rstate(p, r, _RS.NewReplica)
+        init = tuple(p for p in parts if self.ctx.pstates[p] == _PS.NewPartition)
+        return self.trigger_init(init, (), (), rest)
+
+    def new_replicas_online(self, parts: tuple[int, ...]) -> None:
+        """``replicaStateMachine.handleStateChanges(replicasForPartition(newPartitions), OnlineReplica)``."""
+        sys = self.sys
+        batch: list = []
+        for p in parts:
+            for r in sys.replicas[p]:
+                cur = self.ctx.rstates[p][sys.rindex[p][r]]
+                if self.set_rstate(p, r, _RS.OnlineReplica) and cur != _RS.NewReplica:
+                    z = self.ctx.leaders[p]
+                    if z is not None:
+                        batch.append((r, (p, z.leader, z.leader_epoch, z.isr, z.version)))
+        self.flush(tuple(batch))
+
     # -- IsrChangeNotification ------------------------------------------------------------------
     def isr_change(self, parts: tuple[int, ...], states: tuple, rest: tuple) -> None:
         ctx = self.ctx
@@ -1252,6 +1374,9 @@ class ControllerSystem:
         self.legacy = cfg.elector is Elector.LEGACY
         self.merged = cfg.zk_responses is ZkResponses.MERGED
         self.queued = self.legacy or cfg.session_expiry_handling is ExpiryHandling.QUEUED
+        self.ppt = cfg.partitions_per_topic
+        self.later = cfg.topics_created_later
+        self.topics_at_start = cfg.topics - cfg.topics_created_later
         self._empty_rep = Rep(-1, -1, (), 0, (), 0, (), False)
         self._init: State | None = None
 
@@ -1315,6 +1440,8 @@ class ControllerSystem:
 
     def action_kinds(self) -> tuple[str, ...]:
         """Every action kind of the model."""
+        if self.later:
+            return (*ACTION_KINDS, "AdminCreateTopic")
         return ACTION_KINDS
 
     def is_terminal(self, s: State) -> bool:
@@ -1388,6 +1515,16 @@ class ControllerSystem:
                     yield self._expire(s, b, False)
                 elif fault_ok and s.restarts < cfg.max_restarts:
                     yield self._restart(s, b)
+        if self.later and s.zk.created < self.later:
+            yield self._admin_create(s)
+
+    def _admin_create(self, s: State) -> tuple[Any, State]:
+        """The admin client's create of ``/brokers/topics/<t>``: fires the topics child watch."""
+        zk = s.zk
+        t = self.topics_at_start + zk.created
+        nodes = list(s.nodes)
+        self._fire(nodes, (EV_TOPIC_CHANGE, -1), "watch")
+        return AdminCreateTopic(t), s._replace(zk=zk._replace(created=zk.created + 1), nodes=tuple(nodes))
 
     # -- controller steps ----------------------------------------------------------------------
     def _process_event(self, s: State, b: int) -> tuple[Any, State]:
@@ -1486,8 +1623,13 @@ class ControllerSystem:
                 node = nodes[b]
         elif op == Q_READ_CONTEXT:
             live = tuple(0 if e is None else e[1] for e in zk.brokers)
-            resp = (Q_READ_CONTEXT, live, zk.parts)
+            if self.later:
+                resp = (Q_READ_CONTEXT, live, zk.parts, self.topics_at_start + zk.created)
+            else:
+                resp = (Q_READ_CONTEXT, live, zk.parts)
             node = node._replace(watch=True)
+        elif op == Q_READ_TOPICS:
+            resp = (Q_READ_TOPICS, self.topics_at_start + zk.created)
         elif op == Q_READ_PARTS:
             resp = (Q_READ_PARTS, tuple((p, zk.parts[p]) for p in req[1]))
         elif op == Q_WRITE_PARTS:
