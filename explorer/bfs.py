@@ -252,10 +252,10 @@ def check_bfs(
             if not chk(s):
                 record(p, _Found(p, s, message=f"{p.name} does not hold"))
         if applies_state:
-            for item in list(applies_state):
-                if item[1](s):
-                    applied[item[0]] = True
-                    applies_state.remove(item)
+            for entry in list(applies_state):
+                if entry[1](s):
+                    applied[entry[0]] = True
+                    applies_state.remove(entry)
         if pending_reach:
             for item in list(pending_reach):
                 if item[1](s):

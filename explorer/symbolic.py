@@ -535,7 +535,7 @@ class PathExplorer:
         max_paths: int = 1_000_000,
         max_decisions: int = 100_000,
         deadline: float | None = None,
-        query_timeout_s: float = 2.0,
+        query_timeout_s: float = 10.0,
         retries: int = 4,
     ):
         self.solver = z3.Solver()

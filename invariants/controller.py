@@ -256,7 +256,7 @@ def topic_created_online(sys: ControllerSystem):
         parts = s.zk.parts
         for t in range(first, first + s.zk.created):
             ps = range(t * ppt, (t + 1) * ppt)
-            if not all(parts[p] is not None and parts[p].leader >= 0 for p in ps):
+            if not all((z := parts[p]) is not None and z.leader >= 0 for p in ps):
                 continue
             for n in s.nodes:
                 if n.alive and n.ctx is not None and all(n.ctx.pstates[p] == online for p in ps):

@@ -682,7 +682,8 @@ class _W:
         self.n = n
         self.zk_out = n.zk_out
         self.active_id = n.active_id
-        self.ctx = n.ctx
+        # None unless this broker is the active controller; the handlers read it only then
+        self.ctx: Ctx = n.ctx  # type: ignore[assignment]
         self.events = n.events
         self.pending = n.pending
         self.watch = n.watch
@@ -763,7 +764,7 @@ class _W:
     def resign(self) -> None:
         """``onControllerResignation``: unregister handlers, shut the channels, reset the context."""
         self.watch = False
-        self.ctx = None
+        self.ctx = None  # type: ignore[assignment]  # resigned: no context
         nb = self.sys.nb
         base = self.me * nb
         chans = self.chans
@@ -886,6 +887,7 @@ class _W:
 
     # -- responses -----------------------------------------------------------------------
     def resume(self, resp: tuple) -> None:
+        assert self.pending is not None  # a response resumes a parked continuation
         wait, data, batch, rest = self.pending
         self.pending = None
         me = self.me
@@ -1026,8 +1028,8 @@ class _W:
     # -- triggerOnlinePartitionStateChange ---------------------------------------------------
     def trigger_start(self, rest: tuple, batch: tuple) -> bool:
         ctx = self.ctx
-        new_parts = []
-        elect = []
+        new_parts: list[int] = []
+        elect: list[int] = []
         for p, st in enumerate(ctx.pstates):
             if st == _PS.NewPartition or st == _PS.OfflinePartition:
                 if not _VALID_P[(st, _PS.OnlinePartition)]:  # pragma: no cover - valid by table
@@ -1891,7 +1893,8 @@ class ControllerSystem:
         if zk.controller is not None and zk.controller[1] == sess:
             zk = zk._replace(controller=None)
             self._fire(nodes, (EV_REELECT, -1), "ctl", skip=b)
-        if zk.brokers[b] is not None and zk.brokers[b][0] == sess:
+        reg = zk.brokers[b]
+        if reg is not None and reg[0] == sess:
             zk = zk._replace(brokers=_set(zk.brokers, b, None))
             self._fire(nodes, (EV_BROKER_CHANGE, -1), "watch", skip=b)
         return SessionExpire(b, sess), s._replace(

@@ -232,7 +232,7 @@ class InsertEntry(NamedTuple):
     expiration: int
     outcome: int
     level: int
-    index: int
+    index: int  # type: ignore[assignment]  # Kafka's name; shadows tuple.index
     bucket: str
 
     def __str__(self) -> str:
@@ -250,7 +250,7 @@ class CancelTask(NamedTuple):
 
     entry: int
     level: int  # -1: the entry's add is in flight
-    index: int
+    index: int  # type: ignore[assignment]  # Kafka's name; shadows tuple.index
 
     def __str__(self) -> str:
         if self.level < 0:
@@ -272,7 +272,7 @@ class ReaperPoll(NamedTuple):
 
     now: int
     level: int
-    index: int
+    index: int  # type: ignore[assignment]  # Kafka's name; shadows tuple.index
     expiration: int
     flushed: tuple[tuple[int, int, int, int, str], ...]  # (entry, outcome, level, index, range)
 

@@ -77,7 +77,7 @@ def test_describe_keys() -> None:
     assert rows["delays"][2] == "[1, 2]" and rows["unclean"][2] == "false"
 
 
-class StrMode(str, enum.Enum):
+class StrMode(enum.StrEnum):
     FORCE = "force"
     GRACEFUL = "graceful"
 

@@ -365,7 +365,13 @@ def test_cli_spark_engine_matches_bfs(tmp_path: Path) -> None:
     for engine in ("bfs", "spark"):
         f = tmp_path / f"{engine}.json"
         extra = ["--master", "local[2]", "--local-frontier", "0", "--run-dir", str(tmp_path / "run")]
-        argv = ["check", "timing-wheel", "--config", str(ROOT / "configs" / "timing-wheel-small.toml"), "--quiet"]
+        argv = [
+            "check",
+            "timing-wheel",
+            "--config",
+            str(ROOT / "configs" / "timing-wheel-small.toml"),
+            "--quiet",
+        ]
         code = main([*argv, "--engine", engine, "--json", str(f), *(extra if engine == "spark" else [])])
         assert code == 0
         out[engine] = json.loads(f.read_text())
