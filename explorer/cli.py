@@ -201,34 +201,7 @@ def _run_engine(
             progress=None if quiet else SimulationProgress(),
             **opts,
         )
-    if engine == "spark":
-        from explorer.spark import FingerprintCollisionError, SparkSetupError, check_spark
-
-        try:
-            return check_spark(
-                system,
-                props,
-                model=name,
-                config=cfg,
-                max_depth=max_depth,
-                max_states=max_states,
-                max_seconds=max_seconds,
-                keep_going=keep_going,
-                deadlock=deadlock,
-                progress=progress,
-                **opts,
-            )
-        except SparkSetupError as e:
-            raise UsageError(str(e).splitlines()[0]) from None
-        except FingerprintCollisionError as e:
-            raise EngineError(str(e).splitlines()[0]) from None
-    if engine == "hypothesis":
-        from explorer.hypo import check_hypothesis
-
-        return check_hypothesis(system, props, model=name, config=cfg, deadlock=deadlock, **opts)
-    return check_bfs(
-        system,
-        props,
+    exhaustive = dict(
         model=name,
         config=cfg,
         max_depth=max_depth,
@@ -238,6 +211,20 @@ def _run_engine(
         deadlock=deadlock,
         progress=progress,
     )
+    if engine == "spark":
+        from explorer.spark import FingerprintCollisionError, SparkSetupError, check_spark
+
+        try:
+            return check_spark(system, props, **exhaustive, **opts)
+        except SparkSetupError as e:
+            raise UsageError(str(e).splitlines()[0]) from None
+        except FingerprintCollisionError as e:
+            raise EngineError(str(e).splitlines()[0]) from None
+    if engine == "hypothesis":
+        from explorer.hypo import check_hypothesis
+
+        return check_hypothesis(system, props, model=name, config=cfg, deadlock=deadlock, **opts)
+    return check_bfs(system, props, **exhaustive)
 
 
 def format_result(r: CheckResult, *, steps: bool = True) -> str:

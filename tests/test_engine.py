@@ -11,7 +11,7 @@ import pytest
 from explorer.bfs import check_bfs
 from explorer.core import ExitReason, always, reachable, transition
 from explorer.encoding import EncodingError, encode, fingerprint
-from tests.toys import Grid
+from tests.toys import Grid, Retransmit
 
 
 def test_counts_and_levels() -> None:
@@ -174,54 +174,31 @@ def test_encoding_distinguishes_shapes_and_rejects_unstable_values() -> None:
             encode(bad)
 
 
-class Chan:
-    """A sender whose message may be lost in transit and is then resent.
-
-    State (sent, delivered). ``Lose`` leaves the message pending (a retransmission),
-    so ``Deliver`` stays enabled and weak fairness forces it; ``Stall`` spins
-    before sending, and weak fairness forces ``Send``.
-    """
-
-    def init_states(self) -> list[tuple[bool, bool]]:
-        return [(False, False)]
-
-    def successors(self, s: tuple[bool, bool]) -> list[tuple[str, tuple[bool, bool]]]:
-        sent, delivered = s
-        if delivered:
-            return []
-        if not sent:
-            return [("Send", (True, False)), ("Stall", s)]
-        return [("Deliver", (True, True)), ("Lose", (True, False))]
-
-    def is_terminal(self, s: tuple[bool, bool]) -> bool:
-        return s[1]
-
-
 def test_eventually_holds_under_fairness_and_fails_without() -> None:
     from explorer.core import eventually
 
     goal = eventually("delivered", lambda s: s[1], "the message is delivered", fairness=["str"])
-    r = check_bfs(Chan(), [goal])
+    r = check_bfs(Retransmit(), [goal])
     assert r.exit_code == 0 and r.properties["delivered"]["status"] == "held"
 
     unfair = eventually("delivered", lambda s: s[1], "", fairness=[])
-    r = check_bfs(Chan(), [unfair])
+    r = check_bfs(Retransmit(), [unfair])
     (v,) = r.violations
     assert v.kind == "eventually" and v.loop_start == 0
-    assert [st.action for st in v.trace] == [None, "Stall"]  # stalling forever is allowed without fairness
+    assert [st.action for st in v.trace] == [None, "stall"]  # stalling forever is allowed without fairness
 
 
 def test_leads_to_lasso_is_fair() -> None:
     from explorer.core import eventually
 
-    class Spin(Chan):
+    class Spin(Retransmit):
         def successors(self, s: tuple[bool, bool]) -> list[tuple[str, tuple[bool, bool]]]:
             sent, delivered = s
             if delivered:
                 return []
             if not sent:
-                return [("Send", (True, False))]
-            return [("Lose", (False, False)), ("Retry", (True, False))]
+                return [("send", (True, False))]
+            return [("lose", (False, False)), ("retry", (True, False))]
 
     p = eventually("delivered", lambda s: s[1], "", trigger=lambda s: s[0], fairness=["str"])
     r = check_bfs(Spin(), [p])
@@ -230,7 +207,7 @@ def test_leads_to_lasso_is_fair() -> None:
     assert v.loop_start == 1
     assert v.trace[v.loop_start].fingerprint == v.trace[-1].fingerprint
     loop_actions = {st.action for st in v.trace[v.loop_start + 1 :]}
-    assert {"Lose", "Send", "Retry"} <= loop_actions  # weak fairness: every always-enabled action is taken
+    assert {"lose", "send", "retry"} <= loop_actions  # weak fairness: every always-enabled action is taken
 
 
 def test_eventually_ends_without_goal() -> None:
