@@ -80,9 +80,15 @@ def _summary(entries: list[dict[str, Any]]) -> str:
             f'<td><a href="#{_e(en["name"])}">{_e(en["name"])}</a></td><td>{_e(r["model"])}</td>'
             f"<td>{_e(r['engine'])}</td><td>{_e(en['expect'])}</td>"
             f'<td class="{_e(en["status"])}">{_e(en["status"].upper())}</td>'
-            f"<td>{_e(r['exit_reason'])}</td><td class=num>{r['distinct_states']:,}</td>"
-            f"<td class=num>{r['max_depth']}</td><td class=num>{r['seconds']:.2f}</td>"
-            f"<td class=num>{r['states_per_second']:,.0f}</td></tr>"
+            f"<td>{_e(r['exit_reason'])}</td>"
+            + (
+                # proofs explore no states: their size is the number of paths
+                f"<td class=num>{r['generated_states']:,} paths</td><td class=num>–</td>"
+                f"<td class=num>{r['seconds']:.2f}</td><td class=num>–</td></tr>"
+                if r["engine"] == "symbolic"
+                else f"<td class=num>{r['distinct_states']:,}</td><td class=num>{r['max_depth']}</td>"
+                f"<td class=num>{r['seconds']:.2f}</td><td class=num>{r['states_per_second']:,.0f}</td></tr>"
+            )
         )
     return (
         "<table><tr><th>configuration</th><th>model</th><th>engine</th><th>expect</th><th>verdict</th>"
@@ -185,10 +191,16 @@ def render_html(doc: dict[str, Any]) -> str:
         parts.append(
             f"<p class=muted>model <code>{_e(r['model'])}</code>; configuration: <code>{_e(cfg)}</code></p>"
         )
-        parts.append(
-            f"<p>{r['distinct_states']:,} distinct states, {r['generated_states']:,} generated, depth "
-            f"{r['max_depth']}, {r['seconds']:.2f} s, {r['states_per_second']:,.0f} states/s</p>"
-        )
+        if r["engine"] == "symbolic":
+            parts.append(
+                f"<p>{len(r['properties'])} proof obligations, {r['generated_states']:,} paths, "
+                f"{r['seconds']:.2f} s</p>"
+            )
+        else:
+            parts.append(
+                f"<p>{r['distinct_states']:,} distinct states, {r['generated_states']:,} generated, depth "
+                f"{r['max_depth']}, {r['seconds']:.2f} s, {r['states_per_second']:,.0f} states/s</p>"
+            )
         parts.append("<h3>Properties</h3>" + _properties(r, en.get("violates", [])))
         parts.append("<h3>New states per level</h3>" + level_chart_svg(r.get("levels", [])))
         parts.append("<details><summary>Action coverage</summary>" + _coverage(r) + "</details>")
