@@ -301,9 +301,26 @@ def _cmd_models(args: argparse.Namespace) -> int:
     return 0
 
 
+def reference_config(model: str) -> Path | None:
+    """The model's reference configuration shipped in ``configs/``, if there is one.
+
+    >>> reference_config("timing-wheel").name
+    'timing-wheel-ref.toml'
+    """
+    path = PROJECT_ROOT / "configs" / f"{model}-ref.toml"
+    return path if path.is_file() else None
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     if (args.model is None) == (args.system is None):
         raise UsageError("name a MODEL or give --system package.module:factory (not both)")
+    if args.defaults and args.config is not None:
+        raise UsageError("--defaults and --config exclude each other")
+    used_reference = None
+    if args.model is not None and args.config is None and not args.defaults and args.engine != "symbolic":
+        used_reference = reference_config(args.model)
+        if used_reference is not None:
+            args.config = str(used_reference)
     _check_output_path(args.json, "--json")
     if args.save_traces is not None and not os.path.isdir(args.save_traces):
         raise UsageError(f"--save-traces {args.save_traces}: not a directory")
@@ -331,6 +348,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
         deadlock=not args.no_deadlock,
         progress=progress,
     )
+    if used_reference is not None:
+        print(f"configuration: {used_reference} (the reference; --config FILE or --defaults to change)")
     print(format_result(result))
     doc = result.to_json()
     if args.system:
@@ -531,7 +550,12 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="explore a model exhaustively and check its properties")
     c.add_argument("model", nargs="?", help="a model name (see `kafka-mc models`)")
     c.add_argument("--system", metavar="MODULE:FACTORY", help="check a user TransitionSystem instead")
-    c.add_argument("--config", metavar="FILE", help="a TOML configuration file")
+    c.add_argument(
+        "--config",
+        metavar="FILE",
+        help="a TOML configuration file (default: the model's reference, configs/MODEL-ref.toml)",
+    )
+    c.add_argument("--defaults", action="store_true", help="start from the model's built-in defaults instead")
     c.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
     c.add_argument(
         "--engine",

@@ -249,3 +249,15 @@ def test_prove_and_symbolic_engine(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["prove", "no-such-target"], capsys)
     assert code == 2
     one_line_error(err, "unknown proof target")
+
+
+def test_check_runs_the_reference_configuration_by_default(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["check", "simple-timing-wheel", "--quiet"], capsys)
+    assert code == 1  # seed 004's Java demo as printed: its bugs are found
+    assert "configuration: " in out and "simple-timing-wheel-ref.toml" in out
+    assert "VIOLATION of " in out
+    code, out, _ = run(["check", "simple-timing-wheel", "--defaults", "--quiet"], capsys)
+    assert code == 0 and "configuration: " not in out  # the demo's own main: one task, no stop
+    code, _, err = run(["check", "timing-wheel", "--defaults", "--config", "x.toml"], capsys)
+    assert code == 2
+    one_line_error(err, "--defaults and --config")
