@@ -172,7 +172,7 @@ def _check_liveness(
     def fair(a: Any) -> bool:
         return fair_kinds is None or action_kind(a) in fair_kinds
 
-    lv = check_leads_to(edges, parents, goal=p.check, trigger=p.trigger, fair=fair, kind_of=action_kind)
+    lv = check_leads_to(edges, parents, goal=p.check, trigger=p.trigger, fair=fair)
     if lv is None:
         return None
     steps: list[TraceStep] = []

@@ -19,11 +19,11 @@ Example
 -------
 >>> edges = {0: [("spin", 0), ("go", 1)], 1: []}
 >>> v = check_leads_to(edges, {0: None, 1: 0}, goal=lambda s: s == 1, trigger=None,
-...                    fair=lambda a: a == "go", kind_of=str)
+...                    fair=lambda a: a == "go")
 >>> v is None
 True
 >>> v = check_leads_to(edges, {0: None, 1: 0}, goal=lambda s: s == 1, trigger=None,
-...                    fair=lambda a: False, kind_of=str)
+...                    fair=lambda a: False)
 >>> (v.prefix, v.cycle)
 ([0], [('spin', 0)])
 """
@@ -112,7 +112,6 @@ def check_leads_to(
     goal: Callable[[Any], bool],
     trigger: Callable[[Any], bool] | None,
     fair: Callable[[Any], bool],
-    kind_of: Callable[[Any], str],
 ) -> LivenessViolation | None:
     """Check ``trigger ~> goal`` (``trigger`` None: from the initial states).
 
@@ -120,7 +119,6 @@ def check_leads_to(
     is the BFS parent map; ``fair(action)`` says whether an action is weakly fair.
     Returns None when the property holds, else a shortest-prefix lasso.
     """
-    del kind_of  # kinds are folded into ``fair`` by the caller
     bad = {s for s in edges if not goal(s)}
     if trigger is None:
         starts = [s for s, p in parents.items() if p is None and s in bad]
