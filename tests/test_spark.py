@@ -7,7 +7,6 @@ Every test here shares one local Spark session (``local[2]``) and is marked ``sp
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import stat
 import sys
@@ -34,6 +33,7 @@ from explorer.spark import (
     state_fingerprint,
 )
 from explorer.tracefile import replay_steps
+from tests.timeouts import time_limit
 from tests.toys import Grid
 
 pytestmark = pytest.mark.spark
@@ -44,16 +44,8 @@ TEST_SECONDS = 600  # no test may run longer than this (SIGALRM)
 
 @pytest.fixture(autouse=True)
 def _bounded() -> Iterator[None]:
-    def expire(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"test ran longer than {TEST_SECONDS} s")
-
-    old = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(TEST_SECONDS)
-    try:
+    with time_limit(TEST_SECONDS):
         yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 @pytest.fixture(scope="module")

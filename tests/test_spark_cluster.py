@@ -26,6 +26,7 @@ import pytest
 from explorer.bfs import check_bfs
 from explorer.spark import SparkSetupError, check_java, check_spark, spark_session
 from explorer.tracefile import replay_steps
+from tests.timeouts import time_limit
 from tests.toys import Grid
 
 pytestmark = pytest.mark.spark_cluster
@@ -186,16 +187,8 @@ class Cluster:
 
 @pytest.fixture(autouse=True)
 def _bounded() -> Iterator[None]:
-    def expire(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"test ran longer than {TEST_SECONDS} s")
-
-    old = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(TEST_SECONDS)
-    try:
+    with time_limit(TEST_SECONDS):
         yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 @pytest.fixture
