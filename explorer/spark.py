@@ -1142,9 +1142,9 @@ class _Search:
             nxt.checkpoint()
         # a JVM-side count materialises the level (no extra Python pass); the summaries
         # come back through the accumulator
-        done = self._run(st, lambda: nxt._jrdd.count(), deadline)
+        counted = self._run(st, lambda: nxt._jrdd.count(), deadline)
         summaries = None
-        if done is not None:
+        if counted is not None:
             got = st.summaries.value
             summaries = [got.pop((level, p)) for p in range(nparts)]
         if summaries is None:  # cancelled at the deadline

@@ -103,6 +103,12 @@ TOY_CASES: dict[str, tuple[Grid, Any, dict[str, Any]]] = {
     "deadlock-only": (Grid(3, terminal=False), [], {}),
     "no-deadlock": (Grid(3, terminal=False), [], {"deadlock": False}),
     "max-states-mid-level": (Grid(30), [always("t", lambda s: True, "true")], {"max_states": 50}),
+    # a vacuity predicate still pending when the level is re-counted up to the stop
+    "max-states-mid-level-applies": (
+        Grid(30),
+        [always("t", lambda s: True, "true", applies=lambda s: s[0] > 40)],
+        {"max_states": 50},
+    ),
     "max-depth": (Grid(30), [always("t", lambda s: True, "true")], {"max_depth": 5}),
     "vacuity": (Grid(2), [always("x", lambda s: True, "", applies=lambda s: s[0] > 5)], {}),
 }
