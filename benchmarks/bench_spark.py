@@ -9,7 +9,11 @@ the fixed cost of one Spark level (a 60-level chain of single states), and each
 engine's peak driver memory (the Python process; Spark's JVM is a separate process).
 Target: spark local[2] at least 1.6x faster than bfs.
 
-Run: ``python -m benchmarks.bench_spark [--runs 3] [--config configs/x-ref.toml] [--set k=v ...]``
+Also prints what one state costs in one process (successors, fingerprints of its
+successors, pickling), which bounds what Spark can gain: bfs pays only the first.
+
+Run: ``python -m benchmarks.bench_spark [--runs 3] [--config configs/x-ref.toml] [--set k=v ...]
+[--max-states N]``
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ system, props = spec.build(config), spec.properties(config)
 
 BFS = """
 from explorer.bfs import check_bfs
-r = check_bfs(system, props, keep_going=True)
+r = check_bfs(system, props, keep_going=True, max_states=__MAX__)
 print(json.dumps({"seconds": r.seconds, "distinct": r.distinct_states, "generated": r.generated_states,
                   "depth": r.max_depth, "peak_kib": peak_kib()}))
 """
@@ -49,7 +53,7 @@ t0 = time.perf_counter()
 spark = spark_session("local[2]", conf={"spark.driver.memory": "4g"})
 spark.sparkContext.parallelize([1, 2], 2).count()  # executors' Python workers up
 startup = time.perf_counter() - t0
-r = check_spark(system, props, keep_going=True, spark=spark, local_frontier=__LF__)
+r = check_spark(system, props, keep_going=True, spark=spark, local_frontier=__LF__, max_states=__MAX__)
 print(json.dumps({"seconds": r.seconds, "distinct": r.distinct_states, "generated": r.generated_states,
                   "depth": r.max_depth, "peak_kib": peak_kib(), "startup": startup, "note": r.notes[-1]}))
 spark.stop()
@@ -73,14 +77,48 @@ spark.stop()
 """
 
 
-def _code(template: str, path: str, sets: list[str], name: str, lf: int = 10_000) -> str:
+COSTS = """
+import pickle
+from explorer.spark import state_fingerprint
+sample, seen, front = [], set(), list(system.init_states())
+while front and len(sample) < 20_000:
+    nxt = []
+    for s in front:
+        for _a, t in system.successors(s):
+            if t not in seen:
+                seen.add(t)
+                nxt.append(t)
+                sample.append(t)
+    front = nxt
+sample = sample[:20_000]
+def per_state(f):
+    t0 = time.perf_counter()
+    f()
+    return (time.perf_counter() - t0) / len(sample) * 1e6
+succ = [t for s in sample for _a, t in system.successors(s)]
+blob = pickle.dumps(sample, protocol=5)
+print(json.dumps({
+    "states": len(sample),
+    "successors_per_state": len(succ) / len(sample),
+    "successors_us": per_state(lambda: [list(system.successors(s)) for s in sample]),
+    "fingerprint_us_per_successor": per_state(lambda: [state_fingerprint(t) for t in succ[: len(sample)]]),
+    "pickle_us": per_state(lambda: pickle.dumps(sample, protocol=5)),
+    "unpickle_us": per_state(lambda: pickle.loads(blob)),
+    "bytes_per_state": len(blob) / len(sample),
+}))
+"""
+
+
+def _code(
+    template: str, path: str, sets: list[str], name: str, lf: int = 10_000, cap: int | None = None
+) -> str:
     return (
         RSS_PRELUDE
         + LOAD.replace("__ROOT__", repr(ROOT))
         .replace("__PATH__", repr(path))
         .replace("__SETS__", repr(sets))
         .replace("__NAME__", repr(name))
-        + template.replace("__LF__", str(lf))
+        + template.replace("__LF__", str(lf)).replace("__MAX__", repr(cap))
     )
 
 
@@ -107,19 +145,32 @@ def main() -> None:
     ap.add_argument("--config", help="a configuration file instead of the largest ref")
     ap.add_argument("--model", help="the model of --config when its name is not <model>-ref.toml")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override")
+    ap.add_argument("--max-states", type=int, help="stop both engines at this many distinct states")
     args = ap.parse_args()
+    cap = args.max_states
     if args.config:
         path = os.path.abspath(args.config)
     else:
         print("reference configurations:")
         path, _ = pick_reference()
     name = args.model or os.path.basename(path)[: -len("-ref.toml")]
-    print(f"benchmark: {os.path.relpath(path, ROOT)} {' '.join(args.set)}")
+    print(
+        f"benchmark: {os.path.relpath(path, ROOT)} {' '.join(args.set)}"
+        + (f" (first {cap:,} states)" if cap else "")
+    )
+    costs = run_child(_code(COSTS, path, args.set, name))
+    print(
+        "CPU per state, one process ({states:,} sampled states): successors {successors_us:.1f} us "
+        "({successors_per_state:.2f} successors); fingerprint {fingerprint_us_per_successor:.1f} us per "
+        "successor; pickle {pickle_us:.1f} us, unpickle {unpickle_us:.1f} us ({bytes_per_state:.0f} bytes)".format(
+            **costs
+        )
+    )
     runs: dict[str, list[dict[str, Any]]] = {"bfs": [], "spark": [], "spark-all": []}
     for _ in range(args.runs):
-        runs["bfs"].append(run_child(_code(BFS, path, args.set, name)))
-        runs["spark"].append(run_child(_code(SPARK, path, args.set, name, 10_000)))
-        runs["spark-all"].append(run_child(_code(SPARK, path, args.set, name, 0)))
+        runs["bfs"].append(run_child(_code(BFS, path, args.set, name, cap=cap)))
+        runs["spark"].append(run_child(_code(SPARK, path, args.set, name, 10_000, cap)))
+        runs["spark-all"].append(run_child(_code(SPARK, path, args.set, name, 0, cap)))
     first = runs["bfs"][0]
     for label, rs in runs.items():
         for r in rs:
