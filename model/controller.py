@@ -216,8 +216,9 @@ MUTANTS = (
     "reassign-keeps-old-replica",
     "cs-elects-shutting-down",
     "preferred-any-isr-replica",
-    "no-trigger-on-startup",
+    "no-election-on-broker-failure",
     "no-reelect-on-controller-gone",
+    "no-resume-after-replica-deletion",
 )
 """Named bugs a test can inject (config key ``mutant``); see ``tests/test_controller.py``."""
 
@@ -322,6 +323,12 @@ class ControllerConfig:
         "record the invalid transitions Kafka 2.x attempts (and only logs) for replicas of topics "
         "queued for deletion (a deleted replica's broker fails or restarts: ReplicaDeletionSuccessful "
         "-> Ineligible / Online); false: skip them as Kafka does",
+    )
+    deletion_ignores_stale_broker_epoch: bool = key(
+        False,
+        "a StopReplica(delete) rejected for a stale broker epoch (sent to a broker's previous "
+        "incarnation) does not fail the deletion (false, as Kafka 2.x: the error fails the current "
+        "deletion round, which then waits for another trigger: L2 fails)",
     )
     liveness: bool = key(False, "check the eventually properties (bfs keeps every explored edge in memory)")
     mutant: str = key("none", "test-only: inject a named bug", choices=MUTANTS)
@@ -503,7 +510,7 @@ class Node(NamedTuple):
     pending: tuple | None  #: continuation waiting for a ZooKeeper response
     seen_epoch: int  #: highest controller epoch its replica manager accepted
     reps: tuple[Rep, ...]
-    cs: int = 0  #: controlled shutdown: 1 requested, 2 answered by the controller
+    cs: int = 0  #: controlled shutdown: 0 none, 2 answered, 3 + c: requested at controller c
 
 
 class State(NamedTuple):
@@ -710,6 +717,9 @@ S_OFFLINE, S_REASSIGN, S_PREFERRED, S_CONTROLLED_SHUTDOWN, S_INIT, S_REMOVE, S_E
 
 # State.done bits: an admin workflow completed at least once
 D_DELETED, D_ADDED, D_REASSIGNED, D_PREFERRED, D_SHUTDOWN, D_UNCLEAN_DYN, D_AUTO = (1 << i for i in range(7))
+# a failover picked up a reassignment in progress / then it completed; a deletion was resumed on
+# broker startup / then it completed
+D_PICKED_UP, D_RESUMED, D_DEL_RESUME, D_DELETED_AFTER_RESUME = (1 << i for i in range(7, 11))
 
 # controller-to-broker request kinds
 M_LEADER_AND_ISR, M_UPDATE_METADATA, M_STOP_REPLICA, M_CS_RESPONSE = 0, 1, 2, 3
@@ -870,6 +880,14 @@ class AdminCreateTopic(NamedTuple):
         return f"admin: creates topic {self.topic} (/brokers/topics/{self.topic} with its assignment)"
 
 
+class TimePasses(NamedTuple):
+    """Stuttering (``liveness`` only): time passes and nothing else happens, so that a
+    behaviour stuck in a state is a lasso rather than an end."""
+
+    def __str__(self) -> str:
+        return "time passes"
+
+
 class AdminDeleteTopic(NamedTuple):
     """An admin queues a topic for deletion: create ``/admin/delete_topics/<t>``."""
 
@@ -957,11 +975,23 @@ ADMIN_KINDS = (
     "ControlledShutdown",
     "ShutdownComplete",
 )
-FAIR_KINDS = ("ProcessEvent", "ZkServe", "ZkReply", "Deliver", "SessionNotice", "Restart", "Fetch")
+FAIR_KINDS = (
+    "ProcessEvent",
+    "ZkServe",
+    "ZkReply",
+    "Deliver",
+    "SessionNotice",
+    "SessionExpire",
+    "Restart",
+    "Fetch",
+    "ShutdownComplete",
+)
 """The healing action kinds, weakly fair in the liveness properties: deliveries, event
-processing, ZooKeeper serving and replies, noticing an expiry, restarts (enabled only while
-budgeted) and follower fetches. Faults, admin requests, produce, ISR shrink, the rebalance
-timer and controlled shutdowns are not fair."""
+processing, ZooKeeper serving and replies, noticing an expiry, the session timeout of a dead
+broker (``SessionExpire``; of a live broker it is a budgeted fault, which the liveness
+configurations set to 0), restarts (enabled only while budgeted), follower fetches and the stop
+of a broker whose controlled shutdown was answered or failed. Crashes, admin requests, produce,
+ISR shrink, the rebalance timer, controlled shutdown requests and ``TimePasses`` are not fair."""
 
 
 ACTION_KINDS = (
@@ -978,6 +1008,7 @@ ACTION_KINDS = (
     "ShrinkIsr",
 )
 FAULT_KINDS = (
+    TimePasses,
     Crash,
     Restart,
     SessionExpire,
@@ -1477,7 +1508,8 @@ class _W:
             self.send_zk((Q_DELETE_DELETIONS, unknown, self.fence(), ctx.epoch))
         self.ctx = ctx._replace(ar=ar, deleting=deleting, ineligible=ineligible, reassigning=reassigning)
         for p, _ in reassigning:
-            prog.append((O_REASSIGN, p, False))
+            prog.append((O_REASSIGN, p, 0))
+            self.done |= D_PICKED_UP
         if deleting:
             prog.append((O_RESUME_DELETIONS,))
         if preferred:
@@ -1714,6 +1746,14 @@ class _W:
         for b in dead:
             nl = _set(nl, b, 0)
         self.ctx = ctx._replace(live=nl)
+        if self.sys.admin:
+            # controllerChannelManager.removeBroker for dead and bounced brokers: the queued
+            # requests to the old incarnation are dropped (admin configurations only: before
+            # StopReplica callbacks, the broker epoch check rejected them with the same effect)
+            base = self.me * self.sys.nb
+            for b in (*dead, *bounced):
+                if self.chans[base + b]:
+                    self.chans = _set(self.chans, base + b, ())
         prog: tuple = ()
         if new:
             prog += ((O_ON_STARTUP, new),)
@@ -1733,16 +1773,11 @@ class _W:
         self.send_um_all()
         self.flush(self.replicas_online(brokers))
         cfg = self.sys.cfg
-        if cfg.mutant == "no-trigger-on-startup":
-            prog: tuple = ()
-        else:
-            prog = ((O_TRIGGER,),)
+        prog: tuple = ((O_TRIGGER,),)
         ctx = self.ctx
         if ctx.reassigning:
             # restart the reassignments with new replicas on the new brokers
-            prog += tuple(
-                (O_REASSIGN, p, False) for p, rar in ctx.reassigning if any(b in rar for b in brokers)
-            )
+            prog += tuple((O_REASSIGN, p, 1) for p, rar in ctx.reassigning if any(b in rar for b in brokers))
         if ctx.deleting and cfg.mutant != "no-deletion-retry-on-startup":
             sys = self.sys
             topics = tuple(
@@ -1757,6 +1792,7 @@ class _W:
             )
             if topics:
                 prog += ((O_RESUME_TOPIC, topics),)
+                self.done |= D_DEL_RESUME
         return prog
 
     def on_broker_failure(self, brokers: tuple[int, ...]) -> tuple:
@@ -1773,7 +1809,7 @@ class _W:
         for p in without_leader:
             self.set_pstate(p, _PS.OfflinePartition)
             self.history |= 2 << p
-        prog: tuple = ((O_TRIGGER,),)
+        prog: tuple = ((O_TRIGGER,),) if self.sys.cfg.mutant != "no-election-on-broker-failure" else ()
         if ctx.deleting:
             sys = self.sys
             for b in brokers:
@@ -2107,6 +2143,9 @@ class _W:
             return
         for p in parts:
             self.set_rstate(p, b, _RS.ReplicaDeletionSuccessful)
+        if self.sys.cfg.mutant == "no-resume-after-replica-deletion":
+            self.run(())
+            return
         self.run(((O_RESUME_DELETIONS,),))
 
     def fail_replica_deletion(self, items: tuple) -> tuple:
@@ -2156,6 +2195,8 @@ class _W:
             leaders = _set(leaders, p, None)
         self.ctx = ctx._replace(leaders=leaders, ineligible=tuple(x for x in ctx.ineligible if x != t))
         self.done |= D_DELETED
+        if self.done & D_DEL_RESUME:
+            self.done |= D_DELETED_AFTER_RESUME
         self.run(rest)
 
     # PartitionModifications (seed 001 Topic 扩容) ----------------------------------------------------
@@ -2281,6 +2322,8 @@ class _W:
         self.reassign_remove(p, True)
         self.send_um_all()
         self.done |= D_REASSIGNED
+        if self.done & D_PICKED_UP:
+            self.done |= D_RESUMED
         t = p // self.sys.ppt
         self.run((*(((O_RESUME_TOPIC, (t,)),) if t in self.ctx.deleting else ()), *rest))
 
@@ -2523,7 +2566,8 @@ class ControllerSystem:
             cfg.max_controlled_shutdowns,
             cfg.max_controlled_shutdowns,
         )
-        return (*kinds, *(k for k, on in zip(ADMIN_KINDS, flags) if on))
+        kinds = (*kinds, *(k for k, on in zip(ADMIN_KINDS, flags) if on))
+        return (*kinds, "TimePasses") if cfg.liveness else kinds
 
     def fair_action_kinds(self) -> tuple[str, ...]:
         """The weakly fair (healing) action kinds of the liveness properties (``FAIR_KINDS``).
@@ -2545,6 +2589,8 @@ class ControllerSystem:
 
     def _fire(self, nodes: list[Node], ev: tuple[int, int], who: str, skip: int = -1) -> None:
         """Append a watch event to every live broker watching (``ctl``: /controller, else controller watches)."""
+        if ev[0] == EV_REELECT and self.cfg.mutant == "no-reelect-on-controller-gone":
+            return
         for b, n in enumerate(nodes):
             if b == skip or not n.alive or n.expired or n.session == 0:
                 continue
@@ -2610,6 +2656,8 @@ class ControllerSystem:
             yield self._admin_create(s)
         if self.admin:
             yield from self._admin_actions(s)
+        if cfg.liveness:
+            yield TimePasses(), s
 
     def _admin_actions(self, s: State) -> Iterator[tuple[Any, State]]:
         """The admin requests, the rebalance timer and the controlled-shutdown steps."""
@@ -2660,8 +2708,11 @@ class ControllerSystem:
         if cfg.max_controlled_shutdowns:
             c = zk.controller
             for b, n in enumerate(nodes):
-                if n.cs == 2 and n.alive:
-                    yield self._shutdown_complete(s, b)
+                if n.cs and n.alive:
+                    if n.cs == 2 or not nodes[n.cs - 3].alive or nodes[n.cs - 3].ctx is None:
+                        # answered, or the request failed (controller gone): after its retries
+                        # (controlled.shutdown.max.retries) the broker shuts down anyway
+                        yield self._shutdown_complete(s, b)
                 elif (
                     n.cs == 0
                     and s.shutdowns < cfg.max_controlled_shutdowns
@@ -2673,7 +2724,7 @@ class ControllerSystem:
                     and nodes[c[0]].ctx is not None
                 ):
                     ns = list(nodes)
-                    ns[b] = ns[b]._replace(cs=1)
+                    ns[b] = ns[b]._replace(cs=3 + c[0])
                     ev = (EV_CONTROLLED_SHUTDOWN, b)
                     cn = ns[c[0]]
                     if ev not in cn.events:
@@ -2957,11 +3008,14 @@ class ControllerSystem:
         n = s.nodes[d]
         kind, ctl_epoch, bepoch, payload = msg
         act = Deliver(sender, d, msg)
-        stale = (ctl_epoch < n.seen_epoch and cfg.mutant != "no-controller-epoch-check") or (
-            cfg.broker_epoch and bepoch < n.bepoch
-        )
+        stale_broker = cfg.broker_epoch and bepoch < n.bepoch
+        stale = (ctl_epoch < n.seen_epoch and cfg.mutant != "no-controller-epoch-check") or stale_broker
         if stale:
-            if kind == M_STOP_REPLICA and payload[2]:
+            if (
+                kind == M_STOP_REPLICA
+                and payload[2]
+                and not (stale_broker and cfg.deletion_ignores_stale_broker_epoch)
+            ):
                 # the error response (STALE_CONTROLLER_EPOCH / STALE_BROKER_EPOCH) still reaches
                 # the deletion callback
                 return act, self._stop_replica_response(s._replace(chans=chans), sender, d, payload[0], True)
@@ -2983,7 +3037,7 @@ class ControllerSystem:
                 t = self._stop_replica_response(t, sender, d, mask, False)
             return act, t
         if kind == M_CS_RESPONSE:
-            if n.cs == 1:
+            if n.cs >= 3:
                 n = n._replace(cs=2)
             return act, s._replace(chans=chans, nodes=_set(s.nodes, d, n))
         if kind == M_LEADER_AND_ISR:
@@ -3042,6 +3096,11 @@ class ControllerSystem:
         if z is not None and r.leader == b and r.epoch == z.leader_epoch:
             r = r._replace(isr=z.isr, zkv=z.version)
             r, acked = self._advance_hw(r, b, p, acked)
+        elif z is None and self.admin and r.leader == b:
+            # BadVersion: the cached zkVersion is stale and every retry with it would fail too; the
+            # leader waits for a LeaderAndIsr (admin configurations only: without it a leader could
+            # retry forever and starve that LeaderAndIsr, which waits for the ISR write)
+            r = r._replace(zkv=-1)
         n = n._replace(reps=_set(n.reps, p, r))
         return s._replace(nodes=_set(s.nodes, b, n), acked=acked)
 
@@ -3065,6 +3124,8 @@ class ControllerSystem:
                                 continue
                             fn = nodes[f]
                             stopped = not fn.alive or fn.reps[p].leader != b
+                            if r.zkv < 0:
+                                break  # stale zkVersion (admin configurations only)
                             if stopped or r.known[f] < len(r.log):
                                 yield self._shrink(s, b, p, f)
                 elif r.leader >= 0:
@@ -3108,7 +3169,7 @@ class ControllerSystem:
         fr2 = fr._replace(log=new_flog, hw=min(hw_read, len(new_flog)))
         ln = nodes[ld]
         send = None
-        if f not in lr2.isr and offset >= lr2.hw and (not lr2.ar or f in lr2.ar):
+        if f not in lr2.isr and offset >= lr2.hw and (not lr2.ar or f in lr2.ar) and lr2.zkv >= 0:
             isr = tuple(x for x in self.slots[p] if x in lr2.isr or x == f)
             send = (Q_UPDATE_ISR, p, PartZ(ld, lr2.epoch, isr, ln.seen_epoch, lr2.zkv))
             lr2 = lr2._replace(pend=True)
