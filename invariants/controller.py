@@ -35,7 +35,10 @@ from model.controller import (
     Q_WRITE_PARTS,
     Q_WRITE_REASSIGN,
     S_CONTROLLED_SHUTDOWN,
+    S_INIT,
+    S_OFFLINE,
     S_PREFERRED,
+    S_REASSIGN,
     WRITES,
     ControllerConfig,
     ControllerSystem,
@@ -356,6 +359,10 @@ def _landed_leaders(s: State, a: Any, t: State) -> list[tuple[int, Any, Any]]:
     return [(p, s.zk.parts[p], t.zk.parts[p]) for p, _ in a.req[1] if t.zk.parts[p] != s.zk.parts[p]]
 
 
+# the partition-state writes that elect a leader (not an epoch bump or an ISR removal)
+_ELECTIONS = frozenset({S_OFFLINE, S_REASSIGN, S_PREFERRED, S_CONTROLLED_SHUTDOWN, S_INIT})
+
+
 def controlled_shutdown_never_elects_shutting_down(s: State, a: Any, t: State) -> bool:
     """No partition-state write lands that makes a broker leader while the writing
     controller counts it as shutting down (``shuttingDownBrokerIds``, seed 002)."""
@@ -365,8 +372,9 @@ def controlled_shutdown_never_elects_shutting_down(s: State, a: Any, t: State) -
     ctx = s.nodes[a.broker].ctx
     if ctx is None or not ctx.shutting:
         return True
+    elects = a.req[5] in _ELECTIONS
     for _, old, new in changed:
-        if new.leader in ctx.shutting and (old is None or old.leader != new.leader):
+        if new.leader in ctx.shutting and (elects or old is None or old.leader != new.leader):
             return False
     return True
 
