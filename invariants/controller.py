@@ -8,7 +8,14 @@ election is enabled; ``doRemoveReplicasFromIsr`` keeps the ISR's last member; le
 rise with every election) are checked as ``always`` and ``transition`` properties;
 ``reachable`` witnesses show that the interesting scenarios happen at all.
 
-Each property is shown able to fail by a variant or a mutant (``tests/test_controller.py``).
+The admin workflows of issue 4 add safety properties (a deleted topic leaves nothing behind;
+a finished reassignment leaves AR = RAR with the ISR inside; controlled shutdown never elects
+a shutting-down broker; preferred elections elect only the live, in-sync preferred replica),
+witnesses that each workflow completes, and, with ``liveness``, the ``eventually`` properties
+L1-L4 under weak fairness of the healing actions (``FAIR_KINDS``).
+
+Each property is shown able to fail by a variant or a mutant (``tests/test_controller.py``,
+``tests/test_controller_admin.py``).
 """
 
 from __future__ import annotations
@@ -50,7 +57,7 @@ from model.controller import (
 )
 from model.state_machines import PartitionState, ReplicaState
 
-__all__ = ["SPEC", "build", "properties"]
+__all__ = ["SPEC", "active_controller", "admin_properties", "build", "properties"]
 
 
 def build(config: ControllerConfig) -> ControllerSystem:

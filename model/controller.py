@@ -1,4 +1,4 @@
-"""The ZooKeeper-based Kafka controller as actors exchanging messages (issue 3).
+"""The ZooKeeper-based Kafka controller as actors exchanging messages (issues 3 and 4).
 
 Actors: every broker runs a controller instance (``KafkaController`` with its event
 queue, ``ControllerContext`` and both state machines) and a data-plane replica manager;
@@ -89,10 +89,78 @@ Abstractions (each keeps the ZooKeeper-side interleavings that matter; say why)
   partition NewPartition), LeaderAndIsr to the new ISR (``isNew`` is not carried: the
   data plane does not read it) and UpdateMetadata, replicas -> OnlineReplica. A topic the
   context does not know is one whose partitions are NonExistentPartition.
-* Not modelled: topic deletion, reassignment, preferred-replica election and the
-  auto-rebalance task, controlled shutdown (so StopReplica is never sent to a live
-  broker), partition expansion after start (PartitionModifications), log-dir events, the
-  delegation-token scheduler.
+Admin workflows (issue 4; seeds 001 and 002; each off by default behind a budget key, so the
+configurations without them have the state spaces they had)
+---------------------------------------------------------------------------------------------
+* An admin request is one ZooKeeper write (an ``Admin*`` action) that fires the controller's
+  watch; the controller's event reads the znode in one round trip and its writes are fenced on
+  ``/controller_epoch``'s version like every controller write. A failover reads
+  ``/admin/delete_topics``, ``/admin/reassign_partitions``, ``/admin/preferred_replica_election``
+  and the assignments with the rest of the context, and runs ``initializePartitionReassignment``,
+  ``topicDeletionManager.init``, then after startup ``maybeTriggerPartitionReassignment``,
+  ``tryTopicDeletion`` and ``fetchPendingPreferredReplicaElections``.
+* Topic deletion (``max_topic_deletions``, ``delete_topic_enable``): ``TopicDeletion`` clears
+  unknown topics (and every entry when deletion is disabled), marks topics with a reassignment
+  in progress ineligible (seed 001's order: before enqueueing), enqueues and runs
+  ``resumeDeletions`` (complete / retry / start, eligibility evaluated before the retry as in
+  Kafka); ``startReplicaDeletion`` moves dead replicas to ReplicaDeletionIneligible (topic
+  ineligible) and live ones OfflineReplica (``doRemoveReplicasFromIsr``) ->
+  ReplicaDeletionStarted with StopReplica(delete=true) (the preceding StopReplica(delete=false)
+  is folded into it); the broker deletes the log and its response queues
+  ``TopicDeletionStopReplicaResponseReceived`` at the sender (an error, from a stale epoch,
+  fails the replica); ``completeDeleteTopic`` moves replicas to NonExistentReplica and
+  partitions Offline -> NonExistentPartition, then deletes the topic's znodes (fenced) and
+  forgets it. ``onBrokerFailure`` fails the deletion of the dead broker's replicas;
+  ``onBrokerStartup`` resumes it; triggerOnlinePartitionStateChange and the leaderless
+  partitions of onBrokerFailure skip topics queued for deletion. The later 2.x replica table
+  (OfflineReplica -> ReplicaDeletionIneligible) is used. Kafka attempts and only logs invalid
+  transitions for replicas already deleted when their broker fails or restarts; the model skips
+  them like Kafka (``strict_deletion_transitions`` records them). The controller drops its
+  queued requests to dead and bounced brokers (``removeBroker``).
+  ``deletion_ignores_stale_broker_epoch`` (default false, Kafka as written) fixes a liveness gap
+  the model finds: a StopReplica(delete) rejected by a broker's new incarnation fails the round
+  its bounce restarted, and nothing restarts it.
+* Partition expansion (``partitions_added_later``): the last partitions of each topic existing
+  at start are absent until ``AdminAddPartitions`` (one per topic, in order) rewrites
+  ``/brokers/topics/<t>``; ``PartitionModifications`` creates them with
+  ``onNewPartitionCreation`` unless the topic is queued for deletion.
+* Reassignment (``max_reassignments``, ``reassignment``; default RAR: every replica r becomes
+  (r + 1) % brokers): the 2.x (pre-KIP-455) steps of seed 001 with AR/RAR/OAR: AR = OAR + RAR in
+  ZooKeeper, leader epoch + 1 with LeaderAndIsr to AR, RAR - OAR -> NewReplica; when RAR joins
+  the ISR (the partition-state watch, ``PartitionReassignmentIsrChange``): RAR -> OnlineReplica,
+  AR = RAR, ``moveReassignedPartitionLeaderIfRequired`` (Reassign election when the leader is
+  not in RAR or dead, else an epoch bump), OAR - RAR -> Offline -> ReplicaDeletionStarted ->
+  Successful -> NonExistent with StopReplica(delete=true), AR = RAR in ZooKeeper, the partition
+  removed from ``/admin/reassign_partitions``, deletion of its topic resumed. Replica states are
+  kept per *slot* (assignment plus targets); a leader adds to the ISR only replicas of the AR
+  its LeaderAndIsr carried.
+* Preferred election (``max_preferred_elections``; ``auto_leader_rebalance`` with
+  ``leader_imbalance_per_broker_percentage``): the admin's znode names every partition; the
+  controller filters as ``fetchPendingPreferredReplicaElections``, elects with the
+  PreferredReplica strategy and deletes the znode. ``AutoRebalanceTick`` queues the
+  auto-rebalance check when the controller is idle (the 300 s interval is long next to event
+  processing); the check is ``checkAndTriggerAutoLeaderRebalance``'s imbalance ratio.
+* Controlled shutdown (``max_controlled_shutdowns``): ``ControlledShutdown`` queues the request
+  at the active controller; ``doControlledShutdown`` adds the broker to
+  ``shuttingDownBrokerIds`` (which ``liveBrokerIds`` excludes), elects with the
+  ControlledShutdown strategy for the partitions it leads (single-replica ones skipped), sends
+  StopReplica(delete=false) and OfflineReplica for those it follows, and answers;
+  ``ShutdownComplete`` stops the broker and closes its session (the offline election of seed
+  002's question 9 follows); a broker whose request was lost with its controller stops anyway.
+* ISR change notifications were already handled; ``AdminEnableUnclean`` sets a topic's
+  ``unclean.leader.election.enable`` (read with the partition states at election time, as
+  ``getLogConfigs``) and ``TopicUncleanLeaderElectionEnable`` runs
+  ``triggerOnlinePartitionStateChange(topic)``.
+* Liveness (``liveness``): a ``TimePasses`` stutter makes a stuck behaviour a lasso; the fair
+  kinds are ``FAIR_KINDS``. In admin configurations a leader whose ISR write failed waits for a
+  LeaderAndIsr instead of retrying with its stale zkVersion (the retries could starve that
+  LeaderAndIsr, which waits for the ISR write).
+* Admin requests come in a fixed order (deletion of topics 0, 1, ...; reassignment of
+  partitions 0, 1, ..., one at a time; expansion of topics 0, 1, ...) within their budgets.
+* Not modelled: KIP-455 reassignment (adding/removing replicas, cancellation), StopReplica
+  errors other than stale epochs (e.g. KafkaStorageException), controlled shutdown retries (the
+  broker stops after the answer or after losing its controller), the admin tools' own checks,
+  log-dir events, the delegation-token scheduler.
 
 Bounds: fault budgets (``max_crashes``, ``max_restarts``, ``max_session_expiries``),
 ``max_controller_epoch`` (no new fault once ``/controller_epoch`` reaches it),
@@ -133,8 +201,17 @@ from model.state_machines import (
 )
 
 __all__ = [
+    "ADMIN_KINDS",
+    "FAIR_KINDS",
     "MUTANTS",
+    "AdminAddPartitions",
     "AdminCreateTopic",
+    "AdminDeleteTopic",
+    "AdminEnableUnclean",
+    "AdminPreferredElection",
+    "AdminReassign",
+    "AutoRebalanceTick",
+    "ControlledShutdown",
     "ControllerConfig",
     "ControllerSystem",
     "Ctx",
@@ -144,11 +221,14 @@ __all__ = [
     "Node",
     "PartZ",
     "Rep",
+    "ShutdownComplete",
     "Start",
     "State",
+    "TimePasses",
     "Zk",
     "ZkResponses",
     "ZkWriteFencing",
+    "admin_write_epoch",
     "is_active",
     "leo",
 ]
