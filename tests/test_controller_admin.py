@@ -253,3 +253,49 @@ def test_kafka_deletion_stale_broker_epoch_liveness_gap() -> None:
     assert any("receives StopReplica(delete=true)" in (s.action or "") for s in v.trace)
     assert any("TopicDeletionStopReplicaResponseReceived (error)" in (s.action or "") for s in v.trace)
     _replays(ADMIN, ov, v)
+
+
+# -- deletion corner cases: disabled, unknown topic, ineligible while reassigning -------------------
+
+
+def _reachable(overrides: list[str]) -> list:
+    """Every reachable state of a small configuration."""
+    sys = ControllerSystem(_config(None, overrides))
+    init = sys.init_states()[0]
+    seen = {init}
+    todo = [init]
+    while todo:
+        s = todo.pop()
+        for _, t in sys.successors(s):
+            if t not in seen:
+                seen.add(t)
+                todo.append(t)
+    return list(seen)
+
+
+def test_deletion_disabled_clears_the_request() -> None:
+    states = _reachable([*NO_FAULT, "brokers=2", "max_topic_deletions=1", "delete_topic_enable=false"])
+    assert any(s.zk.deletes == 1 and not s.zk.delete_topics for s in states)
+    assert all(not s.zk.gone and all(z is not None for z in s.zk.parts) for s in states)
+
+
+def test_unknown_topic_deletion_cleared() -> None:
+    # topic 0 is created later: a deletion queued before the creation names an unknown topic
+    ov = [*NO_FAULT, "brokers=2", "topics_created_later=1", "max_topic_deletions=1"]
+    states = _reachable(ov)
+    assert any(s.zk.deletes == 1 and s.zk.created == 0 and not s.zk.delete_topics for s in states)
+
+
+@pytest.mark.slow
+def test_deletion_ineligible_while_reassigning_then_completes() -> None:
+    ov = [*REASSIGN_SMALL, "max_topic_deletions=1", "liveness=true"]
+    states = _reachable(ov)
+    assert any(
+        (ctx := n.ctx) is not None and 0 in ctx.ineligible and ctx.reassigning
+        for s in states
+        for n in s.nodes
+    )
+    r = run(None, ov)
+    assert r.exit_reason.value == "complete" and r.violations == []
+    assert {"topic_deleted", "reassignment_completed"} <= set(r.witnesses)
+    assert r.properties["deletion_eventually_completes"]["status"] == "held"
