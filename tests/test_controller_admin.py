@@ -24,6 +24,7 @@ from model.controller import (
     ShutdownComplete,
     TimePasses,
 )
+from model.state_machines import PartitionState
 
 ADMIN = "configs/controller-admin.toml"
 SHUTDOWN = "configs/controller-admin-shutdown.toml"
@@ -299,3 +300,16 @@ def test_deletion_ineligible_while_reassigning_then_completes() -> None:
     assert r.exit_reason.value == "complete" and r.violations == []
     assert {"topic_deleted", "reassignment_completed"} <= set(r.witnesses)
     assert r.properties["deletion_eventually_completes"]["status"] == "held"
+
+
+def test_controlled_shutdown_skips_single_replica_partition() -> None:
+    """Seed 002: the ControlledShutdown strategy leaves single-replica partitions alone; they
+    lose their leader only when the broker stops (question 9: the offline path)."""
+    ov = [*NO_FAULT, "brokers=2", "topics=2", "assignment=[[0, 1], [0]]", "max_controlled_shutdowns=1"]
+    states = _reachable(ov)
+    answered = [s for s in states if s.nodes[0].cs == 2]
+    assert answered and all(s.zk.parts[1].leader == 0 for s in answered)
+    assert any(s.zk.parts[0].leader == 1 for s in answered)
+    # broker 0 (the controller) stops: broker 1 takes over and finds partition 1 offline
+    stopped = [s for s in states if not s.nodes[0].alive and s.nodes[1].ctx is not None]
+    assert any(s.nodes[1].ctx.pstates[1] == PartitionState.OfflinePartition for s in stopped)
