@@ -213,7 +213,12 @@ LIVENESS_BREAKS = [
     # L1: no offline election after a broker failure: the partition stays leaderless
     (None, [*LEADER_CRASH, "mutant=no-election-on-broker-failure"], "leader_eventually_elected", 8),
     # L2: completeReplicaDeletion does not call resumeDeletions
-    (ADMIN, ["mutant=no-resume-after-replica-deletion"], "deletion_eventually_completes", 14),
+    (
+        ADMIN,
+        ["max_crashes=0", "mutant=no-resume-after-replica-deletion"],
+        "deletion_eventually_completes",
+        14,
+    ),
     # L3: no broker re-elects when /controller goes (and the crashed controller never restarts)
     (ADMIN, ["max_restarts=0", "mutant=no-reelect-on-controller-gone"], "controller_eventually_elected", 3),
     # L4: the controller never learns that the new replicas joined the ISR
