@@ -8,20 +8,44 @@ election is enabled; ``doRemoveReplicasFromIsr`` keeps the ISR's last member; le
 rise with every election) are checked as ``always`` and ``transition`` properties;
 ``reachable`` witnesses show that the interesting scenarios happen at all.
 
-Each property is shown able to fail by a variant or a mutant (``tests/test_controller.py``).
+The admin workflows of issue 4 add safety properties (a deleted topic leaves nothing behind;
+a finished reassignment leaves AR = RAR with the ISR inside; controlled shutdown never elects
+a shutting-down broker; preferred elections elect only the live, in-sync preferred replica),
+witnesses that each workflow completes, and, with ``liveness``, the ``eventually`` properties
+L1-L4 under weak fairness of the healing actions (``FAIR_KINDS``).
+
+Each property is shown able to fail by a variant or a mutant (``tests/test_controller.py``,
+``tests/test_controller_admin.py``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from explorer.core import ModelSpec, Property, always, reachable, transition
+from explorer.core import ModelSpec, Property, always, eventually, reachable, transition
 from model.controller import (
+    D_ADDED,
+    D_AUTO,
+    D_DELETED,
+    D_DELETED_AFTER_RESUME,
+    D_PREFERRED,
+    D_REASSIGNED,
+    D_RESUMED,
+    D_SHUTDOWN,
+    D_UNCLEAN_DYN,
+    FAIR_KINDS,
+    FENCED_ADMIN_WRITES,
     MUTANTS,
     Q_DELETE_CTL,
     Q_DELETE_ISR_CHANGES,
     Q_UPDATE_ISR,
     Q_WRITE_PARTS,
+    Q_WRITE_REASSIGN,
+    S_CONTROLLED_SHUTDOWN,
+    S_INIT,
+    S_OFFLINE,
+    S_PREFERRED,
+    S_REASSIGN,
     WRITES,
     ControllerConfig,
     ControllerSystem,
@@ -29,10 +53,11 @@ from model.controller import (
     SessionExpire,
     State,
     ZkServe,
+    admin_write_epoch,
 )
-from model.state_machines import PartitionState
+from model.state_machines import PartitionState, ReplicaState
 
-__all__ = ["SPEC", "build", "properties"]
+__all__ = ["SPEC", "active_controller", "admin_properties", "build", "properties"]
 
 
 def build(config: ControllerConfig) -> ControllerSystem:
@@ -118,6 +143,10 @@ def zk_writes_fenced(s: State, a: Any, t: State) -> bool:
     if not isinstance(a, ZkServe):
         return True
     op = a.req[0]
+    if op in FENCED_ADMIN_WRITES:
+        if t.zk == s.zk:
+            return True
+        return admin_write_epoch(a.req) == s.zk.epoch
     if op == Q_WRITE_PARTS:
         if t.zk.parts == s.zk.parts:
             return True
@@ -130,7 +159,9 @@ def zk_writes_fenced(s: State, a: Any, t: State) -> bool:
 
 
 def zk_writes_fenced_applies(s: State, a: Any, t: State) -> bool:
-    return isinstance(a, ZkServe) and a.req[0] in (Q_WRITE_PARTS, Q_DELETE_ISR_CHANGES)
+    return isinstance(a, ZkServe) and (
+        a.req[0] in (Q_WRITE_PARTS, Q_DELETE_ISR_CHANGES) or a.req[0] in FENCED_ADMIN_WRITES
+    )
 
 
 def brokers_reject_stale_controller_epoch(s: State, a: Any, t: State) -> bool:
@@ -157,10 +188,10 @@ def _is_deliver(s: State, a: Any, t: State) -> bool:
 
 
 def isr_valid(sys: ControllerSystem):
-    reps = sys.replicas
-
     def isr_nonempty_subset(s: State) -> bool:
-        """Every partition's ISR (in ZooKeeper) is non-empty and a subset of its assigned replicas."""
+        """Every partition's ISR (in ZooKeeper) is non-empty and a subset of its assigned replicas
+        (``/brokers/topics/<t>``, which a reassignment changes)."""
+        reps = s.zk.ar
         for p, z in enumerate(s.zk.parts):
             if z is None:
                 continue
@@ -264,6 +295,199 @@ def topic_created_online(sys: ControllerSystem):
         return False
 
     return check
+
+
+# -- admin workflows (issue 4): safety --------------------------------------------------------
+
+
+def deleted_topics_gone(sys: ControllerSystem):
+    ppt = sys.ppt
+
+    def check(s: State) -> bool:
+        """A deleted topic leaves nothing in ZooKeeper (partition states, ISR change
+        notifications, ``/admin/delete_topics``) nor in the context of the current controller
+        (partition and replica states, leadership, deletion and reassignment sets).
+
+        >>> check(build(ControllerConfig(max_topic_deletions=1)).init_states()[0])
+        True
+        """
+        zk = s.zk
+        for t in zk.gone:
+            ps = range(t * ppt, (t + 1) * ppt)
+            if t in zk.delete_topics or any(zk.parts[p] is not None or p in zk.isr_changes for p in ps):
+                return False
+            for n in s.nodes:
+                ctx = n.ctx
+                if not n.alive or ctx is None or ctx.epoch != zk.epoch or n.pending is not None:
+                    continue
+                if t in ctx.deleting or t in ctx.ineligible or any(q in ps for q, _ in ctx.reassigning):
+                    return False
+                for p in ps:
+                    if ctx.pstates[p] != PartitionState.NonExistentPartition or ctx.leaders[p] is not None:
+                        return False
+                    if any(r != ReplicaState.NonExistentReplica for r in ctx.rstates[p]):
+                        return False
+        return True
+
+    return check
+
+
+def reassignment_complete(s: State, a: Any, t: State) -> bool:
+    """When a finished reassignment leaves ``/admin/reassign_partitions``, the partition's
+    assignment (AR) is its target (RAR) and its ISR lies within it."""
+    if not (isinstance(a, ZkServe) and a.req[0] == Q_WRITE_REASSIGN and a.req[4]):
+        return True
+    if t.zk.reassign == s.zk.reassign:
+        return True
+    for p, rar in s.zk.reassign:
+        if p not in a.req[1]:
+            continue
+        if t.zk.ar[p] != rar:
+            return False
+        z = t.zk.parts[p]
+        if z is not None and any(r not in rar for r in z.isr):
+            return False
+    return True
+
+
+def _reassignment_completes(s: State, a: Any, t: State) -> bool:
+    return (
+        isinstance(a, ZkServe)
+        and a.req[0] == Q_WRITE_REASSIGN
+        and a.req[4]
+        and t.zk.reassign != s.zk.reassign
+    )
+
+
+def _landed_leaders(s: State, a: Any, t: State) -> list[tuple[int, Any, Any]]:
+    """(partition, old, new) state znodes a landing partition-state write changed."""
+    if not (isinstance(a, ZkServe) and a.req[0] == Q_WRITE_PARTS) or t.zk.parts == s.zk.parts:
+        return []
+    return [(p, s.zk.parts[p], t.zk.parts[p]) for p, _ in a.req[1] if t.zk.parts[p] != s.zk.parts[p]]
+
+
+# the partition-state writes that elect a leader (not an epoch bump or an ISR removal)
+_ELECTIONS = frozenset({S_OFFLINE, S_REASSIGN, S_PREFERRED, S_CONTROLLED_SHUTDOWN, S_INIT})
+
+
+def controlled_shutdown_never_elects_shutting_down(s: State, a: Any, t: State) -> bool:
+    """No partition-state write lands that makes a broker leader while the writing
+    controller counts it as shutting down (``shuttingDownBrokerIds``, seed 002)."""
+    changed = _landed_leaders(s, a, t)
+    if not changed:
+        return True
+    ctx = s.nodes[a.broker].ctx
+    if ctx is None or not ctx.shutting:
+        return True
+    elects = a.req[5] in _ELECTIONS
+    for _, old, new in changed:
+        if new.leader in ctx.shutting and (elects or old is None or old.leader != new.leader):
+            return False
+    return True
+
+
+def _shutdown_write(s: State, a: Any, t: State) -> bool:
+    if not _landed_leaders(s, a, t):
+        return False
+    ctx = s.nodes[a.broker].ctx
+    return ctx is not None and bool(ctx.shutting) and a.req[5] == S_CONTROLLED_SHUTDOWN
+
+
+def preferred_election_elects_preferred(s: State, a: Any, t: State) -> bool:
+    """A preferred replica election only makes the preferred replica (the head of AR) leader,
+    and only when it is live (in the writing controller's view) and in the ISR."""
+    changed = _landed_leaders(s, a, t)
+    if not changed or a.req[5] != S_PREFERRED:
+        return True
+    ctx = s.nodes[a.broker].ctx
+    for p, old, new in changed:
+        preferred = s.zk.ar[p][0]
+        if new.leader != preferred or old is None or preferred not in old.isr:
+            return False
+        if ctx is not None and (not ctx.live[preferred] or preferred in ctx.shutting):
+            return False
+    return True
+
+
+def _preferred_write(s: State, a: Any, t: State) -> bool:
+    return bool(_landed_leaders(s, a, t)) and a.req[5] == S_PREFERRED
+
+
+# -- admin workflows (issue 4): liveness ---------------------------------------------------------
+
+
+def _up(s: State, b: int) -> bool:
+    """Broker ``b`` runs, its session is live and registered, and it is not shutting down."""
+    n = s.nodes[b]
+    reg = s.zk.brokers[b]
+    return n.alive and not n.expired and reg is not None and reg[0] == n.session and n.cs == 0
+
+
+def active_controller(s: State) -> bool:
+    """Some running broker owns ``/controller`` with its live session and acts as controller.
+
+    >>> active_controller(build(ControllerConfig()).init_states()[0])
+    True
+    """
+    c = s.zk.controller
+    if c is None:
+        return False
+    n = s.nodes[c[0]]
+    return n.alive and not n.expired and n.session == c[1] and n.ctx is not None
+
+
+def leaderless_with_live_isr(sys: ControllerSystem):
+    ppt = sys.ppt
+
+    def bad(s: State) -> bool:
+        """With an active controller, some partition (of a topic not queued for deletion) has
+        an up ISR replica but no up leader."""
+        if not active_controller(s):
+            return False
+        zk = s.zk
+        for p, z in enumerate(zk.parts):
+            if z is None or (p // ppt) in zk.delete_topics:
+                continue
+            if z.leader >= 0 and _up(s, z.leader):
+                continue
+            if any(_up(s, r) for r in z.isr):
+                return True
+        return False
+
+    return bad
+
+
+def deletion_stuck(sys: ControllerSystem):
+    ppt = sys.ppt
+
+    def bad(s: State) -> bool:
+        """A topic is queued for deletion, still exists, and every replica's broker is up."""
+        zk = s.zk
+        for t in zk.delete_topics:
+            ps = range(t * ppt, (t + 1) * ppt)
+            if t in zk.gone or not any(sys.present(zk, p) for p in ps):
+                continue
+            if all(_up(s, r) for p in ps if sys.present(zk, p) for r in zk.ar[p]):
+                return True
+        return False
+
+    return bad
+
+
+def no_controller(s: State) -> bool:
+    """Some broker runs with a live session but no broker is the active controller."""
+    if active_controller(s):
+        return False
+    return any(n.alive and not n.expired and n.session != 0 for n in s.nodes)
+
+
+def reassignment_stuck(sys: ControllerSystem):
+    def bad(s: State) -> bool:
+        """A reassignment is in ``/admin/reassign_partitions`` and all its new replicas are up."""
+        zk = s.zk
+        return any(sys.present(zk, p) and all(_up(s, r) for r in rar) for p, rar in zk.reassign)
+
+    return bad
 
 
 def properties(config: ControllerConfig) -> list[Property]:
@@ -407,12 +631,181 @@ def properties(config: ControllerConfig) -> list[Property]:
                 "(seed 001 新建 Topic: onNewTopicCreation -> onNewPartitionCreation)",
             )
         )
+    props += admin_properties(config, sys)
     if any(config.unclean(p) for p in range(np_)):
         props.append(
             reachable(
                 "unclean_election", lambda s: bool(s.history & 1), "an unclean leader election is written"
             )
         )
+    return props
+
+
+def _not(f: Any) -> Any:
+    def goal(s: State) -> bool:
+        return not f(s)
+
+    goal.__doc__ = f"not: {f.__doc__}"
+    return goal
+
+
+def admin_properties(config: ControllerConfig, sys: ControllerSystem) -> list[Property]:
+    """Safety properties, witnesses and (with ``liveness``) the liveness properties of the
+    admin workflows of issue 4 that ``config`` turns on.
+
+    >>> [p.name for p in admin_properties(ControllerConfig(), ControllerSystem(ControllerConfig()))]
+    []
+    >>> len(admin_properties(ControllerConfig(max_topic_deletions=1), build(ControllerConfig()))) > 1
+    True
+    """
+    props: list[Property] = []
+    fair = FAIR_KINDS
+
+    def done(bit: int) -> Any:
+        return lambda s: bool(s.done & bit)
+
+    if config.max_topic_deletions:
+        props.append(
+            always(
+                "deleted_topic_gone",
+                deleted_topics_gone(sys),
+                "a deleted topic leaves nothing in ZooKeeper or the controller's context "
+                "(seed 001 completeDeleteTopic: 从 Controller 缓存和 ZK 中清除这个 Topic 的相关记录)",
+                applies=lambda s: bool(s.zk.gone),
+            )
+        )
+        props.append(
+            reachable("topic_deleted", done(D_DELETED), "a topic deletion completes (completeDeleteTopic)")
+        )
+        if config.max_crashes and config.max_restarts:
+            props.append(
+                reachable(
+                    "deletion_resumed_on_startup",
+                    done(D_DELETED_AFTER_RESUME),
+                    "a deletion resumed on broker startup (onBrokerStartup -> resumeDeletionForTopics) "
+                    "completes",
+                )
+            )
+    if sys.added:
+        props.append(
+            reachable(
+                "partition_added",
+                done(D_ADDED),
+                "a partition added after start gets a leader (PartitionModifications -> onNewPartitionCreation)",
+            )
+        )
+    if config.max_reassignments:
+        props.append(
+            transition(
+                "reassignment_complete",
+                reassignment_complete,
+                "a finished reassignment leaves AR = RAR and the ISR within it (seed 001 分区副本迁移 steps)",
+                applies=_reassignment_completes,
+            )
+        )
+        props.append(
+            reachable("reassignment_completed", done(D_REASSIGNED), "a reassignment completes (AR = RAR)")
+        )
+        if config.max_crashes:
+            props.append(
+                reachable(
+                    "reassignment_resumed_after_failover",
+                    done(D_RESUMED),
+                    "a controller failover picks up a reassignment in progress, which then completes",
+                )
+            )
+    if config.max_controlled_shutdowns:
+        props.append(
+            transition(
+                "controlled_shutdown_never_elects_shutting_down",
+                controlled_shutdown_never_elects_shutting_down,
+                "no election makes a shutting-down broker leader (seed 002 "
+                "controlledShutdownPartitionLeaderElection; liveBrokerIds excludes shuttingDownBrokerIds)",
+                applies=_shutdown_write,
+            )
+        )
+        props.append(
+            reachable(
+                "controlled_shutdown_done",
+                done(D_SHUTDOWN),
+                "a broker stops after its controlled shutdown was answered",
+            )
+        )
+    if config.max_preferred_elections or config.auto_leader_rebalance:
+        props.append(
+            transition(
+                "preferred_election_elects_preferred",
+                preferred_election_elects_preferred,
+                "a preferred election only elects the preferred replica, live and in the ISR "
+                "(seed 002 preferredReplicaPartitionLeaderElection)",
+                applies=_preferred_write,
+            )
+        )
+        props.append(
+            reachable("preferred_election_done", done(D_PREFERRED), "a preferred replica election is written")
+        )
+    if config.auto_leader_rebalance:
+        props.append(
+            reachable(
+                "auto_rebalance_elects",
+                done(D_AUTO),
+                "the auto-rebalance task finds a broker over leader.imbalance.per.broker.percentage",
+            )
+        )
+    if config.max_unclean_enables:
+        props.append(
+            reachable(
+                "unclean_enabled_and_used",
+                done(D_UNCLEAN_DYN),
+                "an unclean election is written under a dynamically enabled topic config "
+                "(TopicUncleanLeaderElectionEnable -> triggerOnlinePartitionStateChange(topic))",
+            )
+        )
+    if config.liveness:
+        l1 = leaderless_with_live_isr(sys)
+        props.append(
+            eventually(
+                "leader_eventually_elected",
+                _not(l1),
+                "L1: with an active controller, a partition with an up ISR replica eventually has an up "
+                "leader (seeds 002, 003 triggerOnlinePartitionStateChange)",
+                trigger=l1,
+                fairness=fair,
+            )
+        )
+        if config.max_topic_deletions:
+            l2 = deletion_stuck(sys)
+            props.append(
+                eventually(
+                    "deletion_eventually_completes",
+                    _not(l2),
+                    "L2: a topic queued for deletion is eventually gone while all its replicas' brokers "
+                    "are up (seed 001: resumed on broker startup)",
+                    trigger=l2,
+                    fairness=fair,
+                )
+            )
+        props.append(
+            eventually(
+                "controller_eventually_elected",
+                _not(no_controller),
+                "L3: while some broker runs with a session, eventually some broker is the active "
+                "controller (seed 004 elect, Reelect)",
+                trigger=no_controller,
+                fairness=fair,
+            )
+        )
+        if config.max_reassignments:
+            l4 = reassignment_stuck(sys)
+            props.append(
+                eventually(
+                    "reassignment_eventually_completes",
+                    _not(l4),
+                    "L4: a reassignment whose new replicas are up eventually completes (seed 001 分区副本迁移)",
+                    trigger=l4,
+                    fairness=fair,
+                )
+            )
     return props
 
 
