@@ -178,7 +178,9 @@ def check_leads_to(
     target = set(nodes)
     # prefix: shortest root path to a trigger state, then inside the region to the target
     best_prefix: list[Any] | None = None
-    for s0 in sorted(starts, key=depth_of)[:64]:
+    # only trigger states that can reach the target (it may lie below the shallowest ones)
+    reach = nx.ancestors(g, nodes[0]) | target
+    for s0 in sorted((s for s in starts if s in reach), key=depth_of)[:64]:
         inner = _bfs_path(edges, [s0], target, region)
         if inner is None:
             continue

@@ -219,6 +219,9 @@ LIVENESS_BREAKS = [
         "deletion_eventually_completes",
         14,
     ),
+    # L2: onBrokerStartup does not resume the deletion (the example); the stuck
+    # region hangs below more than 64 shallower trigger states
+    (ADMIN, ["mutant=no-deletion-retry-on-startup"], "deletion_eventually_completes", 19),
     # L3: no broker re-elects when /controller goes (and the crashed controller never restarts)
     (ADMIN, ["max_restarts=0", "mutant=no-reelect-on-controller-gone"], "controller_eventually_elected", 3),
     # L4: the controller never learns that the new replicas joined the ISR

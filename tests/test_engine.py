@@ -210,6 +210,38 @@ def test_leads_to_lasso_is_fair() -> None:
     assert {"lose", "send", "retry"} <= loop_actions  # weak fairness: every always-enabled action is taken
 
 
+def test_leads_to_lasso_found_below_many_shallow_trigger_states() -> None:
+    """The stuck cycle is reachable only from a trigger state deeper than 70 others.
+
+    The lasso search used to try only the 64 shallowest trigger states and crashed.
+    """
+    from explorer.core import eventually
+
+    class Fan:
+        def init_states(self) -> list[tuple]:
+            return [("root",)]
+
+        def successors(self, s: tuple) -> list[tuple[str, tuple]]:
+            if s == ("root",):
+                return [("fan", ("t", i)) for i in range(70)] + [("down", ("deep",))]
+            if s[0] == "t":
+                return [("finish", ("goal",))]
+            if s == ("deep",):
+                return [("trip", ("deep2",))]
+            if s in (("deep2",), ("loop",)):
+                return [("spin", ("loop",))]
+            return [("stay", s)]
+
+        def is_terminal(self, s: tuple) -> bool:
+            return True
+
+    p = eventually("done", lambda s: s == ("goal",), "", trigger=lambda s: s[0] in ("t", "deep2"))
+    r = check_bfs(Fan(), [p])
+    (v,) = r.violations
+    assert [st.action for st in v.trace] == [None, "down", "trip", "spin", "spin"]
+    assert v.loop_start == 3
+
+
 def test_eventually_ends_without_goal() -> None:
     from explorer.core import eventually
 
