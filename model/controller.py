@@ -497,6 +497,21 @@ _VALID_P = {
 _VALID_R = {
     (a, b): is_valid_transition(StateMachine.REPLICA, a, b) for a in ReplicaState for b in ReplicaState
 }
+# coverage labels (``successors_labelled``) of state machine transitions, valid and invalid
+_SM_LABEL = {
+    (m, a, b): (
+        "state_machines" if ok else "invalid_transitions",
+        ("partition", "replica")[m],
+        f"{a.name}->{b.name}",
+    )
+    for m, valid in enumerate((_VALID_P, _VALID_R))
+    for (a, b), ok in valid.items()
+}
+_ELECTION_OUTCOME = {
+    ElectionOutcome.CLEAN: "isr",
+    ElectionOutcome.UNCLEAN: "unclean",
+    ElectionOutcome.NONE: "none",
+}
 
 
 def _set(t: tuple, i: int, v: Any) -> tuple:
@@ -667,6 +682,7 @@ class _W:
         "events",
         "history",
         "invalid",
+        "labels",
         "me",
         "n",
         "out_changed",
@@ -690,6 +706,7 @@ class _W:
         self.chans = s.chans
         self.invalid = s.invalid
         self.history = s.history
+        self.labels: list[tuple[str, str, str]] = []  # coverage labels of this step
 
     # -- helpers -------------------------------------------------------------------------
     def send_zk(self, req: tuple) -> None:
@@ -699,6 +716,7 @@ class _W:
         self.pending = (wait, data, batch, rest)
 
     def record_invalid(self, machine: int, p: int, a: int, b: int) -> None:
+        self.labels.append(_SM_LABEL[(machine, a, b)])
         if not self.invalid:
             self.invalid = (machine, p, int(a), int(b))
 
@@ -748,6 +766,7 @@ class _W:
             self.record_invalid(0, p, cur, target)
             return False
         self.ctx = ctx._replace(pstates=_set(ctx.pstates, p, target))
+        self.labels.append(_SM_LABEL[(0, cur, target)])
         return True
 
     def set_rstate(self, p: int, r: int, target: ReplicaState) -> bool:
@@ -759,7 +778,12 @@ class _W:
             self.record_invalid(1, p, cur, target)
             return False
         self.ctx = ctx._replace(rstates=_set(ctx.rstates, p, _set(row, i, target)))
+        self.labels.append(_SM_LABEL[(1, cur, target)])
         return True
+
+    def record_election(self, strategy: str, outcome: str) -> None:
+        """Coverage: an election of ``strategy`` ended with ``outcome`` (isr, unclean, none)."""
+        self.labels.append(("elections", strategy, outcome))
 
     def resign(self) -> None:
         """``onControllerResignation``: unregister handlers, shut the channels, reset the context."""
@@ -1044,6 +1068,7 @@ class _W:
         writes = []
         for p in new_parts:
             lai = initialize_leader_and_isr(sys.replicas[p], live)
+            self.record_election("new_partition", "none" if lai is None else "isr")
             if lai is not None:
                 writes.append((p, PartZ(lai.leader, lai.leader_epoch, lai.isr, self.ctx.epoch, -1)))
         if writes:
@@ -1096,6 +1121,7 @@ class _W:
                 sys.replicas[p], cur, live, False, cfg.unclean(p)
             )
             lai = res.leader_and_isr
+            self.record_election("offline", _ELECTION_OUTCOME[res.outcome])
             if lai is None:
                 continue
             epoch = lai.leader_epoch
@@ -1474,7 +1500,29 @@ class ControllerSystem:
             watch=w.watch,
             **node_changes,
         )
+        self._last_labels = tuple(w.labels)  # for successors_labelled
         return s._replace(nodes=_set(s.nodes, w.me, n), chans=w.chans, invalid=w.invalid, history=w.history)
+
+    def successors_labelled(self, s: State) -> Iterator[tuple[Any, State, tuple]]:
+        """``successors`` with each transition's coverage labels (``model/controller_coverage.py``)."""
+        from model.controller_coverage import step_labels
+
+        self._last_labels: tuple = ()
+        for a, t in self.successors(s):
+            yield a, t, step_labels(self, s, a, t, self._last_labels)
+            self._last_labels = ()
+
+    def coverage_labels(self) -> list[tuple[str, ...]]:
+        """Every label ``successors_labelled`` is meant to hit (for coverage's never-hit list)."""
+        from model.controller_coverage import expected_labels
+
+        return expected_labels(self)
+
+    def sequence_arrow(self, action: Any) -> tuple[str, str, str]:
+        """(from actor, to actor, label) of an action in a counterexample's sequence diagram."""
+        from model.controller_coverage import sequence_arrow
+
+        return sequence_arrow(action)
 
     # -- successors --------------------------------------------------------------------------
     def successors(self, s: State) -> Iterator[tuple[Any, State]]:
