@@ -229,14 +229,29 @@ def _check_action_kinds(
 
 
 def _label_count(labels: dict[str, Any], path: str) -> int:
+    """Hits of a label path (parts joined by ``/``) in a nested ``labels`` section; a key may
+    itself hold ``/`` (a znode path), so at each level the longest matching key wins; a
+    path that ends at a section counts every label under it.
+
+    >>> labels = {"zk_writes": {"/controller": {"changed": 2, "expired": 1}}}
+    >>> _label_count(labels, "zk_writes//controller/changed"), _label_count(labels, "zk_writes//controller")
+    (2, 3)
+    """
     node: Any = labels
-    for part in path.split("/"):
-        if not isinstance(node, dict) or part not in node:
+    rest = path
+    while rest:
+        if not isinstance(node, dict):
             return 0
-        node = node[part]
-    if isinstance(node, dict):  # a section: hit when any label under it is
-        return sum(_label_count(node, k) for k in node) if node else 0
-    return int(node)
+        keys = [k for k in node if rest == k or rest.startswith(k + "/")]
+        if not keys:
+            return 0
+        k = max(keys, key=len)
+        node, rest = node[k], rest[len(k) + 1 :]
+
+    def total(x: Any) -> int:
+        return sum(total(v) for v in x.values()) if isinstance(x, dict) else int(x)
+
+    return total(node)
 
 
 def state_machine_coverage(labels: dict[str, Any]) -> dict[str, tuple[int, int]]:
