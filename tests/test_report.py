@@ -278,3 +278,14 @@ def test_bad_requirement_is_a_one_line_error(
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and message in err, err
     assert not (tmp_path / "r").exists()
+
+
+def test_default_suite_is_valid_and_requires_controller_coverage() -> None:
+    from explorer.release import load_suite
+
+    entries = {e.name: e for e in load_suite(str(ROOT / "configs" / "release.toml"))}
+    assert (
+        "partition/OfflinePartition->OnlinePartition"
+        in entries["controller-small"].require["require_transitions"]
+    )
+    assert entries["controller-topic-creation"].require["require_witnesses"] is True
