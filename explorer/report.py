@@ -271,11 +271,11 @@ def state_machine_svg(
             f'<text x="{lx:.1f}" y="{ly:.1f}" font-size="11" text-anchor="middle" fill="{colour[c]}" '
             f'stroke="#fff" stroke-width="3" paint-order="stroke">{"✗" if c == "invalid" else ""}{n:,}</text></g>'
         )
-    for name, (x, y) in pos.items():
+    for name, (px, py) in pos.items():
         parts.append(
-            f'<g class="node"><rect x="{x - _NODE_W / 2:.1f}" y="{y - _NODE_H / 2:.1f}" width="{_NODE_W:.0f}" '
+            f'<g class="node"><rect x="{px - _NODE_W / 2:.1f}" y="{py - _NODE_H / 2:.1f}" width="{_NODE_W:.0f}" '
             f'height="{_NODE_H:.0f}" rx="8" fill="#eef3fb" stroke="#4c78a8"/>'
-            f'<text x="{x:.1f}" y="{y + 4:.1f}" font-size="12" text-anchor="middle" fill="#1d2330">{_e(name)}</text></g>'
+            f'<text x="{px:.1f}" y="{py + 4:.1f}" font-size="12" text-anchor="middle" fill="#1d2330">{_e(name)}</text></g>'
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -449,6 +449,7 @@ def sequence_svg(arrows: list[list[str]], uid: str = "seq") -> str:
         parts.append(f'<text x="6" y="{y + 4}" font-size="11" fill="#667085">{i + 1}</text>')
         x1, x2 = col[src], col[dst]
         short = label if len(label) <= 48 else label[:46] + "…"
+        tx: float
         if src == dst:
             d = f"M{x1},{y - 6} h28 v14 h-26"
             tx, anchor = x1 + 34, "start"

@@ -498,13 +498,14 @@ _VALID_R = {
     (a, b): is_valid_transition(StateMachine.REPLICA, a, b) for a in ReplicaState for b in ReplicaState
 }
 # coverage labels (``successors_labelled``) of state machine transitions, valid and invalid
+_SM_VALID: tuple[dict[Any, bool], dict[Any, bool]] = (_VALID_P, _VALID_R)
 _SM_LABEL = {
     (m, a, b): (
         "state_machines" if ok else "invalid_transitions",
         ("partition", "replica")[m],
         f"{a.name}->{b.name}",
     )
-    for m, valid in enumerate((_VALID_P, _VALID_R))
+    for m, valid in enumerate(_SM_VALID)
     for (a, b), ok in valid.items()
 }
 _ELECTION_OUTCOME = {
@@ -1500,14 +1501,14 @@ class ControllerSystem:
             watch=w.watch,
             **node_changes,
         )
-        self._last_labels = tuple(w.labels)  # for successors_labelled
+        self._last_labels: tuple = tuple(w.labels)  # for successors_labelled
         return s._replace(nodes=_set(s.nodes, w.me, n), chans=w.chans, invalid=w.invalid, history=w.history)
 
     def successors_labelled(self, s: State) -> Iterator[tuple[Any, State, tuple]]:
         """``successors`` with each transition's coverage labels (``model/controller_coverage.py``)."""
         from model.controller_coverage import step_labels
 
-        self._last_labels: tuple = ()
+        self._last_labels = ()
         for a, t in self.successors(s):
             yield a, t, step_labels(self, s, a, t, self._last_labels)
             self._last_labels = ()
