@@ -479,8 +479,6 @@ def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = F
             )
             arrows[e.name] = [
                 sequence_of(system, [{"action": s.action, "fingerprint": s.fingerprint} for s in v.trace])
-                if v.loop_start is None
-                else None
                 for v in r.violations
             ]
         reqs = check_requirements(e, r)

@@ -377,11 +377,19 @@ def _other_labels(labels: dict[str, Any]) -> str:
     )
 
 
+def _required(v: Any) -> str:
+    if isinstance(v, list):
+        return "<br>".join(f"<code>{_e(x)}</code>" for x in v)
+    if isinstance(v, float):
+        return f"{v:.0%} of the state-machine edges"
+    return f"<code>{_e(str(v).lower() if isinstance(v, bool) else v)}</code>"
+
+
 def _requirements(reqs: list[dict[str, Any]]) -> str:
     if not reqs:
         return ""
     rows = "".join(
-        f"<tr><td><code>{_e(q['key'])}</code></td><td><code>{_e(q['required'])}</code></td>"
+        f"<tr><td><code>{_e(q['key'])}</code></td><td>{_required(q['required'])}</td>"
         f'<td class="{"met" if q["met"] else "unmet"}">{"met" if q["met"] else "UNMET"}</td>'
         f"<td>{_e(q['detail'])}</td></tr>"
         for q in reqs
