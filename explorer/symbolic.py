@@ -750,21 +750,17 @@ class PathExplorer:
         for seed in range(1, self.retries + 1):
             if self.deadline is not None and time.perf_counter() > self.deadline:
                 break
-            # a fresh context too: z3's search depends on the ids of the shared context's
-            # terms, which everything run before in the process shapes (in a long test
-            # session a query that takes milliseconds alone can time out at every seed)
-            ctx = z3.Context()
-            fresh = z3.Solver(ctx=ctx)
+            fresh = z3.Solver()
             fresh.set("random_seed", seed)
             limit = self.query_timeout_s * 2**seed
             if self.deadline is not None:
                 limit = min(limit, max(0.05, self.deadline - time.perf_counter()))
             fresh.set("timeout", int(limit * 1000))
-            fresh.add([a.translate(ctx) for a in assertions])
-            fresh.add(extra.translate(ctx))
+            fresh.add(assertions)
+            fresh.add(extra)
             r = fresh.check()
             if r == z3.sat:
-                return fresh.model().translate(extra.ctx)
+                return fresh.model()
             if r == z3.unsat:
                 return None
         raise BudgetExceeded(f"z3 returned unknown: {reason}")

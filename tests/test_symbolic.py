@@ -290,18 +290,3 @@ def test_election_rules_up_to_six_replicas() -> None:
 @pytest.mark.parametrize("rule", sorted(pe.RULES))
 def test_election_rule_isr_any_order_four_replicas(rule: str) -> None:
     assert pe.prove_rule(rule, 4, isr_order="any").status == "held"
-
-
-def test_unknown_query_is_retried_in_a_fresh_context(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An ``unknown`` from the incremental solver is retried in fresh solvers of a fresh z3
-    context (the answer and its model come back to the shared context)."""
-    from explorer.symbolic import model_value
-
-    x = sym_int("x")
-    ex = PathExplorer([x.x >= 0, x.x <= 2])
-    monkeypatch.setattr(ex.solver, "check", lambda *a: z3.unknown)
-    monkeypatch.setattr(ex.solver, "reason_unknown", lambda: "forced")
-    assert sorted(p.result for p in ex.explore(lambda: 0 if x == 0 else (1 if x == 1 else 2))) == [0, 1, 2]
-    m = ex.find(x.x == 1)
-    assert m is not None and model_value(m, x) == 1
-    assert ex.find(x.x == 5) is None
