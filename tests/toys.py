@@ -82,6 +82,11 @@ class LabelledGrid(Grid):
         return [("axis", "a"), ("axis", "b"), ("axis", "never")]
 
 
+def labelled_grid(n: int = 2) -> LabelledGrid:
+    """Factory for ``kafka-mc check --system tests.toys:labelled_grid``."""
+    return LabelledGrid(n)
+
+
 def grid(n: int = 3, terminal: bool = True, reset: bool = False, limit: int | None = None) -> Grid:
     """Factory for ``kafka-mc check --system tests.toys:grid --set n=4``."""
     return Grid(n, terminal, reset, limit)
