@@ -94,7 +94,15 @@ class TransitionSystem(Protocol[S, A]):
       (not a deadlock);
     - ``action_kinds() -> Iterable[str]``: every action kind the model can take,
       so coverage can name the ones never enabled;
-    - ``properties() -> Iterable[Property]``: for user systems loaded by ``--system``.
+    - ``properties() -> Iterable[Property]``: for user systems loaded by ``--system``;
+    - ``successors_labelled(s)``: ``successors`` with a tuple of coverage labels per
+      transition, ``(action, next_state, labels)``; every engine then counts each label
+      once per explored transition into ``coverage["labels"]``
+      (:func:`explorer.bfs.label_counting`);
+    - ``coverage_labels() -> Iterable[tuple]``: the labels a full coverage hits (the
+      report lists those never hit);
+    - ``sequence_arrow(action) -> (from_actor, to_actor, label)``: an action's arrow in
+      the report's sequence diagrams.
     """
 
     def init_states(self) -> Iterable[S]:

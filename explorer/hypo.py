@@ -66,7 +66,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
-from explorer.bfs import Coverage, coverage_of
+from explorer.bfs import Coverage, coverage_of, declared_labels
 from explorer.core import (
     CheckResult,
     ExitReason,
@@ -137,6 +137,8 @@ class _Stats:
         self.applies: dict[str, int] = {}
         self.always_evaluated = 0
         self.trans_evaluated = 0
+        #: coverage labels of the expanded states' transitions (None: no ``successors_labelled``)
+        self.labels: dict[Any, int] | None = None
 
 
 def _method_name(prop_name: str, taken: set[str]) -> str:
@@ -182,11 +184,16 @@ def state_machine_for(
         raise ValueError("the system has no initial state")
     is_terminal = getattr(system, "is_terminal", None)
     succ_of = system.successors
+    labelled = getattr(system, "successors_labelled", None)
     stats = _Stats()
+    if labelled is not None:
+        stats.labels = {}
+    label_counts = stats.labels if stats.labels is not None else {}
     for p in props:
         if p.applies is not None and p.kind in (PropertyKind.ALWAYS, PropertyKind.TRANSITION):
             stats.applies[p.name] = 0
     cache: dict[Any, list[tuple[Any, Any]]] = {}
+    label_cache: dict[Any, list[tuple[Any, ...]]] = {}  # with ``successors_labelled``
     deadlock_prop = Property(
         "deadlock", PropertyKind.DEADLOCK, lambda s: True, "every non-terminal state has a successor"
     )
@@ -194,12 +201,26 @@ def state_machine_for(
     def successors(s: Any) -> list[tuple[Any, Any]]:
         succ = cache.get(s)
         if succ is None:
-            succ = list(succ_of(s))
+            if labelled is None:
+                succ = list(succ_of(s))
+            else:
+                triples = list(labelled(s))
+                succ = [(a, t) for a, t, _ in triples]
+                if len(label_cache) >= 100_000:
+                    label_cache.clear()
+                label_cache[s] = [lb for _, _, lb in triples]
             if len(cache) >= 100_000:
                 cache.clear()
             cache[s] = succ
         if s not in stats.expanded:
             stats.expanded.add(s)
+            if labelled is not None:
+                labs = label_cache.get(s)
+                if labs is None:  # evicted meanwhile: label again
+                    labs = [lb for _, _, lb in labelled(s)]
+                for labels in labs:
+                    for lb in labels:
+                        label_counts[lb] = label_counts.get(lb, 0) + 1
             cov = stats.cov
             for a, _t in succ:
                 tp = type(a)
@@ -456,7 +477,7 @@ def check_hypothesis(
         if p.kind is PropertyKind.EVENTUALLY
     ]
     declared = system.action_kinds() if hasattr(system, "action_kinds") else None
-    coverage = coverage_of(stats.cov, declared)
+    coverage = coverage_of(stats.cov, declared, stats.labels, declared_labels(system))
     coverage["taken"] = dict(sorted(stats.taken.items()))
     coverage["hypothesis"] = {
         "profile": profile,

@@ -11,18 +11,28 @@ A suite is TOML with one ``[[check]]`` table per entry::
     max_seconds = 600                  # the entry's budget
     expect = "hold"                    # or "violation": the model is known broken
     violates = ["deadlock"]            # with expect = "violation": exactly these
+    # required coverage (optional; an unmet requirement fails the entry):
+    require_actions = "all"            # or a list: these action kinds must be enabled
+    require_transitions = 0.5          # fraction of both state machines' edges taken, or a
+                                       # list such as ["partition/OfflinePartition->OnlinePartition"]
+    require_labels = ["elections/offline/isr"]  # coverage labels that must be hit
+    require_witnesses = true           # every reachable property witnessed
+    require_non_vacuous = true         # every guarded property applied at least once
 
-An entry passes when its expectation is met: ``hold`` means the search completed
+An entry passes when its expectation is met and its coverage requirements hold: ``hold`` means the search completed
 and every property held; ``violation`` means the search (run with ``--continue``)
 found exactly the listed properties violated — a guard that known bugs of a model
 written "as printed" stay found. The run exits 1 if any entry failed, 3 if an entry
-ran out of budget (and none failed), 0 otherwise.
+ran out of budget (and none failed), 0 otherwise. The report also lists the variants
+each entry ran (its configuration's non-numeric values) and the suite's coverage totals.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import os
+import time
 import tomllib
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -37,7 +47,26 @@ from explorer.tracefile import write_json_atomic
 
 __all__ = ["SuiteEntry", "load_suite", "run_release"]
 
-_KEYS = {"name", "model", "config", "set", "engine", "max_seconds", "max_states", "expect", "violates"}
+_REQUIRE_KEYS = {
+    "require_actions",
+    "require_transitions",
+    "require_labels",
+    "require_witnesses",
+    "require_non_vacuous",
+}
+_KEYS = {
+    "name",
+    "model",
+    "config",
+    "set",
+    "engine",
+    "max_seconds",
+    "max_states",
+    "expect",
+    "violates",
+    *_REQUIRE_KEYS,
+}
+_MACHINES = ("partition", "replica")
 
 
 @dataclass(frozen=True)
@@ -53,6 +82,8 @@ class SuiteEntry:
     max_states: int | None = None
     expect: str = "hold"
     violates: tuple[str, ...] = field(default=())
+    #: coverage requirements: key (``require_*``) -> value, as validated by :func:`load_suite`
+    require: dict[str, Any] = field(default_factory=dict)
 
 
 def load_suite(path: str) -> list[SuiteEntry]:
@@ -95,7 +126,12 @@ def load_suite(path: str) -> list[SuiteEntry]:
         violates = tuple(c.get("violates", ()))
         if expect == "violation" and not violates:
             raise ConfigError(f"{where}: expect = 'violation' needs the list 'violates'")
+        require = _validate_requirements(where, c)
         cfg = c.get("config")
+        if isinstance(require.get("require_actions"), tuple):
+            _check_action_kinds(
+                where, c["model"], None if cfg is None else os.path.join(base, cfg), c, require
+            )
         entries.append(
             SuiteEntry(
                 name=c["name"],
@@ -107,13 +143,186 @@ def load_suite(path: str) -> list[SuiteEntry]:
                 max_states=c.get("max_states"),
                 expect=expect,
                 violates=violates,
+                require=require,
             )
         )
     return entries
 
 
-def _verdict(e: SuiteEntry, r: CheckResult) -> tuple[str, str]:
-    """(status, message): status is pass, fail or budget."""
+def _validate_requirements(where: str, c: dict[str, Any]) -> dict[str, Any]:
+    """The entry's ``require_*`` keys, checked; ConfigError (one line) naming a bad one.
+
+    >>> _validate_requirements("s: check 1", {"require_transitions": 0.5, "require_witnesses": True})
+    {'require_transitions': 0.5, 'require_witnesses': True}
+    >>> _validate_requirements("s: check 1", {"require_actions": "some"})
+    Traceback (most recent call last):
+    ...
+    explorer.config.ConfigError: s: check 1: require_actions must be "all" or a list of action kinds, got 'some'
+    """
+    from model.controller_coverage import state_machine_graphs
+
+    out: dict[str, Any] = {}
+    for key in sorted(_REQUIRE_KEYS & set(c)):
+        v = c[key]
+        strings = isinstance(v, list) and all(isinstance(x, str) and x for x in v)
+        if key == "require_actions":
+            if v != "all" and not strings:
+                raise ConfigError(
+                    f'{where}: require_actions must be "all" or a list of action kinds, got {v!r}'
+                )
+            v = "all" if v == "all" else tuple(v)
+        elif key == "require_transitions":
+            if isinstance(v, bool) or (not (isinstance(v, (int, float)) and 0 <= v <= 1) and not strings):
+                raise ConfigError(
+                    f"{where}: require_transitions must be a fraction in [0, 1] or a list like "
+                    f'["partition/OfflinePartition->OnlinePartition"], got {v!r}'
+                )
+            if strings:
+                graphs = state_machine_graphs()
+                for x in v:
+                    machine, _, edge = x.partition("/")
+                    u, _, w = edge.partition("->")
+                    if machine not in graphs or not graphs[machine].has_edge(u, w):
+                        raise ConfigError(
+                            f"{where}: require_transitions: {x!r} is no edge of the partition or replica "
+                            "state machine (write machine/From->To)"
+                        )
+                v = tuple(v)
+            else:
+                v = float(v)
+        elif key == "require_labels":
+            if not strings or any(len(x.split("/")) < 2 for x in v):
+                raise ConfigError(
+                    f'{where}: require_labels must be a list of label paths like "elections/offline/isr", got {v!r}'
+                )
+            v = tuple(v)
+        elif not isinstance(v, bool):
+            raise ConfigError(f"{where}: {key} must be true or false, got {v!r}")
+        out[key] = v
+    return out
+
+
+def _check_action_kinds(
+    where: str, model: str, config: str | None, c: dict[str, Any], require: dict[str, Any]
+) -> None:
+    """``require_actions`` names only action kinds the model declares (when it declares them)."""
+    import invariants
+    from explorer.config import load_config
+
+    if model not in invariants.MODEL_MODULES:
+        return
+    spec = invariants.get_model(model)
+    system = spec.build(load_config(spec.config_cls, config, list(c.get("set", ()))))
+    kinds = getattr(system, "action_kinds", None)
+    if kinds is None:
+        return
+    declared = set(kinds())
+    for k in require["require_actions"]:
+        if k not in declared:
+            raise ConfigError(
+                f"{where}: require_actions: {k!r} is not an action kind of {model} "
+                f"(kinds: {', '.join(sorted(declared))})"
+            )
+
+
+def _label_count(labels: dict[str, Any], path: str) -> int:
+    """Hits of a label path (parts joined by ``/``) in a nested ``labels`` section; a key may
+    itself hold ``/`` (a znode path), so at each level the longest matching key wins; a
+    path that ends at a section counts every label under it.
+
+    >>> labels = {"zk_writes": {"/controller": {"changed": 2, "expired": 1}}}
+    >>> _label_count(labels, "zk_writes//controller/changed"), _label_count(labels, "zk_writes//controller")
+    (2, 3)
+    """
+    node: Any = labels
+    rest = path
+    while rest:
+        if not isinstance(node, dict):
+            return 0
+        keys = [k for k in node if rest == k or rest.startswith(k + "/")]
+        if not keys:
+            return 0
+        k = max(keys, key=len)
+        node, rest = node[k], rest[len(k) + 1 :]
+
+    def total(x: Any) -> int:
+        return sum(total(v) for v in x.values()) if isinstance(x, dict) else int(x)
+
+    return total(node)
+
+
+def state_machine_coverage(labels: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    """Per state machine: (edges taken, edges in its table), from a coverage ``labels`` section.
+
+    >>> state_machine_coverage({"state_machines": {"partition": {"New->Online": 2, "Online->Offline": 0}}})
+    {'partition': (1, 2)}
+    """
+    sm = labels.get("state_machines", {})
+    return {m: (sum(1 for n in sm[m].values() if n), len(sm[m])) for m in _MACHINES if m in sm}
+
+
+def check_requirements(e: SuiteEntry, r: CheckResult) -> list[dict[str, Any]]:
+    """Each coverage requirement of the entry: ``{"key", "required", "met", "detail"}``."""
+    out: list[dict[str, Any]] = []
+    cov = r.coverage or {}
+    labels = cov.get("labels", {})
+
+    def add(key: str, required: Any, missing: list[str], detail_ok: str) -> None:
+        met = not missing
+        detail = detail_ok if met else "missing: " + ", ".join(missing)
+        out.append({"key": key, "required": required, "met": met, "detail": detail})
+
+    for key, v in e.require.items():
+        if key == "require_actions":
+            enabled = {k for k, x in cov.get("actions", {}).items() if x.get("enabled")}
+            want = list(cov.get("declared_action_kinds") or sorted(enabled)) if v == "all" else list(v)
+            missing = [k for k in want if k not in enabled]
+            add(key, v if v == "all" else list(v), missing, f"{len(want)} action kinds enabled")
+        elif key == "require_transitions":
+            if isinstance(v, float):
+                sm = state_machine_coverage(labels)
+                hit, total = sum(h for h, _ in sm.values()), sum(n for _, n in sm.values())
+                frac = hit / total if total else 0.0
+                missing = [] if total and frac >= v else [f"{hit}/{total} edges taken ({frac:.0%} < {v:.0%})"]
+                add(key, v, missing, f"{hit}/{total} state-machine edges taken ({frac:.0%})")
+            else:
+                missing = [x for x in v if not _label_count(labels, "state_machines/" + x)]
+                add(key, list(v), missing, f"{len(v)} transitions taken")
+        elif key == "require_labels":
+            missing = [x for x in v if not _label_count(labels, x)]
+            add(key, list(v), missing, f"{len(v)} labels hit")
+        elif key == "require_witnesses" and v:
+            missing = [
+                n for n, p in r.properties.items() if p["kind"] == "reachable" and p["status"] != "witnessed"
+            ]
+            add(key, v, missing, "every reachable property witnessed")
+        elif key == "require_non_vacuous" and v:
+            missing = [n for n, p in r.properties.items() if p.get("vacuous")]
+            add(key, v, missing, "every guarded property applied")
+    return out
+
+
+def variants_of(config: dict[str, Any]) -> dict[str, Any]:
+    """The variant choices of a configuration: its non-numeric values (enums, flags, names).
+
+    >>> variants_of({"brokers": 2, "elector": "modern", "broker_epoch": True, "assignment": ()})
+    {'elector': 'modern', 'broker_epoch': True}
+    """
+    return {k: v for k, v in config.items() if isinstance(v, (str, bool))}
+
+
+def _verdict(e: SuiteEntry, r: CheckResult, reqs: list[dict[str, Any]] | None = None) -> tuple[str, str]:
+    """(status, message): status is pass, fail or budget; an unmet coverage requirement of an
+    otherwise passing entry fails it."""
+    status, msg = _expectation(e, r)
+    unmet = [q for q in reqs or [] if not q["met"]]
+    if status == "pass" and unmet:
+        return "fail", "coverage requirement unmet: " + "; ".join(f"{q['key']}: {q['detail']}" for q in unmet)
+    return status, msg
+
+
+def _expectation(e: SuiteEntry, r: CheckResult) -> tuple[str, str]:
+    """(status, message) of the entry's expectation alone."""
     violated = sorted({v.property for v in r.violations})
     if e.expect == "hold":
         if violated:
@@ -128,14 +337,16 @@ def _verdict(e: SuiteEntry, r: CheckResult) -> tuple[str, str]:
     return "fail", f"expected violations {sorted(e.violates)}, found {violated}"
 
 
-def _junit(entries: list[tuple[SuiteEntry, CheckResult, str, str]]) -> ET.Element:
+def _junit(entries: list[tuple[SuiteEntry, CheckResult, str, str, list[dict[str, Any]]]]) -> ET.Element:
+    """JUnit XML: per entry one suite with a ``search`` case, one case per property and one
+    per coverage requirement (``coverage: require_*``)."""
     root = ET.Element("testsuites", name="kafka-mc release")
-    for e, r, status, msg in entries:
+    for e, r, status, msg, reqs in entries:
         suite = ET.SubElement(
             root,
             "testsuite",
             name=e.name,
-            tests=str(len(r.properties) + 1),
+            tests=str(len(r.properties) + 1 + len(reqs)),
             failures="0",
             time=f"{r.seconds:.3f}",
         )
@@ -155,8 +366,84 @@ def _junit(entries: list[tuple[SuiteEntry, CheckResult, str, str]]) -> ET.Elemen
                 fails += 1
             elif p["status"] in ("unknown", "unchecked"):
                 ET.SubElement(pc, "skipped", message=p["status"])
+        for q in reqs:
+            qc = ET.SubElement(suite, "testcase", classname=e.name, name=f"coverage: {q['key']}")
+            if not q["met"]:
+                ET.SubElement(qc, "failure", message=f"{q['key']}: {q['detail']}", type="coverage")
+                fails += 1
         suite.set("failures", str(fails))
     return root
+
+
+def sequence_of(system: Any, trace: list[dict[str, Any]]) -> list[list[str]] | None:
+    """The sequence-diagram arrows ``[from, to, label]`` of a trace's steps 1..n.
+
+    The trace is replayed (actions by text, states by fingerprint) to recover each action;
+    a system's ``sequence_arrow(action)`` names the actors, else every step is a
+    self-arrow on one ``system`` lifeline. None when the trace does not replay.
+    """
+    from explorer.tracefile import ReplayError, replay_steps
+
+    if len(trace) < 2:
+        return None
+    try:
+        states = replay_steps(system, trace)
+    except (ReplayError, KeyError):
+        return None
+    arrow = getattr(system, "sequence_arrow", None)
+    out: list[list[str]] = []
+    for i, st in enumerate(trace[1:], start=1):
+        prev, cur = states[i - 1], states[i]
+        act = next((a for a, t in system.successors(prev) if t == cur and str(a) == st["action"]), None)
+        if act is None:  # pragma: no cover - replay_steps found it
+            return None
+        out.append(list(arrow(act)) if arrow is not None else ["system", "system", str(act)])
+    return out
+
+
+def suite_summary(doc_entries: list[dict[str, Any]], wall_seconds: float) -> dict[str, Any]:
+    """Totals over the suite: time, states, state-machine edges (union over the entries that
+    label them), action kinds enabled, properties, variants exercised."""
+    machines: dict[str, dict[str, int]] = {}
+    actions_enabled: set[str] = set()
+    actions_declared: set[str] = set()
+    props = {"held": 0, "violated": 0, "witnessed": 0, "vacuous": 0, "other": 0}
+    variants: dict[str, set[str]] = {}
+    for en in doc_entries:
+        r = en["result"]
+        cov = r.get("coverage") or {}
+        for m, edges in cov.get("labels", {}).get("state_machines", {}).items():
+            acc = machines.setdefault(m, {})
+            for edge, n in edges.items():
+                acc[edge] = acc.get(edge, 0) + n
+        actions_enabled |= {f"{r['model']}.{k}" for k, x in cov.get("actions", {}).items() if x["enabled"]}
+        actions_declared |= {f"{r['model']}.{k}" for k in cov.get("declared_action_kinds", [])}
+        for p in r["properties"].values():
+            if p.get("vacuous"):
+                props["vacuous"] += 1
+            st = p["status"] if p["status"] in props else "other"
+            props[st] += 1
+        for k, v in en.get("variants", {}).items():
+            variants.setdefault(f"{r['model']}.{k}", set()).add(json.dumps(v))
+    return {
+        "entries": len(doc_entries),
+        "passed": sum(1 for en in doc_entries if en["status"] == "pass"),
+        "search_seconds": sum(en["result"]["seconds"] for en in doc_entries),
+        "wall_seconds": wall_seconds,
+        "distinct_states": sum(
+            en["result"]["distinct_states"] for en in doc_entries if en["result"]["engine"] != "symbolic"
+        ),
+        "state_machines": {
+            m: {"covered": sum(1 for n in e.values() if n), "edges": len(e), "hits": dict(sorted(e.items()))}
+            for m, e in sorted(machines.items())
+        },
+        "action_kinds": {
+            "enabled": len(actions_enabled & actions_declared),
+            "declared": len(actions_declared),
+        },
+        "properties": props,
+        "variants": {k: sorted(json.loads(x) for x in v) for k, v in sorted(variants.items())},
+    }
 
 
 def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = False) -> int:
@@ -167,49 +454,63 @@ def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = F
 
     entries = load_suite(suite_path)
     run_id = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    done: list[tuple[SuiteEntry, CheckResult, str, str]] = []
+    t_start = time.monotonic()
+    done: list[tuple[SuiteEntry, CheckResult, str, str, list[dict[str, Any]]]] = []
+    arrows: dict[str, list[list[list[str]] | None]] = {}
     for e in entries:
         print(f"[{len(done) + 1}/{len(entries)}] {e.name}: {e.model} ({e.engine}) ...", flush=True)
         if e.engine == "symbolic":
             from explorer.cli import _run_proofs
 
             r = _run_proofs(e.model, e.set, None, e.max_seconds)
-            status, msg = _verdict(e, r)
-            done.append((e, r, status, msg))
-            print(format_result(r, steps=False))
-            print(f"  => {status.upper()}: {msg}\n", flush=True)
-            continue
-        r, _, _ = run_check(
-            e.model,
-            config_path=e.config,
-            overrides=e.set,
-            engine=e.engine,
-            max_seconds=e.max_seconds,
-            max_states=e.max_states,
-            keep_going=e.expect == "violation",
-            progress=None if quiet else Progress(),
-        )
-        status, msg = _verdict(e, r)
-        done.append((e, r, status, msg))
+        else:
+            r, system, _ = run_check(
+                e.model,
+                config_path=e.config,
+                overrides=e.set,
+                engine=e.engine,
+                max_seconds=e.max_seconds,
+                max_states=e.max_states,
+                keep_going=e.expect == "violation",
+                progress=None if quiet else Progress(),
+            )
+            arrows[e.name] = [
+                sequence_of(system, [{"action": s.action, "fingerprint": s.fingerprint} for s in v.trace])
+                for v in r.violations
+            ]
+        reqs = check_requirements(e, r)
+        status, msg = _verdict(e, r, reqs)
+        done.append((e, r, status, msg, reqs))
         print(format_result(r, steps=False))
+        for q in reqs:
+            print(f"  coverage {q['key']}: {'met' if q['met'] else 'UNMET'} ({q['detail']})")
         print(f"  => {status.upper()}: {msg}\n", flush=True)
     out = Path(report_dir) / run_id
     out.mkdir(parents=True, exist_ok=True)
-    doc: dict[str, Any] = {
-        "schema": "kafka-mc/release-report/1",
-        "run_id": run_id,
-        "suite": os.path.abspath(suite_path),
-        "entries": [
+    doc_entries = []
+    for e, r, s, m, reqs in done:
+        res = r.to_json()
+        for v, seq in zip(res["violations"], arrows.get(e.name, [])):
+            if seq is not None:
+                v["sequence"] = seq
+        doc_entries.append(
             {
                 "name": e.name,
                 "expect": e.expect,
                 "violates": list(e.violates),
                 "status": s,
                 "message": m,
-                "result": r.to_json(),
+                "requirements": reqs,
+                "variants": variants_of(res["config"]),
+                "result": res,
             }
-            for e, r, s, m in done
-        ],
+        )
+    doc: dict[str, Any] = {
+        "schema": "kafka-mc/release-report/2",
+        "run_id": run_id,
+        "suite": os.path.abspath(suite_path),
+        "summary": suite_summary(doc_entries, time.monotonic() - t_start),
+        "entries": doc_entries,
     }
     write_json_atomic(out / "report.json", doc)
     (out / "index.html").write_text(render_html(doc), encoding="utf-8")
@@ -220,11 +521,16 @@ def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = F
     if latest.is_symlink() or latest.exists():
         latest.unlink()
     latest.symlink_to(run_id)
-    failed = [e.name for e, _, s, _ in done if s == "fail"]
-    budget = [e.name for e, _, s, _ in done if s == "budget"]
-    total = sum(r.seconds for _, r, _, _ in done)
+    failed = [e.name for e, _, s, _, _ in done if s == "fail"]
+    budget = [e.name for e, _, s, _, _ in done if s == "budget"]
+    summ = doc["summary"]
+    sm = ", ".join(
+        f"{m} state machine {x['covered']}/{x['edges']} edges" for m, x in summ["state_machines"].items()
+    )
     print(
-        f"release: {len(done) - len(failed) - len(budget)}/{len(done)} passed in {total:.1f} s; report in {out}"
+        f"release: {len(done) - len(failed) - len(budget)}/{len(done)} passed in {summ['wall_seconds']:.1f} s "
+        f"(search {summ['search_seconds']:.1f} s); coverage: {sm or 'no state machines'}, action kinds "
+        f"{summ['action_kinds']['enabled']}/{summ['action_kinds']['declared']} enabled; report in {out}"
     )
     if failed:
         print(f"release: FAILED: {', '.join(failed)}")

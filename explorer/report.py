@@ -1,10 +1,15 @@
 """The HTML report of a release run: one self-contained page, readable offline.
 
 :func:`render_html` turns the ``report.json`` document (schema
-``kafka-mc/release-report/1``) into HTML: a summary per configuration, each
-configuration's property table (held / violated / witnessed / vacuous), action
-coverage, a chart of new states per BFS level (inline SVG), and every counterexample
-as a step table with what changed at each step. No script, no external resource.
+``kafka-mc/release-report/2``, see ``reports/README.md``) into HTML: the suite's totals
+(time, states, state-machine edges and action kinds covered, variants exercised) with
+both state-machine diagrams over the whole suite; per configuration its verdict,
+coverage requirements, property table (held / violated / witnessed / vacuous, states
+evaluated), action coverage, state-machine diagrams (covered edges solid with their hit
+counts, uncovered dashed, attempted invalid transitions dotted red), election outcomes per
+strategy, ZooKeeper paths written, a chart of new states per BFS level, and every
+counterexample as a sequence diagram plus a step table of what changed in ZooKeeper and
+in each broker's view. Inline SVG only: no script, no external resource.
 
 Example
 -------
@@ -16,9 +21,10 @@ True
 from __future__ import annotations
 
 import html as _html
+import math
 from typing import Any
 
-__all__ = ["level_chart_svg", "render_html"]
+__all__ = ["level_chart_svg", "render_html", "sequence_svg", "state_machine_svg"]
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1200px;
@@ -32,6 +38,9 @@ th{background:#f1f4f9} td.num{text-align:right;font-variant-numeric:tabular-nums
 .unknown,.unchecked{color:#9a6700} .muted{color:#667085} code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace}
 .changes{margin:0;padding-left:1.1em;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88em}
 .loop{background:#fff6e0} details{margin:.4em 0} summary{cursor:pointer}
+.diagrams{display:flex;flex-wrap:wrap;gap:1.2em;align-items:flex-start} figure{margin:.4em 0}
+figcaption{font-size:.9em;color:#667085} .figs{font-size:1.05em} .met{color:#17703a} .unmet{color:#b3261e;font-weight:600}
+.legend{font-size:.85em;color:#667085}
 """
 
 
@@ -104,22 +113,28 @@ def _properties(r: dict[str, Any], expected: list[str]) -> str:
         status = p["status"]
         vac = " (vacuous: never applied)" if p.get("vacuous") else ""
         extra = []
-        if "evaluated" in p:
-            extra.append(f"{p['evaluated']:,} evaluated")
         if p.get("non_vacuous"):
             extra.append("applied (non-vacuous)")
         if "witness_length" in p:
             extra.append(f"witness in {p['witness_length']} steps")
+        if "evaluated" in p:
+            unit = "transitions" if p["kind"] == "transition" else "states"
+            evaluated = f"{p['evaluated']:,} {unit}"
+        else:
+            evaluated = "–"
+        if "non_vacuous" in p:
+            nv = "yes" if p["non_vacuous"] else "<span class=fail>no</span>"
+        else:
+            nv = "<span class=muted>no guard</span>"
         exp = " (expected)" if name in expected else ""
         rows.append(
             f"<tr><td><code>{_e(name)}</code></td><td>{_e(p['kind'])}</td>"
-            f'<td class="{_e(status)}">{_e(status)}{exp}{vac}</td><td class=muted>{_e(", ".join(extra))}</td>'
-            f"<td>{_e(p['doc'])}</td></tr>"
+            f'<td class="{_e(status)}">{_e(status)}{exp}{vac}</td><td class=num>{evaluated}</td>'
+            f"<td>{nv}</td><td class=muted>{_e(', '.join(extra))}</td><td>{_e(p['doc'])}</td></tr>"
         )
     return (
-        "<table><tr><th>property</th><th>kind</th><th>status</th><th>evidence</th><th>guarantee</th></tr>"
-        + "".join(rows)
-        + "</table>"
+        "<table><tr><th>property</th><th>kind</th><th>status</th><th>evaluated on</th>"
+        "<th>non-vacuous</th><th>evidence</th><th>guarantee</th></tr>" + "".join(rows) + "</table>"
     )
 
 
@@ -143,29 +158,408 @@ def _coverage(r: dict[str, Any]) -> str:
     )
 
 
-def _violation(v: dict[str, Any]) -> str:
-    loop = v.get("loop_start")
+# --------------------------------------------------------------------------- state machines
+
+#: diagram positions (centre x, y) of the controller's states, laid out like the seeds' diagrams
+_LAYOUT: dict[str, tuple[float, float]] = {
+    "NonExistentPartition": (110, 60),
+    "OfflinePartition": (430, 60),
+    "NewPartition": (110, 250),
+    "OnlinePartition": (430, 250),
+    "NonExistentReplica": (110, 60),
+    "ReplicaDeletionSuccessful": (610, 60),
+    "NewReplica": (110, 210),
+    "OnlineReplica": (360, 210),
+    "ReplicaDeletionStarted": (610, 210),
+    "OfflineReplica": (360, 360),
+    "ReplicaDeletionIneligible": (610, 360),
+}
+_NODE_W, _NODE_H = 176.0, 34.0
+
+
+def _layout(nodes: list[str]) -> dict[str, tuple[float, float]]:
+    if all(n in _LAYOUT for n in nodes):
+        return {n: _LAYOUT[n] for n in nodes}
+    k = max(len(nodes), 1)
+    r = 60 + 28 * k
+    return {
+        n: (r + 100 + r * math.cos(2 * math.pi * i / k), r + 40 + r * math.sin(2 * math.pi * i / k))
+        for i, n in enumerate(nodes)
+    }
+
+
+def _clip(cx: float, cy: float, tx: float, ty: float) -> tuple[float, float]:
+    """The point where the ray from a node's centre towards (tx, ty) leaves its box."""
+    dx, dy = tx - cx, ty - cy
+    if dx == 0 and dy == 0:
+        return cx, cy
+    hw, hh = _NODE_W / 2 + 3, _NODE_H / 2 + 3
+    s = min(hw / abs(dx) if dx else math.inf, hh / abs(dy) if dy else math.inf)
+    return cx + dx * s, cy + dy * s
+
+
+def state_machine_svg(
+    title: str,
+    edges: dict[str, int],
+    invalid: dict[str, int] | None = None,
+    uid: str = "sm",
+) -> str:
+    """An inline SVG diagram of a state machine's coverage.
+
+    ``edges`` maps every valid transition ``"From->To"`` to its hit count (0: never
+    taken); ``invalid`` maps attempted invalid transitions to their counts. Covered edges
+    are solid green with the count, uncovered ones dashed grey, invalid attempts dotted
+    red. ``uid`` keeps marker ids unique in the page.
+
+    >>> svg = state_machine_svg("partition", {"NewPartition->OnlinePartition": 3, "OnlinePartition->OfflinePartition": 0})
+    >>> svg.count('class="edge covered"'), svg.count('class="edge uncovered"')
+    (1, 1)
+    """
+    invalid = invalid or {}
+    pairs: list[tuple[str, str, int, str]] = []
+    for key, n in edges.items():
+        u, _, v = key.partition("->")
+        pairs.append((u, v, n, "covered" if n else "uncovered"))
+    for key, n in invalid.items():
+        u, _, v = key.partition("->")
+        pairs.append((u, v, n, "invalid"))
+    nodes: list[str] = []
+    for u, v, _, _ in pairs:
+        for x in (u, v):
+            if x not in nodes:
+                nodes.append(x)
+    pos = _layout(nodes)
+    width = max((x for x, _ in pos.values()), default=0) + _NODE_W / 2 + 40
+    height = max((y for _, y in pos.values()), default=0) + _NODE_H / 2 + 60
+    cy_mid = (min((y for _, y in pos.values()), default=0) + max((y for _, y in pos.values()), default=0)) / 2
+    colour = {"covered": "#17703a", "uncovered": "#a3abb8", "invalid": "#b3261e"}
+    dash = {"covered": "", "uncovered": ' stroke-dasharray="6 4"', "invalid": ' stroke-dasharray="2 3"'}
+    peak = max([n for _, _, n, c in pairs if c == "covered"] or [1])
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" role="img" '
+        f'aria-label="{_e(title)}"><defs>'
+    ]
+    for c, col in colour.items():
+        parts.append(
+            f'<marker id="{uid}-{c}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+            f'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{col}"/></marker>'
+        )
+    parts.append("</defs>")
+    for u, v, n, c in pairs:
+        (x1, y1), (x2, y2) = pos[u], pos[v]
+        sw = 1.4 if c != "covered" else 1.6 + 2.4 * math.log1p(n) / math.log1p(peak)
+        tip = f"{u} -> {v}: " + (f"{n:,} hits" if c != "invalid" else f"{n:,} invalid attempts")
+        if u == v:
+            up = y1 <= cy_mid
+            sy = y1 - _NODE_H / 2 if up else y1 + _NODE_H / 2
+            k = -1 if up else 1
+            d = f"M{x1 - 18:.1f},{sy:.1f} C{x1 - 45:.1f},{sy + 48 * k:.1f} {x1 + 45:.1f},{sy + 48 * k:.1f} {x1 + 18:.1f},{sy:.1f}"
+            lx, ly = x1, sy + 40 * k + (4 if k > 0 else 0)
+        else:
+            dx, dy = x2 - x1, y2 - y1
+            dist = math.hypot(dx, dy)
+            off = 0.13 * dist if c != "invalid" else -0.22 * dist
+            mx, my = (x1 + x2) / 2 - dy / dist * off, (y1 + y2) / 2 + dx / dist * off
+            sx, sy2 = _clip(x1, y1, mx, my)
+            ex, ey = _clip(x2, y2, mx, my)
+            d = f"M{sx:.1f},{sy2:.1f} Q{mx:.1f},{my:.1f} {ex:.1f},{ey:.1f}"
+            lx, ly = 0.25 * sx + 0.5 * mx + 0.25 * ex, 0.25 * sy2 + 0.5 * my + 0.25 * ey
+        parts.append(
+            f'<g class="edge {c}" data-edge="{_e(u)}->{_e(v)}" data-hits="{n}"><title>{_e(tip)}</title>'
+            f'<path d="{d}" fill="none" stroke="{colour[c]}" stroke-width="{sw:.1f}"{dash[c]} '
+            f'marker-end="url(#{uid}-{c})"/>'
+            f'<text x="{lx:.1f}" y="{ly:.1f}" font-size="11" text-anchor="middle" fill="{colour[c]}" '
+            f'stroke="#fff" stroke-width="3" paint-order="stroke">{"✗" if c == "invalid" else ""}{n:,}</text></g>'
+        )
+    for name, (px, py) in pos.items():
+        parts.append(
+            f'<g class="node"><rect x="{px - _NODE_W / 2:.1f}" y="{py - _NODE_H / 2:.1f}" width="{_NODE_W:.0f}" '
+            f'height="{_NODE_H:.0f}" rx="8" fill="#eef3fb" stroke="#4c78a8"/>'
+            f'<text x="{px:.1f}" y="{py + 4:.1f}" font-size="12" text-anchor="middle" fill="#1d2330">{_e(name)}</text></g>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _sm_figures(labels: dict[str, Any], uid: str, with_invalid: bool = True) -> str:
+    sm = labels.get("state_machines", {})
+    inv = labels.get("invalid_transitions", {})
+    if not sm:
+        return ""
+    figs = []
+    for machine in sorted(sm):
+        edges = sm[machine]
+        hit = sum(1 for n in edges.values() if n)
+        name = {"partition": "PartitionStateMachine", "replica": "ReplicaStateMachine"}.get(machine, machine)
+        figs.append(
+            f"<figure>{state_machine_svg(name, edges, inv.get(machine), f'{uid}-{machine}')}"
+            f"<figcaption>{_e(name)}: {hit}/{len(edges)} transitions taken"
+            + (f"; {sum(inv[machine].values()):,} invalid attempts" if inv.get(machine) else "")
+            + "</figcaption></figure>"
+        )
+    legend = (
+        "<p class=legend>solid green: transition taken (count = explored transitions that took it; "
+        "thicker = more); dashed grey: never taken; dotted red ✗: attempted invalid transition.</p>"
+    )
+    invalid_rows = "".join(
+        f"<tr><td>{_e(m)}</td><td><code>{_e(k)}</code></td><td class=num>{n:,}</td></tr>"
+        for m, d in sorted(inv.items())
+        for k, n in sorted(d.items())
+    )
+    invalid_html = (
+        "<table><tr><th>machine</th><th>attempted invalid transition</th><th>count</th></tr>"
+        + invalid_rows
+        + "</table>"
+        if invalid_rows
+        else "<p>No invalid transition was attempted.</p>"
+    )
+    return f"<div class=diagrams>{''.join(figs)}</div>{legend}{invalid_html if with_invalid else ''}"
+
+
+def _elections(labels: dict[str, Any]) -> str:
+    el = labels.get("elections")
+    if not el:
+        return ""
+    outcomes = ["isr", "unclean", "none"]
+    heads = {"isr": "leader from the ISR", "unclean": "unclean (outside the ISR)", "none": "no leader"}
+    rows = "".join(
+        f"<tr><td><code>{_e(s)}</code></td>"
+        + "".join(
+            f"<td class=num>{d[o]:,}</td>" if o in d else "<td class='num muted'>n/a</td>" for o in outcomes
+        )
+        + "</tr>"
+        for s, d in sorted(el.items())
+    )
+    return (
+        "<h4>Election outcomes per strategy</h4><table><tr><th>strategy</th>"
+        + "".join(f"<th>{heads[o]}</th>" for o in outcomes)
+        + "</tr>"
+        + rows
+        + "</table><p class=legend>n/a: the outcome is impossible in this configuration "
+        "(unclean election disabled).</p>"
+    )
+
+
+def _zk_writes(labels: dict[str, Any]) -> str:
+    zk = labels.get("zk_writes")
+    if not zk:
+        return ""
+    rows = "".join(
+        f"<tr><td><code>{_e(path)}</code></td><td class=num>{d.get('changed', 0):,}</td>"
+        f"<td class=num>{d.get('unchanged', 0):,}</td><td class=num>{d.get('expired', 0):,}</td></tr>"
+        for path, d in sorted(zk.items())
+    )
+    return (
+        "<h4>ZooKeeper paths written</h4><table><tr><th>znode</th><th>writes that changed it</th>"
+        "<th>writes rejected / no change</th><th>deleted by session expiry</th></tr>" + rows + "</table>"
+    )
+
+
+def _other_labels(labels: dict[str, Any]) -> str:
+    known = {"state_machines", "invalid_transitions", "elections", "zk_writes"}
+    rest = {k: v for k, v in labels.items() if k not in known}
+    if not rest:
+        return ""
     rows = []
-    for st in v["trace"]:
+
+    def walk(prefix: str, node: Any) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(f"{prefix}/{k}" if prefix else k, v)
+        else:
+            rows.append(f"<tr><td><code>{_e(prefix)}</code></td><td class=num>{node:,}</td></tr>")
+
+    walk("", rest)
+    return (
+        "<h4>Other coverage labels</h4><table><tr><th>label</th><th>count</th></tr>"
+        + "".join(rows)
+        + "</table>"
+    )
+
+
+def _required(v: Any) -> str:
+    if isinstance(v, list):
+        return "<br>".join(f"<code>{_e(x)}</code>" for x in v)
+    if isinstance(v, float):
+        return f"{v:.0%} of the state-machine edges"
+    return f"<code>{_e(str(v).lower() if isinstance(v, bool) else v)}</code>"
+
+
+def _requirements(reqs: list[dict[str, Any]]) -> str:
+    if not reqs:
+        return ""
+    rows = "".join(
+        f"<tr><td><code>{_e(q['key'])}</code></td><td>{_required(q['required'])}</td>"
+        f'<td class="{"met" if q["met"] else "unmet"}">{"met" if q["met"] else "UNMET"}</td>'
+        f"<td>{_e(q['detail'])}</td></tr>"
+        for q in reqs
+    )
+    return (
+        "<h3>Coverage requirements</h3><table><tr><th>requirement</th><th>value</th><th>verdict</th>"
+        "<th>detail</th></tr>" + rows + "</table>"
+    )
+
+
+# --------------------------------------------------------------------------- counterexamples
+
+
+def _actor_of_change(change: str) -> str:
+    """Which column a ``diff_states`` line belongs to: ZooKeeper, broker i, or other."""
+    head = change.split(":", 1)[0].split(".", 1)[0]
+    if head == "zk":
+        return "ZooKeeper"
+    if head.startswith("nodes[") and head.endswith("]"):
+        return f"broker {head[6:-1]}"
+    return "other"
+
+
+def _strip_head(change: str) -> str:
+    head, _, rest = change.partition(".")
+    return rest if rest and (head == "zk" or head.startswith("nodes[")) else change
+
+
+def _actor_key(a: str) -> tuple[int, int, str]:
+    if a == "ZooKeeper":
+        return (0, 0, a)
+    if a.startswith("broker "):
+        tail = a[7:]
+        return (1, int(tail) if tail.isdigit() else 0, a)
+    return (2, 0, a)
+
+
+def sequence_svg(arrows: list[list[str]], uid: str = "seq") -> str:
+    """An inline SVG sequence diagram: one lifeline per actor, one arrow per step.
+
+    >>> svg = sequence_svg([["broker 0", "ZooKeeper", "create /controller"], ["broker 0", "broker 0", "crashes"]])
+    >>> svg.count('class="lifeline"'), svg.count('class="msg"')
+    (2, 2)
+    """
+    actors = sorted({x for a in arrows for x in a[:2]}, key=_actor_key)
+    col = {a: 110 + 190 * i for i, a in enumerate(actors)}
+    row_h, top = 34, 58
+    width = 110 + 190 * max(len(actors) - 1, 0) + 180
+    height = top + row_h * len(arrows) + 30
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+        f'aria-label="sequence diagram"><defs><marker id="{uid}-arrow" viewBox="0 0 10 10" refX="9" refY="5" '
+        'markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#1d2330"/>'
+        "</marker></defs>"
+    ]
+    for a in actors:
+        x = col[a]
+        parts.append(
+            f'<g class="lifeline"><rect x="{x - 70}" y="8" width="140" height="26" rx="5" fill="#eef3fb" '
+            f'stroke="#4c78a8"/><text x="{x}" y="25" font-size="12" text-anchor="middle">{_e(a)}</text>'
+            f'<line x1="{x}" y1="34" x2="{x}" y2="{height - 8}" stroke="#a3abb8" stroke-dasharray="4 4"/></g>'
+        )
+    for i, (src, dst, label) in enumerate(arrows):
+        y = top + row_h * i + 10
+        parts.append(f'<text x="6" y="{y + 4}" font-size="11" fill="#667085">{i + 1}</text>')
+        x1, x2 = col[src], col[dst]
+        short = label if len(label) <= 48 else label[:46] + "…"
+        tx: float
+        if src == dst:
+            d = f"M{x1},{y - 6} h28 v14 h-26"
+            tx, anchor = x1 + 34, "start"
+        else:
+            d = f"M{x1},{y} L{x2 - 4 if x2 > x1 else x2 + 4},{y}"
+            tx, anchor = (x1 + x2) / 2, "middle"
+        parts.append(
+            f'<g class="msg"><title>step {i + 1}: {_e(label)}</title><path d="{d}" fill="none" stroke="#1d2330" '
+            f'stroke-width="1.2" marker-end="url(#{uid}-arrow)"/>'
+            f'<text x="{tx}" y="{y - 4 if src != dst else y + 4}" font-size="11" text-anchor="{anchor}" '
+            f'fill="#1d2330" stroke="#fff" stroke-width="3" paint-order="stroke">{_e(short)}</text></g>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _violation(v: dict[str, Any], uid: str = "v") -> str:
+    loop = v.get("loop_start")
+    trace = v["trace"]
+    actors = sorted({_actor_of_change(c) for st in trace for c in st["changes"]}, key=_actor_key)
+    split = any(a != "other" for a in actors)
+    cols = actors if split else ["what changed"]
+    rows = []
+    for st in trace:
         cls = ' class="loop"' if loop is not None and st["index"] > loop else ""
-        changes = "".join(f"<li>{_e(c)}</li>" for c in st["changes"])
+        cells = []
+        for a in cols:
+            mine = [c for c in st["changes"] if not split or _actor_of_change(c) == a]
+            items = "".join(f"<li>{_e(_strip_head(c) if split else c)}</li>" for c in mine)
+            cells.append(f"<td><ul class=changes>{items}</ul></td>")
         rows.append(
             f"<tr{cls}><td class=num>{st['index']}</td><td>{_e(st['action'] or 'initial state')}</td>"
-            f"<td><ul class=changes>{changes}</ul></td><td class='mono muted'>{_e(st['fingerprint'])}</td></tr>"
+            + "".join(cells)
+            + f"<td class='mono muted'>{_e(st['fingerprint'])}</td></tr>"
         )
     loop_note = (
         f"<p>Lasso: the highlighted steps after step {loop} repeat forever.</p>" if loop is not None else ""
     )
+    heads = "".join(f"<th>{_e(a if a != 'other' else 'other changes')}</th>" for a in cols)
     body = (
-        "<table><tr><th>step</th><th>action</th><th>what changed</th><th>fingerprint</th></tr>"
+        f"<table><tr><th>step</th><th>action</th>{heads}<th>fingerprint</th></tr>"
         + "".join(rows)
         + "</table>"
-        if v["trace"]
+        if trace
         else f"<p>{_e(v['message'])}</p>"
+    )
+    seq = v.get("sequence")
+    seq_html = (
+        f"<details open><summary>Sequence diagram ({len(seq)} steps)</summary>{sequence_svg(seq, uid)}</details>"
+        if seq
+        else ""
     )
     return (
         f"<h4 class=violated>{_e(v['property'])} ({_e(v['kind'])}): {v['length']} steps</h4>"
-        f"<p>{_e(v['doc'])}</p>{loop_note}{body}"
+        f"<p>{_e(v['doc'])}</p>{loop_note}{seq_html}{body}"
+    )
+
+
+# --------------------------------------------------------------------------- the page
+
+
+def _suite(summary: dict[str, Any]) -> str:
+    if not summary:
+        return ""
+    sm = summary.get("state_machines", {})
+    figs = [
+        f"{_e(m)} state machine: <b>{x['covered']}/{x['edges']}</b> transitions taken" for m, x in sm.items()
+    ]
+    ak = summary.get("action_kinds", {})
+    pr = summary.get("properties", {})
+    items = [
+        f"total time <b>{summary.get('wall_seconds', 0):.1f} s</b> "
+        f"(searches {summary.get('search_seconds', 0):.1f} s)",
+        f"{summary.get('distinct_states', 0):,} distinct states explored",
+        *figs,
+        f"action kinds enabled: <b>{ak.get('enabled', 0)}/{ak.get('declared', 0)}</b>",
+        f"properties: {pr.get('held', 0)} held, {pr.get('violated', 0)} violated, "
+        f"{pr.get('witnessed', 0)} witnessed, {pr.get('vacuous', 0)} vacuous",
+    ]
+    variants = summary.get("variants", {})
+    vrows = "".join(
+        f"<tr><td><code>{_e(k)}</code></td><td>{_e(', '.join(map(str, v)))}</td></tr>"
+        for k, v in variants.items()
+    )
+    diagrams = ""
+    if sm:
+        labels = {"state_machines": {m: x["hits"] for m, x in sm.items()}}
+        diagrams = "<h3>State machines over the whole suite</h3>" + _sm_figures(
+            labels, "suite", with_invalid=False
+        )
+    return (
+        "<h2>Suite coverage</h2><ul class=figs>"
+        + "".join(f"<li>{x}</li>" for x in items)
+        + "</ul>"
+        + diagrams
+        + (
+            "<h3>Variants exercised</h3><table><tr><th>variant key</th><th>values run</th></tr>"
+            + vrows
+            + "</table>"
+            if vrows
+            else ""
+        )
     )
 
 
@@ -180,17 +574,24 @@ def render_html(doc: dict[str, Any]) -> str:
         f"<code>{_e(doc.get('suite', ''))}</code> · {passed}/{len(entries)} configurations passed</p>",
         "<h2>Summary</h2>",
         _summary(entries),
+        _suite(doc.get("summary", {})),
     ]
-    for en in entries:
+    for k, en in enumerate(entries):
         r = en["result"]
         parts.append(f'<h2 id="{_e(en["name"])}">{_e(en["name"])}</h2>')
         parts.append(
             f'<p><span class="{_e(en["status"])}">{_e(en["status"].upper())}</span>: {_e(en["message"])}</p>'
         )
-        cfg = ", ".join(f"{k} = {v}" for k, v in r["config"].items())
+        cfg = ", ".join(f"{k2} = {v}" for k2, v in r["config"].items())
         parts.append(
             f"<p class=muted>model <code>{_e(r['model'])}</code>; configuration: <code>{_e(cfg)}</code></p>"
         )
+        if en.get("variants"):
+            parts.append(
+                "<p>variants: "
+                + ", ".join(f"<code>{_e(k2)} = {_e(v)}</code>" for k2, v in en["variants"].items())
+                + "</p>"
+            )
         if r["engine"] == "symbolic":
             parts.append(
                 f"<p>{len(r['properties'])} proof obligations, {r['generated_states']:,} paths, "
@@ -201,12 +602,27 @@ def render_html(doc: dict[str, Any]) -> str:
                 f"<p>{r['distinct_states']:,} distinct states, {r['generated_states']:,} generated, depth "
                 f"{r['max_depth']}, {r['seconds']:.2f} s, {r['states_per_second']:,.0f} states/s</p>"
             )
+        parts.append(_requirements(en.get("requirements", [])))
         parts.append("<h3>Properties</h3>" + _properties(r, en.get("violates", [])))
         parts.append("<h3>New states per level</h3>" + level_chart_svg(r.get("levels", [])))
-        parts.append("<details><summary>Action coverage</summary>" + _coverage(r) + "</details>")
+        cov = r.get("coverage", {})
+        acts = cov.get("actions", {})
+        declared = cov.get("declared_action_kinds")
+        enabled = sum(1 for v in acts.values() if v["enabled"])
+        frac = f"{enabled}/{len(declared)} kinds enabled" if declared is not None else f"{enabled} kinds"
+        parts.append(f"<details><summary>Action coverage ({frac})</summary>" + _coverage(r) + "</details>")
+        labels = cov.get("labels")
+        if labels:
+            parts.append(
+                "<h3>Controller coverage</h3>" if "state_machines" in labels else "<h3>Coverage labels</h3>"
+            )
+            parts.append(_sm_figures(labels, f"e{k}"))
+            parts.append(_elections(labels))
+            parts.append(_zk_writes(labels))
+            parts.append(_other_labels(labels))
         if r["violations"]:
             parts.append("<h3>Counterexamples</h3>")
-            parts += [_violation(v) for v in r["violations"]]
+            parts += [_violation(v, f"e{k}v{i}") for i, v in enumerate(r["violations"])]
         for note in r.get("notes", []):
             parts.append(f"<p class=muted>note: {_e(note)}</p>")
     parts.append("</body></html>")

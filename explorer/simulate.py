@@ -87,7 +87,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.bfs import Coverage, Progress, coverage_of
+from explorer.bfs import Coverage, Progress, coverage_of, declared_labels
 from explorer.core import (
     CheckResult,
     ExitReason,
@@ -327,13 +327,16 @@ def check_simulate(
     rng = random.Random(seed)
     is_terminal = getattr(system, "is_terminal", None)
     successors = system.successors
+    labelled = getattr(system, "successors_labelled", None)
+    label_counts: dict[Any, int] = {}  # coverage labels of the expanded states' transitions
     inits = list(system.init_states())
     if not inits:
         raise ValueError("the system has no initial state")
 
     visited: set[Any] = set()  # states some walk stood on
     checked: set[Any] = set()  # states the always-properties were evaluated on
-    succ_cache: dict[Any, list[tuple[Any, Any]]] = {}  # bounded: cleared when full
+    # bounded: cleared when full; with ``successors_labelled``, each transition's labels too
+    succ_cache: dict[Any, tuple[list[tuple[Any, Any]], list[tuple[Any, ...]] | None]] = {}
     expanded: set[Any] = set()  # states whose successors were checked and counted
     found: dict[str, _Found] = {}
     witnesses: dict[str, int] = {}
@@ -424,15 +427,24 @@ def check_simulate(
                 if stop:
                     break
                 # ---- successors (checked once per distinct state) ----
-                succ = succ_cache.get(s)
-                if succ is None:
-                    succ = list(successors(s))
+                cached = succ_cache.get(s)
+                if cached is None:
+                    if labelled is None:
+                        cached = (list(successors(s)), None)
+                    else:
+                        triples = list(labelled(s))
+                        cached = ([(a, t) for a, t, _ in triples], [lb for _, _, lb in triples])
                     if len(succ_cache) >= _CACHE_LIMIT:
                         succ_cache.clear()
-                    succ_cache[s] = succ
+                    succ_cache[s] = cached
+                succ = cached[0]
                 if s not in expanded:
                     expanded.add(s)
                     bump(gen_depth, d, len(succ))
+                    if cached[1] is not None:
+                        for labels in cached[1]:
+                            for lb in labels:
+                                label_counts[lb] = label_counts.get(lb, 0) + 1
                     for a, t in succ:
                         tp = type(a)
                         c = enabled.get(tp)
@@ -581,7 +593,7 @@ def check_simulate(
         )
         for d in range(len(reach_depth))
     ]
-    coverage = coverage_of(cov, declared)
+    coverage = coverage_of(cov, declared, label_counts if labelled else None, declared_labels(system))
     coverage["taken"] = dict(sorted(taken.items()))
     coverage["simulate"] = {
         "seed": seed,

@@ -78,7 +78,7 @@ from typing import Any
 import numpy as np
 
 from explorer import encoding
-from explorer.bfs import Progress, coverage_of
+from explorer.bfs import Progress, coverage_of, declared_labels, label_counting
 from explorer.core import (
     CheckResult,
     ExitReason,
@@ -382,12 +382,18 @@ class _Acc:
     enabled: dict[str, int] = field(default_factory=dict)
     new_by: dict[str, int] = field(default_factory=dict)
     applies: dict[str, int] = field(default_factory=dict)
+    labels: dict[Any, int] = field(default_factory=dict)  #: coverage labels (``successors_labelled``)
     events: dict[str, tuple[int, int, int, int, int]] = field(default_factory=dict)
     witnesses: dict[str, tuple[int, int, int]] = field(default_factory=dict)
 
     def merge(self, o: _Acc) -> None:
         self.generated += o.generated
-        for mine, theirs in ((self.enabled, o.enabled), (self.new_by, o.new_by), (self.applies, o.applies)):
+        for mine, theirs in (
+            (self.enabled, o.enabled),
+            (self.new_by, o.new_by),
+            (self.applies, o.applies),
+            (self.labels, o.labels),
+        ):
             for k, v in theirs.items():
                 mine[k] = mine.get(k, 0) + v
         for name, key in o.events.items():
@@ -491,7 +497,7 @@ def _expand_partition(
     if block is not None:
         keys, _fps, states = pickle.loads(block)
         ranks = _frontier_ranks(keys, level_keys).tolist()
-        successors, fp_of = job.system.successors, job.fp
+        successors, fp_of = label_counting(job.system, acc.labels) or job.system.successors, job.fp
         trans, pend_t = job.trans, _pending(job.applies_trans, done)
         enabled = acc.enabled
         kinds: dict[type, str] = {}
@@ -649,11 +655,12 @@ def _truncated_partition(
         enabled = acc.enabled
         kinds: dict[type, str] = {}
         pend_s, pend_t = _pending(job.applies_state, done), _pending(job.applies_trans, done)
+        successors = label_counting(job.system, acc.labels) or job.system.successors
         for r, s in zip(ranks, states):
             if r > cut:
                 break
             n = 0
-            for a, t in job.system.successors(s):
+            for a, t in successors(s):
                 tp = type(a)
                 kind = kinds.get(tp)
                 if kind is None:
@@ -981,7 +988,7 @@ class _Search:
         acc = _Acc()
         enabled, new_by = acc.enabled, acc.new_by
         kinds: dict[type, str] = {}
-        successors, fp_of = self.system.successors, job.fp
+        successors, fp_of = label_counting(self.system, acc.labels) or self.system.successors, job.fp
         new_keys: list[int] = []
         new_fps: list[int] = []
         nxt: list[Any] = []
@@ -1529,7 +1536,12 @@ def _result(
         witnesses={k: v["witness_length"] for k, v in prop_table.items() if "witness_length" in v},
         properties=prop_table,
         levels=levels,
-        coverage=coverage_of(cov, declared),  # type: ignore[arg-type]
+        coverage=coverage_of(
+            cov,  # type: ignore[arg-type]
+            declared,
+            dict(search.total.labels) if hasattr(search.system, "successors_labelled") else None,
+            declared_labels(search.system),
+        ),
         budget=search.budget,
         notes=notes,
     )

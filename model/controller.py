@@ -794,6 +794,7 @@ W_DEL_READ, W_DEL_DONE, W_PMOD, W_REASSIGN_READ, W_REASSIGN_PARTS, W_ASSIGN, W_P
 # election strategies (doElectLeaderForPartitions) and other partition-state writes, as tagged on
 # the write request
 S_OFFLINE, S_REASSIGN, S_PREFERRED, S_CONTROLLED_SHUTDOWN, S_INIT, S_REMOVE, S_EPOCH = range(7)
+_STRATEGY_NAMES = ("offline", "reassign", "preferred", "controlled_shutdown")  #: coverage labels
 
 # State.done bits: an admin workflow completed at least once
 D_DELETED, D_ADDED, D_REASSIGNED, D_PREFERRED, D_SHUTDOWN, D_UNCLEAN_DYN, D_AUTO = (1 << i for i in range(7))
@@ -817,6 +818,22 @@ _VALID_R = {
     (a, b): is_valid_transition(StateMachine.REPLICA, a, b, TableVersion.KAFKA_LATER_2_X)
     for a in ReplicaState
     for b in ReplicaState
+}
+# coverage labels (``successors_labelled``) of state machine transitions, valid and invalid
+_SM_VALID: tuple[dict[Any, bool], dict[Any, bool]] = (_VALID_P, _VALID_R)
+_SM_LABEL = {
+    (m, a, b): (
+        "state_machines" if ok else "invalid_transitions",
+        ("partition", "replica")[m],
+        f"{a.name}->{b.name}",
+    )
+    for m, valid in enumerate(_SM_VALID)
+    for (a, b), ok in valid.items()
+}
+_ELECTION_OUTCOME = {
+    ElectionOutcome.CLEAN: "isr",
+    ElectionOutcome.UNCLEAN: "unclean",
+    ElectionOutcome.NONE: "none",
 }
 
 
@@ -1122,6 +1139,7 @@ class _W:
         "events",
         "history",
         "invalid",
+        "labels",
         "me",
         "n",
         "out_changed",
@@ -1146,6 +1164,7 @@ class _W:
         self.invalid = s.invalid
         self.history = s.history
         self.done = s.done
+        self.labels: list[tuple[str, str, str]] = []  # coverage labels of this step
 
     # -- helpers -------------------------------------------------------------------------
     def send_zk(self, req: tuple) -> None:
@@ -1155,6 +1174,7 @@ class _W:
         self.pending = (wait, data, batch, rest)
 
     def record_invalid(self, machine: int, p: int, a: int, b: int) -> None:
+        self.labels.append(_SM_LABEL[(machine, a, b)])
         if not self.invalid:
             self.invalid = (machine, p, int(a), int(b))
 
@@ -1218,6 +1238,7 @@ class _W:
             self.record_invalid(0, p, cur, target)
             return False
         self.ctx = ctx._replace(pstates=_set(ctx.pstates, p, target))
+        self.labels.append(_SM_LABEL[(0, cur, target)])
         return True
 
     def set_rstate(self, p: int, r: int, target: ReplicaState) -> bool:
@@ -1229,7 +1250,12 @@ class _W:
             self.record_invalid(1, p, cur, target)
             return False
         self.ctx = ctx._replace(rstates=_set(ctx.rstates, p, _set(row, i, target)))
+        self.labels.append(_SM_LABEL[(1, cur, target)])
         return True
+
+    def record_election(self, strategy: str, outcome: str) -> None:
+        """Coverage: an election of ``strategy`` ended with ``outcome`` (isr, unclean, none)."""
+        self.labels.append(("elections", strategy, outcome))
 
     def resign(self) -> None:
         """``onControllerResignation``: unregister handlers, shut the channels, reset the context."""
@@ -1670,6 +1696,7 @@ class _W:
         writes = []
         for p in new_parts:
             lai = initialize_leader_and_isr(self.ctx.ar[p], live)
+            self.record_election("new_partition", "none" if lai is None else "isr")
             if lai is not None:
                 writes.append((p, PartZ(lai.leader, lai.leader_epoch, lai.isr, self.ctx.epoch, -1)))
         if writes:
@@ -1747,6 +1774,8 @@ class _W:
             cur = LeaderAndIsr(z.leader, z.leader_epoch, z.isr, z.version)
             res = self.elect_one(strategy, p, cur, live, dyn)
             lai = res.leader_and_isr
+            if strategy != S_EPOCH:
+                self.record_election(_STRATEGY_NAMES[strategy], _ELECTION_OUTCOME[res.outcome])
             if lai is None:
                 continue
             epoch = lai.leader_epoch
@@ -2687,9 +2716,31 @@ class ControllerSystem:
             watch=w.watch,
             **node_changes,
         )
+        self._last_labels: tuple = tuple(w.labels)  # for successors_labelled
         return s._replace(
             nodes=_set(s.nodes, w.me, n), chans=w.chans, invalid=w.invalid, history=w.history, done=w.done
         )
+
+    def successors_labelled(self, s: State) -> Iterator[tuple[Any, State, tuple]]:
+        """``successors`` with each transition's coverage labels (``model/controller_coverage.py``)."""
+        from model.controller_coverage import step_labels
+
+        self._last_labels = ()
+        for a, t in self.successors(s):
+            yield a, t, step_labels(self, s, a, t, self._last_labels)
+            self._last_labels = ()
+
+    def coverage_labels(self) -> list[tuple[str, ...]]:
+        """Every label ``successors_labelled`` is meant to hit (for coverage's never-hit list)."""
+        from model.controller_coverage import expected_labels
+
+        return expected_labels(self)
+
+    def sequence_arrow(self, action: Any) -> tuple[str, str, str]:
+        """(from actor, to actor, label) of an action in a counterexample's sequence diagram."""
+        from model.controller_coverage import sequence_arrow
+
+        return sequence_arrow(action)
 
     # -- successors --------------------------------------------------------------------------
     def successors(self, s: State) -> Iterator[tuple[Any, State]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -35,6 +36,24 @@ model = "purgatory"
 config = "{root}/configs/purgatory-small.toml"
 set = ["mutant=no_cas"]
 expect = "hold"
+
+[[check]]
+name = "controller-small"
+model = "controller"
+config = "{root}/configs/controller-small.toml"
+expect = "hold"
+require_actions = ["ProcessEvent", "ZkServe", "Deliver", "Crash", "SessionExpire", "ShrinkIsr"]
+require_transitions = ["partition/OfflinePartition->OnlinePartition", "replica/OnlineReplica->OfflineReplica"]
+require_labels = ["elections/offline/isr", "zk_writes//controller_epoch/changed"]
+require_witnesses = true
+
+[[check]]
+name = "controller-leader-outside-isr"
+model = "controller"
+config = "{root}/configs/controller-small.toml"
+set = ["mutant=leader-outside-isr"]
+expect = "violation"
+violates = ["leader_in_isr", "isr_nonempty_subset"]
 """
 
 
@@ -54,10 +73,10 @@ def test_report_files_and_content(report: Path) -> None:
         html.startswith("<!DOCTYPE html>") and "<script" not in html and "http" not in html.split("<body>")[0]
     )
     # summary rows with verdicts
-    for name in ("timing-wheel-small", "stw-small", "purgatory-small-wrong-expectation"):
+    for name in ("timing-wheel-small", "stw-small", "purgatory-small-wrong-expectation", "controller-small"):
         assert f'href="#{name}"' in html
     # each verdict shows in the summary table and in its configuration's section
-    assert html.count(">PASS<") == 2 * 2 and html.count(">FAIL<") == 2 * 1
+    assert html.count(">PASS<") == 2 * 4 and html.count(">FAIL<") == 2 * 1
     # property table, a counterexample step table with its changes, the level chart
     assert "<code>no_early_fire</code>" in html and "held" in html
     assert "on_complete_at_most_once (always)" in html
@@ -65,10 +84,84 @@ def test_report_files_and_content(report: Path) -> None:
     assert "new states per BFS level" in html
 
 
+def _section(html: str, name: str) -> str:
+    start = html.index(f'<h2 id="{name}">')
+    end = html.find("<h2 id=", start + 1)
+    return html[start : end if end > 0 else len(html)]
+
+
+def test_report_controller_coverage(report: Path) -> None:
+    """Both state-machine diagrams with covered and uncovered edges, elections, ZooKeeper
+    paths, requirements, variants and the suite's totals, from a real controller run."""
+    html = (report / "index.html").read_text()
+    ctl = _section(html, "controller-small")
+    assert "PartitionStateMachine: 1/8 transitions taken" in ctl
+    assert "ReplicaStateMachine: 2/14 transitions taken" in ctl
+    assert '<g class="edge covered" data-edge="OfflinePartition->OnlinePartition" data-hits="3">' in ctl
+    assert '<g class="edge uncovered" data-edge="NewPartition->OnlinePartition" data-hits="0">' in ctl
+    assert '<g class="edge covered" data-edge="OnlineReplica->OfflineReplica"' in ctl
+    assert ctl.count('class="edge uncovered"') == 7 + 12 and "No invalid transition was attempted." in ctl
+    assert (
+        "<h4>Election outcomes per strategy</h4>" in ctl
+        and "<code>offline</code></td><td class=num>3</td>" in ctl
+    )
+    assert (
+        "<h4>ZooKeeper paths written</h4>" in ctl
+        and "<code>/brokers/topics/0/partitions/0/state</code>" in ctl
+    )
+    assert "<h3>Coverage requirements</h3>" in ctl and ctl.count('<td class="met">met</td>') == 4
+    assert "<code>zk_write_fencing = CONTROLLER_EPOCH</code>" in ctl
+    assert "non-vacuous" in ctl and "13 states" not in ctl and "64 states" in ctl
+    # the suite: totals and the diagrams over every controller entry, variants run
+    suite = html[html.index("<h2>Suite coverage</h2>") : html.index('<h2 id="timing-wheel-small">')]
+    assert "total time <b>" in suite and "partition state machine: <b>1/8</b>" in suite
+    assert (
+        suite.count("<svg") == 2
+        and "<td><code>controller.mutant</code></td><td>leader-outside-isr, none</td>" in suite
+    )
+    doc = json.loads((report / "report.json").read_text())
+    assert doc["schema"] == "kafka-mc/release-report/2"
+    assert doc["summary"]["state_machines"]["partition"]["covered"] == 1
+    assert doc["summary"]["state_machines"]["replica"]["edges"] == 14
+    entry = next(e for e in doc["entries"] if e["name"] == "controller-small")
+    labels = entry["result"]["coverage"]["labels"]
+    assert labels["state_machines"]["partition"]["OfflinePartition->OnlinePartition"] == 3
+    assert entry["variants"]["elector"] == "MODERN" and all(q["met"] for q in entry["requirements"])
+
+
+def test_report_counterexample_sequence_and_step_table(report: Path) -> None:
+    """A controller counterexample: a sequence diagram with ZooKeeper and broker lifelines,
+    and a step table whose columns split the changes by ZooKeeper and broker."""
+    html = (report / "index.html").read_text()
+    mut = _section(html, "controller-leader-outside-isr")
+    assert "<summary>Sequence diagram (6 steps)</summary>" in mut
+    seq = mut[mut.index("<summary>Sequence diagram (6 steps)</summary>") :]
+    seq = seq[: seq.index("</svg>")]
+    assert seq.count('class="lifeline"') == 3 and seq.count('class="msg"') == 6
+    assert ">ZooKeeper</text>" in seq and ">broker 1</text>" in seq
+    assert "<title>step 1: crashes</title>" in seq and "write partition states" in seq
+    assert "<th>ZooKeeper</th><th>broker 0</th><th>broker 1</th><th>other changes</th>" in mut
+    assert "<li>parts[0].isr: [0, 1] -&gt; [1]</li>" in mut  # what changed in ZooKeeper
+    assert "<li>ctx.rstates[0][1]: OnlineReplica -&gt; OfflineReplica</li>" in mut  # the controller's view
+    doc = json.loads((report / "report.json").read_text())
+    entry = next(e for e in doc["entries"] if e["name"] == "controller-leader-outside-isr")
+    v = entry["result"]["violations"][0]
+    assert v["sequence"][0] == ["broker 1", "broker 1", "crashes"] and len(v["sequence"]) == v["length"]
+    # other models: one "what changed" column and a single "system" lifeline
+    stw = _section(html, "stw-small")
+    assert "<th>what changed</th>" in stw and ">system</text>" in stw
+
+
 def test_junit_is_valid_xml_with_one_case_per_property(report: Path) -> None:
     root = ET.parse(report / "junit.xml").getroot()
     suites = {s.get("name"): s for s in root.iter("testsuite")}
-    assert set(suites) == {"timing-wheel-small", "stw-small", "purgatory-small-wrong-expectation"}
+    assert set(suites) == {
+        "timing-wheel-small",
+        "stw-small",
+        "purgatory-small-wrong-expectation",
+        "controller-small",
+        "controller-leader-outside-isr",
+    }
     assert suites["timing-wheel-small"].get("failures") == "0"
     assert suites["stw-small"].get("failures") == "0"  # the violations were expected
     bad = suites["purgatory-small-wrong-expectation"]
@@ -111,3 +204,88 @@ def test_report_renders_in_headless_chromium_without_console_errors(report: Path
     console = [ln for ln in p.stderr.splitlines() if "CONSOLE" in ln or "Uncaught" in ln]
     assert console == []
     assert shot.exists() and shot.stat().st_size > 10_000
+
+
+def test_junit_has_one_case_per_coverage_requirement(report: Path) -> None:
+    root = ET.parse(report / "junit.xml").getroot()
+    ctl = next(s for s in root.iter("testsuite") if s.get("name") == "controller-small")
+    names = [c.get("name") for c in ctl.iter("testcase")]
+    assert [n for n in names if n.startswith("coverage: ")] == [
+        "coverage: require_actions",
+        "coverage: require_labels",
+        "coverage: require_transitions",
+        "coverage: require_witnesses",
+    ]
+    assert ctl.get("failures") == "0" and int(ctl.get("tests")) == len(names)
+
+
+def _suite(tmp_path: Path, extra: str) -> Path:
+    suite = tmp_path / "suite.toml"
+    suite.write_text(
+        f"""[[check]]
+name = "controller-small"
+model = "controller"
+config = "{ROOT}/configs/controller-small.toml"
+{extra}
+"""
+    )
+    return suite
+
+
+def test_unmet_coverage_requirement_fails_the_release(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """controller-small never creates a topic: requiring NewPartition -> OnlinePartition (or
+    every action kind) fails the entry, exit 1, and the report says which requirement."""
+    suite = _suite(
+        tmp_path,
+        'require_transitions = ["partition/NewPartition->OnlinePartition"]\nrequire_actions = "all"',
+    )
+    code = main(["release", "--suite", str(suite), "--report-dir", str(tmp_path / "r"), "--quiet"])
+    assert code == 1
+    out = capsys.readouterr().out
+    assert "coverage require_transitions: UNMET (missing: partition/NewPartition->OnlinePartition)" in out
+    html = (tmp_path / "r" / "latest" / "index.html").read_text()
+    assert '<td class="unmet">UNMET</td>' in html and "missing: ZkReply, Restart" in html
+    root = ET.parse(tmp_path / "r" / "latest" / "junit.xml").getroot()
+    failed = {c.get("name") for c in root.iter("testcase") if c.find("failure") is not None}
+    assert failed == {"search", "coverage: require_transitions", "coverage: require_actions"}
+
+
+def test_fraction_requirement(tmp_path: Path) -> None:
+    ok = _suite(tmp_path, "require_transitions = 0.1")  # 3 of 21 edges
+    assert main(["release", "--suite", str(ok), "--report-dir", str(tmp_path / "r"), "--quiet"]) == 0
+    bad = _suite(tmp_path, "require_transitions = 0.5")
+    assert main(["release", "--suite", str(bad), "--report-dir", str(tmp_path / "r"), "--quiet"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ("require_everything = true", "unknown key 'require_everything'"),
+        ("require_transitions = 2", "require_transitions must be a fraction in [0, 1]"),
+        ('require_transitions = ["partition/Foo->Bar"]', "'partition/Foo->Bar' is no edge"),
+        ('require_actions = "most"', 'require_actions must be "all" or a list'),
+        ('require_actions = ["Teleport"]', "'Teleport' is not an action kind of controller"),
+        ('require_labels = ["elections"]', "require_labels must be a list of label paths"),
+        ('require_witnesses = "yes"', "require_witnesses must be true or false"),
+    ],
+)
+def test_bad_requirement_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture, extra: str, message: str
+) -> None:
+    suite = _suite(tmp_path, extra)
+    code = main(["release", "--suite", str(suite), "--report-dir", str(tmp_path / "r"), "--quiet"])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and message in err, err
+    assert not (tmp_path / "r").exists()
+
+
+def test_default_suite_is_valid_and_requires_controller_coverage() -> None:
+    from explorer.release import load_suite
+
+    entries = {e.name: e for e in load_suite(str(ROOT / "configs" / "release.toml"))}
+    assert (
+        "partition/OfflinePartition->OnlinePartition"
+        in entries["controller-small"].require["require_transitions"]
+    )
+    assert entries["controller-topic-creation"].require["require_witnesses"] is True

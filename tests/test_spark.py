@@ -34,7 +34,7 @@ from explorer.spark import (
 )
 from explorer.tracefile import replay_steps
 from tests.timeouts import time_limit
-from tests.toys import Grid
+from tests.toys import Grid, LabelledGrid
 
 pytestmark = pytest.mark.spark
 
@@ -111,6 +111,9 @@ TOY_CASES: dict[str, tuple[Grid, Any, dict[str, Any]]] = {
     ),
     "max-depth": (Grid(30), [always("t", lambda s: True, "true")], {"max_depth": 5}),
     "vacuity": (Grid(2), [always("x", lambda s: True, "", applies=lambda s: s[0] > 5)], {}),
+    # coverage labels (successors_labelled), also over a level cut short by a violation
+    "labels-complete": (LabelledGrid(3), None, {}),
+    "labels-stop-mid-level": (LabelledGrid(4, terminal=False, limit=3), None, {}),
 }
 
 
@@ -159,6 +162,8 @@ def test_small_configurations_identical_to_bfs(spark: Any, name: str, path: Path
     )
     assert_same(b, s)
     assert_traces_replay(system, s)
+    if name == "controller":  # state machines, elections and ZooKeeper writes counted alike
+        assert s.coverage["labels"]["state_machines"]["partition"]["OfflinePartition->OnlinePartition"] > 0
 
 
 @pytest.mark.parametrize(

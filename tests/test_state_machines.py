@@ -239,3 +239,22 @@ def test_startup_trigger_moves_new_and_offline_partitions_validly():
             assert triggered is (not queued and state in (P.NewPartition, P.OfflinePartition))
             if triggered:
                 assert is_valid_transition(StateMachine.PARTITION, state, P.OnlinePartition)
+
+
+@pytest.mark.parametrize("version", list(TableVersion))
+def test_transition_graphs_hold_exactly_the_tables_edges(version):
+    """The networkx graphs of both machines are the valid-previous-states tables."""
+    from model.state_machines import transition_graph
+
+    for machine, states in ((StateMachine.PARTITION, P), (StateMachine.REPLICA, R)):
+        g = transition_graph(machine, version)
+        assert set(g.nodes) == {s.name for s in states}
+        want = {
+            (a.name, b.name) for a in states for b in states if is_valid_transition(machine, a, b, version)
+        }
+        assert set(g.edges) == want
+    g = transition_graph(StateMachine.PARTITION)
+    assert set(g.edges) == {(a.name, b.name) for a, b in SEED_PARTITION_EDGES}
+    g = transition_graph(StateMachine.REPLICA)
+    assert set(g.edges) == {(a.name, b.name) for a, b in SEED_REPLICA_EDGES}
+    assert g.nodes["OnlineReplica"]["state"] is R.OnlineReplica

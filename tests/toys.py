@@ -64,6 +64,29 @@ class Grid:
         return props
 
 
+class LabelledGrid(Grid):
+    """A Grid whose transitions carry coverage labels (``successors_labelled``): which
+    counter moved and, on the diagonal, a ``diagonal`` label; ``("axis", "never")`` is
+    declared but never hit."""
+
+    def successors_labelled(
+        self, s: tuple[int, int]
+    ) -> Iterator[tuple[object, tuple[int, int], tuple[tuple[str, ...], ...]]]:
+        for a, t in self.successors(s):
+            labels: tuple[tuple[str, ...], ...] = (("axis", "a" if t[0] != s[0] else "b"),)
+            if t[0] == t[1]:
+                labels += (("diagonal", "entered"),)
+            yield a, t, labels
+
+    def coverage_labels(self) -> list[tuple[str, ...]]:
+        return [("axis", "a"), ("axis", "b"), ("axis", "never")]
+
+
+def labelled_grid(n: int = 2) -> LabelledGrid:
+    """Factory for ``kafka-mc check --system tests.toys:labelled_grid``."""
+    return LabelledGrid(n)
+
+
 def grid(n: int = 3, terminal: bool = True, reset: bool = False, limit: int | None = None) -> Grid:
     """Factory for ``kafka-mc check --system tests.toys:grid --set n=4``."""
     return Grid(n, terminal, reset, limit)

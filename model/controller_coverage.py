@@ -1,0 +1,298 @@
+"""Coverage labels and sequence-diagram arrows of the controller model.
+
+The controller's ``successors_labelled`` yields, with every transition, the labels the
+step's controller code recorded while it ran (``_W.labels``: state-machine transitions
+valid and invalid, election outcomes) plus the ZooKeeper writes this module derives
+from the step (:func:`zk_labels`). Label sections (first element of a label):
+
+* ``("state_machines", "partition" | "replica", "From->To")``: a valid transition taken
+  (``handleStateChanges`` of one partition or replica);
+* ``("invalid_transitions", "partition" | "replica", "From->To")``: an attempted
+  transition the table forbids (``logInvalidTransition``);
+* ``("elections", strategy, outcome)``: ``offline`` (OfflinePartitionLeaderElection-
+  Strategy), ``reassign``, ``preferred``, ``controlled_shutdown`` (seed 002's other three
+  strategies) or ``new_partition`` (initializeLeaderAndIsrForPartitions), with outcome
+  ``isr`` (leader from the ISR / the live assigned replicas), ``unclean`` or ``none``;
+* ``("zk_writes", path, outcome)``: a write request the ZooKeeper server applied, by
+  znode path, ``changed`` when the znode changed and ``unchanged`` when the request was
+  rejected (BadVersion, NodeExists, a fenced multi) or changed nothing; an admin's topic
+  create is ``changed``; ephemerals a session expiry deletes are ``expired``.
+
+Example
+-------
+>>> from model.controller import ControllerConfig, ControllerSystem
+>>> sys = ControllerSystem(ControllerConfig(brokers=2, max_restarts=0, max_session_expiries=0))
+>>> s = sys.init_states()[0]
+>>> [(str(a), labels) for a, _, labels in sys.successors_labelled(s)][0]
+('broker 0: crashes', ())
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from model.controller import (
+    EVENT_NAMES,
+    MESSAGE_NAMES,
+    Q_CREATE_CTL,
+    Q_DELETE_CTL,
+    Q_DELETE_DELETIONS,
+    Q_DELETE_ISR_CHANGES,
+    Q_DELETE_PREFERRED,
+    Q_DELETE_TOPIC,
+    Q_INC_EPOCH,
+    Q_REGISTER_BROKER,
+    Q_REGISTER_CTL,
+    Q_UPDATE_ISR,
+    Q_WRITE_ASSIGN,
+    Q_WRITE_PARTS,
+    Q_WRITE_REASSIGN,
+    REQUEST_NAMES,
+    WRITES,
+    AdminAddPartitions,
+    AdminCreateTopic,
+    AdminDeleteTopic,
+    AdminEnableUnclean,
+    AdminPreferredElection,
+    AdminReassign,
+    AutoRebalanceTick,
+    ControlledShutdown,
+    ControllerSystem,
+    Crash,
+    Deliver,
+    Fetch,
+    ProcessEvent,
+    Produce,
+    Restart,
+    SessionExpire,
+    SessionNotice,
+    ShrinkIsr,
+    ShutdownComplete,
+    State,
+    TimePasses,
+    Zk,
+    ZkReply,
+    ZkServe,
+)
+from model.state_machines import StateMachine, TableVersion, transition_graph
+
+__all__ = [
+    "expected_labels",
+    "partition_path",
+    "sequence_arrow",
+    "state_machine_graphs",
+    "step_labels",
+    "zk_labels",
+]
+
+_WRITE_OPS = WRITES | {Q_REGISTER_BROKER, Q_UPDATE_ISR}
+ISR_CHANGE = "/isr_change_notification"
+DELETE_TOPICS = "/admin/delete_topics"
+REASSIGN = "/admin/reassign_partitions"
+PREFERRED = "/admin/preferred_replica_election"
+_ADMIN = (AdminCreateTopic, AdminDeleteTopic, AdminAddPartitions, AdminReassign, AdminPreferredElection, AdminEnableUnclean)
+
+
+@lru_cache(maxsize=1)
+def state_machine_graphs() -> dict[str, Any]:
+    """The two tables the controller model uses, as networkx graphs by machine name.
+
+    The partition table is seed 003's; the replica table is the later 2.x one, whose extra
+    edge OfflineReplica -> ReplicaDeletionIneligible topic deletion needs (seed 001).
+
+    >>> g = state_machine_graphs()
+    >>> g["replica"].has_edge("OfflineReplica", "ReplicaDeletionIneligible")
+    True
+    """
+    return {
+        "partition": transition_graph(StateMachine.PARTITION),
+        "replica": transition_graph(StateMachine.REPLICA, TableVersion.KAFKA_LATER_2_X),
+    }
+
+
+@lru_cache(maxsize=256)
+def partition_path(p: int, ppt: int) -> str:
+    """The state znode of partition ``p`` (topic-major, ``ppt`` partitions per topic).
+
+    >>> partition_path(3, 2)
+    '/brokers/topics/1/partitions/1/state'
+    """
+    return f"/brokers/topics/{p // ppt}/partitions/{p % ppt}/state"
+
+
+def _changed(sys: ControllerSystem, a: Zk, b: Zk) -> set[str]:
+    """The znode paths whose data or existence differs between two ZooKeeper trees."""
+    out: set[str] = set()
+    if a.controller != b.controller:
+        out.add("/controller")
+    if a.epoch != b.epoch or a.epoch_version != b.epoch_version:
+        out.add("/controller_epoch")
+    if a.brokers != b.brokers:
+        out.update(f"/brokers/ids/{i}" for i, (x, y) in enumerate(zip(a.brokers, b.brokers)) if x != y)
+    if a.parts != b.parts:
+        out.update(partition_path(p, sys.ppt) for p, (x, y) in enumerate(zip(a.parts, b.parts)) if x != y)
+    if a.isr_changes != b.isr_changes:
+        out.add(ISR_CHANGE)
+    if a.created != b.created or a.gone != b.gone or a.ar != b.ar or a.expanded != b.expanded:
+        ppt = sys.ppt
+        for t in range(sys.cfg.topics):
+            if (
+                (t in a.gone) != (t in b.gone)
+                or a.ar[t * ppt : (t + 1) * ppt] != b.ar[t * ppt : (t + 1) * ppt]
+                or (b.created > a.created and t == sys.topics_at_start + a.created)
+                or (b.expanded > a.expanded and t == a.expanded)
+            ):
+                out.add(f"/brokers/topics/{t}")
+    if a.delete_topics != b.delete_topics:
+        out.update(f"{DELETE_TOPICS}/{t}" for t in set(a.delete_topics) ^ set(b.delete_topics))
+    if a.reassign != b.reassign:
+        out.add(REASSIGN)
+    if a.preferred != b.preferred:
+        out.add(PREFERRED)
+    if a.unclean_dyn != b.unclean_dyn:
+        out.update(f"/config/topics/{t}" for t in set(a.unclean_dyn) ^ set(b.unclean_dyn))
+    return out
+
+
+def _requested(sys: ControllerSystem, broker: int, req: tuple) -> list[str]:
+    op = req[0]
+    if op == Q_REGISTER_BROKER:
+        return [f"/brokers/ids/{broker}"]
+    if op == Q_REGISTER_CTL:
+        return ["/controller", "/controller_epoch"]
+    if op in (Q_CREATE_CTL, Q_DELETE_CTL):
+        return ["/controller"]
+    if op == Q_INC_EPOCH:
+        return ["/controller_epoch"]
+    if op == Q_WRITE_PARTS:
+        return [partition_path(p, sys.ppt) for p, _ in req[1]]
+    if op == Q_DELETE_ISR_CHANGES:
+        return [ISR_CHANGE]
+    if op == Q_UPDATE_ISR:
+        return [partition_path(req[1], sys.ppt), ISR_CHANGE]
+    if op == Q_DELETE_DELETIONS:
+        return [f"{DELETE_TOPICS}/{t}" for t in req[1]]
+    if op == Q_DELETE_TOPIC:
+        return [f"/brokers/topics/{req[1]}", f"{DELETE_TOPICS}/{req[1]}"]
+    if op == Q_WRITE_ASSIGN:
+        return [f"/brokers/topics/{req[1] // sys.ppt}"]
+    if op == Q_WRITE_REASSIGN:
+        return [REASSIGN]
+    if op == Q_DELETE_PREFERRED:
+        return [PREFERRED]
+    return []  # pragma: no cover - not a write
+
+
+def zk_labels(sys: ControllerSystem, s: State, a: Any, t: State) -> tuple[tuple[str, str, str], ...]:
+    """The ``zk_writes`` labels of one transition (see the module docstring).
+
+    >>> from model.controller import ControllerConfig, ControllerSystem
+    >>> sys = ControllerSystem(ControllerConfig(brokers=1, replication_factor=1, topics_created_later=1))
+    >>> s = sys.cold_state()
+    >>> a, t = next(iter(sys.successors(s)))
+    >>> str(a), zk_labels(sys, s, a, t)
+    ('ZooKeeper: applies create /brokers/ids/<id> (ephemeral) from session 1 (broker 0)', (('zk_writes', '/brokers/ids/0', 'changed'),))
+    """
+    if isinstance(a, ZkServe):
+        if a.req[0] not in _WRITE_OPS:
+            return ()
+        changed = _changed(sys, s.zk, t.zk) if s.zk != t.zk else set()
+        return tuple(
+            ("zk_writes", path, "changed" if path in changed else "unchanged")
+            for path in _requested(sys, a.broker, a.req)
+        )
+    if isinstance(a, AdminCreateTopic):
+        return (("zk_writes", f"/brokers/topics/{a.topic}", "changed"),)
+    if isinstance(a, _ADMIN) and s.zk != t.zk:
+        return tuple(("zk_writes", path, "changed") for path in sorted(_changed(sys, s.zk, t.zk)))
+    if isinstance(a, SessionExpire) and s.zk != t.zk:
+        return tuple(("zk_writes", path, "expired") for path in sorted(_changed(sys, s.zk, t.zk)))
+    return ()
+
+
+def step_labels(
+    sys: ControllerSystem, s: State, a: Any, t: State, recorded: tuple
+) -> tuple[tuple[str, str, str], ...]:
+    """All labels of a transition: those its controller code ``recorded``, then :func:`zk_labels`."""
+    zk = zk_labels(sys, s, a, t)
+    return recorded + zk if zk else recorded
+
+
+def expected_labels(sys: ControllerSystem) -> list[tuple[str, ...]]:
+    """The labels a complete coverage hits: every edge of both state machines' tables, and
+    every outcome of each election strategy (``unclean`` only where unclean election is on).
+
+    >>> from model.controller import ControllerConfig, ControllerSystem
+    >>> labels = expected_labels(ControllerSystem(ControllerConfig()))
+    >>> len([x for x in labels if x[0] == "state_machines"]), ("elections", "offline", "unclean") in labels
+    (22, False)
+    """
+    out: list[tuple[str, ...]] = []
+    for name, graph in state_machine_graphs().items():
+        for u, v in graph.edges:
+            out.append(("state_machines", name, f"{u}->{v}"))
+    cfg = sys.cfg
+    unclean = cfg.unclean_leader_election or bool(cfg.unclean_topics) or cfg.max_unclean_enables > 0
+    for outcome in ("isr", "unclean", "none") if unclean else ("isr", "none"):
+        out.append(("elections", "offline", outcome))
+    for outcome in ("isr", "none"):
+        out.append(("elections", "new_partition", outcome))
+    if cfg.max_reassignments:
+        out += [("elections", "reassign", o) for o in ("isr", "none")]
+    if cfg.max_preferred_elections or cfg.auto_leader_rebalance:
+        out += [("elections", "preferred", o) for o in ("isr", "none")]
+    if cfg.max_controlled_shutdowns:
+        out += [("elections", "controlled_shutdown", o) for o in ("isr", "none")]
+    return out
+
+
+def sequence_arrow(a: Any) -> tuple[str, str, str]:
+    """(from actor, to actor, label) of a controller action, for a sequence diagram.
+
+    Actors are ``ZooKeeper``, ``broker <i>``, ``producer`` and ``admin``; a step inside
+    one actor is a self-arrow.
+
+    >>> sequence_arrow(Deliver(0, 1, (0, 2, 1, ())))  # M_LEADER_AND_ISR
+    ('broker 0', 'broker 1', 'LeaderAndIsr (controller epoch 2)')
+    >>> sequence_arrow(Crash(1))
+    ('broker 1', 'broker 1', 'crashes')
+    """
+    if isinstance(a, ProcessEvent):
+        b = f"broker {a.broker}"
+        return b, b, f"controller processes {EVENT_NAMES[a.event[0]]}"
+    if isinstance(a, ZkServe):
+        return f"broker {a.broker}", "ZooKeeper", REQUEST_NAMES[a.req[0]]
+    if isinstance(a, ZkReply):
+        return "ZooKeeper", f"broker {a.broker}", "response: " + REQUEST_NAMES[a.resp[0]]
+    if isinstance(a, Deliver):
+        kind = MESSAGE_NAMES[a.msg[0]]
+        return f"broker {a.sender}", f"broker {a.dest}", f"{kind} (controller epoch {a.msg[1]})"
+    if isinstance(a, Crash):
+        return f"broker {a.broker}", f"broker {a.broker}", "crashes"
+    if isinstance(a, Restart):
+        return f"broker {a.broker}", "ZooKeeper", f"restarts: new session {a.session}"
+    if isinstance(a, SessionExpire):
+        return "ZooKeeper", f"broker {a.broker}", f"session {a.session} expires"
+    if isinstance(a, SessionNotice):
+        return f"broker {a.broker}", "ZooKeeper", f"notices expiry: new session {a.session}"
+    if isinstance(a, Produce):
+        return "producer", f"broker {a.broker}", f"produce to partition {a.partition}"
+    if isinstance(a, Fetch):
+        return f"broker {a.broker}", f"broker {a.leader}", f"fetch partition {a.partition}"
+    if isinstance(a, ShrinkIsr):
+        return f"broker {a.broker}", "ZooKeeper", f"shrink ISR of partition {a.partition} (drop {a.follower})"
+    if isinstance(a, AdminCreateTopic):
+        return "admin", "ZooKeeper", f"create topic {a.topic}"
+    if isinstance(a, _ADMIN):
+        return "admin", "ZooKeeper", str(a).removeprefix("admin: ")
+    if isinstance(a, AutoRebalanceTick):
+        b = f"broker {a.broker}"
+        return b, b, "scheduler: auto preferred replica election"
+    if isinstance(a, ControlledShutdown):
+        return f"broker {a.broker}", f"broker {a.controller}", "ControlledShutdownRequest"
+    if isinstance(a, ShutdownComplete):
+        return f"broker {a.broker}", "ZooKeeper", f"stops: closes session {a.session}"
+    if isinstance(a, TimePasses):
+        return "system", "system", "time passes"
+    return "system", "system", str(a)
