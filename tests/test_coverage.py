@@ -166,3 +166,42 @@ def test_sequence_arrows(action: str, arrow: tuple[str, str, str]) -> None:
 
     assert sequence_arrow(eval(action, vars(mc))) == arrow
     assert sequence_arrow(3) == ("system", "system", "3")
+
+
+NO_FAULT = ["max_crashes=0", "max_restarts=0", "max_session_expiries=0", "send_update_metadata=false"]
+
+
+def test_topic_deletion_labels_its_replica_edges_and_znodes() -> None:
+    """controller-admin: the deletion edges of the later 2.x replica table and the admin znodes."""
+    labels = bfs_labels(path=str(ROOT / "configs" / "controller-admin.toml"))
+    rsm = labels["state_machines"]["replica"]
+    for edge in (
+        "OfflineReplica->ReplicaDeletionStarted",
+        "OfflineReplica->ReplicaDeletionIneligible",
+        "ReplicaDeletionStarted->ReplicaDeletionSuccessful",
+        "ReplicaDeletionSuccessful->NonExistentReplica",
+    ):
+        assert rsm[edge] > 0, edge
+    assert labels["state_machines"]["partition"]["OfflinePartition->NonExistentPartition"] > 0
+    assert labels["zk_writes"]["/admin/delete_topics/0"]["changed"] > 0
+    assert labels["zk_writes"]["/brokers/topics/0"]["changed"] > 0
+
+
+@pytest.mark.parametrize(
+    ("overrides", "strategy", "path"),
+    [
+        ([*NO_FAULT, "brokers=3", "max_reassignments=1"], "reassign", "/admin/reassign_partitions"),
+        ([*NO_FAULT, "brokers=2", "max_controlled_shutdowns=1"], "controlled_shutdown", None),
+        (
+            [*NO_FAULT, "brokers=2", "max_preferred_elections=1", "assignment=[[1, 0]]"],
+            "preferred",
+            "/admin/preferred_replica_election",
+        ),
+    ],
+)
+def test_elections_are_labelled_by_strategy(overrides: list[str], strategy: str, path: str | None) -> None:
+    labels = bfs_labels(overrides)
+    assert labels["elections"][strategy]["isr"] > 0
+    assert set(labels["elections"]) == {"offline", "new_partition", strategy}
+    if path is not None:
+        assert labels["zk_writes"][path]["changed"] > 0
