@@ -91,7 +91,14 @@ ISR_CHANGE = "/isr_change_notification"
 DELETE_TOPICS = "/admin/delete_topics"
 REASSIGN = "/admin/reassign_partitions"
 PREFERRED = "/admin/preferred_replica_election"
-_ADMIN = (AdminCreateTopic, AdminDeleteTopic, AdminAddPartitions, AdminReassign, AdminPreferredElection, AdminEnableUnclean)
+_ADMIN = (
+    AdminCreateTopic,
+    AdminDeleteTopic,
+    AdminAddPartitions,
+    AdminReassign,
+    AdminPreferredElection,
+    AdminEnableUnclean,
+)
 
 
 @lru_cache(maxsize=1)
