@@ -2443,7 +2443,7 @@ class _W:
         if self.rar(p) is None:
             return False
         if old:
-            prog = tuple((O_REMOVE_ISR, b, (p,)) for b in old)
+            prog: tuple[tuple, ...] = tuple((O_REMOVE_ISR, b, (p,)) for b in old)
             prog += ((O_STOP, -1, (p,), old), (O_REASSIGN_DONE, p, ()))
             self.run((*prog, *rest))
             return True
@@ -2661,7 +2661,7 @@ class ControllerSystem:
 
     def action_kinds(self) -> tuple[str, ...]:
         """Every action kind of the model."""
-        kinds = ACTION_KINDS
+        kinds: tuple[str, ...] = ACTION_KINDS
         if self.later:
             kinds = (*kinds, "AdminCreateTopic")
         cfg = self.cfg
