@@ -228,7 +228,7 @@ def state_machine_svg(
         for x in (u, v):
             if x not in nodes:
                 nodes.append(x)
-    pos = _layout(nodes)
+    pos = {k: (x, y + 34) for k, (x, y) in _layout(nodes).items()}  # room for self-loops above the top row
     width = max((x for x, _ in pos.values()), default=0) + _NODE_W / 2 + 40
     height = max((y for _, y in pos.values()), default=0) + _NODE_H / 2 + 60
     cy_mid = (min((y for _, y in pos.values()), default=0) + max((y for _, y in pos.values()), default=0)) / 2
@@ -255,6 +255,7 @@ def state_machine_svg(
             k = -1 if up else 1
             d = f"M{x1 - 18:.1f},{sy:.1f} C{x1 - 45:.1f},{sy + 48 * k:.1f} {x1 + 45:.1f},{sy + 48 * k:.1f} {x1 + 18:.1f},{sy:.1f}"
             lx, ly = x1, sy + 40 * k + (4 if k > 0 else 0)
+            anchor = "middle"
         else:
             dx, dy = x2 - x1, y2 - y1
             dist = math.hypot(dx, dy)
@@ -264,11 +265,15 @@ def state_machine_svg(
             ex, ey = _clip(x2, y2, mx, my)
             d = f"M{sx:.1f},{sy2:.1f} Q{mx:.1f},{my:.1f} {ex:.1f},{ey:.1f}"
             lx, ly = 0.25 * sx + 0.5 * mx + 0.25 * ex, 0.25 * sy2 + 0.5 * my + 0.25 * ey
+            # the label sits on the outer side of its curve, so a reverse edge's label does not cover it
+            nx = -dy / dist * off
+            anchor = "start" if nx > 4 else "end" if nx < -4 else "middle"
+            lx += 3 if anchor == "start" else -3 if anchor == "end" else 0
         parts.append(
             f'<g class="edge {c}" data-edge="{_e(u)}->{_e(v)}" data-hits="{n}"><title>{_e(tip)}</title>'
             f'<path d="{d}" fill="none" stroke="{colour[c]}" stroke-width="{sw:.1f}"{dash[c]} '
             f'marker-end="url(#{uid}-{c})"/>'
-            f'<text x="{lx:.1f}" y="{ly:.1f}" font-size="11" text-anchor="middle" fill="{colour[c]}" '
+            f'<text x="{lx:.1f}" y="{ly:.1f}" font-size="11" text-anchor="{anchor}" fill="{colour[c]}" '
             f'stroke="#fff" stroke-width="3" paint-order="stroke">{"✗" if c == "invalid" else ""}{n:,}</text></g>'
         )
     for name, (px, py) in pos.items():
