@@ -2723,11 +2723,14 @@ class ControllerSystem:
 
     def successors_labelled(self, s: State) -> Iterator[tuple[Any, State, tuple]]:
         """``successors`` with each transition's coverage labels (``model/controller_coverage.py``)."""
-        from model.controller_coverage import step_labels
+        from model.controller_coverage import ZK_LABELLED, zk_labels
 
         self._last_labels = ()
         for a, t in self.successors(s):
-            yield a, t, step_labels(self, s, a, t, self._last_labels)
+            if type(a) in ZK_LABELLED:  # only these steps can write to ZooKeeper
+                yield a, t, self._last_labels + zk_labels(self, s, a, t)
+            else:
+                yield a, t, self._last_labels
             self._last_labels = ()
 
     def coverage_labels(self) -> list[tuple[str, ...]]:

@@ -78,6 +78,7 @@ from model.controller import (
 from model.state_machines import StateMachine, TableVersion, transition_graph
 
 __all__ = [
+    "ZK_LABELLED",
     "expected_labels",
     "partition_path",
     "sequence_arrow",
@@ -99,6 +100,8 @@ _ADMIN = (
     AdminPreferredElection,
     AdminEnableUnclean,
 )
+#: the action types :func:`zk_labels` can label (every other step writes nothing to ZooKeeper)
+ZK_LABELLED = frozenset({ZkServe, SessionExpire, *_ADMIN})
 
 
 @lru_cache(maxsize=1)
