@@ -83,7 +83,6 @@ __all__ = [
     "partition_path",
     "sequence_arrow",
     "state_machine_graphs",
-    "step_labels",
     "zk_labels",
 ]
 
@@ -212,21 +211,11 @@ def zk_labels(sys: ControllerSystem, s: State, a: Any, t: State) -> tuple[tuple[
             ("zk_writes", path, "changed" if path in changed else "unchanged")
             for path in _requested(sys, a.broker, a.req)
         )
-    if isinstance(a, AdminCreateTopic):
-        return (("zk_writes", f"/brokers/topics/{a.topic}", "changed"),)
     if isinstance(a, _ADMIN) and s.zk != t.zk:
         return tuple(("zk_writes", path, "changed") for path in sorted(_changed(sys, s.zk, t.zk)))
     if isinstance(a, SessionExpire) and s.zk != t.zk:
         return tuple(("zk_writes", path, "expired") for path in sorted(_changed(sys, s.zk, t.zk)))
     return ()
-
-
-def step_labels(
-    sys: ControllerSystem, s: State, a: Any, t: State, recorded: tuple
-) -> tuple[tuple[str, str, str], ...]:
-    """All labels of a transition: those its controller code ``recorded``, then :func:`zk_labels`."""
-    zk = zk_labels(sys, s, a, t)
-    return recorded + zk if zk else recorded
 
 
 def expected_labels(sys: ControllerSystem) -> list[tuple[str, ...]]:
