@@ -372,6 +372,8 @@ def check_bfs(
             check_state(s)
     levels.append(LevelStats(0, len(frontier), generated, len(frontier), clock() - t0))
     depth = 0
+    setdefault = parents.setdefault
+    known = len(parents)
     try:
         while frontier and not stop:
             if max_depth is not None and depth >= max_depth:
@@ -404,8 +406,10 @@ def check_bfs(
                                 if item[1](s, a, t):
                                     applied[item[0]] = True
                                     applies_trans.remove(item)
-                    if t not in parents:
-                        parents[t] = s
+                    # one hash of t (a lookup then an insert would hash it twice)
+                    setdefault(t, s)
+                    if len(parents) != known:
+                        known += 1
                         nxt.append(t)
                         new_by[tp] += 1
                         check_state(t)
