@@ -145,7 +145,6 @@ class _Expander:
         self.applies_trans = [
             (p.name, p.applies) for p in props if p.kind is PropertyKind.TRANSITION and p.applies is not None
         ]
-        self.found: set[str] = set()  # properties this process already reported (first is enough)
         self.frontier: list[Any] = []
         self.ranks: list[int] = []
         self.level: dict[int, tuple[Any, int, int]] = {}  # hash -> (state, parent rank, index)
@@ -162,7 +161,7 @@ class _Expander:
         frontier, ranks = self.frontier, self.ranks
         self.expanded = (frontier, ranks, dict(self.labels))
         self.level = level = {}
-        succ, trans, found = self.succ, self.trans, self.found
+        succ = self.succ
         type_ids = self.type_ids
         applies_trans = self.applies_trans
         for start in range(0, len(frontier), self.batch):
@@ -183,11 +182,12 @@ class _Expander:
                     h = hash(t)
                     H.append(h)
                     T.append(tid)
-                    if trans:
-                        for pidx, name, chk in trans:
-                            if name not in found and not chk(s, a, t):
-                                found.add(name)
-                                events.append(((r, n, 0, pidx), name, "t", (hash(s), n)))
+                    if self.trans:
+                        for item in self.trans:
+                            if not item[2](s, a, t):
+                                # one report per process is enough: stop checking it here
+                                self.trans = [x for x in self.trans if x is not item]
+                                events.append(((r, n, 0, item[0]), item[1], "t", (hash(s), n)))
                         if applies_trans:
                             for item in list(applies_trans):
                                 if item[1](s, a, t):
@@ -197,13 +197,8 @@ class _Expander:
                         level[h] = (t, r, n)
                     n += 1
                 C.append(n)
-                if (
-                    n == 0
-                    and self.deadlock
-                    and "deadlock" not in found
-                    and not (self.is_terminal is not None and self.is_terminal(s))
-                ):
-                    found.add("deadlock")
+                if n == 0 and self.deadlock and not (self.is_terminal is not None and self.is_terminal(s)):
+                    self.deadlock = False
                     events.append(((r, _AFTER, 2, 0), "deadlock", "d", hash(s)))
             self.n_parents += len(C)
             self.n_successors += len(H)
@@ -224,12 +219,12 @@ class _Expander:
         self.frontier = [e[0] for e in entries]
         self.ranks = ranks.tolist()
         events: list[tuple[Any, ...]] = []
-        state, reach, found, applies_state = self.state, self.reach, self.found, self.applies_state
+        reach, applies_state = self.reach, self.applies_state
         for (t, r, j), h in zip(entries, hashes.tolist()):
-            for pidx, name, chk in state:
-                if name not in found and not chk(t):
-                    found.add(name)
-                    events.append(((r, j, 1, pidx), name, "s", h))
+            for item in self.state:
+                if not item[2](t):
+                    self.state = [x for x in self.state if x is not item]
+                    events.append(((r, j, 1, item[0]), item[1], "s", h))
             if applies_state:
                 for item in list(applies_state):
                     if item[1](t):
