@@ -69,6 +69,7 @@ def describe(st: PbfsStats) -> str:
     return (
         f"driver CPU {st.driver_cpu:.1f} s ({100 * st.driver_cpu / total:.0f}% of all CPU), "
         f"workers CPU {[round(c, 1) for c in st.worker_cpu]} s, "
+        f"idle waiting for the driver {[round(c, 1) for c in st.worker_waited]} s, "
         f"parents share {[f'{100 * p / par:.0f}%' for p in st.parents]}, forked at depth {st.forked_at_depth}"
     )
 

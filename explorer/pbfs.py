@@ -99,6 +99,7 @@ class PbfsStats:
     successors: list[int] = field(default_factory=list)
     worker_cpu: list[float] = field(default_factory=list)
     worker_rss_kb: list[int] = field(default_factory=list)
+    worker_waited: list[float] = field(default_factory=list)  # seconds idle, waiting for the driver
     driver_cpu: float = 0.0
     driver_rss_kb: int = 0
     driver_merge_seconds: float = 0.0
@@ -260,9 +261,12 @@ def _usage() -> tuple[float, int]:
 def _worker_main(i: int, exp: _Expander, inq: Any, outq: Any) -> None:
     """A forked worker's loop: expand, accept, report labels, until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C and tells us to stop
+    waited = 0.0
     try:
         while True:
+            t0 = time.perf_counter()
             msg = inq.get()
+            waited += time.perf_counter() - t0
             cmd = msg[0]
             if cmd == "expand":
                 for batch in exp.expand_level():
@@ -275,7 +279,7 @@ def _worker_main(i: int, exp: _Expander, inq: Any, outq: Any) -> None:
             elif cmd == "labels":
                 outq.put((i, "labels", exp.label_counts(msg[1])))
             elif cmd == "stats":
-                outq.put((i, "stats", (exp.n_parents, exp.n_successors, *_usage())))
+                outq.put((i, "stats", (exp.n_parents, exp.n_successors, *_usage(), waited)))
             elif cmd == "stop":
                 break
             # "abort" after the level ended: nothing to do
@@ -314,7 +318,7 @@ class _LocalPool:
     def labels(self, cut: int | None) -> list[dict[Any, int]]:
         return [self.exp.label_counts(cut)]
 
-    def stats(self) -> list[tuple[int, int, float, int]]:
+    def stats(self) -> list[tuple[int, int, float, int, float]]:
         return []
 
     def close(self) -> None:
@@ -400,7 +404,7 @@ class _ProcessPool:
             q.put(("labels", cut))
         return [self._expect(w, "labels") for w in range(self.n)]
 
-    def stats(self) -> list[tuple[int, int, float, int]]:
+    def stats(self) -> list[tuple[int, int, float, int, float]]:
         for q in self.inqs:
             q.put(("stats",))
         return [self._expect(w, "stats") for w in range(self.n)]
@@ -710,7 +714,8 @@ def check_pbfs(
             pool.finish_level(abort=True)
     try:
         label_list = pool.labels(cut if stop else None)
-        for npar, nsucc, cpu, rss in pool.stats():
+        for npar, nsucc, cpu, rss, waited in pool.stats():
+            st.worker_waited.append(waited)
             st.parents.append(npar)
             st.successors.append(nsucc)
             st.worker_cpu.append(cpu)
