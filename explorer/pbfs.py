@@ -345,6 +345,9 @@ class _ProcessPool:
                 p = ctx.Process(target=_worker_main, args=(i, exp, self.inqs[i], self.outq), daemon=True)
                 p.start()
                 self.procs.append(p)
+        except BaseException:
+            self.close()
+            raise
         finally:
             exp.frontier, exp.ranks = frontier, ranks
             exp.labels.update(labels)
@@ -712,6 +715,11 @@ def check_pbfs(
         cut = None
         with contextlib.suppress(Exception):
             pool.finish_level(abort=True)
+    except BaseException:
+        pool.close()  # no orphan workers, whatever failed
+        if progress is not None:
+            progress.close()
+        raise
     try:
         label_list = pool.labels(cut if stop else None)
         for npar, nsucc, cpu, rss, waited in pool.stats():

@@ -184,3 +184,54 @@ def test_controller_admin_equal_bfs() -> None:
     b = check_pbfs(system, props, workers=2, keep_going=True, stats=st)
     assert comparable(b) == comparable(a)
     assert st.forked_at_depth is not None and min(st.parents) > 0
+
+
+# -- failures, interrupts, time budget ---------------------------------------------------------------
+
+
+class Boom(Grid):
+    """A Grid whose successor function fails on one state (in whichever worker owns it)."""
+
+    def successors(self, s: tuple[int, int]) -> Any:
+        if s == (3, 2):
+            raise ZeroDivisionError("model bug")
+        return super().successors(s)
+
+
+def test_worker_exception_is_raised_and_workers_end() -> None:
+    g = Boom(6)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        check_pbfs(g, g.properties(), workers=2, serial_below=2)
+    assert multiprocessing.active_children() == []
+
+
+class Ticks:
+    """A clock that advances one second per call and can raise Ctrl-C at a given call."""
+
+    def __init__(self, interrupt_at: int | None = None):
+        self.n, self.interrupt_at = 0, interrupt_at
+
+    def __call__(self) -> float:
+        self.n += 1
+        if self.n == self.interrupt_at:
+            raise KeyboardInterrupt
+        return float(self.n)
+
+
+def test_interrupt_ends_workers() -> None:
+    g = LabelledGrid(40)
+    r = check_pbfs(g, g.properties(), workers=2, serial_below=2, batch=1, clock=Ticks(interrupt_at=60))
+    assert r.exit_reason is ExitReason.INTERRUPTED
+    assert multiprocessing.active_children() == []
+
+
+def test_max_seconds_consistent() -> None:
+    g = LabelledGrid(40)
+    r = check_pbfs(g, g.properties(), workers=2, serial_below=2, batch=4, max_seconds=60, clock=Ticks())
+    assert r.exit_reason is ExitReason.BUDGET_EXHAUSTED and r.budget == "max_seconds"
+    assert r.distinct_states == sum(lv.new_states for lv in r.levels) < 41 * 41
+    assert r.coverage["actions"]["Inc"]["new_states"] == r.distinct_states - 1
+    assert r.coverage["actions"]["Inc"]["enabled"] == r.generated_states - 1
+    labels = r.coverage["labels"]["axis"]
+    assert labels["a"] + labels["b"] == r.generated_states - 1
+    assert multiprocessing.active_children() == []
