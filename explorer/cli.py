@@ -231,7 +231,14 @@ def _run_engine(
         from explorer.hypo import check_hypothesis
 
         return check_hypothesis(system, props, model=name, config=cfg, deadlock=deadlock, **opts)
-    return check_bfs(system, props, **exhaustive, workers=workers)
+    if workers == 1:
+        return check_bfs(system, props, **exhaustive)
+    from explorer.pbfs import HashCollisionError
+
+    try:
+        return check_bfs(system, props, **exhaustive, workers=workers)
+    except HashCollisionError as e:
+        raise EngineError(str(e).splitlines()[0]) from None
 
 
 def format_result(r: CheckResult, *, steps: bool = True) -> str:

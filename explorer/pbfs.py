@@ -190,10 +190,10 @@ class _Expander:
                                 self.trans = [x for x in self.trans if x is not item]
                                 events.append(((r, n, 0, item[0]), item[1], "t", (hash(s), n)))
                         if applies_trans:
-                            for item in list(applies_trans):
-                                if item[1](s, a, t):
-                                    applies_trans.remove(item)
-                                    events.append(((r, n, 0, -1), item[0], "a", None))
+                            for ap in list(applies_trans):
+                                if ap[1](s, a, t):
+                                    applies_trans.remove(ap)
+                                    events.append(((r, n, 0, -1), ap[0], "a", None))
                     if h not in level:
                         level[h] = (t, r, n)
                     n += 1
@@ -227,10 +227,10 @@ class _Expander:
                     self.state = [x for x in self.state if x is not item]
                     events.append(((r, j, 1, item[0]), item[1], "s", h))
             if applies_state:
-                for item in list(applies_state):
-                    if item[1](t):
-                        applies_state.remove(item)
-                        events.append(((r, j, 1, -1), item[0], "a", None))
+                for ap in list(applies_state):
+                    if ap[1](t):
+                        applies_state.remove(ap)
+                        events.append(((r, j, 1, -1), ap[0], "a", None))
             if reach:
                 for ritem in list(reach):
                     if ritem[2](t):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -37,7 +38,7 @@ def same(system: Any, props: list[Any], workers: int = 2, serial_below: int = 2,
     return a
 
 
-def build(model: str, path: str | None, overrides: list[str] = ()) -> tuple[Any, list[Any]]:
+def build(model: str, path: str | None, overrides: Sequence[str] = ()) -> tuple[Any, list[Any]]:
     spec = _model_spec(model)
     c = load_config(spec.config_cls, path, list(overrides))
     return spec.build(c), list(spec.properties(c))
