@@ -149,7 +149,9 @@ class _Expander:
         self.frontier: list[Any] = []
         self.ranks: list[int] = []
         self.level: dict[int, tuple[Any, int, int]] = {}  # hash -> (state, parent rank, index)
-        self.expanded: tuple[list[Any], list[int], dict[Any, int]] = ([], [], {})
+        # the level last expanded, and the label counts before each of its batches (for a cut)
+        self.expanded: tuple[list[Any], list[int]] = ([], [])
+        self.snapshots: list[tuple[int, dict[Any, int]]] = []  # (index of the batch's first parent, counts)
         self.type_ids: dict[type, int] = {}
         self.n_parents = 0
         self.n_successors = 0
@@ -160,13 +162,16 @@ class _Expander:
         A message is ``(ranks, counts, hashes, type ids, events, new types)``.
         """
         frontier, ranks = self.frontier, self.ranks
-        self.expanded = (frontier, ranks, dict(self.labels))
+        self.expanded = (frontier, ranks)
+        self.snapshots = []
         self.level = level = {}
         succ = self.succ
         type_ids = self.type_ids
         applies_trans = self.applies_trans
         for start in range(0, len(frontier), self.batch):
             R = ranks[start : start + self.batch]
+            if self.labelled is not None:
+                self.snapshots.append((start, dict(self.labels)))
             C: list[int] = []
             H: list[int] = []
             T: list[int] = []
@@ -242,9 +247,15 @@ class _Expander:
         """Label counts so far, or (``cut``) those of the last level's parents up to rank ``cut``."""
         if cut is None or self.labelled is None:
             return dict(self.labels)
-        frontier, ranks, counts = self.expanded
+        frontier, ranks = self.expanded
+        # the last batch that starts at or before the cut: its snapshot, then recount up to the cut
+        start, counts = next(
+            ((i, c) for i, c in reversed(self.snapshots) if ranks[i] <= cut), (0, dict(self.labels))
+        )
+        if not self.snapshots or ranks[start] > cut:
+            return dict(self.snapshots[0][1]) if self.snapshots else dict(self.labels)
         counts = dict(counts)
-        for s, r in zip(frontier, ranks):
+        for s, r in zip(frontier[start:], ranks[start:]):
             if r > cut:
                 break
             for _, _, labels in self.labelled(s):

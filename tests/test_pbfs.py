@@ -27,11 +27,13 @@ def comparable(r: CheckResult) -> dict[str, Any]:
     return d
 
 
-def same(system: Any, props: list[Any], workers: int = 2, serial_below: int = 2, **kw: Any) -> CheckResult:
+def same(
+    system: Any, props: list[Any], workers: int = 2, serial_below: int = 2, batch: int = 512, **kw: Any
+) -> CheckResult:
     """Run both engines, assert equal results, return the serial one."""
     a = check_bfs(system, props, **kw)
     st = PbfsStats()
-    b = check_pbfs(system, props, workers=workers, serial_below=serial_below, stats=st, **kw)
+    b = check_pbfs(system, props, workers=workers, serial_below=serial_below, batch=batch, stats=st, **kw)
     assert comparable(b) == comparable(a)
     assert any("collision odds" in n for n in b.notes)
     assert multiprocessing.active_children() == []  # no orphan workers
@@ -64,9 +66,10 @@ def test_three_workers_and_in_driver_only() -> None:
 
 
 @pytest.mark.parametrize("max_states", [1, 5, 17, 30, 44])
-def test_max_states_cut_mid_level(max_states: int) -> None:
+@pytest.mark.parametrize("batch", [1, 3, 512])
+def test_max_states_cut_mid_level(max_states: int, batch: int) -> None:
     g = LabelledGrid(8)
-    r = same(g, g.properties(), max_states=max_states)
+    r = same(g, g.properties(), max_states=max_states, batch=batch)
     assert r.budget == "max_states"
 
 
