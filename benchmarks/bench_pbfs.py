@@ -62,6 +62,27 @@ def run_parallel(system: Any, props: list[Any], states: int | None, workers: int
     }
 
 
+def capacity(system: Any, props: list[Any], states: int, copies: int) -> float:
+    """How much this machine gives ``copies`` CPU-bound processes: the aggregate rate of
+    ``copies`` independent serial runs at once over the rate of one alone (the ceiling of
+    any multi-process speed-up here, measured now, under the machine's current load)."""
+    import multiprocessing
+
+    alone = run_serial(system, props, states)["wall"]
+    ctx = multiprocessing.get_context("fork")
+    t0 = time.perf_counter()
+    procs = [
+        ctx.Process(target=check_bfs, args=(system, props), kwargs={"max_states": states})
+        for _ in range(copies)
+    ]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+    together = time.perf_counter() - t0
+    return copies * alone / together
+
+
 def describe(st: PbfsStats) -> str:
     """Driver CPU share and the workers' balance of one run."""
     total = st.driver_cpu + sum(st.worker_cpu)
@@ -83,6 +104,12 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--full", action="store_true", help="one whole run with the workers")
+    ap.add_argument(
+        "--capacity-states",
+        type=int,
+        default=60_000,
+        help="states of the capacity probe (independent serial runs side by side; 0: skip)",
+    )
     a = ap.parse_args()
     system, props = build(a.model, a.config)
     print(f"load average at start: {os.getloadavg()}")
@@ -116,6 +143,12 @@ def main() -> None:
     print(
         f"median over {a.repeats}: serial {sr:,.0f} states/s, {a.workers} workers {pr:,.0f} states/s, ratio {pr / sr:.2f}"
     )
+    if a.capacity_states:
+        cap = capacity(system, props, a.capacity_states, a.workers)
+        print(
+            f"machine capacity now: {a.workers} independent serial runs side by side give {cap:.2f}x "
+            f"the rate of one (the ceiling of the ratio above)"
+        )
     print(f"load average at end: {os.getloadavg()}")
 
 
