@@ -295,13 +295,33 @@ def check_bfs(
     deadlock: bool = True,
     progress: Progress | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    workers: int = 1,
 ) -> CheckResult:
     """Explore every reachable state of ``system`` breadth first and check ``properties``.
 
     Stops at the first violation unless ``keep_going`` (``--continue``), in which
     case the shortest violation of every property is collected. Budgets end the
-    search with exit reason ``budget_exhausted`` and the budget's name.
+    search with exit reason ``budget_exhausted`` and the budget's name. With
+    ``workers > 1`` the search runs in that many processes
+    (:func:`explorer.pbfs.check_pbfs`) and gives the same result.
     """
+    if workers != 1:
+        from explorer.pbfs import check_pbfs
+
+        return check_pbfs(
+            system,
+            properties,
+            workers=workers,
+            model=model,
+            config=config,
+            max_depth=max_depth,
+            max_states=max_states,
+            max_seconds=max_seconds,
+            keep_going=keep_going,
+            deadlock=deadlock,
+            progress=progress,
+            clock=clock,
+        )
     props = list(properties)
     always_p = [p for p in props if p.kind is PropertyKind.ALWAYS]
     trans_p = [p for p in props if p.kind is PropertyKind.TRANSITION]

@@ -120,12 +120,14 @@ def run_check(
     progress: Progress | None = None,
     quiet: bool = False,
     engine_options: dict[str, Any] | None = None,
+    workers: int = 1,
 ) -> tuple[CheckResult, Any, list[Any]]:
     """Build the system (registered model or ``--system``), run the engine.
 
     ``engine_options`` holds the engine's own options (simulate: seed, walks, depth,
     weights, fault_probabilities, swarm; hypothesis: profile, seed, max_examples,
-    stateful_step_count, database). Returns (result, system, properties). Raises
+    stateful_step_count, database); ``workers`` the bfs engine's processes
+    (``--workers``). Returns (result, system, properties). Raises
     UsageError / ConfigError on bad input.
     """
     opts = dict(engine_options or {})
@@ -135,6 +137,9 @@ def run_check(
         for flag, value in (("--max-depth", max_depth), ("--max-states", max_states)):
             if value is not None:
                 raise UsageError(f"{flag} applies to exhaustive engines, not to --engine {engine}")
+    _positive("--workers", workers)
+    if workers != 1 and engine != "bfs":
+        raise UsageError(f"--workers applies to --engine bfs only, not to --engine {engine}")
     _positive("--max-depth", max_depth)
     _positive("--max-states", max_states)
     _positive("--max-seconds", max_seconds)
@@ -164,6 +169,7 @@ def run_check(
             deadlock,
             progress,
             quiet,
+            workers,
         )
     except ValueError as e:
         raise UsageError(str(e).splitlines()[0]) from None
@@ -186,6 +192,7 @@ def _run_engine(
     deadlock: bool,
     progress: Progress | None,
     quiet: bool,
+    workers: int = 1,
 ) -> CheckResult:
     if engine == "simulate":
         from explorer.simulate import SimulationProgress, check_simulate
@@ -224,7 +231,14 @@ def _run_engine(
         from explorer.hypo import check_hypothesis
 
         return check_hypothesis(system, props, model=name, config=cfg, deadlock=deadlock, **opts)
-    return check_bfs(system, props, **exhaustive)
+    if workers == 1:
+        return check_bfs(system, props, **exhaustive)
+    from explorer.pbfs import HashCollisionError
+
+    try:
+        return check_bfs(system, props, **exhaustive, workers=workers)
+    except HashCollisionError as e:
+        raise EngineError(str(e).splitlines()[0]) from None
 
 
 def format_result(r: CheckResult, *, steps: bool = True) -> str:
@@ -347,6 +361,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         keep_going=args.keep_going,
         deadlock=not args.no_deadlock,
         progress=progress,
+        workers=args.workers,
     )
     if used_reference is not None:
         print(f"configuration: {used_reference} (the reference; --config FILE or --defaults to change)")
@@ -561,6 +576,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine",
         default="bfs",
         help="bfs (exhaustive), spark (distributed bfs), simulate (random walks), hypothesis",
+    )
+    c.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="bfs: expand states in N worker processes (default 1, the serial engine); same result",
     )
     c.add_argument("--max-depth", type=int, metavar="N", help="stop after N BFS levels")
     c.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states")

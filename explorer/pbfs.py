@@ -1,0 +1,837 @@
+"""Multi-process ``bfs``: the same search and the same :class:`~explorer.core.CheckResult`.
+
+:func:`check_pbfs` (``check_bfs(..., workers=N)``, ``kafka-mc check --workers N``) runs
+the successor function, which is most of the time of :func:`explorer.bfs.check_bfs`, in
+``N`` forked worker processes, and keeps the bookkeeping of the search in the calling
+process (the *driver*).
+
+How a level runs
+----------------
+Every state of a level has a *rank*, its position in the order in which ``bfs`` finds
+it. States never move between processes: each worker owns, as live objects, the
+frontier states it generated itself, and expands them in rank order. For every
+successor it sends the driver its key, Python's ``hash(state)`` (the same in every
+forked process), and a small action-type id, in numpy batches of ``batch`` parents.
+The driver merges the workers' streams in rank order and deduplicates exactly as
+``bfs`` does (the first transition in rank order to reach a state makes its parent),
+holding only ``hash -> parent hash``. At the end of the level it tells each worker which
+of its successors are new and their ranks; the worker keeps those as its next frontier
+and checks the ``always`` and ``reachable`` properties (and ``applies``) on them.
+``transition`` properties and deadlocks are checked while expanding. Every event is
+reported with its position ``(parent rank, successor index, phase, property index)``,
+so the driver keeps, per property, the one ``bfs`` would have met first.
+
+When the search stops in the middle of a level (the first violation without
+``keep_going``, ``max_states``, ``max_seconds`` or an interrupt), the driver cuts the
+level after the same parent ``bfs`` stops at: counts and coverage come from the
+per-parent data it holds, and the workers recount the coverage labels of their parents
+up to the cut. Small levels (below ``serial_below`` states) run in the driver itself
+with the same code; the workers are forked when the frontier first reaches that size
+and take the states of rank ``i mod N``. From then on a worker's share is the share of
+new states it discovers.
+
+Counterexamples are rebuilt by replaying the chain of hashes from an initial state
+through ``successors`` and handed to :func:`explorer.bfs.build_trace`; a hash that no
+successor has raises :class:`HashCollisionError`. The engine trusts 64-bit hashes where
+``bfs`` compares states: the collision odds of the run are in ``notes``. ``eventually``
+properties need the whole graph, so with them the search falls back to serial ``bfs``.
+
+Example
+-------
+>>> from tests.toys import Grid
+>>> g = Grid(3, limit=3)
+>>> r = check_pbfs(g, g.properties(), workers=2, serial_below=2)
+>>> r.engine, r.distinct_states, r.violations[0].length
+('bfs', 8, 3)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import multiprocessing as mp
+import queue as queue_mod
+import resource
+import signal
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from explorer.bfs import Coverage, Progress, build_trace, coverage_of, declared_labels, label_counting
+from explorer.core import (
+    CheckResult,
+    ExitReason,
+    LevelStats,
+    Property,
+    PropertyKind,
+    Violation,
+    config_to_dict,
+)
+from explorer.spark import collision_odds
+
+__all__ = ["HashCollisionError", "PbfsStats", "check_pbfs"]
+
+#: successor index of a deadlock event (after every real successor of its parent)
+_AFTER = 1 << 62
+_INF = (1 << 63, 0, 0, 0)
+
+
+class HashCollisionError(RuntimeError):
+    """A trace could not be replayed: no successor has the recorded hash (a collision)."""
+
+
+@dataclass
+class PbfsStats:
+    """What a :func:`check_pbfs` run measured about itself (pass one in to get it filled).
+
+    ``parents`` and ``successors`` are per worker; CPU seconds are user + system time;
+    ``driver_merge_seconds`` is the wall time the driver spent deduplicating.
+    """
+
+    workers: int = 0
+    forked_at_depth: int | None = None
+    parents: list[int] = field(default_factory=list)
+    successors: list[int] = field(default_factory=list)
+    worker_cpu: list[float] = field(default_factory=list)
+    worker_rss_kb: list[int] = field(default_factory=list)
+    worker_waited: list[float] = field(default_factory=list)  # seconds idle, waiting for the driver
+    driver_cpu: float = 0.0
+    driver_rss_kb: int = 0
+    driver_merge_seconds: float = 0.0
+    wall: float = 0.0
+
+
+# ------------------------------------------------------------------------------------ worker side
+
+
+def _ordered_successors(system: Any) -> Callable[[Any], Iterator[tuple[Any, Any]]]:
+    """``successors`` in the order the engines enumerate them (labelled if the system labels)."""
+    labelled = getattr(system, "successors_labelled", None)
+    if labelled is None:
+        return system.successors  # type: ignore[no-any-return]
+
+    def succ(s: Any) -> Iterator[tuple[Any, Any]]:
+        for a, t, _ in labelled(s):
+            yield a, t
+
+    return succ
+
+
+class _Expander:
+    """The search state one process owns: its frontier states (live objects) and counters.
+
+    Runs in the driver for small levels and in each forked worker afterwards.
+    """
+
+    def __init__(self, system: Any, props: list[Property], deadlock: bool, batch: int):
+        self.system = system
+        self.batch = batch
+        self.labels: dict[Any, int] = {}
+        self.succ = label_counting(system, self.labels) or system.successors
+        self.labelled = getattr(system, "successors_labelled", None)
+        self.is_terminal = getattr(system, "is_terminal", None)
+        self.deadlock = deadlock
+        idx = {p.name: i for i, p in enumerate(props)}
+        self.trans = [(idx[p.name], p.name, p.check) for p in props if p.kind is PropertyKind.TRANSITION]
+        self.state = [(idx[p.name], p.name, p.check) for p in props if p.kind is PropertyKind.ALWAYS]
+        self.reach = [(idx[p.name], p.name, p.check) for p in props if p.kind is PropertyKind.REACHABLE]
+        self.applies_state = [
+            (p.name, p.applies) for p in props if p.kind is PropertyKind.ALWAYS and p.applies is not None
+        ]
+        self.applies_trans = [
+            (p.name, p.applies) for p in props if p.kind is PropertyKind.TRANSITION and p.applies is not None
+        ]
+        self.frontier: list[Any] = []
+        self.ranks: list[int] = []
+        self.level: dict[int, tuple[Any, int, int]] = {}  # hash -> (state, parent rank, index)
+        # the level last expanded, and the label counts before each of its batches (for a cut)
+        self.expanded: tuple[list[Any], list[int]] = ([], [])
+        self.snapshots: list[tuple[int, dict[Any, int]]] = []  # (index of the batch's first parent, counts)
+        self.type_ids: dict[type, int] = {}
+        self.n_parents = 0
+        self.n_successors = 0
+
+    def expand_level(self) -> Iterator[tuple[Any, ...]]:
+        """Expand the frontier in rank order; yield one message per batch of parents.
+
+        A message is ``(ranks, counts, hashes, type ids, events, new types)``.
+        """
+        frontier, ranks = self.frontier, self.ranks
+        self.expanded = (frontier, ranks)
+        self.snapshots = []
+        self.level = level = {}
+        succ = self.succ
+        type_ids = self.type_ids
+        applies_trans = self.applies_trans
+        for start in range(0, len(frontier), self.batch):
+            R = ranks[start : start + self.batch]
+            if self.labelled is not None:
+                self.snapshots.append((start, dict(self.labels)))
+            C: list[int] = []
+            H: list[int] = []
+            T: list[int] = []
+            events: list[tuple[Any, ...]] = []
+            new_types: list[tuple[int, Any, tuple[int, int]]] = []
+            for s, r in zip(frontier[start : start + self.batch], R):
+                n = 0
+                for a, t in succ(s):
+                    tp = type(a)
+                    tid = type_ids.get(tp)
+                    if tid is None:
+                        tid = type_ids[tp] = len(type_ids)
+                        new_types.append((tid, a, (r, n)))
+                    h = hash(t)
+                    H.append(h)
+                    T.append(tid)
+                    if self.trans:
+                        for item in self.trans:
+                            if not item[2](s, a, t):
+                                # one report per process is enough: stop checking it here
+                                self.trans = [x for x in self.trans if x is not item]
+                                events.append(((r, n, 0, item[0]), item[1], "t", (hash(s), n)))
+                        if applies_trans:
+                            for ap in list(applies_trans):
+                                if ap[1](s, a, t):
+                                    applies_trans.remove(ap)
+                                    events.append(((r, n, 0, -1), ap[0], "a", None))
+                    if h not in level:
+                        level[h] = (t, r, n)
+                    n += 1
+                C.append(n)
+                if n == 0 and self.deadlock and not (self.is_terminal is not None and self.is_terminal(s)):
+                    self.deadlock = False
+                    events.append(((r, _AFTER, 2, 0), "deadlock", "d", hash(s)))
+            self.n_parents += len(C)
+            self.n_successors += len(H)
+            yield (
+                np.array(R, dtype=np.int64),
+                np.array(C, dtype=np.int64),
+                np.array(H, dtype=np.int64),
+                np.array(T, dtype=np.int32),
+                events,
+                new_types,
+            )
+
+    def accept(self, hashes: np.ndarray, ranks: np.ndarray) -> list[tuple[Any, ...]]:
+        """Keep the new states (hashes, in rank order) as the next frontier and check them."""
+        level = self.level
+        entries = [level[h] for h in hashes.tolist()]
+        self.level = {}
+        self.frontier = [e[0] for e in entries]
+        self.ranks = ranks.tolist()
+        events: list[tuple[Any, ...]] = []
+        reach, applies_state = self.reach, self.applies_state
+        for (t, r, j), h in zip(entries, hashes.tolist()):
+            for item in self.state:
+                if not item[2](t):
+                    self.state = [x for x in self.state if x is not item]
+                    events.append(((r, j, 1, item[0]), item[1], "s", h))
+            if applies_state:
+                for ap in list(applies_state):
+                    if ap[1](t):
+                        applies_state.remove(ap)
+                        events.append(((r, j, 1, -1), ap[0], "a", None))
+            if reach:
+                for ritem in list(reach):
+                    if ritem[2](t):
+                        reach.remove(ritem)
+                        events.append(((r, j, 1, ritem[0]), ritem[1], "w", h))
+        return events
+
+    def label_counts(self, cut: int | None) -> dict[Any, int]:
+        """Label counts so far, or (``cut``) those of the last level's parents up to rank ``cut``."""
+        if cut is None or self.labelled is None:
+            return dict(self.labels)
+        frontier, ranks = self.expanded
+        # the last batch that starts at or before the cut: its snapshot, then recount up to the cut
+        start, counts = next(
+            ((i, c) for i, c in reversed(self.snapshots) if ranks[i] <= cut), (0, dict(self.labels))
+        )
+        if not self.snapshots or ranks[start] > cut:
+            return dict(self.snapshots[0][1]) if self.snapshots else dict(self.labels)
+        counts = dict(counts)
+        for s, r in zip(frontier[start:], ranks[start:]):
+            if r > cut:
+                break
+            for _, _, labels in self.labelled(s):
+                for lb in labels:
+                    counts[lb] = counts.get(lb, 0) + 1
+        return counts
+
+
+def _usage() -> tuple[float, int]:
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+
+
+def _worker_main(i: int, exp: _Expander, inq: Any, outq: Any) -> None:
+    """A forked worker's loop: expand, accept, report labels, until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C and tells us to stop
+    waited = 0.0
+    try:
+        while True:
+            t0 = time.perf_counter()
+            msg = inq.get()
+            waited += time.perf_counter() - t0
+            cmd = msg[0]
+            if cmd == "expand":
+                for batch in exp.expand_level():
+                    outq.put((i, "batch", batch))
+                    if not inq.empty() and inq.get()[0] == "abort":
+                        break
+                outq.put((i, "end", None))
+            elif cmd == "accept":
+                outq.put((i, "checked", exp.accept(msg[1], msg[2])))
+            elif cmd == "labels":
+                outq.put((i, "labels", exp.label_counts(msg[1])))
+            elif cmd == "stats":
+                outq.put((i, "stats", (exp.n_parents, exp.n_successors, *_usage(), waited)))
+            elif cmd == "stop":
+                break
+            # "abort" after the level ended: nothing to do
+    except BaseException:  # pragma: no cover - reported to the driver, which raises
+        outq.put((i, "error", traceback.format_exc()))
+    finally:
+        outq.close()
+        outq.join_thread()
+
+
+# ------------------------------------------------------------------------------------ driver side
+
+
+class _LocalPool:
+    """One expander in the driver (small levels): the same interface as :class:`_ProcessPool`."""
+
+    n = 1
+
+    def __init__(self, exp: _Expander):
+        self.exp = exp
+        self.gen: Iterator[tuple[Any, ...]] | None = None
+
+    def start_level(self) -> None:
+        self.gen = self.exp.expand_level()
+
+    def next_batch(self, w: int) -> tuple[Any, ...] | None:
+        assert self.gen is not None
+        return next(self.gen, None)
+
+    def finish_level(self, abort: bool) -> None:
+        self.gen = None
+
+    def accept(self, per_worker: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[Any, ...]]:
+        return self.exp.accept(*per_worker[0])
+
+    def labels(self, cut: int | None) -> list[dict[Any, int]]:
+        return [self.exp.label_counts(cut)]
+
+    def stats(self) -> list[tuple[int, int, float, int, float]]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+class _ProcessPool:
+    """``n`` forked workers, each with a share of the local expander's frontier."""
+
+    def __init__(self, exp: _Expander, n: int):
+        ctx = mp.get_context("fork")
+        self.n = n
+        self.outq = ctx.Queue()
+        self.inqs = [ctx.Queue() for _ in range(n)]
+        self.pending: list[deque[tuple[str, Any]]] = [deque() for _ in range(n)]
+        self.procs: list[Any] = []
+        self.ended = [True] * n
+        frontier, ranks, labels = exp.frontier, exp.ranks, dict(exp.labels)
+        try:
+            for i in range(n):
+                # the child inherits exp as it is now; give it its share and fresh counters
+                exp.frontier, exp.ranks = frontier[i::n], ranks[i::n]
+                exp.labels.clear()
+                p = ctx.Process(target=_worker_main, args=(i, exp, self.inqs[i], self.outq), daemon=True)
+                p.start()
+                self.procs.append(p)
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            exp.frontier, exp.ranks = frontier, ranks
+            exp.labels.update(labels)
+
+    def _recv(self, w: int) -> tuple[str, Any]:
+        while not self.pending[w]:
+            try:
+                i, kind, payload = self.outq.get(timeout=0.5)
+            except queue_mod.Empty:
+                dead = [i for i, p in enumerate(self.procs) if p.exitcode is not None]
+                if dead:
+                    code = self.procs[dead[0]].exitcode
+                    raise RuntimeError(f"pbfs: worker {dead[0]} died (exit code {code})") from None
+                continue
+            if kind == "error":
+                raise RuntimeError(f"pbfs: worker {i} failed:\n{payload}")
+            self.pending[i].append((kind, payload))
+        return self.pending[w].popleft()
+
+    def _expect(self, w: int, kind: str) -> Any:
+        while True:
+            k, payload = self._recv(w)
+            if k == kind:
+                return payload
+            # leftovers of an aborted level ("batch", "end") are dropped
+
+    def start_level(self) -> None:
+        self.ended = [False] * self.n
+        for q in self.inqs:
+            q.put(("expand",))
+
+    def next_batch(self, w: int) -> tuple[Any, ...] | None:
+        if self.ended[w]:
+            return None
+        kind, payload = self._recv(w)
+        if kind == "end":
+            self.ended[w] = True
+            return None
+        assert kind == "batch", kind
+        return payload  # type: ignore[no-any-return]
+
+    def finish_level(self, abort: bool) -> None:
+        for w in range(self.n):
+            if not self.ended[w]:
+                if abort:
+                    self.inqs[w].put(("abort",))
+                self._expect(w, "end")
+                self.ended[w] = True
+
+    def accept(self, per_worker: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[Any, ...]]:
+        for q, (hashes, ranks) in zip(self.inqs, per_worker):
+            q.put(("accept", hashes, ranks))
+        return [ev for w in range(self.n) for ev in self._expect(w, "checked")]
+
+    def labels(self, cut: int | None) -> list[dict[Any, int]]:
+        for q in self.inqs:
+            q.put(("labels", cut))
+        return [self._expect(w, "labels") for w in range(self.n)]
+
+    def stats(self) -> list[tuple[int, int, float, int, float]]:
+        for q in self.inqs:
+            q.put(("stats",))
+        return [self._expect(w, "stats") for w in range(self.n)]
+
+    def close(self) -> None:
+        for q in self.inqs:
+            with contextlib.suppress(Exception):
+                q.put(("stop",))
+        for p in self.procs:
+            p.join(timeout=5)
+            if p.exitcode is None:
+                p.terminate()
+                p.join(timeout=5)
+            if p.exitcode is None:  # pragma: no cover
+                p.kill()
+                p.join()
+        for q in [*self.inqs, self.outq]:
+            q.close()
+            q.cancel_join_thread()
+
+
+def _chain(visited: dict[int, int | None], h: int) -> list[int]:
+    path = [h]
+    while (p := visited[path[-1]]) is not None:
+        path.append(p)
+    path.reverse()
+    return path
+
+
+def _replay(system: Any, path: list[int]) -> list[Any]:
+    """The states whose hashes are ``path``, from an initial state through ``successors``."""
+    s = next((s for s in system.init_states() if hash(s) == path[0]), None)
+    if s is None:
+        raise HashCollisionError("trace replay: no initial state has the recorded hash (a hash collision?)")
+    states = [s]
+    for i, h in enumerate(path[1:], 1):
+        t = next((t for _, t in system.successors(states[-1]) if hash(t) == h), None)
+        if t is None:
+            raise HashCollisionError(
+                f"trace replay: step {i}: no successor has the recorded hash (a hash collision?)"
+            )
+        states.append(t)
+    return states
+
+
+def _trace(system: Any, visited: dict[int, int | None], h: int, extra_index: int | None = None) -> Any:
+    states = _replay(system, _chain(visited, h))
+    parents = {t: s for s, t in itertools.pairwise(states)}
+    parents[states[0]] = None
+    extra = None
+    if extra_index is not None:
+        succ = list(_ordered_successors(system)(states[-1]))
+        extra = succ[extra_index]
+    return build_trace(system, parents, states[-1], extra)
+
+
+def check_pbfs(
+    system: Any,
+    properties: Iterable[Property],
+    *,
+    workers: int = 2,
+    model: str = "",
+    config: Any = None,
+    max_depth: int | None = None,
+    max_states: int | None = None,
+    max_seconds: float | None = None,
+    keep_going: bool = False,
+    deadlock: bool = True,
+    progress: Progress | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+    batch: int = 512,
+    serial_below: int = 2000,
+    stats: PbfsStats | None = None,
+) -> CheckResult:
+    """The :func:`explorer.bfs.check_bfs` search with ``workers`` processes; the same result.
+
+    ``batch`` parents go in one message; levels below ``serial_below`` states run in
+    the driver. Pass a :class:`PbfsStats` as ``stats`` to get the run's load balance.
+
+    >>> from tests.toys import Grid
+    >>> r = check_pbfs(Grid(4), Grid(4).properties(), workers=2, serial_below=3)
+    >>> r.exit_reason.value, r.distinct_states, r.witnesses
+    ('complete', 25, {'corner': 8})
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    props = list(properties)
+    common: dict[str, Any] = dict(
+        model=model,
+        config=config,
+        max_depth=max_depth,
+        max_states=max_states,
+        max_seconds=max_seconds,
+        keep_going=keep_going,
+        deadlock=deadlock,
+        progress=progress,
+        clock=clock,
+    )
+    if any(p.kind is PropertyKind.EVENTUALLY for p in props):
+        from explorer.bfs import check_bfs
+
+        r = check_bfs(system, props, **common)
+        r.notes.append(
+            f"--workers {workers}: eventually properties need the whole state graph; ran the serial bfs engine"
+        )
+        return r
+    st = stats if stats is not None else PbfsStats()
+    st.workers = workers
+    cpu0, _ = _usage()
+    start = clock()
+    deadline = None if max_seconds is None else start + max_seconds
+    deadlock_prop = Property(
+        "deadlock", PropertyKind.DEADLOCK, lambda s: True, "every non-terminal state has a successor"
+    )
+    all_props = [*props, deadlock_prop]
+    by_name = {p.name: p for p in all_props}
+    applied: dict[str, bool] = {p.name: False for p in props if p.applies is not None}
+    found: dict[str, tuple[Any, ...]] = {}  # name -> event (key, name, kind, data)
+    witnesses: dict[str, int] = {}  # name -> hash
+    visited: dict[int, int | None] = {}
+    levels: list[LevelStats] = []
+    generated = 0
+    budget: str | None = None
+    reason = ExitReason.COMPLETE
+    # coverage by global type id
+    type_samples: list[tuple[tuple[int, int, int], Any]] = []  # gid -> (key, sample action)
+    type_index: dict[type, int] = {}
+    enabled = np.zeros(0, dtype=np.int64)
+    new_by = np.zeros(0, dtype=np.int64)
+    label_base: dict[Any, int] = {}
+
+    exp = _Expander(system, props, deadlock, batch)
+    pool: _LocalPool | _ProcessPool = _LocalPool(exp)
+    gmaps: list[list[int]] = [[]]  # per worker: local type id -> global type id
+    owner: list[int] = []
+    frontier_hashes: list[int] = []
+
+    def handle(ev: tuple[Any, ...]) -> None:
+        _, name, kind, data = ev
+        if kind == "a":
+            applied[name] = True
+        elif kind == "w":
+            witnesses.setdefault(name, data)
+        elif name not in found:
+            found[name] = ev
+
+    # level 0, in the driver as bfs does it
+    t0 = clock()
+    init_events: list[tuple[Any, ...]] = []
+    init_states: list[Any] = []
+    for j, s in enumerate(system.init_states()):
+        generated += 1
+        h = hash(s)
+        if h not in visited:
+            visited[h] = None
+            init_states.append(s)
+            frontier_hashes.append(h)
+            exp.level[h] = (s, -1, j)
+    init_events = exp.accept(np.array(frontier_hashes, dtype=np.int64), np.arange(len(frontier_hashes)))
+    for ev in sorted(init_events, key=lambda e: e[0]):
+        handle(ev)
+    owner = [0] * len(frontier_hashes)
+    levels.append(LevelStats(0, len(frontier_hashes), generated, len(frontier_hashes), clock() - t0))
+    stop = bool(found) and not keep_going
+    cut: int | None = None
+    depth = 0
+    merge_seconds = 0.0
+    try:
+        while frontier_hashes and not stop:
+            if max_depth is not None and depth >= max_depth:
+                budget, reason = "max_depth", ExitReason.BUDGET_EXHAUSTED
+                break
+            if isinstance(pool, _LocalPool) and workers > 1 and len(frontier_hashes) >= serial_below:
+                pool = _ProcessPool(exp, workers)
+                gmaps = [list(gmaps[0]) for _ in range(workers)]
+                label_base = dict(exp.labels)
+                owner = [r % workers for r in range(len(frontier_hashes))]
+                st.forked_at_depth = depth
+            t0 = clock()
+            n_workers = pool.n
+            gmap_arr = [np.array(g, dtype=np.int64) for g in gmaps]
+            cursors: list[Any] = [None] * n_workers
+            batches: list[tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]] = []
+            events: list[tuple[Any, ...]] = []
+            stop_rank = 1 << 63  # smallest rank of a violation seen (without keep_going)
+            new_hashes: list[int] = []
+            new_owner: list[int] = []
+            new_prank: list[int] = []
+            per_worker_new: list[list[int]] = [[] for _ in range(n_workers)]
+            cut = None
+            cut_budget: str | None = None
+            pool.start_level()
+            L = len(frontier_hashes)
+            tm = clock()
+            for pos in range(L):
+                w = owner[pos]
+                cur = cursors[w]
+                if cur is None or cur[3] >= len(cur[0]):
+                    msg = pool.next_batch(w)
+                    assert msg is not None, "pbfs: a worker ended its level early"
+                    R, C, H, T, evs, new_types = msg
+                    if new_types:
+                        g = gmaps[w]
+                        for tid, a, (r, j) in new_types:
+                            tp = type(a)
+                            gid = type_index.get(tp)
+                            if gid is None:
+                                gid = type_index[tp] = len(type_index)
+                                type_samples.append(((depth, r, j), a))
+                            elif (depth, r, j) < type_samples[gid][0]:
+                                type_samples[gid] = ((depth, r, j), a)
+                            while len(g) <= tid:
+                                g.append(-1)
+                            g[tid] = gid
+                        gmap_arr[w] = np.array(g, dtype=np.int64)
+                    if evs:
+                        events.extend(evs)
+                        if not keep_going:
+                            stop_rank = min([stop_rank, *(e[0][0] for e in evs if e[2] in "tsd")])
+                    newidx: list[int] = []
+                    batches.append((R, C, gmap_arr[w][T] if len(T) else T, newidx))
+                    cur = cursors[w] = [R.tolist(), C.tolist(), H.tolist(), 0, 0, newidx]
+                _, Cl, Hl, pi, off, newidx = cur
+                n = Cl[pi]
+                ph = frontier_hashes[pos]
+                mine = per_worker_new[w]
+                for k in range(off, off + n):
+                    h = Hl[k]
+                    if h not in visited:
+                        visited[h] = ph
+                        newidx.append(k)
+                        mine.append(len(new_hashes))
+                        new_hashes.append(h)
+                        new_owner.append(w)
+                        new_prank.append(pos)
+                cur[3] = pi + 1
+                cur[4] = off + n
+                if pos >= stop_rank:
+                    cut = pos
+                    break
+                if max_states is not None and len(visited) >= max_states:
+                    cut, cut_budget = pos, "max_states"
+                    break
+                if (pos & 255) == 0:
+                    now = clock()
+                    if deadline is not None and now >= deadline:
+                        cut, cut_budget = pos, "max_seconds"
+                        break
+                    if progress is not None:
+                        el = now - start
+                        progress.update(depth + 1, L, len(visited), len(visited) / el if el else 0.0)
+            merge_seconds += clock() - tm
+            pool.finish_level(abort=cut is not None)
+            # the new states: each to the worker that generated it; check always/reachable there
+            per_worker = [
+                (
+                    np.array([new_hashes[i] for i in idx], dtype=np.int64),
+                    np.array(idx, dtype=np.int64),
+                )
+                for idx in per_worker_new
+            ]
+            events.extend(pool.accept(per_worker))
+            if not keep_going:
+                viol = [e[0][0] for e in events if e[2] in "tsd"]
+                if viol and (cut is None or min(viol) <= cut):
+                    cut, cut_budget = min(viol), None
+            limit = _INF if cut is None else (cut, _AFTER + 1, 0, 0)
+            for ev in sorted(events, key=lambda e: e[0]):
+                if ev[0] <= limit:
+                    handle(ev)
+            # counts of the level (up to the cut)
+            level_generated = 0
+            n_types = len(type_index)
+            if len(enabled) < n_types:
+                enabled = np.concatenate([enabled, np.zeros(n_types - len(enabled), dtype=np.int64)])
+                new_by = np.concatenate([new_by, np.zeros(n_types - len(new_by), dtype=np.int64)])
+            for R, C, G, newidx in batches:
+                mask = np.zeros(len(G), dtype=bool)
+                mask[newidx] = True
+                if cut is not None:
+                    upto = R <= cut  # noqa: SIM300 (a numpy mask)
+                    keep = np.repeat(upto, C)
+                    G, mask = G[keep], mask[keep]
+                    C = C[upto]
+                level_generated += int(C.sum())
+                enabled += np.bincount(G, minlength=n_types)[:n_types]
+                new_by += np.bincount(G[mask], minlength=n_types)[:n_types]
+            if cut is not None:
+                stop = True
+                if cut_budget is not None:
+                    budget, reason = cut_budget, ExitReason.BUDGET_EXHAUSTED
+                n_new = next((i for i, pr in enumerate(new_prank) if pr > cut), len(new_prank))
+                for h in new_hashes[n_new:]:
+                    del visited[h]
+                del new_hashes[n_new:], new_owner[n_new:]
+            generated += level_generated
+            if new_hashes or level_generated:
+                levels.append(
+                    LevelStats(depth + 1, len(new_hashes), level_generated, len(new_hashes), clock() - t0)
+                )
+            frontier_hashes, owner = new_hashes, new_owner
+            depth += 1
+    except KeyboardInterrupt:
+        reason, budget, stop = ExitReason.INTERRUPTED, None, True
+        cut = None
+        with contextlib.suppress(Exception):
+            pool.finish_level(abort=True)
+    except BaseException:
+        pool.close()  # no orphan workers, whatever failed
+        if progress is not None:
+            progress.close()
+        raise
+    try:
+        label_list = pool.labels(cut if stop else None)
+        for npar, nsucc, cpu, rss, waited in pool.stats():
+            st.worker_waited.append(waited)
+            st.parents.append(npar)
+            st.successors.append(nsucc)
+            st.worker_cpu.append(cpu)
+            st.worker_rss_kb.append(rss)
+    finally:
+        pool.close()
+        if progress is not None:
+            progress.close()
+    if isinstance(pool, _LocalPool):
+        st.parents, st.successors = [exp.n_parents], [exp.n_successors]
+    label_counts = dict(label_base)
+    for d in label_list:
+        for k, v in d.items():
+            label_counts[k] = label_counts.get(k, 0) + v
+
+    seconds = clock() - start
+    cpu1, rss = _usage()
+    st.driver_cpu, st.driver_rss_kb, st.driver_merge_seconds, st.wall = (
+        cpu1 - cpu0,
+        rss,
+        merge_seconds,
+        seconds,
+    )
+    violations: list[Violation] = []
+    for name, ev in found.items():
+        p = by_name[name]
+        kind, data = ev[2], ev[3]
+        if kind == "t":
+            trace = _trace(system, visited, data[0], data[1])
+            message = f"{name} does not hold"
+        elif kind == "d":
+            trace = _trace(system, visited, data)
+            message = "no successor (deadlock)"
+        else:
+            trace = _trace(system, visited, data)
+            message = f"{name} does not hold"
+        violations.append(Violation(p.name, p.kind.value, p.doc, message, len(trace) - 1, trace))
+    complete = reason is ExitReason.COMPLETE and (keep_going or not found)
+    if violations:
+        reason = ExitReason.VIOLATION
+    for p in props:
+        if p.kind is PropertyKind.REACHABLE and p.name not in witnesses and complete:
+            violations.append(
+                Violation(p.name, p.kind.value, p.doc, f"{p.name}: no reachable state is a witness", 0, [])
+            )
+
+    max_level = max((lv.depth for lv in levels if lv.new_states), default=0)
+    prop_table: dict[str, dict[str, Any]] = {}
+    violated = {v.property for v in violations}
+    for p in [*props, *([deadlock_prop] if deadlock else [])]:
+        if p.name in violated:
+            status = "violated" if p.kind is not PropertyKind.REACHABLE else "unreached"
+        elif p.kind is PropertyKind.REACHABLE:
+            status = "witnessed" if p.name in witnesses else "unknown"
+        else:
+            status = "held" if complete else "unknown"
+        entry: dict[str, Any] = {"kind": p.kind.value, "doc": p.doc, "status": status}
+        if p.kind is PropertyKind.ALWAYS:
+            entry["evaluated"] = len(visited)
+        elif p.kind is PropertyKind.TRANSITION:
+            entry["evaluated"] = generated - levels[0].generated
+        if p.name in applied:
+            entry["non_vacuous"] = applied[p.name]
+            if not applied[p.name]:
+                entry["vacuous"] = True
+        if p.name in witnesses:
+            entry["witness_length"] = len(_chain(visited, witnesses[p.name])) - 1
+        prop_table[p.name] = entry
+
+    cov = Coverage()
+    for gid, (_, sample) in enumerate(type_samples):
+        if gid < len(enabled) and enabled[gid]:
+            tp = type(sample)
+            cov.enabled[tp] = int(enabled[gid])
+            cov.new[tp] = int(new_by[gid])
+            cov.sample[tp] = sample
+    declared = system.action_kinds() if hasattr(system, "action_kinds") else None
+    labelled = hasattr(system, "successors_labelled")
+    notes = [
+        f"bfs with {workers} worker processes: states are told apart by 64-bit hashes; "
+        f"collision odds about {collision_odds(len(visited)):.1e}"
+    ]
+    return CheckResult(
+        model=model,
+        config=config_to_dict(config),
+        engine="bfs",
+        exit_reason=reason,
+        distinct_states=len(visited),
+        generated_states=generated,
+        max_depth=max_level,
+        seconds=seconds,
+        states_per_second=len(visited) / seconds if seconds > 0 else 0.0,
+        violations=violations,
+        witnesses={k: v["witness_length"] for k, v in prop_table.items() if "witness_length" in v},
+        properties=prop_table,
+        levels=levels,
+        coverage=coverage_of(cov, declared, label_counts if labelled else None, declared_labels(system)),
+        budget=budget,
+        notes=notes,
+    )
