@@ -625,7 +625,7 @@ class PathExplorer:
         self.assumptions = list(assumptions)
         ctx = self.solver.ctx
         for t in (*self.assumptions, *distinct, *free):
-            if t.ctx is not ctx:
+            if isinstance(t, z3.AstRef) and t.ctx is not ctx:
                 raise SymbolicError(
                     f"{_short(t, 80)} belongs to another z3 context than the current default one "
                     "(made before a fresh_z3_context / isolated proof began?)"
