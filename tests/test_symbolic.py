@@ -106,10 +106,11 @@ def test_a_path_that_raises_is_a_violation() -> None:
 
 def test_fresh_z3_context_is_the_default_inside_and_restored_after() -> None:
     before = z3.main_ctx()
-    with fresh_z3_context() as ctx:
-        assert z3.main_ctx() is ctx is not before
-        with fresh_z3_context() as inner:
-            assert z3.main_ctx() is inner is not ctx
+    with fresh_z3_context():
+        ctx = z3.main_ctx()
+        assert ctx is not before and z3.main_ctx() is ctx
+        with fresh_z3_context():
+            assert z3.main_ctx() is not ctx
         assert z3.main_ctx() is ctx
         x = sym_int("x")
     assert z3.main_ctx() is before and x.x.ctx is ctx
@@ -146,7 +147,8 @@ def _record_explorer_contexts(monkeypatch: pytest.MonkeyPatch) -> list[z3.Contex
 
 
 def test_a_prove_function_holds_whatever_ran_before_in_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    with fresh_z3_context() as polluted:
+    with fresh_z3_context():
+        polluted = z3.main_ctx()
         _pollute_with_the_mutant_add_proof()
         seen = _record_explorer_contexts(monkeypatch)
         out = pt.prove_one_expiration_per_bucket(deadline=time.perf_counter() + 5)
@@ -176,7 +178,8 @@ def _undecorated_timing_proofs() -> list[Obligation]:
 
 def test_check_symbolic_runs_each_obligation_in_a_fresh_context(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = _record_explorer_contexts(monkeypatch)
-    with fresh_z3_context() as outer:
+    with fresh_z3_context():
+        outer = z3.main_ctx()
         r = check_symbolic(f"{__name__}:_undecorated_timing_proofs", timeout_s=5)
     assert r.exit_reason is ExitReason.COMPLETE, r.notes
     assert r.properties["mutant_add"]["status"] == "violated"
