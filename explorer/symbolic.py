@@ -30,7 +30,20 @@ Entry points
 - :class:`PathExplorer` and :func:`prove_paths`: enumerate the paths of a function and
   check a contract on each (a :class:`ProofOutcome`);
 - :class:`Obligation`: a named proof with a doc line; :func:`check_symbolic` runs the
-  obligations of a target and returns the shared :class:`~explorer.core.CheckResult`.
+  obligations of a target and returns the shared :class:`~explorer.core.CheckResult`;
+- :func:`fresh_z3_context` and :func:`isolated`: run a proof in a z3 context of its own.
+
+One z3 context per proof
+------------------------
+z3's search depends on the state of the context a query is posed in: the ids of the
+terms made earlier (freed ids are reused), its caches. With one shared context a proof's
+outcome and time depended on everything run before it in the process (a timing-wheel
+query that takes a second alone ran into its limit after other proofs). So every
+obligation :func:`check_symbolic` runs, and every ``prove_*`` function of the proof
+modules (decorated with :func:`isolated`), runs in a fresh context: z3 terms made without
+an explicit ``ctx=`` (all of them here: :class:`Sym`'s operators, the proofs' inputs)
+land in it. A term from another context (kept in a module-level constant, say) fails
+loudly with z3's "context mismatch" instead of silently sharing state.
 
 The explorer knows no Kafka: proof targets live in ``invariants/proofs_*.py`` (each
 module's ``PROOF_TARGETS``), found through :data:`PROOF_MODULES`.
@@ -52,13 +65,15 @@ Example
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import z3
 
@@ -78,6 +93,8 @@ __all__ = [
     "SymbolicError",
     "check_symbolic",
     "concrete",
+    "fresh_z3_context",
+    "isolated",
     "list_targets",
     "model_value",
     "path_value",
@@ -107,6 +124,81 @@ class SymbolicError(Exception):
 
 class BudgetExceeded(Exception):
     """A path budget (paths, decisions per path, deadline) ran out."""
+
+
+# ----------------------------------------------------------------------------------------
+# One z3 context per proof.
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _check_z3_default_context() -> None:
+    """z3's ``main_ctx()`` must read (and lazily fill) the module global ``_main_ctx``."""
+    zmod = z3.z3
+    ok = (
+        hasattr(zmod, "_main_ctx")
+        and z3.main_ctx.__globals__ is vars(zmod)
+        and "_main_ctx" in z3.main_ctx.__code__.co_names
+    )
+    if not ok:  # pragma: no cover - a z3 whose Python API changed
+        raise RuntimeError("z3.main_ctx() no longer uses z3.z3._main_ctx: fresh_z3_context needs updating")
+
+
+@contextmanager
+def fresh_z3_context() -> Iterator[None]:
+    """Within the block, z3's default context (``z3.main_ctx()``) is a new one.
+
+    Every z3 term, sort and solver made without ``ctx=`` in the block belongs to it, so
+    what z3 does in the block does not depend on what was made before in the process
+    (see the module doc). The previous default context is restored on exit; terms made
+    in the block stay valid (each keeps its context alive) but cannot be combined with
+    terms of the restored one. Blocks nest.
+
+    The new context is made by z3 itself on first use (``main_ctx()`` creates one when
+    its module global ``z3.z3._main_ctx`` is None, which this sets): a z3 context costs
+    about 17 MB, and a block that makes no term (an outer :func:`isolated` call whose
+    inner calls are isolated too) makes none. Not thread-safe, since that global is
+    process-wide.
+
+    >>> outer = z3.Int("x")
+    >>> with fresh_z3_context():
+    ...     inner = z3.Int("x")
+    ...     inner.ctx is z3.main_ctx(), inner.ctx is not outer.ctx
+    (True, True)
+    >>> z3.main_ctx() is outer.ctx
+    True
+    """
+    _check_z3_default_context()
+    zmod = z3.z3
+    saved = zmod._main_ctx
+    zmod._main_ctx = None
+    try:
+        yield
+    finally:
+        zmod._main_ctx = saved
+
+
+def isolated(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Decorator: every call of ``fn`` runs in :func:`fresh_z3_context`.
+
+    For a function that builds its z3 terms itself and returns none (a ``prove_*``
+    function returning a :class:`ProofOutcome` of plain values), not for one taking or
+    returning terms. ``fn.__wrapped__`` is the undecorated function.
+
+    >>> @isolated
+    ... def context_of_a_new_term() -> z3.Context:
+    ...     return z3.Int("x").ctx
+    >>> context_of_a_new_term() is z3.main_ctx(), context_of_a_new_term.__wrapped__() is z3.main_ctx()
+    (False, True)
+    """
+
+    @functools.wraps(fn)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with fresh_z3_context():
+            return fn(*args, **kwargs)
+
+    return run
 
 
 # ----------------------------------------------------------------------------------------
@@ -493,7 +585,8 @@ class PathExplorer:
     Each run re-executes the function from the start; decisions already taken on the
     current path are replayed, a new decision follows a feasible side and remembers
     whether the other one is feasible too. One z3 solver holds the assumptions and, in
-    nested scopes, the path condition.
+    nested scopes, the path condition. It works in z3's current default context (a fresh
+    one inside :func:`fresh_z3_context`): the inputs must belong to it.
 
     Parameters
     ----------
@@ -543,6 +636,13 @@ class PathExplorer:
         self.retries = retries
         self._last_model: z3.ModelRef | None = None
         self.assumptions = list(assumptions)
+        ctx = self.solver.ctx
+        for t in (*self.assumptions, *distinct, *free):
+            if isinstance(t, z3.AstRef) and t.ctx is not ctx:
+                raise SymbolicError(
+                    f"{_short(t, 80)} belongs to another z3 context than the current default one "
+                    "(made before a fresh_z3_context / isolated proof began?)"
+                )
         if len(distinct) > 1:
             self.assumptions.append(z3.Distinct(*distinct))
         self.solver.add(*self.assumptions)
@@ -1052,8 +1152,9 @@ def check_symbolic(
 ) -> CheckResult:
     """Run the proof obligations of ``target`` and return the shared CheckResult.
 
-    Each obligation is a property (kind ``proof``) with status ``held``, ``violated``
-    or ``unknown`` (budget), its seconds, paths and bounds. A refutation is a
+    Each obligation runs in a z3 context of its own (:func:`fresh_z3_context`) and is a
+    property (kind ``proof``) with status ``held``, ``violated`` or ``unknown``
+    (budget), its seconds, paths and bounds. A refutation is a
     :class:`~explorer.core.Violation` whose trace is one step: the counterexample's
     concrete values. ``target`` is a name of :func:`list_targets` or
     ``package.module:factory``; ``config`` is passed to the factory (its bound keys);
@@ -1081,7 +1182,8 @@ def check_symbolic(
             props[ob.name] = {"kind": "proof", "doc": ob.doc, "status": "unknown", "bounds": ob.bounds}
             reason = ExitReason.BUDGET_EXHAUSTED
             continue
-        out = ob.run(deadline)
+        with fresh_z3_context():  # the outcome must not depend on the obligations run before
+            out = ob.run(deadline)
         total_paths += out.paths
         entry: dict[str, Any] = {
             "kind": "proof",

@@ -39,6 +39,14 @@ stops being controller); re-establishing a session (``Reconnect``). It is a plai
 Python transition system: the same ``step`` function runs concretely (bfs) and
 symbolically (the transition relation for z3). See :func:`k_induction`.
 
+z3 contexts
+-----------
+Each ``prove_*`` function and :func:`k_induction` runs in a z3 context of its own
+(:func:`explorer.symbolic.isolated`), so its outcome and time do not depend on what ran
+before in the process; it builds its terms itself and returns plain values (not so
+:func:`transition_relation`, which returns terms of the caller's context). Keep no z3
+term at module level: it would belong to another context ("context mismatch").
+
 Example
 -------
 >>> out = prove_rule("initialize_leader_and_isr", 2)
@@ -62,6 +70,7 @@ from explorer.symbolic import (
     PathExplorer,
     ProofOutcome,
     Sym,
+    isolated,
     model_value,
     path_value,
     prove_paths,
@@ -603,6 +612,7 @@ RULES: dict[str, _Rule] = {
 }
 
 
+@isolated
 def prove_rule(
     name: str,
     n: int,
@@ -640,6 +650,7 @@ def prove_rule(
     return total
 
 
+@isolated
 def prove_rule_all_sizes(
     name: str,
     max_replicas: int = 6,
@@ -665,6 +676,7 @@ def prove_rule_all_sizes(
     return total
 
 
+@isolated
 def prove_contains_is_membership(max_len: int = 8, deadline: float | None = None) -> ProofOutcome:
     """``_contains(xs, x)`` is membership, whatever the order and repeats of ``xs`` (any ints).
 
@@ -1126,6 +1138,7 @@ def _well_formed_vars(n: int, xs: list[z3.ExprRef]) -> list[z3.BoolRef]:
     return [z3.Or(c == -1, z3.And(c >= 0, c < n))]
 
 
+@isolated
 def k_induction(
     brokers: int = 3,
     max_k: int = 4,

@@ -26,6 +26,11 @@ preconditions. With the overflow wheel's parameters (``overflow_wheel_parameters
 ``advance_clock`` keeping them, induction over the levels gives the result for any
 number of levels.
 
+Each ``prove_*`` function here runs in a z3 context of its own
+(:func:`explorer.symbolic.isolated`), so its outcome and time do not depend on what ran
+before in the process; it builds its terms itself and returns plain values. Keep no z3
+term at module level: it would belong to another context ("context mismatch").
+
 ``TimingWheel.advance_clock``, ``_wheel_add`` and ``_add_entry`` are the model's own,
 called on a ``TimingWheel`` whose ``ws`` is symbolic: no copy of the arithmetic.
 
@@ -48,6 +53,7 @@ from explorer.symbolic import (
     ProofOutcome,
     Sym,
     SymArray,
+    isolated,
     model_value,
     prove_paths,
     z,
@@ -245,6 +251,7 @@ def _spec_add(lv: _Level, r: Any) -> Any:
     )
 
 
+@isolated
 def prove_add(
     mutant: str = "none",
     *,
@@ -283,6 +290,7 @@ def _spec_one_window(lv: _Level, r: Any) -> Any:
     return True
 
 
+@isolated
 def prove_one_expiration_per_bucket(deadline: float | None = None) -> ProofOutcome:
     """Two entries placed in the same level-0 bucket (same currentTime) share its expiration:
     ``setExpiration`` never has to hold two windows at once.
@@ -327,6 +335,7 @@ def prove_one_expiration_per_bucket(deadline: float | None = None) -> ProofOutco
 # SystemTimer.addTimerTaskEntry on a flush: no early expiry, and the lateness bound.
 
 
+@isolated
 def prove_no_early_expiry(deadline: float | None = None) -> ProofOutcome:
     """A task runs only when ``add`` refuses it at level 0, at a wall clock ``now >= currentTime``;
     then ``now >= expiration - (tickMs - 1)``, and ``now >= expiration`` when ``tickMs = 1``.
@@ -371,6 +380,7 @@ def prove_no_early_expiry(deadline: float | None = None) -> ProofOutcome:
     )
 
 
+@isolated
 def prove_early_expiry_witness(deadline: float | None = None) -> ProofOutcome:
     """The bound is exact: with tickMs > 1 a task can run tickMs - 1 ms before its expiration
     (status ``violated`` of the negation = the witness exists).
@@ -402,6 +412,7 @@ def prove_early_expiry_witness(deadline: float | None = None) -> ProofOutcome:
     )
 
 
+@isolated
 def prove_advance_clock(deadline: float | None = None) -> ProofOutcome:
     """advanceClock keeps the hierarchy: each currentTime stays a multiple of its tick, never
     decreases, never passes the time, and the overflow wheel stays ours rounded down to its tick.
@@ -437,6 +448,7 @@ LATENESS_TICKS = (1, 2, 3, 5)
 LATENESS_WHEEL_SIZES = (2, 3, 4, 20)
 
 
+@isolated
 def prove_lateness_progress(
     deadline: float | None = None,
     ticks: tuple[int, ...] = LATENESS_TICKS,

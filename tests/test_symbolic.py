@@ -9,6 +9,7 @@ replicas (the issue's bound) and the ISR in any order for 4.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 import z3
@@ -23,6 +24,7 @@ from explorer.symbolic import (
     Sym,
     SymbolicError,
     check_symbolic,
+    fresh_z3_context,
     prove_paths,
     render_counterexample,
     sym_bool,
@@ -100,6 +102,94 @@ def test_a_path_that_raises_is_a_violation() -> None:
 
     out = prove_paths(f, lambda r: True)
     assert out.status == "violated" and "ValueError" in out.message and out.counterexample == {"x": 3}
+
+
+def test_fresh_z3_context_is_the_default_inside_and_restored_after() -> None:
+    before = z3.main_ctx()
+    with fresh_z3_context():
+        ctx = z3.main_ctx()
+        assert ctx is not before and z3.main_ctx() is ctx
+        with fresh_z3_context():
+            assert z3.main_ctx() is not ctx
+        assert z3.main_ctx() is ctx
+        x = sym_int("x")
+    assert z3.main_ctx() is before and x.x.ctx is ctx
+    with pytest.raises(SymbolicError, match="another z3 context"):
+        PathExplorer([x.x >= 0])  # a term kept from another context is refused
+
+
+# ----------------------------------------------------------------------------------------
+# History independence: each proof runs in a z3 context of its own.
+#
+# The pollution: the body of the mutant add proof run *without* isolation (``__wrapped__``)
+# in a known starting context (a fresh one, whatever ran before in this process). Left in
+# that context, one_expiration_per_bucket's first query stays ``unknown`` until the
+# deadline (z3 5.4.0: the undecorated body ends ``unknown`` after the 8 s below, in every
+# run tried; before the fix every proof shared the context like that). Alone it holds in
+# about a second; the deadline leaves room for a loaded machine but must stay below the
+# 10 s query limit, after which a retry might solve the polluted query. Whether a given
+# pollution upsets z3 depends on z3's version; the checks on which context the proof ran
+# in do not.
+
+#: seconds: far above the ~1 s the isolated proof takes, below the 10 s first query limit
+_DEADLINE_S = 8
+
+
+def _pollute_with_the_mutant_add_proof() -> None:
+    assert pt.prove_add.__wrapped__("bucket_index_off_by_one").status == "violated"
+
+
+def _record_explorer_contexts(monkeypatch: pytest.MonkeyPatch) -> list[z3.Context]:
+    seen: list[z3.Context] = []
+    init = PathExplorer.__init__
+
+    def spy(self: PathExplorer, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        seen.append(self.solver.ctx)
+
+    monkeypatch.setattr(PathExplorer, "__init__", spy)
+    return seen
+
+
+def test_a_prove_function_holds_whatever_ran_before_in_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    with fresh_z3_context():
+        polluted = z3.main_ctx()
+        _pollute_with_the_mutant_add_proof()
+        seen = _record_explorer_contexts(monkeypatch)
+        out = pt.prove_one_expiration_per_bucket(deadline=time.perf_counter() + _DEADLINE_S)
+        assert z3.main_ctx() is polluted
+    assert out.status == "held", out.message
+    assert seen and all(c is not polluted for c in seen)
+
+
+def _undecorated_timing_proofs() -> list[Obligation]:
+    """Two obligations that do not isolate themselves: only check_symbolic keeps them apart."""
+    return [
+        Obligation(
+            "mutant_add",
+            "the mutant add proof (pollutes the context it runs in)",
+            "all 64-bit",
+            lambda d: pt.prove_add.__wrapped__("bucket_index_off_by_one", deadline=d),
+            expect_violation=True,
+        ),
+        Obligation(
+            "one_expiration_per_bucket",
+            "as in the timing-wheel target, undecorated",
+            "all 64-bit",
+            lambda d: pt.prove_one_expiration_per_bucket.__wrapped__(d),
+        ),
+    ]
+
+
+def test_check_symbolic_runs_each_obligation_in_a_fresh_context(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _record_explorer_contexts(monkeypatch)
+    with fresh_z3_context():
+        outer = z3.main_ctx()
+        r = check_symbolic(f"{__name__}:_undecorated_timing_proofs", timeout_s=_DEADLINE_S)
+    assert r.exit_reason is ExitReason.COMPLETE, r.notes
+    assert r.properties["mutant_add"]["status"] == "violated"
+    assert r.properties["one_expiration_per_bucket"]["status"] == "held"
+    assert len({id(c) for c in seen}) == 2 and outer not in seen
 
 
 # ----------------------------------------------------------------------------------------
