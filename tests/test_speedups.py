@@ -305,6 +305,23 @@ def test_install_fast_replace_keeps_semantics_and_type() -> None:
         speedups.install_fast_replace(int)
 
 
+def test_model_records_have_fast_replace() -> None:
+    from model import controller as m
+
+    s = m.ControllerSystem(m.ControllerConfig(brokers=3, replication_factor=2)).init_states()[0]
+    n = s.nodes[0]  # broker 0 controls: it has a Ctx
+    records = {m.State: s, m.Zk: s.zk, m.Node: n, m.Ctx: n.ctx, m.Rep: n.reps[0], m.PartZ: s.zk.parts[0]}
+    for cls, rec in records.items():
+        fast = cls.__dict__["_replace"]
+        assert fast.__wrapped__.__module__ == "collections"  # the generated one, kept
+        assert type(fast).__name__ == ("FastReplace" if speedups.ACTIVE else "function")
+        for name in cls._fields:
+            value = ("new", name)
+            got, want = rec._replace(**{name: value}), fast.__wrapped__(rec, **{name: value})
+            assert type(got) is cls and got == want
+    assert m._set is speedups.set_item
+
+
 # --------------------------------------------------------------------------- set_item
 
 
@@ -392,7 +409,7 @@ from explorer.config import load_config
 from explorer.spark import state_fingerprint
 from explorer.encoding import fingerprint
 import invariants.controller as spec
-from model.controller import ControllerConfig
+from model.controller import ControllerConfig, _set
 c = load_config(ControllerConfig, "configs/controller-small.toml", [])
 r = check_bfs(spec.build(c), spec.properties(c), keep_going=True)
 system = spec.build(c)
@@ -405,7 +422,7 @@ while frontier:
     frontier.extend(t for _, t in system.successors(s))
 fps = sorted(state_fingerprint(s) for s in seen)
 assert fps == sorted(fingerprint(s) for s in seen)
-print(json.dumps({"active": speedups.ACTIVE, "states": r.distinct_states,
+print(json.dumps({"active": speedups.ACTIVE, "set": _set.__module__, "states": r.distinct_states,
                   "fps": hash(tuple(fps)), "n": len(fps)}))
 """
 
@@ -414,8 +431,9 @@ def test_pure_switch_and_same_exploration() -> None:
     """KAFKA_MC_PURE_PYTHON=1 turns the C module off; both explore the same states with the
     same fingerprints (controller-small, golden count 64)."""
     pure = run_python(EXPLORE, pure=True)
-    assert pure["active"] is False
+    assert pure["active"] is False and pure["set"] == "explorer.speedups"
     default = run_python(EXPLORE, pure=False)
     assert default["active"] is (_c is not None)
+    assert default["set"] == ("explorer._speedups" if _c is not None else "explorer.speedups")
     assert pure["states"] == default["states"] == pure["n"] == default["n"] == 64
     assert pure["fps"] == default["fps"]
