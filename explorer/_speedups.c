@@ -357,7 +357,11 @@ set_item(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (check_configured(set_item_slow) < 0) {
         return NULL;
     }
-    return PyObject_Vectorcall(set_item_slow, args, 3, NULL);
+    PyObject *fn = set_item_slow;
+    Py_INCREF(fn);
+    PyObject *r = PyObject_Vectorcall(fn, args, 3, NULL);
+    Py_DECREF(fn);
+    return r;
 }
 
 /* ------------------------------------------------------------------ encoding buffer */
@@ -550,7 +554,10 @@ enc_other(Buf *b, PyObject *v)
     if (check_configured(encode_other) < 0) {
         return -1;
     }
-    PyObject *r = PyObject_CallOneArg(encode_other, v);
+    PyObject *fn = encode_other;
+    Py_INCREF(fn); /* held across the call: the callee could reconfigure */
+    PyObject *r = PyObject_CallOneArg(fn, v);
+    Py_DECREF(fn);
     if (r == NULL) {
         return -1;
     }
