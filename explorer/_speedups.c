@@ -1,0 +1,857 @@
+/*
+ * explorer._speedups: optional C accelerators for the model checker's hot path.
+ *
+ * Use it through explorer/speedups.py, which falls back to pure Python when this
+ * module is not built (or KAFKA_MC_PURE_PYTHON=1) and configures the Python
+ * fallbacks used here for rare cases. Every function returns exactly what its
+ * pure-Python counterpart returns:
+ *
+ *   FastReplace(cls, original)  a method descriptor, installed as cls._replace: a
+ *                               NamedTuple's _replace (keyword arguments naming fields)
+ *   set_item(t, i, v)           (*t[:i], v, *t[i + 1:])
+ *   encode(value)               explorer.encoding.encode(value)
+ *   fingerprint(value)          explorer.encoding.fingerprint(value)
+ *   fingerprint_bytes(data)     explorer.encoding.fingerprint_bytes(data)
+ *   _configure(encode_other, set_item_slow)
+ *                               the Python callables for values this module does not
+ *                               encode itself (enums, dataclasses, errors) and for
+ *                               set_item arguments outside its fast path
+ *
+ * Hand-written against the CPython C API (3.11+); no internal headers.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ fallbacks */
+
+static PyObject *encode_other = NULL;  /* callable(value) -> bytes (explorer.encoding.encode) */
+static PyObject *set_item_slow = NULL; /* callable(t, i, v) -> tuple (the slicing version) */
+
+static PyObject *
+configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "_configure() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (!PyCallable_Check(args[0]) || !PyCallable_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "_configure() arguments must be callable");
+        return NULL;
+    }
+    Py_INCREF(args[0]);
+    Py_XSETREF(encode_other, args[0]);
+    Py_INCREF(args[1]);
+    Py_XSETREF(set_item_slow, args[1]);
+    Py_RETURN_NONE;
+}
+
+static int
+check_configured(PyObject *fn)
+{
+    if (fn == NULL) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "explorer._speedups is not configured: use it through explorer.speedups");
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ FastReplace */
+
+typedef struct {
+    PyObject_HEAD
+    PyTypeObject *cls;   /* the NamedTuple class it is installed on */
+    PyObject *fields;    /* tuple of interned str: cls._fields */
+    PyObject *wrapped;   /* the original _replace */
+    Py_ssize_t nfields;
+    vectorcallfunc vectorcall;
+} FastReplaceObject;
+
+static PyTypeObject FastReplace_Type;
+
+/* Index of field `name` in fr->fields, -1 if none, -2 on error. */
+static Py_ssize_t
+field_index(FastReplaceObject *fr, PyObject *name)
+{
+    PyObject **f = &PyTuple_GET_ITEM(fr->fields, 0);
+    Py_ssize_t n = fr->nfields, j;
+    for (j = 0; j < n; j++) {
+        if (f[j] == name) {
+            return j; /* keyword names from code objects are interned: the usual case */
+        }
+    }
+    for (j = 0; j < n; j++) {
+        int eq = PyObject_RichCompareBool(f[j], name, Py_EQ);
+        if (eq < 0) {
+            return -2;
+        }
+        if (eq) {
+            return j;
+        }
+    }
+    return -1;
+}
+
+static PyObject *
+fastreplace_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastReplaceObject *fr = (FastReplaceObject *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != 1) {
+        if (nargs == 0) {
+            PyErr_SetString(PyExc_TypeError, "_replace() missing 1 required positional argument: 'self'");
+        }
+        else {
+            PyErr_Format(PyExc_TypeError, "_replace() takes 1 positional argument but %zd were given", nargs);
+        }
+        return NULL;
+    }
+    PyObject *self = args[0];
+    if (!PyObject_TypeCheck(self, fr->cls)) {
+        PyErr_Format(PyExc_TypeError, "descriptor '_replace' requires a '%s' object but received a '%s'",
+                     fr->cls->tp_name, Py_TYPE(self)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(self);
+    if (n != fr->nfields) {
+        PyErr_Format(PyExc_TypeError, "Expected %zd arguments, got %zd", fr->nfields, n);
+        return NULL;
+    }
+    /* tuple.__new__(type(self), items): the subclass's own allocator, like tuple_subtype_new;
+       PyType_GenericAlloc zero-fills, takes a reference to a heap type and GC-tracks. */
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject *result = tp->tp_alloc(tp, n);
+    if (result == NULL) {
+        return NULL;
+    }
+    PyObject **src = &PyTuple_GET_ITEM(self, 0);
+    PyObject **dst = &PyTuple_GET_ITEM(result, 0);
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_INCREF(src[j]);
+        dst[j] = src[j];
+    }
+    if (kwnames == NULL) {
+        return result;
+    }
+    Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
+    PyObject *unexpected = NULL;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, k);
+        Py_ssize_t j = field_index(fr, name);
+        if (j >= 0) {
+            PyObject *v = args[nargs + k];
+            Py_INCREF(v);
+            Py_SETREF(dst[j], v);
+            continue;
+        }
+        if (j == -2) {
+            goto error;
+        }
+        if (unexpected == NULL && (unexpected = PyList_New(0)) == NULL) {
+            goto error;
+        }
+        if (PyList_Append(unexpected, name) < 0) {
+            goto error;
+        }
+    }
+    if (unexpected != NULL) {
+        PyErr_Format(PyExc_ValueError, "Got unexpected field names: %R", unexpected);
+        goto error;
+    }
+    return result;
+error:
+    Py_XDECREF(unexpected);
+    Py_DECREF(result);
+    return NULL;
+}
+
+static PyObject *
+fastreplace_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *cls, *wrapped;
+    static char *kwlist[] = {"cls", "original", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO:FastReplace", kwlist, &cls, &wrapped)) {
+        return NULL;
+    }
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &PyTuple_Type)
+        || (PyTypeObject *)cls == &PyTuple_Type) {
+        PyErr_SetString(PyExc_TypeError, "FastReplace() needs a tuple subclass (a NamedTuple class)");
+        return NULL;
+    }
+    PyObject *names = PyObject_GetAttrString(cls, "_fields");
+    if (names == NULL) {
+        return NULL;
+    }
+    PyObject *given = PySequence_Tuple(names);
+    Py_DECREF(names);
+    if (given == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(given);
+    PyObject *fields = PyTuple_New(n); /* a copy: cls._fields itself is never modified */
+    if (fields == NULL) {
+        Py_DECREF(given);
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *name = PyTuple_GET_ITEM(given, j);
+        if (!PyUnicode_CheckExact(name)) {
+            PyErr_SetString(PyExc_TypeError, "_fields must be a tuple of str");
+            Py_DECREF(given);
+            Py_DECREF(fields);
+            return NULL;
+        }
+        Py_INCREF(name);
+        PyUnicode_InternInPlace(&name); /* the canonical interned copy, as in kwnames */
+        PyTuple_SET_ITEM(fields, j, name);
+    }
+    Py_DECREF(given);
+    FastReplaceObject *fr = (FastReplaceObject *)type->tp_alloc(type, 0);
+    if (fr == NULL) {
+        Py_DECREF(fields);
+        return NULL;
+    }
+    Py_INCREF(cls);
+    fr->cls = (PyTypeObject *)cls;
+    fr->fields = fields;
+    Py_INCREF(wrapped);
+    fr->wrapped = wrapped;
+    fr->nfields = n;
+    fr->vectorcall = fastreplace_vectorcall;
+    return (PyObject *)fr;
+}
+
+static int
+fastreplace_traverse(FastReplaceObject *fr, visitproc visit, void *arg)
+{
+    Py_VISIT(fr->cls);
+    Py_VISIT(fr->fields);
+    Py_VISIT(fr->wrapped);
+    return 0;
+}
+
+static int
+fastreplace_clear(FastReplaceObject *fr)
+{
+    Py_CLEAR(fr->cls);
+    Py_CLEAR(fr->fields);
+    Py_CLEAR(fr->wrapped);
+    return 0;
+}
+
+static void
+fastreplace_dealloc(FastReplaceObject *fr)
+{
+    PyObject_GC_UnTrack(fr);
+    fastreplace_clear(fr);
+    Py_TYPE(fr)->tp_free((PyObject *)fr);
+}
+
+static PyObject *
+fastreplace_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None) {
+        Py_INCREF(self);
+        return self; /* Cls._replace: the descriptor itself, called with the instance first */
+    }
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *
+fastreplace_repr(FastReplaceObject *fr)
+{
+    return PyUnicode_FromFormat("<fast _replace of %s>", fr->cls ? fr->cls->tp_name : "?");
+}
+
+static PyObject *
+fastreplace_get_name(FastReplaceObject *fr, void *closure)
+{
+    return PyUnicode_FromString("_replace");
+}
+
+static PyObject *
+fastreplace_get_qualname(FastReplaceObject *fr, void *closure)
+{
+    PyObject *q = PyObject_GetAttrString((PyObject *)fr->cls, "__qualname__");
+    if (q == NULL) {
+        return NULL;
+    }
+    PyObject *r = PyUnicode_FromFormat("%U._replace", q);
+    Py_DECREF(q);
+    return r;
+}
+
+static PyGetSetDef fastreplace_getset[] = {
+    {"__name__", (getter)fastreplace_get_name, NULL, NULL, NULL},
+    {"__qualname__", (getter)fastreplace_get_qualname, NULL, NULL, NULL},
+    {NULL},
+};
+
+static PyMemberDef fastreplace_members[] = {
+    {"__objclass__", T_OBJECT, offsetof(FastReplaceObject, cls), READONLY, "the class it is installed on"},
+    {"__wrapped__", T_OBJECT, offsetof(FastReplaceObject, wrapped), READONLY, "the original _replace"},
+    {"_fields", T_OBJECT, offsetof(FastReplaceObject, fields), READONLY, "the field names, interned"},
+    {NULL},
+};
+
+static PyTypeObject FastReplace_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "explorer._speedups.FastReplace",
+    .tp_doc = "FastReplace(cls, original): a fast _replace for the NamedTuple class cls.",
+    .tp_basicsize = sizeof(FastReplaceObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
+                | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_new = fastreplace_new,
+    .tp_dealloc = (destructor)fastreplace_dealloc,
+    .tp_traverse = (traverseproc)fastreplace_traverse,
+    .tp_clear = (inquiry)fastreplace_clear,
+    .tp_vectorcall_offset = offsetof(FastReplaceObject, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = fastreplace_descr_get,
+    .tp_repr = (reprfunc)fastreplace_repr,
+    .tp_getset = fastreplace_getset,
+    .tp_members = fastreplace_members,
+};
+
+/* ------------------------------------------------------------------ set_item */
+
+static PyObject *
+set_item(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "set_item() takes 3 positional arguments (%zd given)", nargs);
+        return NULL;
+    }
+    PyObject *t = args[0], *i = args[1], *v = args[2];
+    /* Fast path: t[:i] and t[i + 1:] are tuple's own slices (t a tuple, or a subclass that
+       does not override __getitem__) and 0 <= i < len(t). The result is a plain tuple. */
+    if (PyTuple_Check(t) && PyLong_Check(i)
+        && (PyTuple_CheckExact(t)
+            || (Py_TYPE(t)->tp_as_mapping != NULL
+                && Py_TYPE(t)->tp_as_mapping->mp_subscript == PyTuple_Type.tp_as_mapping->mp_subscript))) {
+        int overflow;
+        long k = PyLong_AsLongAndOverflow(i, &overflow);
+        if (k == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        Py_ssize_t n = PyTuple_GET_SIZE(t);
+        if (!overflow && k >= 0 && k < n) {
+            PyObject *r = PyTuple_New(n);
+            if (r == NULL) {
+                return NULL;
+            }
+            PyObject **src = &PyTuple_GET_ITEM(t, 0);
+            PyObject **dst = &PyTuple_GET_ITEM(r, 0);
+            for (Py_ssize_t j = 0; j < n; j++) {
+                PyObject *x = j == k ? v : src[j];
+                Py_INCREF(x);
+                dst[j] = x;
+            }
+            return r;
+        }
+    }
+    if (check_configured(set_item_slow) < 0) {
+        return NULL;
+    }
+    PyObject *fn = set_item_slow;
+    Py_INCREF(fn);
+    PyObject *r = PyObject_Vectorcall(fn, args, 3, NULL);
+    Py_DECREF(fn);
+    return r;
+}
+
+/* ------------------------------------------------------------------ encoding buffer */
+
+typedef struct {
+    unsigned char *p;
+    Py_ssize_t len;
+    Py_ssize_t cap;
+    int heap;
+} Buf;
+
+#define BUF_STACK 4096
+
+static int
+buf_grow(Buf *b, Py_ssize_t need)
+{
+    Py_ssize_t cap = b->cap;
+    while (cap - b->len < need) {
+        if (cap > PY_SSIZE_T_MAX / 2) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        cap *= 2;
+    }
+    unsigned char *p;
+    if (b->heap) {
+        p = PyMem_Realloc(b->p, (size_t)cap);
+    }
+    else {
+        p = PyMem_Malloc((size_t)cap);
+        if (p != NULL) {
+            memcpy(p, b->p, (size_t)b->len);
+        }
+    }
+    if (p == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->p = p;
+    b->cap = cap;
+    b->heap = 1;
+    return 0;
+}
+
+static inline int
+buf_reserve(Buf *b, Py_ssize_t need)
+{
+    if (b->cap - b->len >= need) {
+        return 0;
+    }
+    return buf_grow(b, need);
+}
+
+static inline void
+buf_free(Buf *b)
+{
+    if (b->heap) {
+        PyMem_Free(b->p);
+    }
+}
+
+/* LEB128 of an unsigned 64-bit value (at most 10 bytes); room must be reserved. */
+static inline void
+put_varint(Buf *b, uint64_t n)
+{
+    unsigned char *o = b->p + b->len;
+    while (n >= 0x80) {
+        *o++ = (unsigned char)(n | 0x80);
+        n >>= 7;
+    }
+    *o++ = (unsigned char)n;
+    b->len = o - b->p;
+}
+
+static int
+buf_append(Buf *b, const void *data, Py_ssize_t n)
+{
+    if (buf_reserve(b, n) < 0) {
+        return -1;
+    }
+    memcpy(b->p + b->len, data, (size_t)n);
+    b->len += n;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ encoder */
+
+/* 'i' and the zig-zag LEB128 varint of an exact int too large for 64 bits. */
+static int
+enc_bigint(Buf *b, PyObject *v, int negative)
+{
+    PyObject *one = PyLong_FromLong(1), *zz = NULL, *tmp = NULL, *bits = NULL, *bytes = NULL;
+    int rc = -1;
+    if (one == NULL) {
+        return -1;
+    }
+    /* zz = v << 1 if v >= 0 else (-v << 1) - 1 */
+    if (negative) {
+        PyObject *neg = PyNumber_Negative(v);
+        if (neg == NULL) {
+            goto done;
+        }
+        tmp = PyNumber_Lshift(neg, one);
+        Py_DECREF(neg);
+        if (tmp == NULL) {
+            goto done;
+        }
+        zz = PyNumber_Subtract(tmp, one);
+    }
+    else {
+        zz = PyNumber_Lshift(v, one);
+    }
+    if (zz == NULL) {
+        goto done;
+    }
+    bits = PyObject_CallMethod(zz, "bit_length", NULL);
+    if (bits == NULL) {
+        goto done;
+    }
+    size_t nbits = PyLong_AsSize_t(bits);
+    if (nbits == (size_t)-1 && PyErr_Occurred()) {
+        goto done;
+    }
+    size_t nbytes = (nbits + 7) / 8;
+    bytes = PyObject_CallMethod(zz, "to_bytes", "ns", (Py_ssize_t)nbytes, "little");
+    if (bytes == NULL) {
+        goto done;
+    }
+    const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(bytes);
+    size_t ngroups = nbits == 0 ? 1 : (nbits + 6) / 7;
+    if (buf_reserve(b, (Py_ssize_t)ngroups + 1) < 0) {
+        goto done;
+    }
+    b->p[b->len++] = 'i';
+    for (size_t g = 0; g < ngroups; g++) {
+        size_t bit = g * 7, byte = bit / 8, shift = bit % 8;
+        unsigned int w = byte < nbytes ? d[byte] : 0;
+        if (byte + 1 < nbytes) {
+            w |= (unsigned int)d[byte + 1] << 8;
+        }
+        unsigned char group = (unsigned char)((w >> shift) & 0x7F);
+        b->p[b->len++] = g + 1 < ngroups ? (unsigned char)(group | 0x80) : group;
+    }
+    rc = 0;
+done:
+    Py_DECREF(one);
+    Py_XDECREF(tmp);
+    Py_XDECREF(zz);
+    Py_XDECREF(bits);
+    Py_XDECREF(bytes);
+    return rc;
+}
+
+/* 'i' and the zig-zag varint of an int whose digits are its value (int, or a subclass
+   that does not override __int__). */
+static int
+enc_int(Buf *b, PyObject *v)
+{
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (overflow) {
+        if (PyLong_CheckExact(v)) {
+            return enc_bigint(b, v, overflow < 0);
+        }
+        PyObject *exact = PyNumber_Long(v);
+        if (exact == NULL) {
+            return -1;
+        }
+        int rc = enc_bigint(b, exact, overflow < 0);
+        Py_DECREF(exact);
+        return rc;
+    }
+    uint64_t zz = x >= 0 ? (uint64_t)x << 1 : ((uint64_t)(-(x + 1)) << 1) | 1;
+    if (buf_reserve(b, 11) < 0) {
+        return -1;
+    }
+    b->p[b->len++] = 'i';
+    put_varint(b, zz);
+    return 0;
+}
+
+static int enc(Buf *b, PyObject *v);
+
+static int
+enc_other(Buf *b, PyObject *v)
+{
+    if (check_configured(encode_other) < 0) {
+        return -1;
+    }
+    PyObject *fn = encode_other;
+    Py_INCREF(fn); /* held across the call: the callee could reconfigure */
+    PyObject *r = PyObject_CallOneArg(fn, v);
+    Py_DECREF(fn);
+    if (r == NULL) {
+        return -1;
+    }
+    if (!PyBytes_Check(r)) {
+        PyErr_Format(PyExc_TypeError, "the encode fallback returned a %s, not bytes", Py_TYPE(r)->tp_name);
+        Py_DECREF(r);
+        return -1;
+    }
+    int rc = buf_append(b, PyBytes_AS_STRING(r), PyBytes_GET_SIZE(r));
+    Py_DECREF(r);
+    return rc;
+}
+
+static int
+enc_tuple(Buf *b, PyObject *v)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(v);
+    if (buf_reserve(b, 11) < 0) {
+        return -1;
+    }
+    b->p[b->len++] = 't';
+    put_varint(b, (uint64_t)n);
+    if (Py_EnterRecursiveCall(" while encoding a state")) {
+        return -1;
+    }
+    int rc = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        if (enc(b, PyTuple_GET_ITEM(v, j)) < 0) {
+            rc = -1;
+            break;
+        }
+    }
+    Py_LeaveRecursiveCall();
+    return rc;
+}
+
+static int
+enc(Buf *b, PyObject *v)
+{
+    PyTypeObject *tp = Py_TYPE(v);
+    if (tp == &PyTuple_Type) {
+        return enc_tuple(b, v);
+    }
+    if (tp == &PyLong_Type) {
+        return enc_int(b, v);
+    }
+    if (v == Py_None) {
+        if (buf_reserve(b, 1) < 0) {
+            return -1;
+        }
+        b->p[b->len++] = 'N';
+        return 0;
+    }
+    if (tp == &PyBool_Type) {
+        return buf_append(b, v == Py_True ? "i\x02" : "i\x00", 2);
+    }
+    if (tp == &PyUnicode_Type) {
+        Py_ssize_t n;
+        const char *s = PyUnicode_AsUTF8AndSize(v, &n);
+        if (s == NULL) {
+            return -1;
+        }
+        if (buf_reserve(b, 11 + n) < 0) {
+            return -1;
+        }
+        b->p[b->len++] = 's';
+        put_varint(b, (uint64_t)n);
+        memcpy(b->p + b->len, s, (size_t)n);
+        b->len += n;
+        return 0;
+    }
+    if (PyTuple_Check(v)) {
+        /* NamedTuple records: len() and iteration are tuple's own unless overridden */
+        if (tp->tp_iter == PyTuple_Type.tp_iter && tp->tp_as_sequence != NULL
+            && tp->tp_as_sequence->sq_length == PyTuple_Type.tp_as_sequence->sq_length) {
+            return enc_tuple(b, v);
+        }
+        return enc_other(b, v);
+    }
+    if (PyLong_Check(v)) {
+        /* IntEnum members and other int subclasses: encoded as int(v) */
+        if (tp->tp_as_number != NULL && tp->tp_as_number->nb_int == PyLong_Type.tp_as_number->nb_int) {
+            return enc_int(b, v);
+        }
+        PyObject *exact = PyNumber_Long(v);
+        if (exact == NULL) {
+            return -1;
+        }
+        int rc = PyLong_CheckExact(exact) ? enc_int(b, exact) : enc_other(b, v);
+        Py_DECREF(exact);
+        return rc;
+    }
+    return enc_other(b, v);
+}
+
+/* ------------------------------------------------------------------ BLAKE2b (RFC 7693) */
+
+static const uint64_t b2b_iv[8] = {
+    0x6A09E667F3BCC908ULL, 0xBB67AE8584CAA73BULL, 0x3C6EF372FE94F82BULL, 0xA54FF53A5F1D36F1ULL,
+    0x510E527FADE682D1ULL, 0x9B05688C2B3E6C1FULL, 0x1F83D9ABFB41BD6BULL, 0x5BE0CD19137E2179ULL,
+};
+
+static const uint8_t b2b_sigma[12][16] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+    {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
+    {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
+    {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13},
+    {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
+    {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11},
+    {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
+    {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
+    {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+};
+
+#define ROTR64(x, y) (((x) >> (y)) | ((x) << (64 - (y))))
+#define B2B_G(a, b, c, d, x, y)                                                                        \
+    do {                                                                                               \
+        v[a] = v[a] + v[b] + (x);                                                                      \
+        v[d] = ROTR64(v[d] ^ v[a], 32);                                                                \
+        v[c] = v[c] + v[d];                                                                            \
+        v[b] = ROTR64(v[b] ^ v[c], 24);                                                                \
+        v[a] = v[a] + v[b] + (y);                                                                      \
+        v[d] = ROTR64(v[d] ^ v[a], 16);                                                                \
+        v[c] = v[c] + v[d];                                                                            \
+        v[b] = ROTR64(v[b] ^ v[c], 63);                                                                \
+    } while (0)
+
+#define B2B_ROUND(r)                                                                                   \
+    do {                                                                                               \
+        B2B_G(0, 4, 8, 12, m[b2b_sigma[r][0]], m[b2b_sigma[r][1]]);                                    \
+        B2B_G(1, 5, 9, 13, m[b2b_sigma[r][2]], m[b2b_sigma[r][3]]);                                    \
+        B2B_G(2, 6, 10, 14, m[b2b_sigma[r][4]], m[b2b_sigma[r][5]]);                                   \
+        B2B_G(3, 7, 11, 15, m[b2b_sigma[r][6]], m[b2b_sigma[r][7]]);                                   \
+        B2B_G(0, 5, 10, 15, m[b2b_sigma[r][8]], m[b2b_sigma[r][9]]);                                   \
+        B2B_G(1, 6, 11, 12, m[b2b_sigma[r][10]], m[b2b_sigma[r][11]]);                                 \
+        B2B_G(2, 7, 8, 13, m[b2b_sigma[r][12]], m[b2b_sigma[r][13]]);                                  \
+        B2B_G(3, 4, 9, 14, m[b2b_sigma[r][14]], m[b2b_sigma[r][15]]);                                  \
+    } while (0)
+
+static inline uint64_t
+load64_le(const unsigned char *p)
+{
+    return (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16) | ((uint64_t)p[3] << 24)
+           | ((uint64_t)p[4] << 32) | ((uint64_t)p[5] << 40) | ((uint64_t)p[6] << 48)
+           | ((uint64_t)p[7] << 56);
+}
+
+static void
+b2b_compress(uint64_t h[8], const unsigned char block[128], uint64_t t0, uint64_t t1, int last)
+{
+    uint64_t v[16], m[16];
+    for (int i = 0; i < 8; i++) {
+        v[i] = h[i];
+        v[i + 8] = b2b_iv[i];
+    }
+    v[12] ^= t0;
+    v[13] ^= t1;
+    if (last) {
+        v[14] = ~v[14];
+    }
+    for (int i = 0; i < 16; i++) {
+        m[i] = load64_le(block + 8 * i);
+    }
+    /* the 12 rounds unrolled: b2b_sigma[r][k] with constant r, k folds to a constant index */
+    B2B_ROUND(0);
+    B2B_ROUND(1);
+    B2B_ROUND(2);
+    B2B_ROUND(3);
+    B2B_ROUND(4);
+    B2B_ROUND(5);
+    B2B_ROUND(6);
+    B2B_ROUND(7);
+    B2B_ROUND(8);
+    B2B_ROUND(9);
+    B2B_ROUND(10);
+    B2B_ROUND(11);
+    for (int i = 0; i < 8; i++) {
+        h[i] ^= v[i] ^ v[i + 8];
+    }
+}
+
+/* BLAKE2b with an 8-byte digest and no key, returned as the little-endian integer of
+   the digest: int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little"). */
+static uint64_t
+blake2b_64(const unsigned char *data, size_t len)
+{
+    uint64_t h[8];
+    memcpy(h, b2b_iv, sizeof h);
+    h[0] ^= 0x01010000ULL ^ 8; /* depth 1, fanout 1, no key, digest length 8 */
+    uint64_t t0 = 0, t1 = 0;
+    while (len > 128) {
+        t0 += 128;
+        if (t0 < 128) {
+            t1++;
+        }
+        b2b_compress(h, data, t0, t1, 0);
+        data += 128;
+        len -= 128;
+    }
+    unsigned char last[128];
+    memset(last, 0, sizeof last);
+    memcpy(last, data, len);
+    t0 += len;
+    if (t0 < len) {
+        t1++;
+    }
+    b2b_compress(h, last, t0, t1, 1);
+    return h[0]; /* the digest is h[0]'s 8 bytes, little endian */
+}
+
+/* ------------------------------------------------------------------ module functions */
+
+static PyObject *
+encode(PyObject *module, PyObject *value)
+{
+    unsigned char stack[BUF_STACK];
+    Buf b = {stack, 0, BUF_STACK, 0};
+    if (enc(&b, value) < 0) {
+        buf_free(&b);
+        return NULL;
+    }
+    PyObject *r = PyBytes_FromStringAndSize((const char *)b.p, b.len);
+    buf_free(&b);
+    return r;
+}
+
+static PyObject *
+fingerprint(PyObject *module, PyObject *value)
+{
+    unsigned char stack[BUF_STACK];
+    Buf b = {stack, 0, BUF_STACK, 0};
+    if (enc(&b, value) < 0) {
+        buf_free(&b);
+        return NULL;
+    }
+    uint64_t f = blake2b_64(b.p, (size_t)b.len);
+    buf_free(&b);
+    return PyLong_FromUnsignedLongLong(f);
+}
+
+static PyObject *
+fingerprint_bytes(PyObject *module, PyObject *data)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    uint64_t f = blake2b_64((const unsigned char *)view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    return PyLong_FromUnsignedLongLong(f);
+}
+
+static PyMethodDef speedups_methods[] = {
+    {"set_item", (PyCFunction)(void (*)(void))set_item, METH_FASTCALL,
+     "set_item(t, i, v)\n--\n\nReturn (*t[:i], v, *t[i + 1:])."},
+    {"encode", (PyCFunction)encode, METH_O,
+     "encode(value)\n--\n\nReturn explorer.encoding.encode(value)."},
+    {"fingerprint", (PyCFunction)fingerprint, METH_O,
+     "fingerprint(value)\n--\n\nReturn explorer.encoding.fingerprint(value)."},
+    {"fingerprint_bytes", (PyCFunction)fingerprint_bytes, METH_O,
+     "fingerprint_bytes(data)\n--\n\nReturn explorer.encoding.fingerprint_bytes(data)."},
+    {"_configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
+     "_configure(encode_other, set_item_slow)\n--\n\n"
+     "Set the Python fallbacks: encode_other(value) -> bytes for values not encoded here, "
+     "set_item_slow(t, i, v) for set_item arguments outside the fast path."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef speedups_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "explorer._speedups",
+    .m_doc = "Optional C accelerators for kafka-mc (see explorer/speedups.py).",
+    .m_size = -1,
+    .m_methods = speedups_methods,
+};
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    if (PyType_Ready(&FastReplace_Type) < 0) {
+        return NULL;
+    }
+    PyObject *m = PyModule_Create(&speedups_module);
+    if (m == NULL) {
+        return NULL;
+    }
+    Py_INCREF(&FastReplace_Type);
+    if (PyModule_AddObject(m, "FastReplace", (PyObject *)&FastReplace_Type) < 0) {
+        Py_DECREF(&FastReplace_Type);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,148 @@
+"""Optional C accelerators for the hot path, with pure-Python fallbacks.
+
+The C module ``explorer._speedups`` (``explorer/_speedups.c``) is built by
+``pip install -e .`` or ``python3 setup.py build_ext --inplace`` when a C compiler is
+present; the install goes on without it otherwise. This module uses it when it
+imports and ``KAFKA_MC_PURE_PYTHON`` is unset (or empty or ``0``); else the same
+functions run in pure Python. Both give identical results:
+
+* :func:`install_fast_replace` -- a faster ``_replace`` for a ``NamedTuple`` class;
+* :func:`set_item` -- ``(*t[:i], v, *t[i + 1 :])``, a tuple with one item replaced;
+* :func:`encode`, :func:`fingerprint`, :func:`fingerprint_bytes` -- exactly
+  :mod:`explorer.encoding`'s functions (which stay the pure reference).
+
+``ACTIVE`` tells which is in use.
+
+>>> from typing import NamedTuple
+>>> class P(NamedTuple):
+...     x: int
+...     y: int = 0
+>>> _ = install_fast_replace(P)
+>>> P(1, 2)._replace(y=5)
+P(x=1, y=5)
+>>> set_item((1, 2, 3), 1, "b")
+(1, 'b', 3)
+>>> encode((1, None, True)) == encoding.encode((1, None, True))
+True
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, TypeVar
+
+from explorer import encoding
+
+__all__ = [
+    "ACTIVE",
+    "PURE_ENV",
+    "UNAVAILABLE_REASON",
+    "encode",
+    "fingerprint",
+    "fingerprint_bytes",
+    "install_fast_replace",
+    "set_item",
+]
+
+#: the environment variable that forces the pure-Python fallbacks (``1``)
+PURE_ENV = "KAFKA_MC_PURE_PYTHON"
+
+T = TypeVar("T", bound=type)
+
+
+def _set_item_py(t: tuple, i: int, v: Any) -> tuple:
+    """Pure-Python :func:`set_item` (and the C version's path for unusual arguments)."""
+    return (*t[:i], v, *t[i + 1 :])
+
+
+def _fast_replace_py(cls: type) -> Callable[..., Any]:
+    """A pure-Python ``_replace`` for ``cls``: about 1.5x faster than the generated one."""
+    index = {name: i for i, name in enumerate(cls._fields)}  # type: ignore[attr-defined]
+    new = tuple.__new__
+
+    def _replace(self: Any, /, **kwds: Any) -> Any:
+        t = list(self)
+        try:
+            for k, v in kwds.items():
+                t[index[k]] = v
+        except KeyError:
+            raise ValueError(f"Got unexpected field names: {[k for k in kwds if k not in index]!r}") from None
+        return new(type(self), t)
+
+    _replace.__qualname__ = f"{cls.__qualname__}._replace"
+    _replace.__doc__ = "Return a new record replacing specified fields with new values (explorer.speedups)."
+    return _replace
+
+
+def _load() -> tuple[ModuleType | None, str]:
+    if os.environ.get(PURE_ENV, "") not in ("", "0"):
+        return None, f"{PURE_ENV}={os.environ[PURE_ENV]} is set"
+    try:
+        from explorer import _speedups
+    except ImportError as e:
+        return (
+            None,
+            f"explorer._speedups is not built ({e}); build it with `python3 setup.py build_ext --inplace`",
+        )
+    _speedups._configure(encoding.encode, _set_item_py)
+    return _speedups, ""
+
+
+_C, UNAVAILABLE_REASON = _load()
+
+#: True when the C module is in use, False when the pure-Python fallbacks are
+ACTIVE: bool = _C is not None
+
+set_item: Callable[[tuple, int, Any], tuple]
+encode: Callable[[Any], bytes]
+fingerprint: Callable[[Any], int]
+fingerprint_bytes: Callable[[bytes], int]
+if _C is not None:
+    set_item = _C.set_item
+    encode = _C.encode
+    fingerprint = _C.fingerprint
+    fingerprint_bytes = _C.fingerprint_bytes
+else:
+    set_item = _set_item_py
+    encode = encoding.encode
+    fingerprint = encoding.fingerprint
+    fingerprint_bytes = encoding.fingerprint_bytes
+
+_ORIGINAL = "__wrapped__"
+
+
+def install_fast_replace(cls: T) -> T:
+    """Give the ``NamedTuple`` class ``cls`` a faster ``_replace``; return ``cls``.
+
+    Same behaviour as the generated method: keyword arguments name fields, an unknown
+    name raises ``ValueError("Got unexpected field names: [...]")``, the result has the
+    instance's own type. The original stays reachable as ``cls._replace.__wrapped__``;
+    installing twice is harmless.
+
+    >>> from typing import NamedTuple
+    >>> class Q(NamedTuple):
+    ...     a: int
+    ...     b: tuple = ()
+    >>> install_fast_replace(Q) is Q
+    True
+    >>> Q(1)._replace(b=(2,), a=0)
+    Q(a=0, b=(2,))
+    >>> Q(1)._replace(c=3)
+    Traceback (most recent call last):
+    ...
+    ValueError: Got unexpected field names: ['c']
+    """
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
+        raise TypeError(f"install_fast_replace needs a NamedTuple class, not {cls!r}")
+    original = cls.__dict__.get("_replace", getattr(cls, "_replace", None))
+    original = getattr(original, _ORIGINAL, original)  # already installed: keep the generated one
+    fast: Any
+    if _C is not None:
+        fast = _C.FastReplace(cls, original)
+    else:
+        fast = _fast_replace_py(cls)
+        setattr(fast, _ORIGINAL, original)
+    cls._replace = fast  # type: ignore[attr-defined]
+    return cls
