@@ -21,6 +21,7 @@ Example
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -394,6 +395,11 @@ def check_bfs(
     depth = 0
     setdefault = parents.setdefault
     known = len(parents)
+    # States are immutable tuples: the search makes no reference cycles, so the cyclic
+    # collector only re-scans the ever-growing visited set (measured: 35-45% of the time
+    # on controller-ref, with the same peak memory without it). Paused for the search.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
     try:
         while frontier and not stop:
             if max_depth is not None and depth >= max_depth:
@@ -461,6 +467,8 @@ def check_bfs(
     except KeyboardInterrupt:
         reason, budget = ExitReason.INTERRUPTED, None
     finally:
+        if gc_was_enabled:
+            gc.enable()
         if progress is not None:
             progress.close()
 

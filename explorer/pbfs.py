@@ -48,6 +48,7 @@ Example
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import multiprocessing as mp
 import queue as queue_mod
@@ -272,6 +273,7 @@ def _usage() -> tuple[float, int]:
 def _worker_main(i: int, exp: _Expander, inq: Any, outq: Any) -> None:
     """A forked worker's loop: expand, accept, report labels, until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C and tells us to stop
+    gc.disable()  # as in bfs: immutable states make no cycles; the collector would only re-scan them
     waited = 0.0
     try:
         while True:
