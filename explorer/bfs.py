@@ -45,6 +45,7 @@ from explorer.encoding import fingerprint
 from explorer.liveness import check_leads_to
 
 __all__ = [
+    "DEADLOCK_PROPERTY",
     "Progress",
     "build_trace",
     "check_bfs",
@@ -52,7 +53,14 @@ __all__ = [
     "declared_labels",
     "label_counting",
     "nest_labels",
+    "property_table",
 ]
+
+
+DEADLOCK_PROPERTY = Property(
+    "deadlock", PropertyKind.DEADLOCK, lambda s: True, "every non-terminal state has a successor"
+)
+"""The property a deadlock violates (a state with no successor that is not terminal)."""
 
 
 class Progress:
@@ -283,6 +291,52 @@ def _check_liveness(
     return Violation(p.name, p.kind.value, p.doc, f"{lv.reason} ({what})", len(steps) - 1, steps, loop_start)
 
 
+def property_table(
+    props: Iterable[Property],
+    violations: list[Violation],
+    *,
+    complete: bool,
+    distinct: int,
+    transitions: int,
+    applied: dict[str, bool],
+    witness_lengths: dict[str, int],
+    live_status: dict[str, str] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """The result's per-property table: status, states or transitions evaluated, vacuity,
+    witness length (shared by the serial and the ``--workers`` search).
+
+    >>> from explorer.core import always
+    >>> t = property_table([always("p", lambda s: True, "doc")], [], complete=True, distinct=4,
+    ...                    transitions=6, applied={}, witness_lengths={})
+    >>> t["p"]["status"], t["p"]["evaluated"]
+    ('held', 4)
+    """
+    table: dict[str, dict[str, Any]] = {}
+    violated = {v.property for v in violations}
+    for p in props:
+        if p.kind is PropertyKind.EVENTUALLY:
+            status = (live_status or {}).get(p.name, "unknown" if not complete else "unchecked")
+        elif p.name in violated:
+            status = "violated" if p.kind is not PropertyKind.REACHABLE else "unreached"
+        elif p.kind is PropertyKind.REACHABLE:
+            status = "witnessed" if p.name in witness_lengths else "unknown"
+        else:
+            status = "held" if complete else "unknown"
+        entry: dict[str, Any] = {"kind": p.kind.value, "doc": p.doc, "status": status}
+        if p.kind is PropertyKind.ALWAYS:
+            entry["evaluated"] = distinct
+        elif p.kind is PropertyKind.TRANSITION:
+            entry["evaluated"] = transitions
+        if p.name in applied:
+            entry["non_vacuous"] = applied[p.name]
+            if not applied[p.name]:
+                entry["vacuous"] = True
+        if p.name in witness_lengths:
+            entry["witness_length"] = witness_lengths[p.name]
+        table[p.name] = entry
+    return table
+
+
 def check_bfs(
     system: Any,
     properties: Iterable[Property],
@@ -376,12 +430,7 @@ def check_bfs(
                     witnesses[item[0].name] = s
                     pending_reach.remove(item)
 
-    deadlock_prop = Property(
-        "deadlock",
-        PropertyKind.DEADLOCK,
-        lambda s: True,
-        "every non-terminal state has a successor",
-    )
+    deadlock_prop = DEADLOCK_PROPERTY
 
     frontier: list[Any] = []
     t0 = clock()
@@ -507,29 +556,16 @@ def check_bfs(
         reason = ExitReason.VIOLATION
 
     max_level = max((lv.depth for lv in levels if lv.new_states), default=0)
-    prop_table: dict[str, dict[str, Any]] = {}
-    violated = {v.property for v in violations}
-    for p in [*props, *([deadlock_prop] if deadlock else [])]:
-        if p.kind is PropertyKind.EVENTUALLY:
-            status = live_status.get(p.name, "unknown" if not complete else "unchecked")
-        elif p.name in violated:
-            status = "violated" if p.kind is not PropertyKind.REACHABLE else "unreached"
-        elif p.kind is PropertyKind.REACHABLE:
-            status = "witnessed" if p.name in witnesses else "unknown"
-        else:
-            status = "held" if complete else "unknown"
-        entry: dict[str, Any] = {"kind": p.kind.value, "doc": p.doc, "status": status}
-        if p.kind is PropertyKind.ALWAYS:
-            entry["evaluated"] = len(parents)
-        elif p.kind is PropertyKind.TRANSITION:
-            entry["evaluated"] = generated - levels[0].generated
-        if p.name in applied:
-            entry["non_vacuous"] = applied[p.name]
-            if not applied[p.name]:
-                entry["vacuous"] = True
-        if p.name in witnesses:
-            entry["witness_length"] = len(build_trace(system, parents, witnesses[p.name])) - 1
-        prop_table[p.name] = entry
+    prop_table = property_table(
+        [*props, *([deadlock_prop] if deadlock else [])],
+        violations,
+        complete=complete,
+        distinct=len(parents),
+        transitions=generated - levels[0].generated,
+        applied=applied,
+        witness_lengths={n: len(build_trace(system, parents, w)) - 1 for n, w in witnesses.items()},
+        live_status=live_status,
+    )
     notes: list[str] = []
     declared = system.action_kinds() if hasattr(system, "action_kinds") else None
     return CheckResult(

@@ -63,7 +63,16 @@ from typing import Any
 
 import numpy as np
 
-from explorer.bfs import Coverage, Progress, build_trace, coverage_of, declared_labels, label_counting
+from explorer.bfs import (
+    DEADLOCK_PROPERTY,
+    Coverage,
+    Progress,
+    build_trace,
+    coverage_of,
+    declared_labels,
+    label_counting,
+    property_table,
+)
 from explorer.core import (
     CheckResult,
     ExitReason,
@@ -532,9 +541,7 @@ def check_pbfs(
     cpu0, _ = _usage()
     start = clock()
     deadline = None if max_seconds is None else start + max_seconds
-    deadlock_prop = Property(
-        "deadlock", PropertyKind.DEADLOCK, lambda s: True, "every non-terminal state has a successor"
-    )
+    deadlock_prop = DEADLOCK_PROPERTY
     all_props = [*props, deadlock_prop]
     by_name = {p.name: p for p in all_props}
     applied: dict[str, bool] = {p.name: False for p in props if p.applies is not None}
@@ -784,27 +791,15 @@ def check_pbfs(
             )
 
     max_level = max((lv.depth for lv in levels if lv.new_states), default=0)
-    prop_table: dict[str, dict[str, Any]] = {}
-    violated = {v.property for v in violations}
-    for p in [*props, *([deadlock_prop] if deadlock else [])]:
-        if p.name in violated:
-            status = "violated" if p.kind is not PropertyKind.REACHABLE else "unreached"
-        elif p.kind is PropertyKind.REACHABLE:
-            status = "witnessed" if p.name in witnesses else "unknown"
-        else:
-            status = "held" if complete else "unknown"
-        entry: dict[str, Any] = {"kind": p.kind.value, "doc": p.doc, "status": status}
-        if p.kind is PropertyKind.ALWAYS:
-            entry["evaluated"] = len(visited)
-        elif p.kind is PropertyKind.TRANSITION:
-            entry["evaluated"] = generated - levels[0].generated
-        if p.name in applied:
-            entry["non_vacuous"] = applied[p.name]
-            if not applied[p.name]:
-                entry["vacuous"] = True
-        if p.name in witnesses:
-            entry["witness_length"] = len(_chain(visited, witnesses[p.name])) - 1
-        prop_table[p.name] = entry
+    prop_table = property_table(
+        [*props, *([deadlock_prop] if deadlock else [])],
+        violations,
+        complete=complete,
+        distinct=len(visited),
+        transitions=generated - levels[0].generated,
+        applied=applied,
+        witness_lengths={n: len(_chain(visited, w)) - 1 for n, w in witnesses.items()},
+    )
 
     cov = Coverage()
     for gid, (_, sample) in enumerate(type_samples):
