@@ -40,6 +40,7 @@ from explorer.core import (
     config_to_dict,
     diff_states,
     render_state,
+    transition_groups,
 )
 from explorer.encoding import fingerprint
 from explorer.liveness import check_leads_to
@@ -384,7 +385,9 @@ def check_bfs(
     live_p = [p for p in props if p.kind is PropertyKind.EVENTUALLY]
     edges: dict[Any, list[tuple[Any, Any]]] | None = {} if live_p else None
     state_checks = [(p, p.check) for p in always_p]
-    trans_checks = [(p, p.check) for p in trans_p]
+    # transition checks grouped by guard: a group runs only where its guard holds
+    trans_checks = transition_groups(trans_p)
+    trans_failed: list[tuple[int, Property]] = []
     pending_reach = [(p, p.check) for p in reach_p]
     # vacuity: each ``applies`` is evaluated only until it first holds (then it is dropped)
     applied: dict[str, bool] = {p.name: False for p in props if p.applies is not None}
@@ -473,9 +476,15 @@ def check_bfs(
                     else:
                         enabled[tp] = c + 1
                     if trans_checks:
-                        for p, chk in trans_checks:
-                            if not chk(s, a, t):
+                        for guard, checks in trans_checks:
+                            if guard is None or guard(s, a, t):
+                                for i, p, chk in checks:
+                                    if not chk(s, a, t):
+                                        trans_failed.append((i, p))
+                        if trans_failed:  # recorded in property order, whatever the grouping
+                            for _, p in sorted(trans_failed, key=lambda x: x[0]):
                                 record(p, _Found(p, s, a, t, f"{p.name} does not hold"))
+                            trans_failed.clear()
                         if applies_trans:
                             for item in list(applies_trans):
                                 if item[1](s, a, t):

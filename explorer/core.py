@@ -150,6 +150,11 @@ class Property:
     #: for ``eventually``: the weakly fair action kinds (None: the system's
     #: ``fair_action_kinds()``, or every kind if it has none)
     fairness: tuple[str, ...] | None = None
+    #: for ``transition``: a cheap test ``guard(s, action, s2)`` outside which ``check``
+    #: holds by construction (e.g. "the step changed ZooKeeper"). Engines may skip
+    #: ``check`` where the guard is false; properties sharing one guard object have it
+    #: evaluated once per transition (:func:`transition_groups`). None: always checked.
+    guard: Callable[[Any, Any, Any], bool] | None = None
 
 
 def always(
@@ -168,13 +173,42 @@ def transition(
     check: Callable[[Any, Any, Any], bool],
     doc: str,
     applies: Callable[[Any, Any, Any], bool] | None = None,
+    guard: Callable[[Any, Any, Any], bool] | None = None,
 ) -> Property:
     """A step property: ``check(s, action, s2)`` holds for every explored transition.
 
+    ``guard`` (optional) must be false only on transitions where ``check`` holds
+    anyway; engines then skip ``check`` there (see :attr:`Property.guard`).
+
     >>> transition("up", lambda s, a, t: t >= s, "never decreases").kind.value
     'transition'
+    >>> changed = lambda s, a, t: t != s
+    >>> transition("up", lambda s, a, t: t >= s, "never decreases", guard=changed).guard is changed
+    True
     """
-    return Property(name, PropertyKind.TRANSITION, check, doc, applies)
+    return Property(name, PropertyKind.TRANSITION, check, doc, applies, guard=guard)
+
+
+def transition_groups(
+    props: Iterable[Property],
+) -> list[tuple[Callable[[Any, Any, Any], bool] | None, list[tuple[int, Property, Callable[..., bool]]]]]:
+    """The ``transition`` properties of ``props`` grouped by their guard (one evaluation each).
+
+    Each group is ``(guard, [(index in props, property, check), ...])``; groups come in
+    the order of their first property, and properties keep their order within a group.
+    Engines evaluate a group's checks only where its guard (when not None) holds.
+
+    >>> g = lambda s, a, t: t != s
+    >>> ps = [transition("a", bool, "", guard=g), always("x", bool, ""),
+    ...       transition("b", bool, ""), transition("c", bool, "", guard=g)]
+    >>> [(guard is g, [(i, p.name) for i, p, _ in checks]) for guard, checks in transition_groups(ps)]
+    [(True, [(0, 'a'), (3, 'c')]), (False, [(2, 'b')])]
+    """
+    groups: dict[Any, list[tuple[int, Property, Callable[..., bool]]]] = {}
+    for i, p in enumerate(props):
+        if p.kind is PropertyKind.TRANSITION:
+            groups.setdefault(p.guard, []).append((i, p, p.check))
+    return list(groups.items())
 
 
 def reachable(name: str, check: Callable[[Any], bool], doc: str) -> Property:

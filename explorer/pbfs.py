@@ -81,6 +81,7 @@ from explorer.core import (
     PropertyKind,
     Violation,
     config_to_dict,
+    transition_groups,
 )
 from explorer.spark import collision_odds
 
@@ -147,7 +148,11 @@ class _Expander:
         self.is_terminal = getattr(system, "is_terminal", None)
         self.deadlock = deadlock
         idx = {p.name: i for i, p in enumerate(props)}
-        self.trans = [(idx[p.name], p.name, p.check) for p in props if p.kind is PropertyKind.TRANSITION]
+        # transition checks grouped by guard (a group runs only where its guard holds)
+        self.trans = [
+            (guard, [(idx[p.name], p.name, chk) for _, p, chk in checks])
+            for guard, checks in transition_groups(props)
+        ]
         self.state = [(idx[p.name], p.name, p.check) for p in props if p.kind is PropertyKind.ALWAYS]
         self.reach = [(idx[p.name], p.name, p.check) for p in props if p.kind is PropertyKind.REACHABLE]
         self.applies_state = [
@@ -199,11 +204,18 @@ class _Expander:
                     H.append(h)
                     T.append(tid)
                     if self.trans:
-                        for item in self.trans:
-                            if not item[2](s, a, t):
-                                # one report per process is enough: stop checking it here
-                                self.trans = [x for x in self.trans if x is not item]
-                                events.append(((r, n, 0, item[0]), item[1], "t", (hash(s), n)))
+                        for guard, items in self.trans:
+                            if guard is not None and not guard(s, a, t):
+                                continue
+                            for item in items:
+                                if not item[2](s, a, t):
+                                    # one report per process is enough: stop checking it here
+                                    self.trans = [
+                                        (g, kept)
+                                        for g, its in self.trans
+                                        if (kept := [x for x in its if x is not item])
+                                    ]
+                                    events.append(((r, n, 0, item[0]), item[1], "t", (hash(s), n)))
                         if applies_trans:
                             for ap in list(applies_trans):
                                 if ap[1](s, a, t):

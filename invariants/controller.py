@@ -187,7 +187,20 @@ def brokers_reject_stale_broker_epoch(s: State, a: Any, t: State) -> bool:
 
 
 def _is_deliver(s: State, a: Any, t: State) -> bool:
+    """The step is a controller request's delivery (guard and ``applies`` of the broker-side
+    properties: they hold on every other step)."""
     return isinstance(a, Deliver)
+
+
+def zk_changed(s: State, a: Any, t: State) -> bool:
+    """The step changed ZooKeeper's tree: the guard of the transition properties about
+    ZooKeeper, which hold on every step that shares its parent's ``Zk`` record (most do).
+
+    >>> s = build(ControllerConfig(brokers=2)).init_states()[0]
+    >>> zk_changed(s, None, s), zk_changed(s, None, s._replace(zk=s.zk._replace(epoch=9)))
+    (False, True)
+    """
+    return t.zk is not s.zk
 
 
 # -- partitions ---------------------------------------------------------------------------
@@ -518,12 +531,14 @@ def properties(config: ControllerConfig) -> list[Property]:
             "controller_epoch_monotonic",
             controller_epoch_monotonic,
             "/controller_epoch never decreases (seed 001: 每次 Controller 变化，将其值加 1)",
+            guard=zk_changed,
         ),
         transition(
             "controller_epoch_won_once",
             controller_epoch_won_once,
             "each controller epoch value is won once: every write raises it by one "
             "(seed 004 registerControllerAndIncrementControllerEpoch)",
+            guard=zk_changed,
         ),
         always(
             "controller_znode_valid",
@@ -537,6 +552,7 @@ def properties(config: ControllerConfig) -> list[Property]:
             controller_znode_removed_by_owner,
             "only its owner (session expiry or own delete) removes /controller "
             "(seed 000 resign() deletes the election path)",
+            guard=zk_changed,
         ),
         transition(
             "zk_writes_fenced",
@@ -544,18 +560,21 @@ def properties(config: ControllerConfig) -> list[Property]:
             "no ZooKeeper write lands from a controller whose epoch is not current "
             "(seed 003 doElectLeaderForPartitions; KAFKA-6082 epoch zkVersion check)",
             applies=zk_writes_fenced_applies,
+            guard=zk_changed,
         ),
         transition(
             "brokers_reject_stale_controller_epoch",
             brokers_reject_stale_controller_epoch,
             "brokers never apply a request with a stale controller epoch (seed 001: 被认定为无效的请求)",
             applies=_is_deliver,
+            guard=_is_deliver,
         ),
         transition(
             "brokers_reject_stale_broker_epoch",
             brokers_reject_stale_broker_epoch,
             "brokers never apply a request addressed to an earlier incarnation (KIP-380 broker epoch)",
             applies=_is_deliver,
+            guard=_is_deliver,
         ),
         always(
             "leader_in_isr",
@@ -572,6 +591,7 @@ def properties(config: ControllerConfig) -> list[Property]:
             "leader_epoch_monotonic",
             leader_epoch_monotonic,
             "leader epochs never decrease and rise with every new leader (seeds 002, 003 newLeaderAndIsr)",
+            guard=zk_changed,
         ),
         always(
             "one_leader_per_epoch",
@@ -709,6 +729,7 @@ def admin_properties(config: ControllerConfig, sys: ControllerSystem) -> list[Pr
                 reassignment_complete,
                 "a finished reassignment leaves AR = RAR and the ISR within it (seed 001 分区副本迁移 steps)",
                 applies=_reassignment_completes,
+                guard=zk_changed,
             )
         )
         props.append(
@@ -730,6 +751,7 @@ def admin_properties(config: ControllerConfig, sys: ControllerSystem) -> list[Pr
                 "no election makes a shutting-down broker leader (seed 002 "
                 "controlledShutdownPartitionLeaderElection; liveBrokerIds excludes shuttingDownBrokerIds)",
                 applies=_shutdown_write,
+                guard=zk_changed,
             )
         )
         props.append(
@@ -747,6 +769,7 @@ def admin_properties(config: ControllerConfig, sys: ControllerSystem) -> list[Pr
                 "a preferred election only elects the preferred replica, live and in the ISR "
                 "(seed 002 preferredReplicaPartitionLeaderElection)",
                 applies=_preferred_write,
+                guard=zk_changed,
             )
         )
         props.append(
