@@ -146,8 +146,9 @@ def label_counting(system: Any, counts: dict[Any, int]) -> Callable[[Any], Itera
 
     def successors(s: Any) -> Iterator[tuple[Any, Any]]:
         for a, t, labels in labelled(s):
-            for lb in labels:
-                counts[lb] = counts.get(lb, 0) + 1
+            if labels:
+                for lb in labels:
+                    counts[lb] = counts.get(lb, 0) + 1
             yield a, t
 
     return successors

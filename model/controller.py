@@ -2734,11 +2734,13 @@ class ControllerSystem:
 
         self._last_labels = ()
         for a, t in self.successors(s):
-            if type(a) in ZK_LABELLED:  # only these steps can write to ZooKeeper
-                yield a, t, self._last_labels + zk_labels(self, s, a, t)
-            else:
-                yield a, t, self._last_labels
+            labels = self._last_labels  # set by _commit while computing this step
             self._last_labels = ()
+            if type(a) in ZK_LABELLED:  # only these steps can write to ZooKeeper
+                extra = zk_labels(self, s, a, t)
+                if extra:
+                    labels += extra
+            yield a, t, labels
 
     def coverage_labels(self) -> list[tuple[str, ...]]:
         """Every label ``successors_labelled`` is meant to hit (for coverage's never-hit list)."""
