@@ -257,3 +257,32 @@ def test_continue_reports_held_for_properties_that_held() -> None:
     assert r.properties["sum_below_limit"]["status"] == "violated"
     stopped = check_bfs(g, g.properties())
     assert stopped.properties["monotone"]["status"] == "unknown"
+
+
+def test_collector_paused_during_search_and_restored_after() -> None:
+    import gc
+
+    seen: list[tuple[bool, int]] = []
+
+    def probe(s: tuple[int, int]) -> bool:
+        seen.append((gc.isenabled(), gc.get_freeze_count()))
+        return True
+
+    assert gc.isenabled()
+    check_bfs(Grid(3), [always("probe", probe, "")])
+    # every state after the initial one is checked inside the search: paused, nothing frozen yet
+    assert len(seen) == 16 and all(state == (False, 0) for state in seen[1:])
+    assert gc.isenabled() and gc.get_freeze_count() == 0  # enabled again, everything unfrozen
+    gc.disable()
+    try:
+        check_bfs(Grid(3), [always("probe", probe, "")])
+        assert not gc.isenabled()  # a caller's choice is kept
+    finally:
+        gc.enable()
+    gc.freeze()  # a caller's frozen objects stay frozen
+    try:
+        n = gc.get_freeze_count()
+        check_bfs(Grid(3), [always("probe", probe, "")])
+        assert gc.get_freeze_count() == n and n > 0
+    finally:
+        gc.unfreeze()
