@@ -387,7 +387,7 @@ def check_bfs(
     edges: dict[Any, list[tuple[Any, Any]]] | None = {} if live_p else None
     state_checks = [(p, p.check) for p in always_p]
     # transition checks grouped by guard: a group runs only where its guard holds
-    trans_checks = transition_groups(trans_p)
+    trans_groups = transition_groups(trans_p)
     trans_failed: list[tuple[int, Property]] = []
     pending_reach = [(p, p.check) for p in reach_p]
     # vacuity: each ``applies`` is evaluated only until it first holds (then it is dropped)
@@ -477,8 +477,8 @@ def check_bfs(
                         sample[tp] = a
                     else:
                         enabled[tp] = c + 1
-                    if trans_checks:
-                        for guard, checks in trans_checks:
+                    if trans_groups:
+                        for guard, checks in trans_groups:
                             if guard is None or guard(s, a, t):
                                 for i, p, chk in checks:
                                     if not chk(s, a, t):
