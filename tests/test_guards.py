@@ -2,8 +2,9 @@
 
 Engines skip a guarded check where its guard is false, so a guard is sound only if the
 check holds on every such transition. The controller's guards are checked for that on
-every transition of small configurations (including mutants that break the guarded
-properties), and bfs and ``--workers`` give the same result with the guards as without.
+every step from the first 20,000 states of small configurations (including mutants that
+break the guarded properties), and bfs and ``--workers`` give the same result with the
+guards as without.
 """
 
 from __future__ import annotations
