@@ -159,7 +159,7 @@ def _validate_requirements(where: str, c: dict[str, Any]) -> dict[str, Any]:
     ...
     explorer.config.ConfigError: s: check 1: require_actions must be "all" or a list of action kinds, got 'some'
     """
-    from model.controller_coverage import state_machine_graphs
+    from model.controller.coverage import state_machine_graphs
 
     out: dict[str, Any] = {}
     for key in sorted(_REQUIRE_KEYS & set(c)):

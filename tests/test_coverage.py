@@ -15,7 +15,7 @@ import invariants.controller as spec
 from explorer.bfs import check_bfs, nest_labels
 from explorer.config import load_config
 from model.controller import ControllerConfig, ControllerSystem
-from model.controller_coverage import expected_labels, sequence_arrow, state_machine_graphs
+from model.controller.coverage import expected_labels, sequence_arrow, state_machine_graphs
 from tests.toys import Grid, LabelledGrid
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -319,7 +319,9 @@ def test_model_records_have_fast_replace() -> None:
             value = ("new", name)
             got, want = rec._replace(**{name: value}), fast.__wrapped__(rec, **{name: value})
             assert type(got) is cls and got == want
-    assert m._set is speedups.set_item
+    import model.controller.zookeeper as zookeeper
+
+    assert zookeeper.set_item is speedups.set_item  # the name the model's steps call
 
 
 # --------------------------------------------------------------------------- set_item
@@ -409,7 +411,8 @@ from explorer.config import load_config
 from explorer.spark import state_fingerprint
 from explorer.encoding import fingerprint
 import invariants.controller as spec
-from model.controller import ControllerConfig, _set
+from model.controller import ControllerConfig
+from model.controller.zookeeper import set_item as _set
 c = load_config(ControllerConfig, "configs/controller-small.toml", [])
 r = check_bfs(spec.build(c), spec.properties(c), keep_going=True)
 system = spec.build(c)

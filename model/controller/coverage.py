@@ -32,7 +32,31 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from model.controller import (
+from model.controller.actions import (
+    AdminAddPartitions,
+    AdminCreateTopic,
+    AdminDeleteTopic,
+    AdminEnableUnclean,
+    AdminPreferredElection,
+    AdminReassign,
+    AutoRebalanceTick,
+    ControlledShutdown,
+    Crash,
+    Deliver,
+    Fetch,
+    ProcessEvent,
+    Produce,
+    Restart,
+    SessionExpire,
+    SessionNotice,
+    ShrinkIsr,
+    ShutdownComplete,
+    TimePasses,
+    ZkReply,
+    ZkServe,
+)
+from model.controller.cluster import Cluster
+from model.controller.messages import (
     EVENT_NAMES,
     MESSAGE_NAMES,
     Q_CREATE_CTL,
@@ -50,31 +74,8 @@ from model.controller import (
     Q_WRITE_REASSIGN,
     REQUEST_NAMES,
     WRITES,
-    AdminAddPartitions,
-    AdminCreateTopic,
-    AdminDeleteTopic,
-    AdminEnableUnclean,
-    AdminPreferredElection,
-    AdminReassign,
-    AutoRebalanceTick,
-    ControlledShutdown,
-    ControllerSystem,
-    Crash,
-    Deliver,
-    Fetch,
-    ProcessEvent,
-    Produce,
-    Restart,
-    SessionExpire,
-    SessionNotice,
-    ShrinkIsr,
-    ShutdownComplete,
-    State,
-    TimePasses,
-    Zk,
-    ZkReply,
-    ZkServe,
 )
+from model.controller.state import State, Zk
 from model.state_machines import StateMachine, TableVersion, transition_graph
 
 __all__ = [
@@ -130,7 +131,7 @@ def partition_path(p: int, ppt: int) -> str:
     return f"/brokers/topics/{p // ppt}/partitions/{p % ppt}/state"
 
 
-def _changed(sys: ControllerSystem, a: Zk, b: Zk) -> set[str]:
+def _changed(sys: Cluster, a: Zk, b: Zk) -> set[str]:
     """The znode paths whose data or existence differs between two ZooKeeper trees."""
     out: set[str] = set()
     if a.controller != b.controller:
@@ -164,7 +165,7 @@ def _changed(sys: ControllerSystem, a: Zk, b: Zk) -> set[str]:
     return out
 
 
-def _requested(sys: ControllerSystem, broker: int, req: tuple) -> list[str]:
+def _requested(sys: Cluster, broker: int, req: tuple) -> list[str]:
     op = req[0]
     if op == Q_REGISTER_BROKER:
         return [f"/brokers/ids/{broker}"]
@@ -193,7 +194,7 @@ def _requested(sys: ControllerSystem, broker: int, req: tuple) -> list[str]:
     return []  # pragma: no cover - not a write
 
 
-def zk_labels(sys: ControllerSystem, s: State, a: Any, t: State) -> tuple[tuple[str, str, str], ...]:
+def zk_labels(sys: Cluster, s: State, a: Any, t: State) -> tuple[tuple[str, str, str], ...]:
     """The ``zk_writes`` labels of one transition (see the module docstring).
 
     >>> from model.controller import ControllerConfig, ControllerSystem
@@ -218,7 +219,7 @@ def zk_labels(sys: ControllerSystem, s: State, a: Any, t: State) -> tuple[tuple[
     return ()
 
 
-def expected_labels(sys: ControllerSystem) -> list[tuple[str, ...]]:
+def expected_labels(sys: Cluster) -> list[tuple[str, ...]]:
     """The labels a complete coverage hits: every edge of both state machines' tables, and
     every outcome of each election strategy (``unclean`` only where unclean election is on).
 

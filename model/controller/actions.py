@@ -1,0 +1,287 @@
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from model.controller.messages import EV_CTL_CHANGE, EVENT_NAMES, M_STOP_REPLICA, MESSAGE_NAMES, REQUEST_NAMES
+
+
+class ProcessEvent(NamedTuple):
+    """The controller of a broker takes the head of its event queue."""
+
+    broker: int
+    event: tuple[int, int]
+
+    def __str__(self) -> str:
+        k, arg = self.event
+        extra = f" (broker {arg})" if k == EV_CTL_CHANGE and arg >= 0 else ""
+        return f"broker {self.broker}: controller processes {EVENT_NAMES[k]}{extra}"
+
+
+class ZkServe(NamedTuple):
+    """The ZooKeeper server applies the head request of a session."""
+
+    broker: int
+    session: int
+    req: tuple
+
+    def __str__(self) -> str:
+        return f"ZooKeeper: applies {REQUEST_NAMES[self.req[0]]} from session {self.session} (broker {self.broker})"
+
+
+class ZkReply(NamedTuple):
+    """A broker receives the head ZooKeeper response of its session."""
+
+    broker: int
+    resp: tuple
+
+    def __str__(self) -> str:
+        return f"broker {self.broker}: receives the response to {REQUEST_NAMES[self.resp[0]]}"
+
+
+class Deliver(NamedTuple):
+    """A broker receives the head request of a controller's channel to it."""
+
+    sender: int
+    dest: int
+    msg: tuple
+
+    def __str__(self) -> str:
+        kind = MESSAGE_NAMES[self.msg[0]]
+        if self.msg[0] == M_STOP_REPLICA:
+            kind += "(delete=true)" if self.msg[3][1] else "(delete=false)"
+        return (
+            f"broker {self.dest}: receives {kind} from controller {self.sender} "
+            f"(controller epoch {self.msg[1]}, broker epoch {self.msg[2]})"
+        )
+
+
+class Crash(NamedTuple):
+    """A broker process dies (its ZooKeeper session lives on until it expires)."""
+
+    broker: int
+
+    def __str__(self) -> str:
+        return f"broker {self.broker}: crashes"
+
+
+class Restart(NamedTuple):
+    """A crashed broker starts with a new ZooKeeper session and registers."""
+
+    broker: int
+    session: int
+
+    def __str__(self) -> str:
+        return f"broker {self.broker}: restarts with ZooKeeper session {self.session}"
+
+
+class SessionExpire(NamedTuple):
+    """The ZooKeeper server expires a session (ephemerals deleted, watches fired)."""
+
+    broker: int
+    session: int
+
+    def __str__(self) -> str:
+        return f"broker {self.broker}: ZooKeeper session {self.session} expires (server side)"
+
+
+class SessionNotice(NamedTuple):
+    """A broker's ZooKeeper client notices its session expired and opens a new one."""
+
+    broker: int
+    session: int
+
+    def __str__(self) -> str:
+        return f"broker {self.broker}: notices its session expired, opens ZooKeeper session {self.session}"
+
+
+class Produce(NamedTuple):
+    """The producer appends a record (acks=all) at the broker that believes it leads."""
+
+    broker: int
+    partition: int
+
+    def __str__(self) -> str:
+        return f"producer: appends a record to partition {self.partition} at leader {self.broker}"
+
+
+class Fetch(NamedTuple):
+    """A follower fetches from the leader it knows."""
+
+    broker: int
+    partition: int
+    leader: int
+
+    def __str__(self) -> str:
+        return f"broker {self.broker}: fetches partition {self.partition} from leader {self.leader}"
+
+
+class ShrinkIsr(NamedTuple):
+    """A leader removes a lagging, dead or stopped follower from the ISR (a ZooKeeper write)."""
+
+    broker: int
+    partition: int
+    follower: int
+
+    def __str__(self) -> str:
+        return (
+            f"broker {self.broker}: shrinks the ISR of partition {self.partition}, removing {self.follower}"
+        )
+
+
+class AdminCreateTopic(NamedTuple):
+    """An admin client creates ``/brokers/topics/<t>`` with its assignment (one ZooKeeper write)."""
+
+    topic: int
+
+    def __str__(self) -> str:
+        return f"admin: creates topic {self.topic} (/brokers/topics/{self.topic} with its assignment)"
+
+
+class TimePasses(NamedTuple):
+    """Stuttering (``liveness`` only): time passes and nothing else happens, so that a
+    behaviour stuck in a state is a lasso rather than an end."""
+
+    def __str__(self) -> str:
+        return "time passes"
+
+
+class AdminDeleteTopic(NamedTuple):
+    """An admin queues a topic for deletion: create ``/admin/delete_topics/<t>``."""
+
+    topic: int
+
+    def __str__(self) -> str:
+        return f"admin: queues topic {self.topic} for deletion (create /admin/delete_topics/{self.topic})"
+
+
+class AdminAddPartitions(NamedTuple):
+    """An admin adds partitions to a topic: setData ``/brokers/topics/<t>`` with the new assignment."""
+
+    topic: int
+
+    def __str__(self) -> str:
+        return f"admin: adds partitions to topic {self.topic} (setData /brokers/topics/{self.topic})"
+
+
+class AdminReassign(NamedTuple):
+    """An admin starts a reassignment: ``/admin/reassign_partitions`` gets ``{partition: RAR}``."""
+
+    partition: int
+    target: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return (
+            f"admin: reassigns partition {self.partition} to {list(self.target)} (/admin/reassign_partitions)"
+        )
+
+
+class AdminPreferredElection(NamedTuple):
+    """An admin asks for a preferred replica election of every partition."""
+
+    partitions: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"admin: creates /admin/preferred_replica_election for partitions {list(self.partitions)}"
+
+
+class AdminEnableUnclean(NamedTuple):
+    """An admin sets ``unclean.leader.election.enable=true`` on a topic (dynamic config)."""
+
+    topic: int
+
+    def __str__(self) -> str:
+        return f"admin: enables unclean.leader.election.enable for topic {self.topic} (/config/topics)"
+
+
+class AutoRebalanceTick(NamedTuple):
+    """The active controller's scheduler fires the auto leader rebalance task."""
+
+    broker: int
+
+    def __str__(self) -> str:
+        return f"broker {self.broker}: scheduler queues AutoPreferredReplicaLeaderElection"
+
+
+class ControlledShutdown(NamedTuple):
+    """A broker begins shutting down: it sends ControlledShutdownRequest to the controller."""
+
+    broker: int
+    controller: int
+
+    def __str__(self) -> str:
+        return f"broker {self.broker}: sends ControlledShutdownRequest to controller {self.controller}"
+
+
+class ShutdownComplete(NamedTuple):
+    """A broker whose controlled shutdown was answered stops (its ZooKeeper session is closed)."""
+
+    broker: int
+    session: int
+
+    def __str__(self) -> str:
+        return f"broker {self.broker}: stops after its controlled shutdown (closes ZooKeeper session {self.session})"
+
+
+ADMIN_KINDS = (
+    "AdminDeleteTopic",
+    "AdminAddPartitions",
+    "AdminReassign",
+    "AdminPreferredElection",
+    "AdminEnableUnclean",
+    "AutoRebalanceTick",
+    "ControlledShutdown",
+    "ShutdownComplete",
+)
+FAIR_KINDS = (
+    "ProcessEvent",
+    "ZkServe",
+    "ZkReply",
+    "Deliver",
+    "SessionNotice",
+    "SessionExpire",
+    "Restart",
+    "Fetch",
+    "ShutdownComplete",
+)
+"""The healing action kinds, weakly fair in the liveness properties: deliveries, event
+processing, ZooKeeper serving and replies, noticing an expiry, the session timeout of a dead
+broker (``SessionExpire``; of a live broker it is a budgeted fault, which the liveness
+configurations set to 0), restarts (enabled only while budgeted), follower fetches and the stop
+of a broker whose controlled shutdown was answered or failed. Crashes, admin requests, produce,
+ISR shrink, the rebalance timer, controlled shutdown requests and ``TimePasses`` are not fair."""
+
+
+ACTION_KINDS = (
+    "ProcessEvent",
+    "ZkServe",
+    "ZkReply",
+    "Deliver",
+    "Crash",
+    "Restart",
+    "SessionExpire",
+    "SessionNotice",
+    "Produce",
+    "Fetch",
+    "ShrinkIsr",
+)
+FAULT_KINDS = (
+    TimePasses,
+    Crash,
+    Restart,
+    SessionExpire,
+    SessionNotice,
+    Produce,
+    ShrinkIsr,
+    AdminCreateTopic,
+    AdminDeleteTopic,
+    AdminAddPartitions,
+    AdminReassign,
+    AdminPreferredElection,
+    AdminEnableUnclean,
+    AutoRebalanceTick,
+    ControlledShutdown,
+    ShutdownComplete,
+)
+
+
+# ---------------------------------------------------------------------------------------

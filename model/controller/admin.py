@@ -1,0 +1,288 @@
+from __future__ import annotations
+
+from explorer.speedups import set_item
+from model.controller.messages import (
+    EV_AUTO_REBALANCE,
+    EV_CONTROLLED_SHUTDOWN,
+    EV_DELETE_RESP,
+    EV_DELETE_RESP_ERR,
+    EV_DELETE_TOPICS,
+    EV_PARTITION_MOD,
+    EV_PREFERRED,
+    EV_REASSIGN,
+    EV_REASSIGN_ISR,
+    EV_UNCLEAN_ENABLE,
+    Q_READ_ASSIGN,
+    Q_READ_DELETIONS,
+    Q_READ_PARTS,
+    Q_READ_PREFERRED,
+    Q_READ_REASSIGN,
+    Q_WRITE_ASSIGN,
+    Q_WRITE_REASSIGN,
+    S_CONTROLLED_SHUTDOWN,
+    S_EPOCH,
+    S_PREFERRED,
+    S_REASSIGN,
+)
+from model.controller.program import (
+    O_CS_RESPOND,
+    O_DELETE_PREFERRED,
+    O_ELECT_PARTS,
+    O_REASSIGN,
+    O_REASSIGN_DONE,
+    O_REMOVE_ISR,
+    O_RESUME_TOPIC,
+    O_STOP,
+    O_TRIGGER,
+    W_ASSIGN,
+    W_DEL_READ,
+    W_PMOD,
+    W_PREF_READ,
+    W_REASSIGN_PARTS,
+    W_REASSIGN_READ,
+)
+from model.controller.state import D_AUTO, D_PICKED_UP, D_REASSIGNED, D_RESUMED
+from model.controller.topic_deletion import TopicDeletionManager
+from model.election import (
+    NO_LEADER,
+    ControlledShutdownAction,
+    controlled_shutdown_partition_action,
+)
+from model.state_machines import PartitionState, ReplicaState
+
+
+class AdminWorkflows(TopicDeletionManager):
+    """Partition reassignment (AR/RAR/OAR), preferred replica election (admin and auto-rebalance),
+    controlled shutdown, dynamic unclean election: the controller's admin event handlers."""
+
+    __slots__ = ()
+
+    def admin_event(self, kind: int, arg: int) -> None:
+        """The admin-workflow events of an active controller."""
+        if kind == EV_DELETE_TOPICS:
+            self.send_zk((Q_READ_DELETIONS,))
+            self.park(W_DEL_READ, None, (), ())
+        elif kind in (EV_DELETE_RESP, EV_DELETE_RESP_ERR):
+            self.stop_replica_response(arg & 7, arg >> 3, kind == EV_DELETE_RESP_ERR)
+        elif kind == EV_PARTITION_MOD:
+            self.send_zk((Q_READ_ASSIGN, arg))
+            self.park(W_PMOD, arg, (), ())
+        elif kind == EV_REASSIGN:
+            self.send_zk((Q_READ_REASSIGN,))
+            self.park(W_REASSIGN_READ, None, (), ())
+        elif kind == EV_REASSIGN_ISR:
+            if any(p == arg for p, _ in self.ctx.reassigning):
+                self.run(((O_REASSIGN, arg, 2),))
+        elif kind == EV_PREFERRED:
+            self.send_zk((Q_READ_PREFERRED,))
+            self.park(W_PREF_READ, None, (), ())
+        elif kind == EV_AUTO_REBALANCE:
+            self.auto_rebalance()
+        elif kind == EV_CONTROLLED_SHUTDOWN:
+            self.controlled_shutdown(arg)
+        elif kind == EV_UNCLEAN_ENABLE:
+            # TopicUncleanLeaderElectionEnable: triggerOnlinePartitionStateChange(topic)
+            self.run(((O_TRIGGER, arg),))
+
+    def reassign_read(self, entries: tuple, rest: tuple) -> None:
+        """``PartitionReassignment``: partitions not already being reassigned are added to
+        ``partitionsBeingReassigned`` and ``maybeTriggerPartitionReassignment`` runs."""
+        ctx = self.ctx
+        if ctx is None:
+            self.run(rest)
+            return
+        current = {p for p, _ in ctx.reassigning}
+        new = tuple(
+            (p, rar)
+            for p, rar in entries
+            if p not in current and ctx.pstates[p] != PartitionState.NonExistentPartition
+        )
+        if not new:
+            self.run(rest)
+            return
+        self.ctx = ctx._replace(reassigning=tuple(sorted((*ctx.reassigning, *new))))
+        self.run((*((O_REASSIGN, p, 0) for p, _ in new), *rest))
+
+    def rar(self, p: int) -> tuple[int, ...] | None:
+        for q, rar in self.ctx.reassigning:
+            if q == p:
+                return rar
+        return None
+
+    def reassign_remove(self, p: int, completed: bool) -> None:
+        """``removePartitionsFromReassignedPartitions``: update the znode (fenced)."""
+        ctx = self.ctx
+        self.ctx = ctx._replace(reassigning=tuple(e for e in ctx.reassigning if e[0] != p))
+        self.send_zk((Q_WRITE_REASSIGN, (p,), self.fence(), ctx.epoch, completed))
+
+    def reassign_start(self, p: int, mode: int, rest: tuple) -> bool:
+        """mode 0: ``initiateReassignReplicasForTopicPartition`` (checks, then
+        ``onPartitionReassignment``); 1: ``onPartitionReassignment``; 2:
+        ``PartitionReassignmentIsrChange`` (continue only once RAR is in the ISR)."""
+        rar = self.rar(p)
+        if rar is None:
+            return False
+        ctx = self.ctx
+        if mode == 0:
+            live = self.live_brokers()
+            if self.queued(p) or rar == ctx.ar[p] or any(r not in live for r in rar):
+                self.reassign_remove(p, False)
+                return False
+        # areReplicasInIsr reads the partition state from ZooKeeper
+        self.send_zk((Q_READ_PARTS, (p,)))
+        self.park(W_REASSIGN_PARTS, (p, mode), (), rest)
+        return True
+
+    def reassign_parts(self, resp: tuple, data: tuple, rest: tuple) -> None:
+        ctx = self.ctx
+        if ctx is None:
+            self.run(rest)
+            return
+        p, mode = data
+        rar = self.rar(p)
+        z = resp[1][0][1]
+        if rar is None or z is None or z.ctl_epoch > ctx.epoch:
+            self.run(rest)
+            return
+        caught_up = all(r in z.isr for r in rar)
+        if not caught_up:
+            if mode == 2:
+                self.run(rest)
+                return
+            # 1. AR = OAR + RAR in ZooKeeper (and in the context once written)
+            new_ar = rar + tuple(r for r in ctx.ar[p] if r not in rar)
+            self.send_zk((Q_WRITE_ASSIGN, p, new_ar, self.fence(), ctx.epoch))
+            self.park(W_ASSIGN, (p, 1, new_ar), (), rest)
+            return
+        # 5. RAR -> OnlineReplica; 6. AR = RAR in memory; 7. move the leader if required
+        old = tuple(r for r in ctx.ar[p] if r not in rar)
+        for r in rar:
+            self.set_rstate(p, r, ReplicaState.OnlineReplica)
+        keep_old = self.sys.cfg.mutant == "reassign-keeps-old-replica"
+        self.ctx = self.ctx._replace(ar=set_item(self.ctx.ar, p, rar + old if keep_old else rar))
+        live = self.live_brokers()
+        strategy = S_REASSIGN if (z.leader not in rar or z.leader not in live) else S_EPOCH
+        self.run(((O_ELECT_PARTS, strategy, (p,)), (O_REASSIGN_DONE, p, old), *rest))
+
+    def assign_written(self, ok: bool, data: tuple, rest: tuple) -> None:
+        if self.ctx is None:
+            self.run(rest)
+            return
+        if not ok:
+            self.controller_moved(rest)
+            return
+        p, phase, new_ar = data
+        ctx = self.ctx
+        if phase == 1:
+            # 2. leader epoch + 1, LeaderAndIsr to OAR + RAR; 3. RAR - OAR -> NewReplica
+            old = ctx.ar[p]
+            self.ctx = ctx._replace(ar=set_item(ctx.ar, p, new_ar))
+            for r in new_ar:
+                if r not in old:
+                    self.set_rstate(p, r, ReplicaState.NewReplica)
+            self.run(((O_ELECT_PARTS, S_EPOCH, (p,)), *rest))
+            return
+        # 11. remove the partition from /admin/reassign_partitions; 12. UpdateMetadata; resume
+        # the deletion of its topic
+        self.reassign_remove(p, True)
+        self.send_um_all()
+        self.done |= D_REASSIGNED
+        if self.done & D_PICKED_UP:
+            self.done |= D_RESUMED
+        t = p // self.sys.ppt
+        self.run((*(((O_RESUME_TOPIC, (t,)),) if t in self.ctx.deleting else ()), *rest))
+
+    def reassign_stop_old(self, p: int, old: tuple[int, ...], rest: tuple) -> bool:
+        """8-9. OAR - RAR -> OfflineReplica (out of the ISR) -> ReplicaDeletionStarted ->
+        Successful -> NonExistentReplica (StopReplica(delete=true), no callback); 10. AR = RAR
+        in ZooKeeper."""
+        if self.rar(p) is None:
+            return False
+        if old:
+            prog: tuple[tuple, ...] = tuple((O_REMOVE_ISR, b, (p,)) for b in old)
+            prog += ((O_STOP, -1, (p,), old), (O_REASSIGN_DONE, p, ()))
+            self.run((*prog, *rest))
+            return True
+        ctx = self.ctx
+        self.send_zk((Q_WRITE_ASSIGN, p, ctx.ar[p], self.fence(), ctx.epoch))
+        self.park(W_ASSIGN, (p, 2, ctx.ar[p]), (), rest)
+        return True
+
+    def preferred_read(self, parts: tuple[int, ...], rest: tuple) -> None:
+        """``PreferredReplicaLeaderElection``: elect the pending partitions with the preferred
+        replica strategy, then delete the znode."""
+        if self.ctx is None or not parts:
+            self.run(rest)
+            return
+        pending = self.pending_preferred(parts)
+        prog: tuple = ((O_ELECT_PARTS, S_PREFERRED, pending),) if pending else ()
+        self.run((*prog, (O_DELETE_PREFERRED,), *rest))
+
+    def auto_rebalance(self) -> None:
+        """``checkAndTriggerAutoLeaderRebalance``: for each preferred broker whose imbalance
+        ratio (partitions it should lead but does not / partitions it should lead) exceeds
+        ``leader.imbalance.per.broker.percentage``, a preferred election of the candidates."""
+        sys = self.sys
+        ctx = self.ctx
+        live = self.live_brokers()
+        pct = sys.cfg.leader_imbalance_per_broker_percentage
+        by: dict[int, list[int]] = {}
+        for p in range(sys.np):
+            if ctx.pstates[p] == PartitionState.NonExistentPartition or self.queued(p):
+                continue
+            by.setdefault(ctx.ar[p][0], []).append(p)
+        cands: list[int] = []
+        for b in sorted(by):
+            parts = by[b]
+            off = [p for p in parts if (z := ctx.leaders[p]) is not None and z.leader != b]
+            if len(off) * 100 > pct * len(parts):
+                cands += [p for p in off if b in live and not ctx.reassigning and not self.queued(p)]
+        if cands:
+            self.done |= D_AUTO
+            self.run(((O_ELECT_PARTS, S_PREFERRED, tuple(sorted(cands))),))
+
+    def controlled_shutdown(self, b: int) -> None:
+        """``doControlledShutdown``: add to ``shuttingDownBrokerIds``; elect new leaders for the
+        partitions it leads (ControlledShutdown strategy; single-replica partitions skipped);
+        StopReplica(delete=false) and OfflineReplica for those it follows; respond."""
+        ctx = self.ctx
+        if not ctx.live[b]:
+            return  # BrokerNotAvailableException
+        if b not in ctx.shutting:
+            self.ctx = ctx = ctx._replace(shutting=tuple(sorted((*ctx.shutting, b))))
+        led: list[int] = []
+        followed: list[int] = []
+        for p in self.sys.parts_of[b]:
+            if b not in ctx.ar[p] or ctx.pstates[p] == PartitionState.NonExistentPartition:
+                continue
+            z = ctx.leaders[p]
+            act = controlled_shutdown_partition_action(
+                ctx.ar[p], z.leader if z is not None else NO_LEADER, b, z is not None, self.queued(p)
+            )
+            if act == ControlledShutdownAction.ELECT_LEADER:
+                led.append(p)
+            elif act == ControlledShutdownAction.OFFLINE_FOLLOWER:
+                followed.append(p)
+        prog: list = []
+        if led:
+            prog.append((O_ELECT_PARTS, S_CONTROLLED_SHUTDOWN, tuple(led)))
+        if followed:
+            prog += [(O_STOP, b, tuple(followed), False), (O_REMOVE_ISR, b, tuple(followed))]
+        prog.append((O_CS_RESPOND, b))
+        self.run(tuple(prog))
+
+    def pending_preferred(self, parts: tuple[int, ...]) -> tuple[int, ...]:
+        """``fetchPendingPreferredReplicaElections`` (seed 002): drop partitions whose topic is
+        gone or whose leader already is the preferred replica, and those queued for deletion."""
+        ctx = self.ctx
+        out = []
+        for p in parts:
+            if ctx.pstates[p] == PartitionState.NonExistentPartition:
+                continue  # topicDeleted
+            z = ctx.leaders[p]
+            if z is not None and z.leader == ctx.ar[p][0]:
+                continue  # successful
+            if self.queued(p):
+                continue
+            out.append(p)
+        return tuple(out)

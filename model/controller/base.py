@@ -1,0 +1,208 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from explorer.speedups import set_item
+from model.controller.config import Elector, ZkWriteFencing
+from model.controller.messages import M_LEADER_AND_ISR, M_UPDATE_METADATA
+from model.controller.program import O_MAYBE_RESIGN
+from model.controller.state import Ctx, Node, PartZ, State
+
+if TYPE_CHECKING:  # annotations only: the cluster creates controllers
+    from model.controller.cluster import Cluster
+from model.election import ElectionOutcome
+from model.state_machines import PartitionState, ReplicaState, StateMachine, TableVersion, is_valid_transition
+
+VALID_PARTITION_TRANSITION = {
+    (a, b): is_valid_transition(StateMachine.PARTITION, a, b) for a in PartitionState for b in PartitionState
+}
+# the later 2.x replica table: seed 001's startReplicaDeletion moves the replicas of dead brokers
+# (OfflineReplica) to ReplicaDeletionIneligible, which the seeds' printed table lacks; only topic
+# deletion attempts that edge, so the configurations without deletion see the same table
+VALID_REPLICA_TRANSITION = {
+    (a, b): is_valid_transition(StateMachine.REPLICA, a, b, TableVersion.KAFKA_LATER_2_X)
+    for a in ReplicaState
+    for b in ReplicaState
+}
+# coverage labels (``successors_labelled``) of state machine transitions, valid and invalid
+_TABLES: tuple[dict[Any, bool], dict[Any, bool]] = (VALID_PARTITION_TRANSITION, VALID_REPLICA_TRANSITION)
+SM_LABEL = {
+    (m, a, b): (
+        "state_machines" if ok else "invalid_transitions",
+        ("partition", "replica")[m],
+        f"{a.name}->{b.name}",
+    )
+    for m, valid in enumerate(_TABLES)
+    for (a, b), ok in valid.items()
+}
+ELECTION_OUTCOME_LABEL = {
+    ElectionOutcome.CLEAN: "isr",
+    ElectionOutcome.UNCLEAN: "unclean",
+    ElectionOutcome.NONE: "none",
+}
+
+
+class ControllerBase:
+    """Mutable working copy of one broker's controller during a step, and the helpers every
+    handler uses (``sendRequestsToBrokers``, ``liveBrokerIds``, the state machines' table checks)."""
+
+    __slots__ = (
+        "active_id",
+        "chans",
+        "ctx",
+        "done",
+        "events",
+        "history",
+        "invalid",
+        "labels",
+        "me",
+        "n",
+        "out_changed",
+        "pending",
+        "sys",
+        "watch",
+        "zk_out",
+    )
+
+    def __init__(self, sys: Cluster, s: State, me: int, n: Node) -> None:
+        self.sys = sys
+        self.me = me
+        self.n = n
+        self.zk_out = n.zk_out
+        self.active_id = n.active_id
+        # None unless this broker is the active controller; the handlers read it only then
+        self.ctx: Ctx = n.ctx  # type: ignore[assignment]
+        self.events = n.events
+        self.pending = n.pending
+        self.watch = n.watch
+        self.chans = s.chans
+        self.invalid = s.invalid
+        self.history = s.history
+        self.done = s.done
+        self.labels: list[tuple[str, str, str]] = []  # coverage labels of this step
+
+    def send_zk(self, req: tuple) -> None:
+        self.zk_out = (*self.zk_out, req)
+
+    def park(self, wait: int, data: Any, batch: tuple, rest: tuple) -> None:
+        self.pending = (wait, data, batch, rest)
+
+    def record_invalid(self, machine: int, p: int, a: int, b: int) -> None:
+        self.labels.append(SM_LABEL[(machine, a, b)])
+        if not self.invalid:
+            self.invalid = (machine, p, int(a), int(b))
+
+    def fence(self) -> int:
+        if self.sys.cfg.zk_write_fencing is ZkWriteFencing.CONTROLLER_EPOCH:
+            return self.ctx.epoch_version
+        return -1
+
+    def send_msg(self, dest: int, msg: tuple) -> None:
+        i = self.me * self.sys.nb + dest
+        q = self.chans[i]
+        if msg[0] == M_UPDATE_METADATA:
+            for m in q:
+                if m[1] == msg[1] and m[2] == msg[2]:
+                    return  # an earlier request with the same epochs already does all it would
+        self.chans = set_item(self.chans, i, (*q, msg))
+
+    def live_brokers(self) -> tuple[int, ...]:
+        """``liveBrokerIds``: live brokers that are not shutting down."""
+        ctx = self.ctx
+        if ctx.shutting and self.sys.cfg.mutant != "cs-elects-shutting-down":
+            return tuple(b for b, e in enumerate(ctx.live) if e and b not in ctx.shutting)
+        return tuple(b for b, e in enumerate(ctx.live) if e)
+
+    def entry(self, p: int, z: PartZ) -> tuple:
+        """One partition's LeaderAndIsr entry (with the assignment when admin workflows are on)."""
+        if self.sys.admin:
+            return (p, z.leader, z.leader_epoch, z.isr, z.version, self.ctx.ar[p])
+        return (p, z.leader, z.leader_epoch, z.isr, z.version)
+
+    def queued(self, p: int) -> bool:
+        """``isTopicQueuedUpForDeletion(p.topic)``."""
+        return (p // self.sys.ppt) in self.ctx.deleting
+
+    def send_um_all(self) -> None:
+        if not self.sys.cfg.send_update_metadata:
+            return
+        ctx = self.ctx
+        for b, e in enumerate(ctx.live):
+            if e:
+                self.send_msg(b, (M_UPDATE_METADATA, ctx.epoch, e, ()))
+
+    def flush(self, batch: tuple) -> None:
+        """``sendRequestsToBrokers``: one LeaderAndIsr per broker, then UpdateMetadata."""
+        if not batch:
+            return
+        ctx = self.ctx
+        dests: dict[int, list] = {}
+        for dest, entry in batch:
+            dests.setdefault(dest, []).append(entry)
+        for dest in sorted(dests):
+            e = ctx.live[dest]
+            if e:
+                self.send_msg(dest, (M_LEADER_AND_ISR, ctx.epoch, e, tuple(dests[dest])))
+        self.send_um_all()
+
+    def set_pstate(self, p: int, target: PartitionState) -> bool:
+        ctx = self.ctx
+        cur = ctx.pstates[p]
+        if not VALID_PARTITION_TRANSITION[(cur, target)]:
+            self.record_invalid(0, p, cur, target)
+            return False
+        self.ctx = ctx._replace(pstates=set_item(ctx.pstates, p, target))
+        self.labels.append(SM_LABEL[(0, cur, target)])
+        return True
+
+    def set_rstate(self, p: int, r: int, target: ReplicaState) -> bool:
+        ctx = self.ctx
+        i = self.sys.rindex[p][r]
+        row = ctx.rstates[p]
+        cur = row[i]
+        if not VALID_REPLICA_TRANSITION[(cur, target)]:
+            self.record_invalid(1, p, cur, target)
+            return False
+        self.ctx = ctx._replace(rstates=set_item(ctx.rstates, p, set_item(row, i, target)))
+        self.labels.append(SM_LABEL[(1, cur, target)])
+        return True
+
+    def record_election(self, strategy: str, outcome: str) -> None:
+        """Coverage: an election of ``strategy`` ended with ``outcome`` (isr, unclean, none)."""
+        self.labels.append(("elections", strategy, outcome))
+
+    def resign(self) -> None:
+        """``onControllerResignation``: unregister handlers, shut the channels, reset the context."""
+        self.watch = False
+        self.ctx = None  # type: ignore[assignment]  # resigned: no context
+        nb = self.sys.nb
+        base = self.me * nb
+        chans = self.chans
+        for d in range(nb):
+            if chans[base + d]:
+                chans = set_item(chans, base + d, ())
+        self.chans = chans
+
+    def enqueue(self, ev: tuple[int, int]) -> None:
+        if ev not in self.events:
+            self.events = (*self.events, ev)
+
+    def controller_moved(self, rest: tuple) -> None:
+        """``ControllerMovedException`` (BadVersion on /controller_epoch): abort, maybeResign."""
+        del rest
+        if self.sys.cfg.elector is Elector.LEGACY:
+            self.run(())
+        else:
+            self.run(((O_MAYBE_RESIGN,),))
+
+    def topic_partitions(self, t: int) -> range:
+        ppt = self.sys.ppt
+        return range(t * ppt, (t + 1) * ppt)
+
+    def run(self, prog: tuple, batch: tuple = ()) -> None:
+        """Run program ops until one parks (:class:`KafkaController` implements it)."""
+        raise NotImplementedError
+
+    def resume(self, resp: tuple) -> None:
+        """Resume the parked continuation with a ZooKeeper response (:class:`KafkaController`)."""
+        raise NotImplementedError

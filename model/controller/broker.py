@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.speedups import set_item
+from model.controller.actions import Crash, Restart, SessionNotice, ShutdownComplete
+from model.controller.messages import EV_EXPIRE, Q_REGISTER_BROKER
+from model.controller.state import D_SHUTDOWN, Rep, State
+from model.controller.zookeeper import ZooKeeperServer
+
+
+class Brokers(ZooKeeperServer):
+    """Broker processes: crash, restart, the client noticing its session expired, the stop after
+    a controlled shutdown."""
+
+    def _crash(self, s: State, b: int) -> tuple[Any, State]:
+        n = s.nodes[b]
+        reps = tuple(Rep(-1, -1, (), 0, r.log, r.hw, (), False) for r in n.reps)
+        n2 = n._replace(
+            alive=False,
+            bepoch=0,
+            zk_out=(),
+            zk_in=(),
+            ctl_watch=False,
+            watch=False,
+            active_id=-1,
+            ctx=None,
+            events=(),
+            pending=None,
+            seen_epoch=0,
+            reps=reps,
+            cs=0,
+        )
+        nb = self.nb
+        chans = s.chans
+        for i in range(nb * nb):
+            if chans[i] and (i // nb == b or i % nb == b):
+                chans = set_item(chans, i, ())
+        return Crash(b), s._replace(nodes=set_item(s.nodes, b, n2), chans=chans, crashes=s.crashes + 1)
+
+    def _restart(self, s: State, b: int) -> tuple[Any, State]:
+        zk = s.zk
+        sess = zk.next_session
+        n = s.nodes[b]
+        n2 = n._replace(
+            alive=True, session=sess, expired=False, zk_out=((Q_REGISTER_BROKER, True),), zk_in=()
+        )
+        zk = zk._replace(next_session=sess + 1)
+        return Restart(b, sess), s._replace(zk=zk, nodes=set_item(s.nodes, b, n2), restarts=s.restarts + 1)
+
+    def _notice(self, s: State, b: int) -> tuple[Any, State]:
+        zk = s.zk
+        sess = zk.next_session
+        zk = zk._replace(next_session=sess + 1)
+        n = s.nodes[b]
+        if self.queued and not self.legacy:
+            # pre-2.2: the client reconnects at once; in-flight requests go to the new session; the
+            # Expire event waits behind the events already queued
+            n2 = n._replace(
+                session=sess,
+                expired=False,
+                ctl_watch=False,
+                events=n.events if (EV_EXPIRE, -1) in n.events else (*n.events, (EV_EXPIRE, -1)),
+            )
+            return SessionNotice(b, sess), s._replace(zk=zk, nodes=set_item(s.nodes, b, n2))
+        if self.legacy:
+            # I0Itec ZkClient: new session, pending operations retried in it, watches re-installed;
+            # KafkaHealthcheck re-registers; handleNewSession queued for the controller
+            n2 = n._replace(
+                session=sess,
+                expired=False,
+                zk_out=(*n.zk_out, (Q_REGISTER_BROKER, False)),
+                events=n.events if (EV_EXPIRE, -1) in n.events else (*n.events, (EV_EXPIRE, -1)),
+            )
+            return SessionNotice(b, sess), s._replace(zk=zk, nodes=set_item(s.nodes, b, n2))
+        # 2.x: the in-flight event fails (SessionExpired); Expire is clear-and-put and processed
+        # (activeControllerId = -1; onControllerResignation if it was active); then
+        # RegisterBrokerAndReelect: register the broker, then Reelect.
+        reps = tuple(r._replace(pend=False) if r.pend else r for r in n.reps)
+        n1 = n._replace(
+            session=sess, expired=False, zk_out=(), zk_in=(), ctl_watch=False, pending=None, reps=reps
+        )
+        s1 = s._replace(zk=zk, nodes=set_item(s.nodes, b, n1))
+        w = self.controller_cls(self, s1, b, n1)
+        w.events = ()
+        was = w.active_id == b
+        w.active_id = -1
+        if was or w.ctx is not None:
+            w.resign()
+        w.zk_out = ((Q_REGISTER_BROKER, True),)
+        w.pending = None
+        s2 = self._commit(s1, w)
+        # the registration response queues Startup (= Reelect here)
+        return SessionNotice(b, sess), s2
+
+    def _shutdown_complete(self, s: State, b: int) -> tuple[Any, State]:
+        """The broker stops and closes its session: its ephemerals go at once."""
+        sess = s.nodes[b].session
+        _, t = self._crash(s, b)
+        t = t._replace(crashes=s.crashes, done=t.done | D_SHUTDOWN)
+        _, t = self._expire(t, b, False)
+        return ShutdownComplete(b, sess), t

@@ -1,0 +1,126 @@
+from __future__ import annotations
+
+from explorer.speedups import set_item
+from model.controller.program import (
+    O_FAIL_DELETION,
+    O_LIVE_ADD,
+    O_LIVE_REMOVE,
+    O_ON_FAILURE,
+    O_ON_STARTUP,
+    O_REASSIGN,
+    O_REMOVE_ISR,
+    O_RESUME_TOPIC,
+    O_SEND_UM,
+    O_TRIGGER,
+)
+from model.controller.state import D_DEL_RESUME
+from model.controller.state_machines import StateMachines
+from model.election import NO_LEADER
+from model.state_machines import PartitionState
+
+
+class BrokerLifecycle(StateMachines):
+    """``BrokerChange``: ``onBrokerStartup``, ``onBrokerFailure`` (and a bounced broker as both)."""
+
+    __slots__ = ()
+
+    def broker_change(self, cur: tuple[int, ...], rest: tuple) -> None:
+        ctx = self.ctx
+        if ctx is None:
+            self.run(rest)
+            return
+        live = ctx.live
+        new = tuple(b for b in range(self.sys.nb) if cur[b] and not live[b])
+        dead = tuple(b for b in range(self.sys.nb) if live[b] and not cur[b])
+        if self.sys.cfg.broker_epoch:
+            bounced = tuple(b for b in range(self.sys.nb) if live[b] and cur[b] and cur[b] > live[b])
+        else:
+            bounced = ()
+        nl = live
+        for b in new:
+            nl = set_item(nl, b, cur[b])
+        for b in dead:
+            nl = set_item(nl, b, 0)
+        self.ctx = ctx._replace(live=nl)
+        if self.sys.admin:
+            # controllerChannelManager.removeBroker for dead and bounced brokers: the queued
+            # requests to the old incarnation are dropped (admin configurations only: before
+            # StopReplica callbacks, the broker epoch check rejected them with the same effect)
+            base = self.me * self.sys.nb
+            for b in (*dead, *bounced):
+                if self.chans[base + b]:
+                    self.chans = set_item(self.chans, base + b, ())
+        prog: tuple = ()
+        if new:
+            prog += ((O_ON_STARTUP, new),)
+        if bounced:
+            prog += (
+                (O_LIVE_REMOVE, bounced),
+                (O_ON_FAILURE, bounced),
+                (O_LIVE_ADD, tuple((b, cur[b]) for b in bounced)),
+                (O_ON_STARTUP, bounced),
+            )
+        if dead:
+            prog += ((O_ON_FAILURE, dead),)
+        self.run(prog + rest)
+
+    def on_broker_startup(self, brokers: tuple[int, ...]) -> tuple:
+        """``onBrokerStartup``: UpdateMetadata to all, replicas -> Online, trigger elections."""
+        self.send_um_all()
+        self.flush(self.replicas_online(brokers))
+        cfg = self.sys.cfg
+        prog: tuple = ((O_TRIGGER,),)
+        ctx = self.ctx
+        if ctx.reassigning:
+            # restart the reassignments with new replicas on the new brokers
+            prog += tuple((O_REASSIGN, p, 1) for p, rar in ctx.reassigning if any(b in rar for b in brokers))
+        if ctx.deleting and cfg.mutant != "no-deletion-retry-on-startup":
+            sys = self.sys
+            topics = tuple(
+                sorted(
+                    {
+                        p // sys.ppt
+                        for b in brokers
+                        for p in sys.parts_of[b]
+                        if self.queued(p) and b in ctx.ar[p]
+                    }
+                )
+            )
+            if topics:
+                prog += ((O_RESUME_TOPIC, topics),)
+                self.done |= D_DEL_RESUME
+        return prog
+
+    def on_broker_failure(self, brokers: tuple[int, ...]) -> tuple:
+        """``onBrokerFailure`` / ``onReplicasBecomeOffline``."""
+        ctx = self.ctx
+        if ctx.shutting:
+            self.ctx = ctx = ctx._replace(shutting=tuple(b for b in ctx.shutting if b not in brokers))
+        without_leader = []
+        for p, z in enumerate(ctx.leaders):
+            if z is not None and (z.leader == NO_LEADER or not ctx.live[z.leader]):
+                if ctx.deleting and self.queued(p):
+                    continue
+                without_leader.append(p)
+        for p in without_leader:
+            self.set_pstate(p, PartitionState.OfflinePartition)
+            self.history |= 2 << p
+        prog: tuple = ((O_TRIGGER,),) if self.sys.cfg.mutant != "no-election-on-broker-failure" else ()
+        if ctx.deleting:
+            sys = self.sys
+            for b in brokers:
+                mine = [
+                    p
+                    for p in sys.parts_of[b]
+                    if b in ctx.ar[p] and ctx.pstates[p] != PartitionState.NonExistentPartition
+                ]
+                keep = tuple(p for p in mine if not self.queued(p))
+                dele = tuple(p for p in mine if self.queued(p))
+                prog += ((O_REMOVE_ISR, b, keep),)
+                if dele:
+                    prog += ((O_FAIL_DELETION, ((b, dele),)),)
+        else:
+            prog += tuple((O_REMOVE_ISR, b) for b in brokers)
+        if not without_leader:
+            prog += ((O_SEND_UM,),)
+        return prog

@@ -1,0 +1,140 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from explorer.speedups import set_item
+from model.controller.config import ControllerConfig, Elector, ExpiryHandling, ZkResponses
+from model.controller.messages import EV_REELECT, Q_REGISTER_BROKER
+from model.controller.state import Ctx, Node, Rep, State, Zk
+
+if TYPE_CHECKING:  # annotations only
+    from model.controller.base import ControllerBase
+from model.state_machines import PartitionState, ReplicaState
+
+
+class Cluster:
+    """The static layout the configuration gives (brokers, partitions, replica slots, which
+    workflows are on) and the helpers every actor's step uses."""
+
+    #: the controller class a step runs (a mutant overrides it: invariants/mutants/)
+    controller_cls: type[ControllerBase]
+
+    def __init__(self, cfg: ControllerConfig) -> None:
+        self.cfg = cfg
+        self.nb = cfg.brokers
+        self.np = cfg.partitions
+        self.replicas = cfg.replicas()
+        self.admin = cfg.admin
+        self.targets = cfg.targets()
+        # replica slots: the assignment, plus the reassignment targets of reassigned partitions
+        self.slots = tuple(
+            reps + tuple(r for r in self.targets[p] if r not in reps) if p < cfg.max_reassignments else reps
+            for p, reps in enumerate(self.replicas)
+        )
+        self.parts_of = tuple(tuple(p for p in range(self.np) if b in self.slots[p]) for b in range(self.nb))
+        self.rindex = tuple({r: i for i, r in enumerate(reps)} for reps in self.slots)
+        self.legacy = cfg.elector is Elector.LEGACY
+        self.merged = cfg.zk_responses is ZkResponses.MERGED
+        self.queued = self.legacy or cfg.session_expiry_handling is ExpiryHandling.QUEUED
+        self.ppt = cfg.partitions_per_topic
+        self.later = cfg.topics_created_later
+        self.topics_at_start = cfg.topics - cfg.topics_created_later
+        # the partitions an admin adds after start (the last ``partitions_added_later`` of a topic)
+        first_added = self.ppt - cfg.partitions_added_later
+        self.added = frozenset(p for p in range(self.np) if p % self.ppt >= first_added)
+        # partitions that may be absent from a controller's context (topic creation, expansion,
+        # deletion): replicasOnBrokers skips them
+        self.maybe_absent = bool(self.later or self.added or cfg.max_topic_deletions)
+        self._empty_rep = Rep(-1, -1, (), 0, (), 0, (), False)
+        self._init: State | None = None
+
+    def empty_ctx(self, epoch: int, version: int) -> Ctx:
+        """A fresh controller context right after winning an election."""
+        return Ctx(
+            epoch,
+            version,
+            (0,) * self.nb,
+            (None,) * self.np,
+            (PartitionState.NonExistentPartition,) * self.np,
+            tuple((ReplicaState.NonExistentReplica,) * len(r) for r in self.slots),
+            self.replicas,
+        )
+
+    def present(self, zk: Zk, p: int) -> bool:
+        """Partition ``p`` exists in ZooKeeper (its topic created and not deleted, and the
+        partition not one still to be added).
+
+        >>> from model.controller import ControllerSystem, ControllerConfig
+        >>> sys = ControllerSystem(ControllerConfig(partitions_per_topic=2, partitions_added_later=1))
+        >>> z = sys.init_states()[0].zk
+        >>> sys.present(z, 0), sys.present(z, 1)
+        (True, False)
+        """
+        t = p // self.ppt
+        if t >= self.topics_at_start + zk.created or t in zk.gone:
+            return False
+        return p not in self.added or t < zk.expanded
+
+    def cold_state(self) -> State:
+        """Every broker just started: session ``b + 1`` open, registration request queued."""
+        nodes = tuple(
+            Node(
+                alive=True,
+                session=b + 1,
+                expired=False,
+                bepoch=0,
+                zk_out=((Q_REGISTER_BROKER, True),),
+                zk_in=(),
+                ctl_watch=False,
+                watch=False,
+                active_id=-1,
+                ctx=None,
+                events=(),
+                pending=None,
+                seen_epoch=0,
+                reps=(self._empty_rep,) * self.np,
+            )
+            for b in range(self.nb)
+        )
+        zk = Zk(
+            None,
+            0,
+            0,
+            (None,) * self.nb,
+            (None,) * self.np,
+            (),
+            self.nb + 1,
+            (0,) * self.nb,
+            ar=self.replicas,
+        )
+        return State(zk, nodes, ((),) * (self.nb * self.nb), (), 0, 0, 0, 0, (), 0)
+
+    @staticmethod
+    def session_live(n: Node) -> bool:
+        """The server still holds the broker's current session."""
+        return n.session != 0 and not n.expired
+
+    def _fire(self, nodes: list[Node], ev: tuple[int, int], who: str, skip: int = -1) -> None:
+        """Append a watch event to every live broker watching (``ctl``: /controller, else controller watches)."""
+        if ev[0] == EV_REELECT and self.cfg.mutant == "no-reelect-on-controller-gone":
+            return
+        for b, n in enumerate(nodes):
+            if b == skip or not n.alive or n.expired or n.session == 0:
+                continue
+            if (n.ctl_watch if who == "ctl" else n.watch) and ev not in n.events:
+                nodes[b] = n._replace(events=(*n.events, ev))
+
+    def _commit(self, s: State, w: ControllerBase, **node_changes: Any) -> State:
+        n = w.n._replace(
+            zk_out=w.zk_out,
+            active_id=w.active_id,
+            ctx=w.ctx,
+            events=w.events,
+            pending=w.pending,
+            watch=w.watch,
+            **node_changes,
+        )
+        self._last_labels: tuple = tuple(w.labels)  # for successors_labelled
+        return s._replace(
+            nodes=set_item(s.nodes, w.me, n), chans=w.chans, invalid=w.invalid, history=w.history, done=w.done
+        )

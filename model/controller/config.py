@@ -1,0 +1,273 @@
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from explorer.config import ConfigError, key, validate
+
+
+class ZkWriteFencing(enum.StrEnum):
+    """What a controller's ZooKeeper write is conditioned on."""
+
+    CONTROLLER_EPOCH = "controller-epoch"  #: multi(check /controller_epoch version, op) (KAFKA-6082)
+    PARTITION_VERSION = "partition-version"  #: only the partition znode's version (before KAFKA-6082)
+
+
+class Elector(enum.StrEnum):
+    """Which controller election code runs."""
+
+    MODERN = "modern"  #: 2.x elect / registerControllerAndIncrementControllerEpoch (seed 004)
+    LEGACY = "legacy"  #: 0.8 ZookeeperLeaderElector + onControllerFailover (seed 000)
+
+
+class FollowerTruncation(enum.StrEnum):
+    """How a follower truncates its log."""
+
+    LEADER_EPOCH = "leader-epoch"  #: KIP-101 (with KIP-279): to the common prefix with the leader
+    HIGH_WATERMARK = "high-watermark"  #: pre-KIP-101: to its own high watermark
+
+
+class ZkResponses(enum.StrEnum):
+    """When a client receives a ZooKeeper response."""
+
+    MERGED = "merged"  #: in the server's step (the client reacts at once)
+    SEPARATE = "separate"  #: in a later ZkReply step
+
+
+class ExpiryHandling(enum.StrEnum):
+    """What a 2.x client does when it notices its session expired."""
+
+    CLEAR_AND_PUT = "clear-and-put"  #: 2.2+: in-flight event fails, Expire runs first (KAFKA-7235)
+    QUEUED = "queued"  #: older: reconnect at once, in-flight requests retried in the new session
+
+
+class Start(enum.StrEnum):
+    """The initial state."""
+
+    SETTLED = "settled"  #: the cold start run by a fixed fault-free schedule until quiet
+    COLD = "cold"  #: every broker just started: nothing registered, no controller
+
+
+MUTANTS = (
+    "none",
+    "no-epoch-bump",
+    "epoch-reset",
+    "no-controller-epoch-check",
+    "leader-outside-isr",
+    "empty-isr",
+    "no-leader-epoch-bump",
+    "skip-replica-init",
+    "failover-keeps-old-epoch",
+    "no-deletion-retry-on-startup",
+    "delete-keeps-partition-state",
+    "no-reassign-isr-watch",
+    "reassign-keeps-old-replica",
+    "cs-elects-shutting-down",
+    "preferred-any-isr-replica",
+    "no-election-on-broker-failure",
+    "no-reelect-on-controller-gone",
+    "no-resume-after-replica-deletion",
+)
+"""Named bugs a test can inject (config key ``mutant``); see ``tests/test_controller.py``."""
+
+
+@dataclass(frozen=True)
+class ControllerConfig:
+    """Bounds and variants of the controller model (defaults: the fixed 2.x design)."""
+
+    brokers: int = key(3, "number of brokers (ids 0..brokers-1)", min=1, max=5)
+    topics: int = key(1, "number of topics", min=1, max=4)
+    partitions_per_topic: int = key(1, "partitions of every topic", min=1, max=4)
+    replication_factor: int = key(2, "replicas of every partition", min=1, max=5)
+    assignment: tuple[tuple[int, ...], ...] = key(
+        (),
+        "replica assignment per partition, topic-major; empty: partition p gets "
+        "[(p + k) % brokers for k < replication_factor]",
+        min=0,
+    )
+    unclean_leader_election: bool = key(False, "unclean.leader.election.enable for every topic")
+    unclean_topics: tuple[int, ...] = key(
+        (), "topics whose own unclean.leader.election.enable is true", min=0
+    )
+    start: Start = key(Start.SETTLED, "initial state", choices=list(Start))
+    max_crashes: int = key(1, "broker crashes", min=0, max=9)
+    max_restarts: int = key(1, "broker restarts", min=0, max=9)
+    max_session_expiries: int = key(1, "ZooKeeper session expiries of live brokers", min=0, max=9)
+    max_controller_epoch: int = key(3, "no new fault once /controller_epoch reaches this", min=1, max=20)
+    max_records: int = key(0, "records the producer sends (acks=all)", min=0, max=9)
+    send_update_metadata: bool = key(True, "model UpdateMetadata requests")
+    session_expiry_handling: ExpiryHandling = key(
+        ExpiryHandling.CLEAR_AND_PUT,
+        "2.x client on noticing expiry (legacy elector: always queued, I0Itec ZkClient)",
+        choices=list(ExpiryHandling),
+    )
+    zk_responses: ZkResponses = key(
+        ZkResponses.MERGED, "when a client receives a ZooKeeper response", choices=list(ZkResponses)
+    )
+    zk_write_fencing: ZkWriteFencing = key(
+        ZkWriteFencing.CONTROLLER_EPOCH,
+        "controller ZooKeeper writes conditioned on",
+        choices=list(ZkWriteFencing),
+    )
+    broker_epoch: bool = key(True, "KIP-380 broker epochs (false: a fast bounce can go unseen)")
+    elector: Elector = key(Elector.MODERN, "controller election code", choices=list(Elector))
+    follower_truncation: FollowerTruncation = key(
+        FollowerTruncation.LEADER_EPOCH, "follower log truncation", choices=list(FollowerTruncation)
+    )
+    topics_created_later: int = key(
+        0,
+        "the last N topics do not exist at start; an admin creates each (in order) after start "
+        "(TopicChange -> onNewTopicCreation)",
+        min=0,
+        max=4,
+    )
+    max_topic_deletions: int = key(
+        0,
+        "an admin queues topics 0, 1, ... for deletion (/admin/delete_topics; TopicDeletionManager)",
+        min=0,
+        max=4,
+    )
+    delete_topic_enable: bool = key(True, "delete.topic.enable (false: deletions are cleared)")
+    partitions_added_later: int = key(
+        0,
+        "the last N partitions of every topic existing at start are absent; an admin adds them "
+        "(one AdminAddPartitions per topic, in order: PartitionModifications)",
+        min=0,
+        max=3,
+    )
+    max_reassignments: int = key(
+        0,
+        "an admin reassigns partitions 0, 1, ... (/admin/reassign_partitions: AR/RAR/OAR)",
+        min=0,
+        max=4,
+    )
+    reassignment: tuple[tuple[int, ...], ...] = key(
+        (),
+        "target replicas (RAR) per partition; empty: every replica r of the assignment becomes "
+        "(r + 1) % brokers",
+        min=0,
+    )
+    max_preferred_elections: int = key(
+        0, "admin-triggered preferred replica elections (/admin/preferred_replica_election)", min=0, max=4
+    )
+    auto_leader_rebalance: bool = key(
+        False, "auto.leader.rebalance.enable: a timer action queues the auto-rebalance check"
+    )
+    leader_imbalance_per_broker_percentage: int = key(
+        10, "leader.imbalance.per.broker.percentage", min=0, max=100
+    )
+    max_controlled_shutdowns: int = key(
+        0, "controlled shutdowns (ControlledShutdownRequest, then the broker stops)", min=0, max=4
+    )
+    max_unclean_enables: int = key(
+        0,
+        "an admin enables unclean.leader.election.enable dynamically for topics 0, 1, ... "
+        "(TopicUncleanLeaderElectionEnable)",
+        min=0,
+        max=4,
+    )
+    strict_deletion_transitions: bool = key(
+        False,
+        "record the invalid transitions Kafka 2.x attempts (and only logs) for replicas of topics "
+        "queued for deletion (a deleted replica's broker fails or restarts: ReplicaDeletionSuccessful "
+        "-> Ineligible / Online); false: skip them as Kafka does",
+    )
+    deletion_ignores_stale_broker_epoch: bool = key(
+        False,
+        "a StopReplica(delete) rejected for a stale broker epoch (sent to a broker's previous "
+        "incarnation) does not fail the deletion (false, as Kafka 2.x: the error fails the current "
+        "deletion round, which then waits for another trigger: L2 fails)",
+    )
+    liveness: bool = key(False, "check the eventually properties (bfs keeps every explored edge in memory)")
+    mutant: str = key("none", "test-only: inject a named bug", choices=MUTANTS)
+
+    def __post_init__(self) -> None:
+        validate(self)
+        b = self.brokers
+        if self.replication_factor > b:
+            raise ConfigError(f"replication_factor: {self.replication_factor} exceeds brokers ({b})")
+        n = self.topics * self.partitions_per_topic
+        if self.assignment:
+            if len(self.assignment) != n:
+                raise ConfigError(f"assignment: expected {n} partitions (topics x partitions_per_topic)")
+            for i, reps in enumerate(self.assignment):
+                if not reps:
+                    raise ConfigError(f"assignment[{i}]: no replica")
+                if len(set(reps)) != len(reps):
+                    raise ConfigError(f"assignment[{i}]: duplicate replica")
+                for r in reps:
+                    if r >= b:
+                        raise ConfigError(f"assignment[{i}]: broker {r} does not exist")
+        for t in self.unclean_topics:
+            if t >= self.topics:
+                raise ConfigError(f"unclean_topics: topic {t} does not exist")
+        if self.topics_created_later > self.topics:
+            raise ConfigError(
+                f"topics_created_later: {self.topics_created_later} exceeds topics ({self.topics})"
+            )
+        if self.max_topic_deletions > self.topics:
+            raise ConfigError(
+                f"max_topic_deletions: {self.max_topic_deletions} exceeds topics ({self.topics})"
+            )
+        if self.max_unclean_enables > self.topics:
+            raise ConfigError(
+                f"max_unclean_enables: {self.max_unclean_enables} exceeds topics ({self.topics})"
+            )
+        if self.partitions_added_later >= self.partitions_per_topic:
+            raise ConfigError(
+                f"partitions_added_later: must be below partitions_per_topic ({self.partitions_per_topic})"
+            )
+        if self.max_reassignments > n:
+            raise ConfigError(f"max_reassignments: {self.max_reassignments} exceeds partitions ({n})")
+        if self.reassignment:
+            if len(self.reassignment) != n:
+                raise ConfigError(f"reassignment: expected {n} partitions (topics x partitions_per_topic)")
+            for i, reps in enumerate(self.reassignment):
+                if not reps or len(set(reps)) != len(reps) or any(r >= b for r in reps):
+                    raise ConfigError(f"reassignment[{i}]: needs distinct existing brokers")
+
+    def targets(self) -> tuple[tuple[int, ...], ...]:
+        """Reassignment targets (RAR) per partition.
+
+        >>> ControllerConfig(brokers=3, replication_factor=2).targets()
+        ((1, 2),)
+        """
+        if self.reassignment:
+            return self.reassignment
+        return tuple(tuple((r + 1) % self.brokers for r in reps) for reps in self.replicas())
+
+    @property
+    def admin(self) -> bool:
+        """Some admin workflow of issue 4 is on (deletion, expansion, reassignment, preferred
+        election, auto rebalance, controlled shutdown, dynamic unclean election)."""
+        return bool(
+            self.max_topic_deletions
+            or self.partitions_added_later
+            or self.max_reassignments
+            or self.max_preferred_elections
+            or self.auto_leader_rebalance
+            or self.max_controlled_shutdowns
+            or self.max_unclean_enables
+        )
+
+    @property
+    def partitions(self) -> int:
+        """Total number of partitions."""
+        return self.topics * self.partitions_per_topic
+
+    def replicas(self) -> tuple[tuple[int, ...], ...]:
+        """The assignment actually used.
+
+        >>> ControllerConfig(brokers=3, replication_factor=2, partitions_per_topic=2).replicas()
+        ((0, 1), (1, 2))
+        """
+        if self.assignment:
+            return self.assignment
+        return tuple(
+            tuple((p + k) % self.brokers for k in range(self.replication_factor))
+            for p in range(self.partitions)
+        )
+
+    def unclean(self, p: int) -> bool:
+        """Topic-level ``unclean.leader.election.enable`` of partition ``p``'s topic."""
+        return self.unclean_leader_election or (p // self.partitions_per_topic) in self.unclean_topics

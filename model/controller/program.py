@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+# program ops of the controller interpreter
+(
+    O_ELECT,
+    O_MAYBE_RESIGN,
+    O_FAILOVER,
+    O_TRIGGER,
+    O_BROKER_CHANGE,
+    O_ON_STARTUP,
+    O_ON_FAILURE,
+    O_REMOVE_ISR,
+    O_LIVE_REMOVE,
+    O_LIVE_ADD,
+    O_ISR_CHANGE,
+    O_L_ELECT,
+    O_L_RESIGN_ELECT,
+    O_SEND_UM,
+    O_NEW_PARTITIONS,
+    O_NEW_REPLICAS_ONLINE,
+    O_RESUME_DELETIONS,
+    O_DEL_STARTED,
+    O_DEL_COMPLETE,
+    O_FAIL_DELETION,
+    O_REASSIGN,
+    O_REASSIGN_DONE,
+    O_ELECT_PARTS,
+    O_DELETE_PREFERRED,
+    O_CS_RESPOND,
+    O_RESUME_TOPIC,
+    O_ON_TOPIC_DELETION,
+    O_STOP,
+) = range(28)
+
+# waits (what a parked continuation waits for)
+W_ELECT_READ, W_RESIGN_READ, W_REGISTER, W_CONTEXT, W_INIT, W_ELECT_PARTS, W_ELECT_WRITE = range(7)
+W_BROKERS, W_ISR_READ, W_RM_READ, W_RM_WRITE, W_L_READ, W_L_CREATE, W_L_EPOCH, W_L_INC = range(7, 15)
+W_TOPICS = 15
+W_DEL_READ, W_DEL_DONE, W_PMOD, W_REASSIGN_READ, W_REASSIGN_PARTS, W_ASSIGN, W_PREF_READ = range(16, 23)

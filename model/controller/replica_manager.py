@@ -1,0 +1,228 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from explorer.speedups import set_item
+from model.controller.actions import Deliver, Fetch, Produce, ShrinkIsr
+from model.controller.cluster import Cluster
+from model.controller.config import FollowerTruncation
+from model.controller.messages import (
+    EV_DELETE_RESP,
+    EV_DELETE_RESP_ERR,
+    M_CS_RESPONSE,
+    M_LEADER_AND_ISR,
+    M_STOP_REPLICA,
+    Q_UPDATE_ISR,
+)
+from model.controller.state import Node, PartZ, Rep, State
+
+
+class ReplicaManager(Cluster):
+    """The data plane of every broker: controller requests applied (LeaderAndIsr, UpdateMetadata,
+    StopReplica), produce with acks=all, follower fetches, high watermark, ISR shrink and expand."""
+
+    @staticmethod
+    def _isr_write_in_flight(n: Node, msg: tuple) -> bool:
+        """A LeaderAndIsr for a partition whose leader is writing its ISR waits.
+
+        Kafka 2.x's ``Partition.makeLeader`` / ``makeFollower`` take
+        ``leaderIsrUpdateLock``'s write lock, which ``maybeShrinkIsr`` / ``maybeExpandIsr``
+        hold across their synchronous ZooKeeper write; so the request is applied only
+        after that write's response (otherwise the leader could start a second ISR write,
+        and append under an ISR the first write is about to replace).
+        """
+        if msg[0] != M_LEADER_AND_ISR:
+            return False
+        reps = n.reps
+        return any(reps[entry[0]].pend for entry in msg[3])
+
+    def _deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
+        cfg = self.cfg
+        i = sender * self.nb + d
+        q = s.chans[i]
+        msg = q[0]
+        chans = set_item(s.chans, i, q[1:])
+        n = s.nodes[d]
+        kind, ctl_epoch, bepoch, payload = msg
+        act = Deliver(sender, d, msg)
+        stale_broker = cfg.broker_epoch and bepoch < n.bepoch
+        stale = (ctl_epoch < n.seen_epoch and cfg.mutant != "no-controller-epoch-check") or stale_broker
+        if stale:
+            if (
+                kind == M_STOP_REPLICA
+                and payload[2]
+                and not (stale_broker and cfg.deletion_ignores_stale_broker_epoch)
+            ):
+                # the error response (STALE_CONTROLLER_EPOCH / STALE_BROKER_EPOCH) still reaches
+                # the deletion callback
+                return act, self._stop_replica_response(s._replace(chans=chans), sender, d, payload[0], True)
+            return act, s._replace(chans=chans)
+        n = n._replace(seen_epoch=max(n.seen_epoch, ctl_epoch))
+        if kind == M_STOP_REPLICA:
+            mask, delete, callback = payload
+            reps = n.reps
+            for p in range(self.np):
+                if (mask >> p) & 1:
+                    r = reps[p]
+                    if delete:
+                        r = self._empty_rep
+                    else:
+                        r = r._replace(leader=-1, isr=(), zkv=0, known=(), pend=False, ar=())
+                    reps = set_item(reps, p, r)
+            t = s._replace(chans=chans, nodes=set_item(s.nodes, d, n._replace(reps=reps)))
+            if callback:
+                t = self._stop_replica_response(t, sender, d, mask, False)
+            return act, t
+        if kind == M_CS_RESPONSE:
+            if n.cs >= 3:
+                n = n._replace(cs=2)
+            return act, s._replace(chans=chans, nodes=set_item(s.nodes, d, n))
+        if kind == M_LEADER_AND_ISR:
+            reps = n.reps
+            for entry in payload:
+                p, leader, lepoch, isr, zkv = entry[:5]
+                r = reps[p]
+                if r.epoch >= lepoch:
+                    continue  # stale leader epoch
+                if leader == d:
+                    known = tuple(len(r.log) if x == d else 0 for x in range(self.nb))
+                    r = r._replace(leader=d, epoch=lepoch, isr=isr, zkv=zkv, known=known, pend=False)
+                    if len(entry) > 5:
+                        r = r._replace(ar=entry[5])
+                else:
+                    log = r.log
+                    if cfg.follower_truncation is FollowerTruncation.HIGH_WATERMARK and len(log) > r.hw:
+                        log = log[: r.hw]
+                    r = r._replace(leader=leader, epoch=lepoch, isr=(), zkv=0, known=(), pend=False, log=log)
+                reps = set_item(reps, p, r)
+            n = n._replace(reps=reps)
+        return act, s._replace(chans=chans, nodes=set_item(s.nodes, d, n))
+
+    def _stop_replica_response(self, s: State, sender: int, d: int, mask: int, error: bool) -> State:
+        """The StopReplica response callback queues TopicDeletionStopReplicaResponseReceived at
+        the sending controller (if that process still runs)."""
+        n = s.nodes[sender]
+        if not n.alive:
+            return s
+        ev = (EV_DELETE_RESP_ERR if error else EV_DELETE_RESP, mask * 8 + d)
+        if ev in n.events:
+            return s
+        return s._replace(nodes=set_item(s.nodes, sender, n._replace(events=(*n.events, ev))))
+
+    def _advance_hw(self, r: Rep, me: int, p: int, acked: tuple) -> tuple[Rep, tuple]:
+        end = len(r.log)
+        hw_new = end
+        for x in r.isr:
+            if x != me:
+                k = r.known[x]
+                if k < hw_new:
+                    hw_new = k
+        if hw_new <= r.hw:
+            return r, acked
+        added = [(p, o, r.log[o]) for o in range(r.hw, hw_new) if r.log[o] == r.epoch]
+        if added:
+            acked = tuple(sorted(set(acked) | set(added)))
+        return r._replace(hw=hw_new), acked
+
+    def _isr_result(self, s: State, b: int, n: Node, resp: tuple) -> State:
+        _, p, z = resp
+        r = n.reps[p]
+        acked = s.acked
+        r = r._replace(pend=False)
+        if z is not None and r.leader == b and r.epoch == z.leader_epoch:
+            r = r._replace(isr=z.isr, zkv=z.version)
+            r, acked = self._advance_hw(r, b, p, acked)
+        elif z is None and self.admin and r.leader == b:
+            # BadVersion: the cached zkVersion is stale and every retry with it would fail too; the
+            # leader waits for a LeaderAndIsr (admin configurations only: without it a leader could
+            # retry forever and starve that LeaderAndIsr, which waits for the ISR write)
+            r = r._replace(zkv=-1)
+        n = n._replace(reps=set_item(n.reps, p, r))
+        return s._replace(nodes=set_item(s.nodes, b, n), acked=acked)
+
+    def _data_plane(self, s: State) -> Iterator[tuple[Any, State]]:
+        cfg = self.cfg
+        nodes = s.nodes
+        for b in range(self.nb):
+            n = nodes[b]
+            if not n.alive:
+                continue
+            for p in self.parts_of[b]:
+                r = n.reps[p]
+                if r.leader == b:
+                    if r.pend:
+                        continue  # leaderIsrUpdateLock is held during the ISR write
+                    if s.produced < cfg.max_records:
+                        yield self._produce(s, b, p)
+                    if not r.pend:
+                        for f in r.isr:
+                            if f == b:
+                                continue
+                            fn = nodes[f]
+                            stopped = not fn.alive or fn.reps[p].leader != b
+                            if r.zkv < 0:
+                                break  # stale zkVersion (admin configurations only)
+                            if stopped or r.known[f] < len(r.log):
+                                yield self._shrink(s, b, p, f)
+                elif r.leader >= 0:
+                    ln = nodes[r.leader]
+                    lr = ln.reps[p]
+                    if ln.alive and lr.leader == r.leader and not lr.pend:
+                        t = self._fetch(s, b, p, r.leader)
+                        if t is not s:
+                            yield Fetch(b, p, r.leader), t
+
+    def _produce(self, s: State, b: int, p: int) -> tuple[Any, State]:
+        n = s.nodes[b]
+        r = n.reps[p]
+        r = r._replace(log=(*r.log, r.epoch))
+        acked = s.acked
+        r, acked = self._advance_hw(r, b, p, acked)
+        n = n._replace(reps=set_item(n.reps, p, r))
+        return Produce(b, p), s._replace(nodes=set_item(s.nodes, b, n), acked=acked, produced=s.produced + 1)
+
+    def _fetch(self, s: State, f: int, p: int, ld: int) -> State:
+        cfg = self.cfg
+        nodes = s.nodes
+        fr = nodes[f].reps[p]
+        lr = nodes[ld].reps[p]
+        flog = fr.log
+        llog = lr.log
+        if cfg.follower_truncation is FollowerTruncation.LEADER_EPOCH:
+            k = 0
+            m = min(len(flog), len(llog))
+            while k < m and flog[k] == llog[k]:
+                k += 1
+            flog = flog[:k]
+        elif len(flog) > len(llog):
+            flog = flog[: len(llog)]
+        hw_read = lr.hw
+        offset = len(flog)
+        acked = s.acked
+        lr2 = lr._replace(known=set_item(lr.known, f, offset))
+        lr2, acked = self._advance_hw(lr2, ld, p, acked)
+        new_flog = flog + llog[offset:]
+        fr2 = fr._replace(log=new_flog, hw=min(hw_read, len(new_flog)))
+        ln = nodes[ld]
+        send = None
+        if f not in lr2.isr and offset >= lr2.hw and (not lr2.ar or f in lr2.ar) and lr2.zkv >= 0:
+            isr = tuple(x for x in self.slots[p] if x in lr2.isr or x == f)
+            send = (Q_UPDATE_ISR, p, PartZ(ld, lr2.epoch, isr, ln.seen_epoch, lr2.zkv))
+            lr2 = lr2._replace(pend=True)
+        if fr2 == fr and lr2 == lr and acked is s.acked:
+            return s
+        ln = ln._replace(reps=set_item(ln.reps, p, lr2))
+        if send is not None:
+            ln = ln._replace(zk_out=(*ln.zk_out, send))
+        fn = nodes[f]._replace(reps=set_item(nodes[f].reps, p, fr2))
+        nodes = set_item(set_item(nodes, ld, ln), f, fn)
+        return s._replace(nodes=nodes, acked=acked)
+
+    def _shrink(self, s: State, b: int, p: int, f: int) -> tuple[Any, State]:
+        n = s.nodes[b]
+        r = n.reps[p]
+        isr = tuple(x for x in r.isr if x != f)
+        req = (Q_UPDATE_ISR, p, PartZ(b, r.epoch, isr, n.seen_epoch, r.zkv))
+        n = n._replace(reps=set_item(n.reps, p, r._replace(pend=True)), zk_out=(*n.zk_out, req))
+        return ShrinkIsr(b, p, f), s._replace(nodes=set_item(s.nodes, b, n))

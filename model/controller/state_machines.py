@@ -1,0 +1,341 @@
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.speedups import set_item
+from model.controller.base import (
+    ELECTION_OUTCOME_LABEL,
+    VALID_PARTITION_TRANSITION,
+    VALID_REPLICA_TRANSITION,
+    ControllerBase,
+)
+from model.controller.messages import (
+    Q_DELETE_ISR_CHANGES,
+    Q_READ_PARTS,
+    Q_WRITE_PARTS,
+    S_EPOCH,
+    S_INIT,
+    S_OFFLINE,
+    S_PREFERRED,
+    S_REASSIGN,
+    S_REMOVE,
+    STRATEGY_NAMES,
+)
+from model.controller.program import W_ELECT_PARTS, W_ELECT_WRITE, W_INIT, W_RM_READ, W_RM_WRITE
+from model.controller.state import D_ADDED, D_PREFERRED, D_UNCLEAN_DYN, PartZ
+from model.election import (
+    NO_LEADER,
+    ElectionOutcome,
+    ElectionResult,
+    LeaderAndIsr,
+    initialize_leader_and_isr,
+    leader_for_controlled_shutdown,
+    leader_for_preferred_replica,
+    leader_for_reassign,
+    new_leader_and_isr,
+    offline_partition_leader_election_strategy,
+    remove_replica_from_isr,
+)
+from model.state_machines import PartitionState, ReplicaState
+
+
+class StateMachines(ControllerBase):
+    """PartitionStateMachine / ReplicaStateMachine ``handleStateChanges`` as the controller runs them:
+    replicas -> OnlineReplica, ``triggerOnlinePartitionStateChange``, ``doElectLeaderForPartitions``,
+    ``doRemoveReplicasFromIsr``, ``IsrChangeNotification``."""
+
+    __slots__ = ()
+
+    def replicas_online(self, brokers: list[int] | tuple[int, ...]) -> tuple:
+        """``replicaStateMachine.handleStateChanges(replicas on brokers, OnlineReplica)``."""
+        batch: list = []
+        sys = self.sys
+        later = sys.maybe_absent
+        admin = sys.admin
+        for b in brokers:
+            for p in sys.parts_of[b]:
+                if later and self.ctx.pstates[p] == PartitionState.NonExistentPartition:
+                    continue  # a topic not created yet: not in replicasOnBrokers
+                if admin and b not in self.ctx.ar[p]:
+                    continue  # a slot of a reassignment target not (or no longer) assigned
+                i = sys.rindex[p][b]
+                cur = self.ctx.rstates[p][i]
+                if (
+                    self.ctx.deleting
+                    and not VALID_REPLICA_TRANSITION[(cur, ReplicaState.OnlineReplica)]
+                    and self.queued(p)
+                    and not sys.cfg.strict_deletion_transitions
+                ):
+                    continue  # Kafka logs the invalid transition and skips the replica
+                if not self.set_rstate(p, b, ReplicaState.OnlineReplica):
+                    continue
+                if cur != ReplicaState.NewReplica:
+                    z = self.ctx.leaders[p]
+                    if z is not None:
+                        batch.append((b, self.entry(p, z)))
+        return tuple(batch)
+
+    def trigger_start(self, rest: tuple, batch: tuple, topic: int = -1) -> bool:
+        """``triggerOnlinePartitionStateChange`` (of one topic when ``topic`` >= 0): New and
+        Offline partitions of topics not queued for deletion go to OnlinePartition."""
+        ctx = self.ctx
+        new_parts: list[int] = []
+        elect: list[int] = []
+        deleting = ctx.deleting
+        ppt = self.sys.ppt
+        for p, st in enumerate(ctx.pstates):
+            if st == PartitionState.NewPartition or st == PartitionState.OfflinePartition:
+                if deleting and (p // ppt) in deleting:
+                    continue  # no leader election for partitions of topics queued for deletion
+                if topic >= 0 and p // ppt != topic:
+                    continue
+                if not VALID_PARTITION_TRANSITION[
+                    (st, PartitionState.OnlinePartition)
+                ]:  # pragma: no cover - valid by table
+                    self.record_invalid(0, p, st, PartitionState.OnlinePartition)
+                    continue
+                (new_parts if st == PartitionState.NewPartition else elect).append(p)
+        return self.trigger_init(tuple(new_parts), tuple(elect), batch, rest)
+
+    def trigger_init(self, new_parts: tuple, elect: tuple, batch: tuple, rest: tuple) -> bool:
+        live = self.live_brokers()
+        writes = []
+        for p in new_parts:
+            lai = initialize_leader_and_isr(self.ctx.ar[p], live)
+            self.record_election("new_partition", "none" if lai is None else "isr")
+            if lai is not None:
+                writes.append((p, PartZ(lai.leader, lai.leader_epoch, lai.isr, self.ctx.epoch, -1)))
+        if writes:
+            self.send_zk((Q_WRITE_PARTS, tuple(writes), self.fence(), self.ctx.epoch, True, S_INIT))
+            self.park(W_INIT, elect, batch, rest)
+            return True
+        return self.trigger_elect(elect, batch, rest)
+
+    def trigger_init_done(self, resp: tuple, elect: tuple, batch: tuple, rest: tuple) -> None:
+        if self.ctx is None:
+            self.run(rest)
+            return
+        _, ok, results = resp
+        if not ok:
+            self.controller_moved(rest)
+            return
+        batch_l = list(batch)
+        for p, z in results:
+            if z is None:
+                continue
+            self.ctx = self.ctx._replace(leaders=set_item(self.ctx.leaders, p, z))
+            self.set_pstate(p, PartitionState.OnlinePartition)
+            if p in self.sys.added:
+                self.done |= D_ADDED
+            for r in z.isr:
+                batch_l.append((r, self.entry(p, z)))
+        if not self.trigger_elect(elect, tuple(batch_l), rest):
+            self.run(rest)
+
+    def trigger_elect(self, elect: tuple, batch: tuple, rest: tuple, strategy: int = S_OFFLINE) -> bool:
+        """``doElectLeaderForPartitions``: read the partition states, elect, write, retry."""
+        if elect:
+            self.send_zk((Q_READ_PARTS, elect))
+            self.park(W_ELECT_PARTS, (strategy, elect), batch, rest)
+            return True
+        self.flush(batch)
+        return False
+
+    def elect_one(self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple) -> Any:
+        """The election of one partition with ``strategy`` (seed 002's four strategies)."""
+        sys = self.sys
+        cfg = sys.cfg
+        ctx = self.ctx
+        ar = ctx.ar[p]
+        if strategy == S_OFFLINE:
+            unclean = cfg.unclean(p) or (p // sys.ppt) in dyn
+            return offline_partition_leader_election_strategy(ar, cur, live, False, unclean)
+        if strategy == S_REASSIGN:
+            return leader_for_reassign(ar, cur, live)
+        if strategy == S_PREFERRED:
+            if cfg.mutant == "preferred-any-isr-replica":
+                return offline_partition_leader_election_strategy(ar, cur, live, False, False)
+            return leader_for_preferred_replica(ar, cur, live)
+        if strategy == S_EPOCH:
+            # updateLeaderEpoch: same leader and ISR, leader epoch + 1
+            return ElectionResult(new_leader_and_isr(cur, cur.leader, cur.isr), ar, ElectionOutcome.CLEAN)
+        # S_CONTROLLED_SHUTDOWN: liveOrShuttingDownBrokerIds
+        shutting = ctx.shutting if cfg.mutant != "cs-elects-shutting-down" else ()
+        live_or_shutting = tuple(b for b, e in enumerate(ctx.live) if e)
+        return leader_for_controlled_shutdown(ar, cur, live_or_shutting, shutting)
+
+    def trigger_elect_read(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
+        ctx = self.ctx
+        if ctx is None:
+            self.run(rest)
+            return
+        strategy = data[0]
+        cfg = self.sys.cfg
+        live = self.live_brokers()
+        dyn = resp[2] if len(resp) > 2 else ()
+        writes = []
+        for p, z in resp[1]:
+            if z is None or z.ctl_epoch > ctx.epoch:
+                continue  # failed election (no state / written by a newer controller)
+            cur = LeaderAndIsr(z.leader, z.leader_epoch, z.isr, z.version)
+            res = self.elect_one(strategy, p, cur, live, dyn)
+            lai = res.leader_and_isr
+            if strategy != S_EPOCH:
+                self.record_election(STRATEGY_NAMES[strategy], ELECTION_OUTCOME_LABEL[res.outcome])
+            if lai is None:
+                continue
+            epoch = lai.leader_epoch
+            if cfg.mutant == "no-leader-epoch-bump":
+                epoch = z.leader_epoch
+            new = PartZ(lai.leader, epoch, lai.isr, ctx.epoch, z.version)
+            # 0: clean; 1: unclean by the static topic config; 2: by a dynamically enabled one
+            u = 0
+            if res.outcome == ElectionOutcome.UNCLEAN:
+                u = 1 if cfg.unclean(p) else 2
+            writes.append((p, new, res.live_replicas, u))
+        if not writes:
+            self.flush(batch)
+            self.run(rest)
+            return
+        self.send_zk(
+            (Q_WRITE_PARTS, tuple((p, z) for p, z, _, _ in writes), self.fence(), ctx.epoch, False, strategy)
+        )
+        self.park(W_ELECT_WRITE, (strategy, tuple((p, rec, u) for p, _, rec, u in writes)), batch, rest)
+
+    def trigger_elect_written(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
+        if self.ctx is None:
+            self.run(rest)
+            return
+        _, ok, results = resp
+        if not ok:
+            self.controller_moved(rest)
+            return
+        strategy, items = data
+        batch_l = list(batch)
+        retry = []
+        for (p, z), (_, recipients, unclean) in zip(results, items):
+            if z is None:
+                retry.append(p)  # BadVersion: updatesToRetry
+                continue
+            self.ctx = self.ctx._replace(leaders=set_item(self.ctx.leaders, p, z))
+            if strategy != S_EPOCH:
+                self.set_pstate(p, PartitionState.OnlinePartition)
+            if unclean:
+                self.history |= 1
+                if unclean == 2:
+                    self.done |= D_UNCLEAN_DYN
+            if strategy == S_PREFERRED:
+                self.done |= D_PREFERRED
+            for r in recipients:
+                batch_l.append((r, self.entry(p, z)))
+        if retry:
+            self.trigger_elect(tuple(retry), tuple(batch_l), rest, strategy)
+            return
+        self.flush(tuple(batch_l))
+        self.run(rest)
+
+    def remove_isr_start(self, b: int, rest: tuple, only: tuple[int, ...] | None = None) -> bool:
+        """Replica ``b`` of its partitions (of ``only``) -> OfflineReplica: ``doRemoveReplicasFromIsr``."""
+        sys = self.sys
+        ctx = self.ctx
+        with_info = []
+        later = sys.maybe_absent
+        admin = sys.admin
+        for p in sys.parts_of[b] if only is None else only:
+            if later and ctx.pstates[p] == PartitionState.NonExistentPartition:
+                continue  # a topic not created yet: not in replicasOnBrokers
+            if admin and only is None and b not in ctx.ar[p]:
+                continue
+            i = sys.rindex[p][b]
+            cur = ctx.rstates[p][i]
+            if not VALID_REPLICA_TRANSITION[(cur, ReplicaState.OfflineReplica)]:
+                self.record_invalid(1, p, cur, ReplicaState.OfflineReplica)
+                continue
+            if ctx.leaders[p] is None:
+                self.set_rstate(p, b, ReplicaState.OfflineReplica)
+                self.send_um_all()
+            else:
+                with_info.append(p)
+        if not with_info:
+            return False
+        self.send_zk((Q_READ_PARTS, tuple(with_info)))
+        self.park(W_RM_READ, (b, tuple(with_info)), (), rest)
+        return True
+
+    def remove_isr_read(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
+        ctx = self.ctx
+        if ctx is None:
+            self.run(rest)
+            return
+        b, parts = data
+        mutant = self.sys.cfg.mutant
+        writes = []
+        done = []
+        for p, z in resp[1]:
+            if z is None or z.ctl_epoch > ctx.epoch:
+                continue
+            cur = LeaderAndIsr(z.leader, z.leader_epoch, z.isr, z.version)
+            lai = remove_replica_from_isr(cur, b)
+            if lai is None:
+                done.append((p, z))
+                continue
+            isr = lai.isr
+            leader = lai.leader
+            if mutant == "leader-outside-isr" and z.leader != b:
+                isr = tuple(r for r in z.isr if r != z.leader) or isr
+            if mutant == "empty-isr":
+                isr = tuple(r for r in z.isr if r != b)
+            writes.append((p, PartZ(leader, lai.leader_epoch, isr, ctx.epoch, z.version)))
+        for p, z in done:
+            self.ctx = self.ctx._replace(leaders=set_item(self.ctx.leaders, p, z))
+            self.set_rstate(p, b, ReplicaState.OfflineReplica)
+        if not writes:
+            self.flush(batch)
+            self.run(rest)
+            return
+        self.send_zk((Q_WRITE_PARTS, tuple(writes), self.fence(), ctx.epoch, False, S_REMOVE))
+        self.park(W_RM_WRITE, (b, parts), batch, rest)
+
+    def remove_isr_written(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
+        if self.ctx is None:
+            self.run(rest)
+            return
+        _, ok, results = resp
+        if not ok:
+            self.controller_moved(rest)
+            return
+        b, _ = data
+        batch_l = list(batch)
+        retry = []
+        for p, z in results:
+            if z is None:
+                retry.append(p)
+                continue
+            self.ctx = self.ctx._replace(leaders=set_item(self.ctx.leaders, p, z))
+            if z.leader == NO_LEADER:
+                self.history |= 2 << p
+            self.set_rstate(p, b, ReplicaState.OfflineReplica)
+            for r in self.ctx.ar[p]:
+                if r != b:
+                    batch_l.append((r, self.entry(p, z)))
+        if retry:
+            self.send_zk((Q_READ_PARTS, tuple(retry)))
+            self.park(W_RM_READ, (b, tuple(retry)), tuple(batch_l), rest)
+            return
+        self.flush(tuple(batch_l))
+        self.run(rest)
+
+    def isr_change(self, parts: tuple[int, ...], states: tuple, rest: tuple) -> None:
+        ctx = self.ctx
+        if ctx is None:
+            self.run(rest)
+            return
+        if parts:
+            leaders = ctx.leaders
+            for p, z in zip(parts, states):
+                if z is not None:
+                    leaders = set_item(leaders, p, z)
+            self.ctx = ctx._replace(leaders=leaders)
+            self.send_um_all()
+        self.send_zk((Q_DELETE_ISR_CHANGES, parts, self.fence(), ctx.epoch))
+        self.run(rest)

@@ -1,0 +1,259 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from explorer.speedups import set_item
+from model.controller.actions import (
+    ACTION_KINDS,
+    ADMIN_KINDS,
+    FAIR_KINDS,
+    FAULT_KINDS,
+    AdminAddPartitions,
+    AdminCreateTopic,
+    AdminDeleteTopic,
+    AdminEnableUnclean,
+    AdminPreferredElection,
+    AdminReassign,
+    AutoRebalanceTick,
+    ControlledShutdown,
+    ProcessEvent,
+    TimePasses,
+)
+from model.controller.broker import Brokers
+from model.controller.config import Start
+from model.controller.controller import KafkaController
+from model.controller.coverage import ZK_LABELLED, expected_labels, sequence_arrow, zk_labels
+from model.controller.messages import (
+    EV_AUTO_REBALANCE,
+    EV_CONTROLLED_SHUTDOWN,
+    EV_DELETE_TOPICS,
+    EV_PARTITION_MOD,
+    EV_PREFERRED,
+    EV_REASSIGN,
+    EV_TOPIC_CHANGE,
+    EV_UNCLEAN_ENABLE,
+)
+from model.controller.state import State
+
+
+class ControllerSystem(Brokers):
+    """The controller model as a transition system (see the module docstring).
+
+    >>> from model.controller import ControllerConfig
+    >>> sys = ControllerSystem(ControllerConfig(brokers=2, replication_factor=2))
+    >>> s = sys.init_states()[0]
+    >>> s.zk.controller[0], s.zk.epoch, s.zk.parts[0].leader, s.zk.parts[0].isr
+    (0, 1, 0, (0, 1))
+    """
+
+    controller_cls = KafkaController
+
+    def settled_state(self) -> State:
+        """The cold start run by a fixed schedule (the first enabled action that is no fault,
+        produce or ISR shrink
+        action, repeatedly) until no such action is enabled."""
+        s = self.cold_state()
+        for _ in range(10_000):
+            nxt = None
+            for a, t in self.successors(s):
+                if not isinstance(a, FAULT_KINDS):
+                    nxt = t
+                    break
+            if nxt is None:
+                return s
+            s = nxt
+        raise AssertionError("settled start did not settle")  # pragma: no cover
+
+    def init_states(self) -> list[State]:
+        """The one initial state (``start``: settled or cold)."""
+        if self._init is None:
+            self._init = self.settled_state() if self.cfg.start is Start.SETTLED else self.cold_state()
+        return [self._init]
+
+    def action_kinds(self) -> tuple[str, ...]:
+        """Every action kind of the model."""
+        kinds: tuple[str, ...] = ACTION_KINDS
+        if self.later:
+            kinds = (*kinds, "AdminCreateTopic")
+        cfg = self.cfg
+        flags = (
+            cfg.max_topic_deletions,
+            self.added,
+            cfg.max_reassignments,
+            cfg.max_preferred_elections,
+            cfg.max_unclean_enables,
+            cfg.auto_leader_rebalance,
+            cfg.max_controlled_shutdowns,
+            cfg.max_controlled_shutdowns,
+        )
+        kinds = (*kinds, *(k for k, on in zip(ADMIN_KINDS, flags) if on))
+        return (*kinds, "TimePasses") if cfg.liveness else kinds
+
+    def fair_action_kinds(self) -> tuple[str, ...]:
+        """The weakly fair (healing) action kinds of the liveness properties (``FAIR_KINDS``).
+
+        >>> from model.controller import ControllerConfig
+        >>> "Deliver" in ControllerSystem(ControllerConfig()).fair_action_kinds()
+        True
+        """
+        return FAIR_KINDS
+
+    def is_terminal(self, s: State) -> bool:
+        """A state without successors is a proper end when no live broker waits for a response."""
+        return all(not n.alive or n.pending is None for n in s.nodes)
+
+    def successors_labelled(self, s: State) -> Iterator[tuple[Any, State, tuple]]:
+        """``successors`` with each transition's coverage labels (``model/controller/coverage.py``)."""
+        self._last_labels = ()
+        for a, t in self.successors(s):
+            labels: tuple = self._last_labels  # set by _commit while computing this step
+            self._last_labels = ()
+            if type(a) in ZK_LABELLED:  # only these steps can write to ZooKeeper
+                extra = zk_labels(self, s, a, t)
+                if extra:
+                    labels += extra
+            yield a, t, labels
+
+    def coverage_labels(self) -> list[tuple[str, ...]]:
+        """Every label ``successors_labelled`` is meant to hit (for coverage's never-hit list)."""
+        return expected_labels(self)
+
+    def sequence_arrow(self, action: Any) -> tuple[str, str, str]:
+        """(from actor, to actor, label) of an action in a counterexample's sequence diagram."""
+        return sequence_arrow(action)
+
+    def successors(self, s: State) -> Iterator[tuple[Any, State]]:
+        """Every enabled action, in a fixed order: controllers, ZooKeeper, replies, channels,
+        data plane, faults."""
+        cfg = self.cfg
+        nb = self.nb
+        nodes = s.nodes
+        for b in range(nb):
+            n = nodes[b]
+            if n.alive and n.pending is None and n.events:
+                yield self._process_event(s, b)
+        for b in range(nb):
+            n = nodes[b]
+            if n.zk_out and n.session != 0 and not n.expired:
+                yield self._zk_serve(s, b)
+        for b in range(nb):
+            n = nodes[b]
+            if n.alive and n.zk_in:
+                yield self._zk_reply(s, b)
+        chans = s.chans
+        for i in range(nb * nb):
+            if chans[i]:
+                d = i % nb
+                if nodes[d].alive and not self._isr_write_in_flight(nodes[d], chans[i][0]):
+                    yield self._deliver(s, i // nb, d)
+        yield from self._data_plane(s)
+        fault_ok = s.zk.epoch < cfg.max_controller_epoch
+        for b in range(nb):
+            n = nodes[b]
+            if n.alive:
+                if n.expired:
+                    yield self._notice(s, b)
+                if fault_ok and s.crashes < cfg.max_crashes:
+                    yield self._crash(s, b)
+                if fault_ok and s.expiries < cfg.max_session_expiries and self.session_live(n):
+                    yield self._expire(s, b, True)
+            else:
+                if self.session_live(n):
+                    yield self._expire(s, b, False)
+                elif fault_ok and s.restarts < cfg.max_restarts:
+                    yield self._restart(s, b)
+        if self.later and s.zk.created < self.later:
+            yield self._admin_create(s)
+        if self.admin:
+            yield from self._admin_actions(s)
+        if cfg.liveness:
+            yield TimePasses(), s
+
+    def _admin_actions(self, s: State) -> Iterator[tuple[Any, State]]:
+        """The admin requests, the rebalance timer and the controlled-shutdown steps."""
+        cfg = self.cfg
+        zk = s.zk
+        nodes = s.nodes
+        if zk.deletes < cfg.max_topic_deletions:
+            t = zk.deletes
+            ns = list(nodes)
+            if t not in zk.delete_topics:
+                self._fire(ns, (EV_DELETE_TOPICS, -1), "watch")
+            zk2 = zk._replace(deletes=t + 1, delete_topics=tuple(sorted({*zk.delete_topics, t})))
+            yield AdminDeleteTopic(t), s._replace(zk=zk2, nodes=tuple(ns))
+        if self.added and zk.expanded < self.topics_at_start and zk.expanded not in zk.gone:
+            t = zk.expanded
+            ns = list(nodes)
+            self._fire(ns, (EV_PARTITION_MOD, t), "watch")
+            yield AdminAddPartitions(t), s._replace(zk=zk._replace(expanded=t + 1), nodes=tuple(ns))
+        if zk.reassigns < cfg.max_reassignments and not zk.reassign:
+            p = zk.reassigns
+            if self.present(zk, p):
+                ns = list(nodes)
+                self._fire(ns, (EV_REASSIGN, -1), "watch")
+                rar = self.targets[p]
+                zk2 = zk._replace(reassigns=p + 1, reassign=((p, rar),))
+                yield AdminReassign(p, rar), s._replace(zk=zk2, nodes=tuple(ns))
+        if zk.preferreds < cfg.max_preferred_elections and not zk.preferred:
+            parts = tuple(p for p in range(self.np) if self.present(zk, p))
+            if parts:
+                ns = list(nodes)
+                self._fire(ns, (EV_PREFERRED, -1), "watch")
+                zk2 = zk._replace(preferreds=zk.preferreds + 1, preferred=parts)
+                yield AdminPreferredElection(parts), s._replace(zk=zk2, nodes=tuple(ns))
+        if len(zk.unclean_dyn) < cfg.max_unclean_enables:
+            t = len(zk.unclean_dyn)
+            if self.present(zk, t * self.ppt):
+                ns = list(nodes)
+                self._fire(ns, (EV_UNCLEAN_ENABLE, t), "watch")
+                zk2 = zk._replace(unclean_dyn=(*zk.unclean_dyn, t))
+                yield AdminEnableUnclean(t), s._replace(zk=zk2, nodes=tuple(ns))
+        if cfg.auto_leader_rebalance:
+            for b, n in enumerate(nodes):
+                # the check interval (300 s) is long next to event processing: the task fires
+                # when the controller is idle
+                if n.alive and n.ctx is not None and not n.events and n.pending is None and not n.expired:
+                    n2 = n._replace(events=((EV_AUTO_REBALANCE, -1),))
+                    yield AutoRebalanceTick(b), s._replace(nodes=set_item(nodes, b, n2))
+        if cfg.max_controlled_shutdowns:
+            c = zk.controller
+            for b, n in enumerate(nodes):
+                if n.cs and n.alive:
+                    if n.cs == 2 or not nodes[n.cs - 3].alive or nodes[n.cs - 3].ctx is None:
+                        # answered, or the request failed (controller gone): after its retries
+                        # (controlled.shutdown.max.retries) the broker shuts down anyway
+                        yield self._shutdown_complete(s, b)
+                elif (
+                    n.cs == 0
+                    and s.shutdowns < cfg.max_controlled_shutdowns
+                    and n.alive
+                    and self.session_live(n)
+                    and zk.brokers[b] is not None
+                    and c is not None
+                    and nodes[c[0]].alive
+                    and nodes[c[0]].ctx is not None
+                ):
+                    ns = list(nodes)
+                    ns[b] = ns[b]._replace(cs=3 + c[0])
+                    ev = (EV_CONTROLLED_SHUTDOWN, b)
+                    cn = ns[c[0]]
+                    if ev not in cn.events:
+                        ns[c[0]] = cn._replace(events=(*cn.events, ev))
+                    yield ControlledShutdown(b, c[0]), s._replace(nodes=tuple(ns), shutdowns=s.shutdowns + 1)
+
+    def _admin_create(self, s: State) -> tuple[Any, State]:
+        """The admin client's create of ``/brokers/topics/<t>``: fires the topics child watch."""
+        zk = s.zk
+        t = self.topics_at_start + zk.created
+        nodes = list(s.nodes)
+        self._fire(nodes, (EV_TOPIC_CHANGE, -1), "watch")
+        return AdminCreateTopic(t), s._replace(zk=zk._replace(created=zk.created + 1), nodes=tuple(nodes))
+
+    def _process_event(self, s: State, b: int) -> tuple[Any, State]:
+        n = s.nodes[b]
+        ev = n.events[0]
+        w = self.controller_cls(self, s, b, n)
+        w.events = n.events[1:]
+        w.process_event(ev)
+        return ProcessEvent(b, ev), self._commit(s, w)

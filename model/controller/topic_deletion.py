@@ -1,0 +1,221 @@
+from __future__ import annotations
+
+from explorer.speedups import set_item
+from model.controller.base import VALID_REPLICA_TRANSITION
+from model.controller.messages import M_STOP_REPLICA, Q_DELETE_DELETIONS, Q_DELETE_TOPIC
+from model.controller.program import (
+    O_DEL_COMPLETE,
+    O_DEL_STARTED,
+    O_FAIL_DELETION,
+    O_ON_TOPIC_DELETION,
+    O_REMOVE_ISR,
+    O_RESUME_DELETIONS,
+    O_SEND_UM,
+    W_DEL_DONE,
+)
+from model.controller.state import D_DEL_RESUME, D_DELETED, D_DELETED_AFTER_RESUME
+from model.controller.topics import TopicChanges
+from model.state_machines import PartitionState, ReplicaState
+
+
+class TopicDeletionManager(TopicChanges):
+    """Kafka's ``TopicDeletionManager`` (seed 001 step by step): enqueue, ineligible, retry, complete."""
+
+    __slots__ = ()
+
+    def rstate(self, p: int, r: int) -> ReplicaState:
+        return self.ctx.rstates[p][self.sys.rindex[p][r]]
+
+    def topic_replicas(self, t: int) -> list[tuple[int, int]]:
+        """``replicasForTopic``: (partition, replica) of the topic's partitions in the context."""
+        ctx = self.ctx
+        return [
+            (p, r)
+            for p in self.topic_partitions(t)
+            if ctx.pstates[p] != PartitionState.NonExistentPartition
+            for r in ctx.ar[p]
+        ]
+
+    def deletions_read(self, topics: tuple[int, ...], rest: tuple) -> None:
+        """``TopicDeletion``: unknown topics are cleared; with deletion disabled every entry is
+        cleared; topics with a reassignment in progress are marked ineligible; the rest are
+        enqueued (``enqueueTopicsForDeletion``) and ``resumeDeletions`` runs."""
+        ctx = self.ctx
+        if ctx is None:
+            self.run(rest)
+            return
+        cfg = self.sys.cfg
+        ppt = self.sys.ppt
+        known = tuple(t for t in topics if ctx.pstates[t * ppt] != PartitionState.NonExistentPartition)
+        clear = tuple(t for t in topics if t not in known)
+        if not cfg.delete_topic_enable:
+            clear = topics
+        if clear:
+            self.send_zk((Q_DELETE_DELETIONS, clear, self.fence(), ctx.epoch))
+        if not cfg.delete_topic_enable or not known:
+            self.run(rest)
+            return
+        reassigning = {p // ppt for p, _ in ctx.reassigning}
+        ineligible = tuple(sorted(set(ctx.ineligible) | {t for t in known if t in reassigning}))
+        deleting = tuple(sorted(set(ctx.deleting) | set(known)))
+        self.ctx = ctx._replace(deleting=deleting, ineligible=ineligible)
+        self.run(((O_RESUME_DELETIONS,), *rest))
+
+    def resume_deletions(self) -> tuple:
+        """``resumeDeletions``: complete, retry or start the deletion of each queued topic."""
+        ctx = self.ctx
+        complete: list = []
+        retry: list = []
+        eligible: list = []
+        for t in ctx.deleting:
+            states = [self.rstate(p, r) for p, r in self.topic_replicas(t)]
+            started = ReplicaState.ReplicaDeletionStarted in states
+            if all(st == ReplicaState.ReplicaDeletionSuccessful for st in states):
+                complete.append(t)
+                continue
+            if not started and ReplicaState.ReplicaDeletionIneligible in states:
+                retry.append(t)
+            if t not in ctx.ineligible and not started:
+                eligible.append(t)
+        prog: list = [(O_DEL_COMPLETE, t) for t in complete]
+        if retry:
+            # retryDeletionForIneligibleReplicas: failed replicas -> OfflineReplica
+            self.ctx = ctx._replace(ineligible=tuple(t for t in ctx.ineligible if t not in retry))
+            for t in retry:
+                by: dict[int, list[int]] = {}
+                for p, r in self.topic_replicas(t):
+                    if self.rstate(p, r) == ReplicaState.ReplicaDeletionIneligible:
+                        by.setdefault(r, []).append(p)
+                prog += [(O_REMOVE_ISR, b, tuple(ps)) for b, ps in sorted(by.items())]
+        if eligible:
+            # onTopicDeletion: UpdateMetadata, then onPartitionDeletion -> startReplicaDeletion
+            prog.append((O_SEND_UM,))
+            prog += [(O_ON_TOPIC_DELETION, t) for t in eligible]
+        return tuple(prog)
+
+    def start_replica_deletion(self, t: int) -> tuple:
+        """``startReplicaDeletion``: dead replicas -> ReplicaDeletionIneligible (and the topic
+        ineligible); live ones not yet deleted -> OfflineReplica -> ReplicaDeletionStarted."""
+        ctx = self.ctx
+        if t not in ctx.deleting:
+            return ()
+        live = self.live_brokers()
+        dead = False
+        by: dict[int, list[int]] = {}
+        for p, r in self.topic_replicas(t):
+            if r not in live:
+                dead = True
+                self.to_ineligible(p, r)
+            elif self.rstate(p, r) != ReplicaState.ReplicaDeletionSuccessful:
+                by.setdefault(r, []).append(p)
+        if dead:
+            self.ctx = self.ctx._replace(ineligible=tuple(sorted({*self.ctx.ineligible, t})))
+        todo = tuple((b, tuple(ps)) for b, ps in sorted(by.items()))
+        prog: list = [(O_REMOVE_ISR, b, ps) for b, ps in todo]
+        if todo:
+            prog.append((O_DEL_STARTED, todo))
+        return tuple(prog)
+
+    def to_ineligible(self, p: int, r: int) -> None:
+        """-> ReplicaDeletionIneligible; Kafka logs and skips an invalid transition (recorded
+        only with ``strict_deletion_transitions``)."""
+        if (
+            self.sys.cfg.strict_deletion_transitions
+            or VALID_REPLICA_TRANSITION[(self.rstate(p, r), ReplicaState.ReplicaDeletionIneligible)]
+        ):
+            self.set_rstate(p, r, ReplicaState.ReplicaDeletionIneligible)
+
+    def stop_replicas(self, b: int, parts: tuple[int, ...], delete: bool, callback: bool) -> None:
+        """One StopReplica request to broker ``b`` for ``parts``."""
+        e = self.ctx.live[b]
+        if not e or not parts:
+            return
+        mask = 0
+        for p in parts:
+            mask |= 1 << p
+        self.send_msg(b, (M_STOP_REPLICA, self.ctx.epoch, e, (mask, delete, callback)))
+
+    def replica_deletion_started(self, todo: tuple) -> None:
+        """OfflineReplica -> ReplicaDeletionStarted: StopReplica(delete=true) with the
+        deletion callback (the response queues TopicDeletionStopReplicaResponseReceived)."""
+        for b, parts in todo:
+            started = tuple(
+                p
+                for p in parts
+                if self.rstate(p, b) == ReplicaState.OfflineReplica
+                and self.set_rstate(p, b, ReplicaState.ReplicaDeletionStarted)
+            )
+            self.stop_replicas(b, started, True, True)
+
+    def stop_replica_response(self, b: int, mask: int, error: bool) -> None:
+        """``TopicDeletionStopReplicaResponseReceived``: replicas still in
+        ReplicaDeletionStarted -> Successful (then ``resumeDeletions``) or, on an error,
+        ``failReplicaDeletion``. A response for a replica in another state (a previous
+        deletion round or controller) is ignored."""
+        parts = tuple(
+            p
+            for p in range(self.sys.np)
+            if (mask >> p) & 1 and self.rstate(p, b) == ReplicaState.ReplicaDeletionStarted and self.queued(p)
+        )
+        if not parts:
+            return
+        if error:
+            self.run(((O_FAIL_DELETION, ((b, parts),)),))
+            return
+        for p in parts:
+            self.set_rstate(p, b, ReplicaState.ReplicaDeletionSuccessful)
+        if self.sys.cfg.mutant == "no-resume-after-replica-deletion":
+            self.run(())
+            return
+        self.run(((O_RESUME_DELETIONS,),))
+
+    def fail_replica_deletion(self, items: tuple) -> tuple:
+        """``failReplicaDeletion``: replicas of queued topics -> ReplicaDeletionIneligible, the
+        topics ineligible, then ``resumeDeletions``."""
+        topics = set()
+        for b, parts in items:
+            for p in parts:
+                if self.queued(p):
+                    self.to_ineligible(p, b)
+                    topics.add(p // self.sys.ppt)
+        if not topics:
+            return ()
+        self.ctx = self.ctx._replace(ineligible=tuple(sorted(set(self.ctx.ineligible) | topics)))
+        return self.resume_deletions()
+
+    def complete_delete_topic(self, t: int, rest: tuple) -> bool:
+        """``completeDeleteTopic``: replicas -> NonExistentReplica, partitions -> Offline ->
+        NonExistentPartition, then the fenced ZooKeeper deletes; the context forgets the topic
+        when they succeed."""
+        ctx = self.ctx
+        if t not in ctx.deleting:
+            return False
+        for p, r in self.topic_replicas(t):
+            self.set_rstate(p, r, ReplicaState.NonExistentReplica)
+        for p in self.topic_partitions(t):
+            if self.ctx.pstates[p] != PartitionState.NonExistentPartition:
+                if self.ctx.pstates[p] != PartitionState.OfflinePartition:
+                    self.set_pstate(p, PartitionState.OfflinePartition)
+                self.set_pstate(p, PartitionState.NonExistentPartition)
+        self.ctx = self.ctx._replace(deleting=tuple(x for x in self.ctx.deleting if x != t))
+        keep = self.sys.cfg.mutant == "delete-keeps-partition-state"
+        self.send_zk((Q_DELETE_TOPIC, t, self.fence(), ctx.epoch, keep))
+        self.park(W_DEL_DONE, t, (), rest)
+        return True
+
+    def delete_topic_done(self, ok: bool, t: int, rest: tuple) -> None:
+        if self.ctx is None:
+            self.run(rest)
+            return
+        if not ok:
+            self.controller_moved(rest)
+            return
+        ctx = self.ctx
+        leaders = ctx.leaders
+        for p in self.topic_partitions(t):
+            leaders = set_item(leaders, p, None)
+        self.ctx = ctx._replace(leaders=leaders, ineligible=tuple(x for x in ctx.ineligible if x != t))
+        self.done |= D_DELETED
+        if self.done & D_DEL_RESUME:
+            self.done |= D_DELETED_AFTER_RESUME
+        self.run(rest)

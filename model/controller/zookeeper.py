@@ -1,0 +1,293 @@
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.speedups import set_item
+from model.controller.actions import SessionExpire, ZkReply, ZkServe
+from model.controller.messages import (
+    EV_BROKER_CHANGE,
+    EV_CTL_CHANGE,
+    EV_ISR_CHANGE,
+    EV_REASSIGN_ISR,
+    EV_REELECT,
+    EV_STARTUP,
+    FENCE_AT,
+    FENCED_ADMIN_WRITES,
+    Q_CREATE_CTL,
+    Q_DELETE_CTL,
+    Q_DELETE_DELETIONS,
+    Q_DELETE_ISR_CHANGES,
+    Q_DELETE_TOPIC,
+    Q_INC_EPOCH,
+    Q_READ_ASSIGN,
+    Q_READ_BROKERS,
+    Q_READ_CONTEXT,
+    Q_READ_CTL,
+    Q_READ_DELETIONS,
+    Q_READ_EPOCH,
+    Q_READ_ISR_CHANGES,
+    Q_READ_PARTS,
+    Q_READ_PREFERRED,
+    Q_READ_REASSIGN,
+    Q_READ_TOPICS,
+    Q_REGISTER_BROKER,
+    Q_REGISTER_CTL,
+    Q_UPDATE_ISR,
+    Q_WRITE_ASSIGN,
+    Q_WRITE_PARTS,
+    Q_WRITE_REASSIGN,
+)
+from model.controller.replica_manager import ReplicaManager
+from model.controller.state import State, Zk
+
+
+class ZooKeeperServer(ReplicaManager):
+    """The ZooKeeper server (sessions, ephemerals, versions, multi, watches, expiry) and the
+    client side of its responses."""
+
+    def _zk_reply(self, s: State, b: int) -> tuple[Any, State]:
+        n = s.nodes[b]
+        resp = n.zk_in[0]
+        n2 = n._replace(zk_in=n.zk_in[1:])
+        op = resp[0]
+        if op == Q_REGISTER_BROKER:
+            ev = n2.events
+            if resp[2] and (EV_STARTUP, -1) not in ev:
+                ev = (*ev, (EV_STARTUP, -1))
+            n2 = n2._replace(bepoch=resp[1], events=ev)
+            return ZkReply(b, resp), s._replace(nodes=set_item(s.nodes, b, n2))
+        if op == Q_UPDATE_ISR:
+            return ZkReply(b, resp), self._isr_result(s, b, n2, resp)
+        s1 = s._replace(nodes=set_item(s.nodes, b, n2))
+        w = self.controller_cls(self, s1, b, n2)
+        if w.pending is None:  # pragma: no cover - a response nobody waits for
+            raise AssertionError(f"broker {b}: unexpected response {resp!r}")
+        w.resume(resp)
+        return ZkReply(b, resp), self._commit(s1, w)
+
+    def _zk_serve(self, s: State, b: int) -> tuple[Any, State]:
+        cfg = self.cfg
+        n = s.nodes[b]
+        req = n.zk_out[0]
+        op = req[0]
+        zk = s.zk
+        nodes = list(s.nodes)
+        sess = n.session
+        resp: tuple | None = None
+        node = n._replace(zk_out=n.zk_out[1:])
+        if op == Q_REGISTER_BROKER:
+            cur = zk.brokers[b]
+            if cur is None:
+                epoch = zk.czxids[b] + 1
+                zk = zk._replace(
+                    brokers=set_item(zk.brokers, b, (sess, epoch)), czxids=set_item(zk.czxids, b, epoch)
+                )
+                resp = (Q_REGISTER_BROKER, epoch, req[1])
+                nodes[b] = node
+                self._fire(nodes, (EV_BROKER_CHANGE, -1), "watch")
+                node = nodes[b]
+            elif cur[0] == sess:  # a retried registration of this very session
+                resp = (Q_REGISTER_BROKER, cur[1], req[1])
+            else:  # pragma: no cover - restarts wait for the old session to expire
+                raise AssertionError("broker registration over a live ephemeral")
+        elif op == Q_READ_CTL:
+            ctl = zk.controller[0] if zk.controller is not None else -1
+            resp = (Q_READ_CTL, ctl, zk.epoch, zk.epoch_version)
+            node = node._replace(ctl_watch=True)
+        elif op == Q_REGISTER_CTL:
+            _, epoch, version = req
+            if zk.controller is not None or zk.epoch_version != version:
+                resp = (Q_REGISTER_CTL, False, 0, 0)
+            else:
+                new_epoch = epoch if cfg.mutant == "no-epoch-bump" else epoch + 1
+                if cfg.mutant == "epoch-reset" and epoch >= 2:
+                    new_epoch = 1
+                zk = zk._replace(controller=(b, sess), epoch=new_epoch, epoch_version=version + 1)
+                resp = (Q_REGISTER_CTL, True, new_epoch, version + 1)
+                nodes[b] = node
+                self._fire(nodes, (EV_CTL_CHANGE, b), "ctl", skip=b)
+                node = nodes[b]
+        elif op == Q_CREATE_CTL:
+            if zk.controller is not None:
+                resp = (Q_CREATE_CTL, False, zk.controller[0])
+            else:
+                zk = zk._replace(controller=(b, sess))
+                resp = (Q_CREATE_CTL, True, b)
+                nodes[b] = node
+                self._fire(nodes, (EV_CTL_CHANGE, b), "ctl", skip=b)
+                node = nodes[b]
+        elif op == Q_READ_EPOCH:
+            resp = (Q_READ_EPOCH, zk.epoch, zk.epoch_version)
+        elif op == Q_INC_EPOCH:
+            _, epoch, version = req
+            if zk.epoch_version != version:
+                resp = (Q_INC_EPOCH, False, 0, 0)
+            else:
+                new_epoch = epoch if cfg.mutant == "no-epoch-bump" else epoch + 1
+                zk = zk._replace(epoch=new_epoch, epoch_version=version + 1)
+                resp = (Q_INC_EPOCH, True, new_epoch, version + 1)
+        elif op == Q_DELETE_CTL:
+            if zk.controller is not None:
+                zk = zk._replace(controller=None)
+                nodes[b] = node
+                self._fire(nodes, (EV_REELECT, -1), "ctl")
+                node = nodes[b]
+        elif op == Q_READ_CONTEXT:
+            live = tuple(0 if e is None else e[1] for e in zk.brokers)
+            if self.admin:
+                present = tuple(self.present(zk, p) for p in range(self.np))
+                admin = (present, zk.ar, zk.delete_topics, zk.reassign, zk.preferred)
+                resp = (Q_READ_CONTEXT, live, zk.parts, -1, admin)
+            elif self.later:
+                resp = (Q_READ_CONTEXT, live, zk.parts, self.topics_at_start + zk.created)
+            else:
+                resp = (Q_READ_CONTEXT, live, zk.parts)
+            node = node._replace(watch=True)
+        elif op == Q_READ_TOPICS:
+            if self.admin:
+                resp = (Q_READ_TOPICS, self.topics_at_start + zk.created, zk.gone)
+            else:
+                resp = (Q_READ_TOPICS, self.topics_at_start + zk.created)
+        elif op == Q_READ_PARTS:
+            if cfg.max_unclean_enables:
+                # with the topics' configs (getLogConfigs), for unclean.leader.election.enable
+                resp = (Q_READ_PARTS, tuple((p, zk.parts[p]) for p in req[1]), zk.unclean_dyn)
+            else:
+                resp = (Q_READ_PARTS, tuple((p, zk.parts[p]) for p in req[1]))
+        elif op in FENCED_ADMIN_WRITES or op in (
+            Q_READ_DELETIONS,
+            Q_READ_ASSIGN,
+            Q_READ_REASSIGN,
+            Q_READ_PREFERRED,
+        ):
+            zk, resp = self._zk_admin(zk, req)
+        elif op == Q_WRITE_PARTS:
+            _, writes, fence, _ctl_epoch, create, _strategy = req
+            if fence != -1 and zk.epoch_version != fence:
+                resp = (Q_WRITE_PARTS, False, ())
+            else:
+                parts = zk.parts
+                results = []
+                for p, z in writes:
+                    cur = parts[p]
+                    if create:
+                        ok = cur is None
+                        new = z._replace(version=0)
+                    else:
+                        ok = cur is not None and cur.version == z.version
+                        new = z._replace(version=z.version + 1)
+                    if ok:
+                        parts = set_item(parts, p, new)
+                        results.append((p, new))
+                    else:
+                        results.append((p, None))
+                zk = zk._replace(parts=parts)
+                resp = (Q_WRITE_PARTS, True, tuple(results))
+        elif op == Q_READ_BROKERS:
+            resp = (Q_READ_BROKERS, tuple(0 if e is None else e[1] for e in zk.brokers))
+        elif op == Q_READ_ISR_CHANGES:
+            parts_t = zk.isr_changes
+            resp = (Q_READ_ISR_CHANGES, parts_t, tuple(zk.parts[p] for p in parts_t))
+        elif op == Q_DELETE_ISR_CHANGES:
+            _, parts_t, fence, _ctl_epoch = req
+            if fence == -1 or zk.epoch_version == fence:
+                zk = zk._replace(isr_changes=tuple(p for p in zk.isr_changes if p not in parts_t))
+        elif op == Q_UPDATE_ISR:
+            _, p, z = req
+            cur = zk.parts[p]
+            if cur is not None and cur.version == z.version:
+                new = z._replace(version=z.version + 1)
+                ic = zk.isr_changes if p in zk.isr_changes else tuple(sorted((*zk.isr_changes, p)))
+                zk = zk._replace(parts=set_item(zk.parts, p, new), isr_changes=ic)
+                resp = (Q_UPDATE_ISR, p, new)
+                nodes[b] = node
+                self._fire(nodes, (EV_ISR_CHANGE, -1), "watch")
+                if (
+                    zk.reassign
+                    and cfg.mutant != "no-reassign-isr-watch"
+                    and any(q == p for q, _ in zk.reassign)
+                ):
+                    # the controller's PartitionReassignmentIsrChangeHandler on the state znode
+                    self._fire(nodes, (EV_REASSIGN_ISR, p), "watch")
+                node = nodes[b]
+            else:
+                resp = (Q_UPDATE_ISR, p, None)
+        else:  # pragma: no cover
+            raise AssertionError(f"unknown request {req!r}")
+        if resp is not None and node.alive:
+            node = node._replace(zk_in=(*node.zk_in, resp))
+        nodes[b] = node
+        t = s._replace(zk=zk, nodes=tuple(nodes))
+        if resp is not None and node.alive and self.merged:
+            t = self._zk_reply(t, b)[1]
+        return ZkServe(b, sess, req), t
+
+    def _zk_admin(self, zk: Zk, req: tuple) -> tuple[Zk, tuple | None]:
+        """The server side of the admin workflows' requests (controller writes fenced on the
+        ``/controller_epoch`` version, as ``deleteTopicZNode(topic, epochZkVersion)`` etc.)."""
+        op = req[0]
+        if op == Q_READ_DELETIONS:
+            return zk, (op, zk.delete_topics)
+        if op == Q_READ_ASSIGN:
+            t = req[1]
+            ppt = self.ppt
+            return zk, (op, t, tuple(self.present(zk, p) for p in range(t * ppt, (t + 1) * ppt)))
+        if op == Q_READ_REASSIGN:
+            return zk, (op, zk.reassign)
+        if op == Q_READ_PREFERRED:
+            return zk, (op, zk.preferred)
+        fence = req[FENCE_AT[op]]
+        ok = fence == -1 or zk.epoch_version == fence
+        if op == Q_DELETE_DELETIONS:
+            if ok:
+                zk = zk._replace(delete_topics=tuple(t for t in zk.delete_topics if t not in req[1]))
+            return zk, None
+        if op == Q_DELETE_TOPIC:
+            _, t, _fence, _epoch, keep = req
+            if not ok:
+                return zk, (op, False)
+            ppt = self.ppt
+            ps = range(t * ppt, (t + 1) * ppt)
+            parts = zk.parts
+            if not keep:
+                for p in ps:
+                    parts = set_item(parts, p, None)
+            zk = zk._replace(
+                parts=parts,
+                gone=tuple(sorted((*zk.gone, t))),
+                delete_topics=tuple(x for x in zk.delete_topics if x != t),
+                isr_changes=tuple(p for p in zk.isr_changes if p not in ps),
+            )
+            return zk, (op, True)
+        if op == Q_WRITE_ASSIGN:
+            _, p, ar, _fence, _epoch = req
+            if not ok:
+                return zk, (op, False)
+            return zk._replace(ar=set_item(zk.ar, p, ar)), (op, True)
+        if op == Q_WRITE_REASSIGN:
+            if ok:
+                zk = zk._replace(reassign=tuple(e for e in zk.reassign if e[0] not in req[1]))
+            return zk, None
+        # Q_DELETE_PREFERRED
+        if ok:
+            zk = zk._replace(preferred=())
+        return zk, None
+
+    def _expire(self, s: State, b: int, counted: bool) -> tuple[Any, State]:
+        zk = s.zk
+        n = s.nodes[b]
+        sess = n.session
+        nodes = list(s.nodes)
+        # the requests stay queued but are never applied in this session (2.x: they fail with
+        # SessionExpired when the client notices; legacy ZkClient retries them in the new session)
+        nodes[b] = n._replace(expired=True)
+        if zk.controller is not None and zk.controller[1] == sess:
+            zk = zk._replace(controller=None)
+            self._fire(nodes, (EV_REELECT, -1), "ctl", skip=b)
+        reg = zk.brokers[b]
+        if reg is not None and reg[0] == sess:
+            zk = zk._replace(brokers=set_item(zk.brokers, b, None))
+            self._fire(nodes, (EV_BROKER_CHANGE, -1), "watch", skip=b)
+        return SessionExpire(b, sess), s._replace(
+            zk=zk, nodes=tuple(nodes), expiries=s.expiries + (1 if counted else 0)
+        )
