@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.core import ModelSpec, Property, always, eventually, reachable, transition
+from invariants.mutants.controller import ControllerConfig, build
 from model.controller import (
     D_ADDED,
     D_AUTO,
@@ -35,7 +36,6 @@ from model.controller import (
     D_UNCLEAN_DYN,
     FAIR_KINDS,
     FENCED_ADMIN_WRITES,
-    MUTANTS,
     Q_DELETE_CTL,
     Q_DELETE_ISR_CHANGES,
     Q_UPDATE_ISR,
@@ -47,7 +47,6 @@ from model.controller import (
     S_PREFERRED,
     S_REASSIGN,
     WRITES,
-    ControllerConfig,
     ControllerSystem,
     Deliver,
     SessionExpire,
@@ -58,15 +57,6 @@ from model.controller import (
 from model.state_machines import PartitionState, ReplicaState
 
 __all__ = ["SPEC", "active_controller", "admin_properties", "build", "properties"]
-
-
-def build(config: ControllerConfig) -> ControllerSystem:
-    """The transition system of ``config``.
-
-    >>> build(ControllerConfig(brokers=2)).nb
-    2
-    """
-    return ControllerSystem(config)
 
 
 # -- controller -------------------------------------------------------------------------
@@ -848,5 +838,3 @@ SPEC = ModelSpec(
     build=build,
     properties=properties,
 )
-
-_ = MUTANTS

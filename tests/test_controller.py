@@ -7,9 +7,9 @@ import pytest
 import invariants.controller as spec
 from explorer.bfs import check_bfs
 from explorer.config import ConfigError, load_config
+from invariants.mutants.controller import ControllerConfig  # with the test-only mutant key
 from model.controller import (
     M_LEADER_AND_ISR,
-    ControllerConfig,
     ControllerSystem,
     Deliver,
 )
@@ -154,7 +154,7 @@ def test_mutant_leader_outside_isr() -> None:
 
 def _stale_delivery(mutant: str):
     c = ControllerConfig(brokers=2, mutant=mutant)
-    sys = ControllerSystem(c)
+    sys = spec.build(c)
     s = sys.init_states()[0]
     n1 = s.nodes[1]._replace(seen_epoch=5)
     msg = (M_LEADER_AND_ISR, 1, n1.bepoch, ((0, 1, 7, (0, 1), 3),))

@@ -14,12 +14,12 @@ from explorer.bfs import check_bfs
 from explorer.config import ConfigError, load_config
 from explorer.core import CheckResult, Violation
 from explorer.tracefile import replay_steps
+from invariants.mutants.controller import ControllerConfig  # with the test-only mutant key
 from model.controller import (
     ADMIN_KINDS,
     AdminDeleteTopic,
     AdminReassign,
     ControlledShutdown,
-    ControllerConfig,
     ControllerSystem,
     ShutdownComplete,
     TimePasses,
@@ -97,7 +97,7 @@ def run(path: str | None, overrides: list[str], only: str | None = None) -> Chec
 
 def _replays(path: str | None, overrides: list[str], v: Violation) -> None:
     """The trace replays step by step; a lasso's last state is its loop-start state."""
-    sys = ControllerSystem(_config(path, overrides))
+    sys = spec.build(_config(path, overrides))
     states = replay_steps(sys, [{"action": s.action, "fingerprint": s.fingerprint} for s in v.trace])
     assert len(states) == len(v.trace)
     if v.loop_start is not None:
@@ -269,7 +269,7 @@ def test_kafka_deletion_stale_broker_epoch_liveness_gap() -> None:
 
 def _reachable(overrides: list[str]) -> list:
     """Every reachable state of a small configuration."""
-    sys = ControllerSystem(_config(None, overrides))
+    sys = spec.build(_config(None, overrides))
     init = sys.init_states()[0]
     seen = {init}
     todo = [init]

@@ -14,7 +14,8 @@ import pytest
 import invariants.controller as spec
 from explorer.bfs import check_bfs, nest_labels
 from explorer.config import load_config
-from model.controller import ControllerConfig, ControllerSystem
+from invariants.mutants.controller import ControllerConfig  # with the test-only mutant key
+from model.controller import ControllerSystem
 from model.controller.coverage import expected_labels, sequence_arrow, state_machine_graphs
 from tests.toys import Grid, LabelledGrid
 

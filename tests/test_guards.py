@@ -19,7 +19,7 @@ import invariants.controller as spec
 from explorer.bfs import check_bfs
 from explorer.config import load_config
 from explorer.core import PropertyKind, transition, transition_groups
-from model.controller import ControllerConfig
+from invariants.mutants.controller import ControllerConfig  # with the test-only mutant key
 from tests.test_pbfs import comparable, same
 from tests.toys import Grid
 

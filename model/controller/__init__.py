@@ -197,7 +197,6 @@ from model.controller.actions import (
     ZkServe,
 )
 from model.controller.config import (
-    MUTANTS,
     ControllerConfig,
     Elector,
     ExpiryHandling,
@@ -330,7 +329,6 @@ __all__ = [
     "FENCED_ADMIN_WRITES",
     "FENCE_AT",
     "MESSAGE_NAMES",
-    "MUTANTS",
     "M_CS_RESPONSE",
     "M_LEADER_AND_ISR",
     "M_STOP_REPLICA",

@@ -158,11 +158,15 @@ class AdminWorkflows(TopicDeletionManager):
         old = tuple(r for r in ctx.ar[p] if r not in rar)
         for r in rar:
             self.set_rstate(p, r, ReplicaState.OnlineReplica)
-        keep_old = self.sys.cfg.mutant == "reassign-keeps-old-replica"
-        self.ctx = self.ctx._replace(ar=set_item(self.ctx.ar, p, rar + old if keep_old else rar))
+        self.update_partition_replica_assignment(p, rar)
         live = self.live_brokers()
         strategy = S_REASSIGN if (z.leader not in rar or z.leader not in live) else S_EPOCH
         self.run(((O_ELECT_PARTS, strategy, (p,)), (O_REASSIGN_DONE, p, old), *rest))
+
+    def update_partition_replica_assignment(self, p: int, replicas: tuple[int, ...]) -> None:
+        """``controllerContext.updatePartitionReplicaAssignment`` (step 6 of a reassignment: AR =
+        RAR in memory)."""
+        self.ctx = self.ctx._replace(ar=set_item(self.ctx.ar, p, replicas))
 
     def assign_written(self, ok: bool, data: tuple, rest: tuple) -> None:
         if self.ctx is None:

@@ -109,7 +109,7 @@ class ControllerBase:
     def live_brokers(self) -> tuple[int, ...]:
         """``liveBrokerIds``: live brokers that are not shutting down."""
         ctx = self.ctx
-        if ctx.shutting and self.sys.cfg.mutant != "cs-elects-shutting-down":
+        if ctx.shutting:
             return tuple(b for b, e in enumerate(ctx.live) if e and b not in ctx.shutting)
         return tuple(b for b, e in enumerate(ctx.live) if e)
 

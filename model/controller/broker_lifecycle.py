@@ -68,28 +68,29 @@ class BrokerLifecycle(StateMachines):
         """``onBrokerStartup``: UpdateMetadata to all, replicas -> Online, trigger elections."""
         self.send_um_all()
         self.flush(self.replicas_online(brokers))
-        cfg = self.sys.cfg
         prog: tuple = ((O_TRIGGER,),)
         ctx = self.ctx
         if ctx.reassigning:
             # restart the reassignments with new replicas on the new brokers
             prog += tuple((O_REASSIGN, p, 1) for p, rar in ctx.reassigning if any(b in rar for b in brokers))
-        if ctx.deleting and cfg.mutant != "no-deletion-retry-on-startup":
-            sys = self.sys
-            topics = tuple(
-                sorted(
-                    {
-                        p // sys.ppt
-                        for b in brokers
-                        for p in sys.parts_of[b]
-                        if self.queued(p) and b in ctx.ar[p]
-                    }
-                )
-            )
-            if topics:
-                prog += ((O_RESUME_TOPIC, topics),)
-                self.done |= D_DEL_RESUME
+        if ctx.deleting:
+            prog += self.resume_deletion_for_brokers(brokers)
         return prog
+
+    def resume_deletion_for_brokers(self, brokers: tuple[int, ...]) -> tuple:
+        """``onBrokerStartup``'s ``resumeDeletionForTopics``: the topics queued for deletion with
+        a replica on a new broker are eligible again (the program step that resumes them)."""
+        sys = self.sys
+        ctx = self.ctx
+        topics = tuple(
+            sorted(
+                {p // sys.ppt for b in brokers for p in sys.parts_of[b] if self.queued(p) and b in ctx.ar[p]}
+            )
+        )
+        if not topics:
+            return ()
+        self.done |= D_DEL_RESUME
+        return ((O_RESUME_TOPIC, topics),)
 
     def on_broker_failure(self, brokers: tuple[int, ...]) -> tuple:
         """``onBrokerFailure`` / ``onReplicasBecomeOffline``."""
@@ -105,7 +106,7 @@ class BrokerLifecycle(StateMachines):
         for p in without_leader:
             self.set_pstate(p, PartitionState.OfflinePartition)
             self.history |= 2 << p
-        prog: tuple = ((O_TRIGGER,),) if self.sys.cfg.mutant != "no-election-on-broker-failure" else ()
+        prog: tuple = ((O_TRIGGER,),)
         if ctx.deleting:
             sys = self.sys
             for b in brokers:

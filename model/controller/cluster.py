@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.speedups import set_item
 from model.controller.config import ControllerConfig, Elector, ExpiryHandling, ZkResponses
-from model.controller.messages import EV_REELECT, Q_REGISTER_BROKER
+from model.controller.messages import Q_REGISTER_BROKER
 from model.controller.state import Ctx, Node, Rep, State, Zk
 
 if TYPE_CHECKING:  # annotations only
@@ -116,8 +116,6 @@ class Cluster:
 
     def _fire(self, nodes: list[Node], ev: tuple[int, int], who: str, skip: int = -1) -> None:
         """Append a watch event to every live broker watching (``ctl``: /controller, else controller watches)."""
-        if ev[0] == EV_REELECT and self.cfg.mutant == "no-reelect-on-controller-gone":
-            return
         for b, n in enumerate(nodes):
             if b == skip or not n.alive or n.expired or n.session == 0:
                 continue

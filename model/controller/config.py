@@ -48,29 +48,6 @@ class Start(enum.StrEnum):
     COLD = "cold"  #: every broker just started: nothing registered, no controller
 
 
-MUTANTS = (
-    "none",
-    "no-epoch-bump",
-    "epoch-reset",
-    "no-controller-epoch-check",
-    "leader-outside-isr",
-    "empty-isr",
-    "no-leader-epoch-bump",
-    "skip-replica-init",
-    "failover-keeps-old-epoch",
-    "no-deletion-retry-on-startup",
-    "delete-keeps-partition-state",
-    "no-reassign-isr-watch",
-    "reassign-keeps-old-replica",
-    "cs-elects-shutting-down",
-    "preferred-any-isr-replica",
-    "no-election-on-broker-failure",
-    "no-reelect-on-controller-gone",
-    "no-resume-after-replica-deletion",
-)
-"""Named bugs a test can inject (config key ``mutant``); see ``tests/test_controller.py``."""
-
-
 @dataclass(frozen=True)
 class ControllerConfig:
     """Bounds and variants of the controller model (defaults: the fixed 2.x design)."""
@@ -179,7 +156,6 @@ class ControllerConfig:
         "deletion round, which then waits for another trigger: L2 fails)",
     )
     liveness: bool = key(False, "check the eventually properties (bfs keeps every explored edge in memory)")
-    mutant: str = key("none", "test-only: inject a named bug", choices=MUTANTS)
 
     def __post_init__(self) -> None:
         validate(self)

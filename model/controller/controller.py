@@ -83,7 +83,7 @@ from model.controller.program import (
 )
 from model.controller.state import D_PICKED_UP
 from model.election import NO_LEADER
-from model.state_machines import PartitionState, ReplicaState, initial_partition_state, initial_replica_state
+from model.state_machines import PartitionState, ReplicaState, initial_partition_state
 
 
 class KafkaController(AdminWorkflows):
@@ -248,6 +248,11 @@ class KafkaController(AdminWorkflows):
             self.active_id = -1
             self.run(((O_L_ELECT,),))
 
+    def next_controller_epoch(self, epoch: int) -> int:
+        """The epoch a new controller writes: ``newControllerEpoch = curEpoch + 1`` (2.x
+        ``registerControllerAndIncrementControllerEpoch``; 0.8 ``incrementControllerEpoch``)."""
+        return epoch + 1
+
     def resume(self, resp: tuple) -> None:
         assert self.pending is not None  # a response resumes a parked continuation
         wait, data, batch, rest = self.pending
@@ -261,7 +266,7 @@ class KafkaController(AdminWorkflows):
             if was and ctl != me:
                 self.resign()
             if wait == W_ELECT_READ and ctl == -1:
-                self.send_zk((Q_REGISTER_CTL, epoch, version))
+                self.send_zk((Q_REGISTER_CTL, self.next_controller_epoch(epoch), version))
                 self.park(W_REGISTER, None, (), rest)
                 return
             self.run(rest)
@@ -269,8 +274,6 @@ class KafkaController(AdminWorkflows):
             ok, epoch, version = resp[1], resp[2], resp[3]
             if ok:
                 self.active_id = me
-                if self.sys.cfg.mutant == "failover-keeps-old-epoch":
-                    epoch, version = epoch - 1, version - 1
                 self.ctx = self.sys.empty_ctx(epoch, version)
                 self.run(((O_FAILOVER,), *rest))
             else:
@@ -328,7 +331,7 @@ class KafkaController(AdminWorkflows):
                 self.active_id = resp[2]
                 self.run(rest)
         elif wait == W_L_EPOCH:
-            self.send_zk((Q_INC_EPOCH, resp[1], resp[2]))
+            self.send_zk((Q_INC_EPOCH, self.next_controller_epoch(resp[1]), resp[2]))
             self.park(W_L_INC, None, (), rest)
         elif wait == W_L_INC:
             if resp[1]:
@@ -357,7 +360,6 @@ class KafkaController(AdminWorkflows):
             self.run(rest)
             return
         legacy = cfg.elector is Elector.LEGACY
-        mutant = cfg.mutant
         rstates = []
         pstates = []
         known = sys.np if ntopics < 0 else ntopics * sys.ppt
@@ -371,15 +373,7 @@ class KafkaController(AdminWorkflows):
                 rstates.append((ReplicaState.NonExistentReplica,) * len(reps))
                 pstates.append(PartitionState.NonExistentPartition)
                 continue
-            if mutant == "skip-replica-init":
-                rstates.append(tuple(ReplicaState.NonExistentReplica for _ in reps))
-            else:
-                rstates.append(
-                    tuple(
-                        initial_replica_state(live[r] != 0) if r in ar[p] else ReplicaState.NonExistentReplica
-                        for r in reps
-                    )
-                )
+            rstates.append(self.initialize_replica_state(reps, ar[p], live))
             z = parts[p]
             if z is None:
                 pstates.append(initial_partition_state(NO_LEADER, False, False))

@@ -47,7 +47,7 @@ class ReplicaManager(Cluster):
         kind, ctl_epoch, bepoch, payload = msg
         act = Deliver(sender, d, msg)
         stale_broker = cfg.broker_epoch and bepoch < n.bepoch
-        stale = (ctl_epoch < n.seen_epoch and cfg.mutant != "no-controller-epoch-check") or stale_broker
+        stale = ctl_epoch < n.seen_epoch or stale_broker
         if stale:
             if (
                 kind == M_STOP_REPLICA

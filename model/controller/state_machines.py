@@ -36,7 +36,7 @@ from model.election import (
     offline_partition_leader_election_strategy,
     remove_replica_from_isr,
 )
-from model.state_machines import PartitionState, ReplicaState
+from model.state_machines import PartitionState, ReplicaState, initial_replica_state
 
 
 class StateMachines(ControllerBase):
@@ -45,6 +45,17 @@ class StateMachines(ControllerBase):
     ``doRemoveReplicasFromIsr``, ``IsrChangeNotification``."""
 
     __slots__ = ()
+
+    def initialize_replica_state(
+        self, slots: tuple[int, ...], assigned: tuple[int, ...], live: tuple[int, ...]
+    ) -> tuple[ReplicaState, ...]:
+        """``ReplicaStateMachine.initializeReplicaState`` for one partition: each assigned replica
+        OnlineReplica if its broker is live, else ReplicaDeletionIneligible (seed 003);
+        the other slots (reassignment targets) NonExistentReplica."""
+        return tuple(
+            initial_replica_state(live[r] != 0) if r in assigned else ReplicaState.NonExistentReplica
+            for r in slots
+        )
 
     def replicas_online(self, brokers: list[int] | tuple[int, ...]) -> tuple:
         """``replicaStateMachine.handleStateChanges(replicas on brokers, OnlineReplica)``."""
@@ -153,16 +164,13 @@ class StateMachines(ControllerBase):
         if strategy == S_REASSIGN:
             return leader_for_reassign(ar, cur, live)
         if strategy == S_PREFERRED:
-            if cfg.mutant == "preferred-any-isr-replica":
-                return offline_partition_leader_election_strategy(ar, cur, live, False, False)
             return leader_for_preferred_replica(ar, cur, live)
         if strategy == S_EPOCH:
             # updateLeaderEpoch: same leader and ISR, leader epoch + 1
             return ElectionResult(new_leader_and_isr(cur, cur.leader, cur.isr), ar, ElectionOutcome.CLEAN)
         # S_CONTROLLED_SHUTDOWN: liveOrShuttingDownBrokerIds
-        shutting = ctx.shutting if cfg.mutant != "cs-elects-shutting-down" else ()
         live_or_shutting = tuple(b for b, e in enumerate(ctx.live) if e)
-        return leader_for_controlled_shutdown(ar, cur, live_or_shutting, shutting)
+        return leader_for_controlled_shutdown(ar, cur, live_or_shutting, ctx.shutting)
 
     def trigger_elect_read(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
         ctx = self.ctx
@@ -184,10 +192,7 @@ class StateMachines(ControllerBase):
                 self.record_election(STRATEGY_NAMES[strategy], ELECTION_OUTCOME_LABEL[res.outcome])
             if lai is None:
                 continue
-            epoch = lai.leader_epoch
-            if cfg.mutant == "no-leader-epoch-bump":
-                epoch = z.leader_epoch
-            new = PartZ(lai.leader, epoch, lai.isr, ctx.epoch, z.version)
+            new = PartZ(lai.leader, lai.leader_epoch, lai.isr, ctx.epoch, z.version)
             # 0: clean; 1: unclean by the static topic config; 2: by a dynamically enabled one
             u = 0
             if res.outcome == ElectionOutcome.UNCLEAN:
@@ -262,30 +267,28 @@ class StateMachines(ControllerBase):
         self.park(W_RM_READ, (b, tuple(with_info)), (), rest)
         return True
 
+    def remove_replica_from_isr(self, cur: LeaderAndIsr, b: int) -> LeaderAndIsr | None:
+        """The new leader and ISR of one partition once replica ``b`` leaves it
+        (``doRemoveReplicasFromIsr``, seed 002; ``None``: ``b`` is not in the ISR)."""
+        return remove_replica_from_isr(cur, b)
+
     def remove_isr_read(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
         ctx = self.ctx
         if ctx is None:
             self.run(rest)
             return
         b, parts = data
-        mutant = self.sys.cfg.mutant
         writes = []
         done = []
         for p, z in resp[1]:
             if z is None or z.ctl_epoch > ctx.epoch:
                 continue
             cur = LeaderAndIsr(z.leader, z.leader_epoch, z.isr, z.version)
-            lai = remove_replica_from_isr(cur, b)
+            lai = self.remove_replica_from_isr(cur, b)
             if lai is None:
                 done.append((p, z))
                 continue
-            isr = lai.isr
-            leader = lai.leader
-            if mutant == "leader-outside-isr" and z.leader != b:
-                isr = tuple(r for r in z.isr if r != z.leader) or isr
-            if mutant == "empty-isr":
-                isr = tuple(r for r in z.isr if r != b)
-            writes.append((p, PartZ(leader, lai.leader_epoch, isr, ctx.epoch, z.version)))
+            writes.append((p, PartZ(lai.leader, lai.leader_epoch, lai.isr, ctx.epoch, z.version)))
         for p, z in done:
             self.ctx = self.ctx._replace(leaders=set_item(self.ctx.leaders, p, z))
             self.set_rstate(p, b, ReplicaState.OfflineReplica)

@@ -162,11 +162,13 @@ class TopicDeletionManager(TopicChanges):
         if error:
             self.run(((O_FAIL_DELETION, ((b, parts),)),))
             return
+        self.complete_replica_deletion(b, parts)
+
+    def complete_replica_deletion(self, b: int, parts: tuple[int, ...]) -> None:
+        """``completeReplicaDeletion``: the replicas -> ReplicaDeletionSuccessful, then
+        ``resumeDeletions``."""
         for p in parts:
             self.set_rstate(p, b, ReplicaState.ReplicaDeletionSuccessful)
-        if self.sys.cfg.mutant == "no-resume-after-replica-deletion":
-            self.run(())
-            return
         self.run(((O_RESUME_DELETIONS,),))
 
     def fail_replica_deletion(self, items: tuple) -> tuple:
@@ -198,8 +200,7 @@ class TopicDeletionManager(TopicChanges):
                     self.set_pstate(p, PartitionState.OfflinePartition)
                 self.set_pstate(p, PartitionState.NonExistentPartition)
         self.ctx = self.ctx._replace(deleting=tuple(x for x in self.ctx.deleting if x != t))
-        keep = self.sys.cfg.mutant == "delete-keeps-partition-state"
-        self.send_zk((Q_DELETE_TOPIC, t, self.fence(), ctx.epoch, keep))
+        self.send_zk((Q_DELETE_TOPIC, t, self.fence(), ctx.epoch))
         self.park(W_DEL_DONE, t, (), rest)
         return True
 

@@ -95,13 +95,10 @@ class ZooKeeperServer(ReplicaManager):
             resp = (Q_READ_CTL, ctl, zk.epoch, zk.epoch_version)
             node = node._replace(ctl_watch=True)
         elif op == Q_REGISTER_CTL:
-            _, epoch, version = req
+            _, new_epoch, version = req
             if zk.controller is not None or zk.epoch_version != version:
                 resp = (Q_REGISTER_CTL, False, 0, 0)
             else:
-                new_epoch = epoch if cfg.mutant == "no-epoch-bump" else epoch + 1
-                if cfg.mutant == "epoch-reset" and epoch >= 2:
-                    new_epoch = 1
                 zk = zk._replace(controller=(b, sess), epoch=new_epoch, epoch_version=version + 1)
                 resp = (Q_REGISTER_CTL, True, new_epoch, version + 1)
                 nodes[b] = node
@@ -119,11 +116,10 @@ class ZooKeeperServer(ReplicaManager):
         elif op == Q_READ_EPOCH:
             resp = (Q_READ_EPOCH, zk.epoch, zk.epoch_version)
         elif op == Q_INC_EPOCH:
-            _, epoch, version = req
+            _, new_epoch, version = req
             if zk.epoch_version != version:
                 resp = (Q_INC_EPOCH, False, 0, 0)
             else:
-                new_epoch = epoch if cfg.mutant == "no-epoch-bump" else epoch + 1
                 zk = zk._replace(epoch=new_epoch, epoch_version=version + 1)
                 resp = (Q_INC_EPOCH, True, new_epoch, version + 1)
         elif op == Q_DELETE_CTL:
@@ -202,11 +198,7 @@ class ZooKeeperServer(ReplicaManager):
                 resp = (Q_UPDATE_ISR, p, new)
                 nodes[b] = node
                 self._fire(nodes, (EV_ISR_CHANGE, -1), "watch")
-                if (
-                    zk.reassign
-                    and cfg.mutant != "no-reassign-isr-watch"
-                    and any(q == p for q, _ in zk.reassign)
-                ):
+                if zk.reassign and any(q == p for q, _ in zk.reassign):
                     # the controller's PartitionReassignmentIsrChangeHandler on the state znode
                     self._fire(nodes, (EV_REASSIGN_ISR, p), "watch")
                 node = nodes[b]
@@ -243,15 +235,14 @@ class ZooKeeperServer(ReplicaManager):
                 zk = zk._replace(delete_topics=tuple(t for t in zk.delete_topics if t not in req[1]))
             return zk, None
         if op == Q_DELETE_TOPIC:
-            _, t, _fence, _epoch, keep = req
+            t = req[1]
             if not ok:
                 return zk, (op, False)
             ppt = self.ppt
             ps = range(t * ppt, (t + 1) * ppt)
             parts = zk.parts
-            if not keep:
-                for p in ps:
-                    parts = set_item(parts, p, None)
+            for p in ps:
+                parts = set_item(parts, p, None)
             zk = zk._replace(
                 parts=parts,
                 gone=tuple(sorted((*zk.gone, t))),
