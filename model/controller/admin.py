@@ -23,6 +23,13 @@ from model.controller.messages import (
     S_EPOCH,
     S_PREFERRED,
     S_REASSIGN,
+    GetPartitionReassignment,
+    GetPreferredReplicaElection,
+    GetReplicaAssignmentForTopic,
+    GetTopicDeletions,
+    GetTopicPartitionStates,
+    RemovePartitionsFromReassignment,
+    SetReplicaAssignment,
 )
 from model.controller.program import (
     O_CS_RESPOND,
@@ -60,21 +67,33 @@ class AdminWorkflows(TopicDeletionManager):
     def admin_event(self, kind: int, arg: int) -> None:
         """The admin-workflow events of an active controller."""
         if kind == EV_DELETE_TOPICS:
-            self.send_zk((Q_READ_DELETIONS,))
+            self.send_zk(
+                GetTopicDeletions(
+                    Q_READ_DELETIONS,
+                )
+            )
             self.park(W_DEL_READ, None, (), ())
         elif kind in (EV_DELETE_RESP, EV_DELETE_RESP_ERR):
             self.stop_replica_response(arg & 7, arg >> 3, kind == EV_DELETE_RESP_ERR)
         elif kind == EV_PARTITION_MOD:
-            self.send_zk((Q_READ_ASSIGN, arg))
+            self.send_zk(GetReplicaAssignmentForTopic(Q_READ_ASSIGN, arg))
             self.park(W_PMOD, arg, (), ())
         elif kind == EV_REASSIGN:
-            self.send_zk((Q_READ_REASSIGN,))
+            self.send_zk(
+                GetPartitionReassignment(
+                    Q_READ_REASSIGN,
+                )
+            )
             self.park(W_REASSIGN_READ, None, (), ())
         elif kind == EV_REASSIGN_ISR:
             if any(p == arg for p, _ in self.ctx.reassigning):
                 self.run(((O_REASSIGN, arg, 2),))
         elif kind == EV_PREFERRED:
-            self.send_zk((Q_READ_PREFERRED,))
+            self.send_zk(
+                GetPreferredReplicaElection(
+                    Q_READ_PREFERRED,
+                )
+            )
             self.park(W_PREF_READ, None, (), ())
         elif kind == EV_AUTO_REBALANCE:
             self.auto_rebalance()
@@ -113,7 +132,9 @@ class AdminWorkflows(TopicDeletionManager):
         """``removePartitionsFromReassignedPartitions``: update the znode (fenced)."""
         ctx = self.ctx
         self.ctx = ctx._replace(reassigning=tuple(e for e in ctx.reassigning if e[0] != p))
-        self.send_zk((Q_WRITE_REASSIGN, (p,), self.fence(), ctx.epoch, completed))
+        self.send_zk(
+            RemovePartitionsFromReassignment(Q_WRITE_REASSIGN, (p,), self.fence(), ctx.epoch, completed)
+        )
 
     def reassign_start(self, p: int, mode: int, rest: tuple) -> bool:
         """mode 0: ``initiateReassignReplicasForTopicPartition`` (checks, then
@@ -129,7 +150,7 @@ class AdminWorkflows(TopicDeletionManager):
                 self.reassign_remove(p, False)
                 return False
         # areReplicasInIsr reads the partition state from ZooKeeper
-        self.send_zk((Q_READ_PARTS, (p,)))
+        self.send_zk(GetTopicPartitionStates(Q_READ_PARTS, (p,)))
         self.park(W_REASSIGN_PARTS, (p, mode), (), rest)
         return True
 
@@ -151,7 +172,7 @@ class AdminWorkflows(TopicDeletionManager):
                 return
             # 1. AR = OAR + RAR in ZooKeeper (and in the context once written)
             new_ar = rar + tuple(r for r in ctx.ar[p] if r not in rar)
-            self.send_zk((Q_WRITE_ASSIGN, p, new_ar, self.fence(), ctx.epoch))
+            self.send_zk(SetReplicaAssignment(Q_WRITE_ASSIGN, p, new_ar, self.fence(), ctx.epoch))
             self.park(W_ASSIGN, (p, 1, new_ar), (), rest)
             return
         # 5. RAR -> OnlineReplica; 6. AR = RAR in memory; 7. move the leader if required
@@ -208,7 +229,7 @@ class AdminWorkflows(TopicDeletionManager):
             self.run((*prog, *rest))
             return True
         ctx = self.ctx
-        self.send_zk((Q_WRITE_ASSIGN, p, ctx.ar[p], self.fence(), ctx.epoch))
+        self.send_zk(SetReplicaAssignment(Q_WRITE_ASSIGN, p, ctx.ar[p], self.fence(), ctx.epoch))
         self.park(W_ASSIGN, (p, 2, ctx.ar[p]), (), rest)
         return True
 

@@ -4,7 +4,14 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.speedups import set_item
 from model.controller.config import Elector, ZkWriteFencing
-from model.controller.messages import M_LEADER_AND_ISR, M_UPDATE_METADATA
+from model.controller.messages import (
+    M_LEADER_AND_ISR,
+    M_UPDATE_METADATA,
+    LeaderAndIsrPartitionState,
+    LeaderAndIsrPartitionStateWithReplicas,
+    LeaderAndIsrRequest,
+    UpdateMetadataRequest,
+)
 from model.controller.program import O_MAYBE_RESIGN
 from model.controller.state import Ctx, Node, PartZ, State
 
@@ -116,8 +123,10 @@ class ControllerBase:
     def entry(self, p: int, z: PartZ) -> tuple:
         """One partition's LeaderAndIsr entry (with the assignment when admin workflows are on)."""
         if self.sys.admin:
-            return (p, z.leader, z.leader_epoch, z.isr, z.version, self.ctx.ar[p])
-        return (p, z.leader, z.leader_epoch, z.isr, z.version)
+            return LeaderAndIsrPartitionStateWithReplicas(
+                p, z.leader, z.leader_epoch, z.isr, z.version, self.ctx.ar[p]
+            )
+        return LeaderAndIsrPartitionState(p, z.leader, z.leader_epoch, z.isr, z.version)
 
     def queued(self, p: int) -> bool:
         """``isTopicQueuedUpForDeletion(p.topic)``."""
@@ -129,7 +138,7 @@ class ControllerBase:
         ctx = self.ctx
         for b, e in enumerate(ctx.live):
             if e:
-                self.send_msg(b, (M_UPDATE_METADATA, ctx.epoch, e, ()))
+                self.send_msg(b, UpdateMetadataRequest(M_UPDATE_METADATA, ctx.epoch, e, ()))
 
     def flush(self, batch: tuple) -> None:
         """``sendRequestsToBrokers``: one LeaderAndIsr per broker, then UpdateMetadata."""
@@ -142,7 +151,7 @@ class ControllerBase:
         for dest in sorted(dests):
             e = ctx.live[dest]
             if e:
-                self.send_msg(dest, (M_LEADER_AND_ISR, ctx.epoch, e, tuple(dests[dest])))
+                self.send_msg(dest, LeaderAndIsrRequest(M_LEADER_AND_ISR, ctx.epoch, e, tuple(dests[dest])))
         self.send_um_all()
 
     def set_pstate(self, p: int, target: PartitionState) -> bool:

@@ -4,7 +4,7 @@ from typing import Any
 
 from explorer.speedups import set_item
 from model.controller.actions import Crash, Restart, SessionNotice, ShutdownComplete
-from model.controller.messages import EV_EXPIRE, Q_REGISTER_BROKER
+from model.controller.messages import EV_EXPIRE, Q_REGISTER_BROKER, ControllerEvent, RegisterBroker
 from model.controller.state import D_SHUTDOWN, Rep, State
 from model.controller.zookeeper import ZooKeeperServer
 
@@ -43,7 +43,11 @@ class Brokers(ZooKeeperServer):
         sess = zk.next_session
         n = s.nodes[b]
         n2 = n._replace(
-            alive=True, session=sess, expired=False, zk_out=((Q_REGISTER_BROKER, True),), zk_in=()
+            alive=True,
+            session=sess,
+            expired=False,
+            zk_out=(RegisterBroker(Q_REGISTER_BROKER, True),),
+            zk_in=(),
         )
         zk = zk._replace(next_session=sess + 1)
         return Restart(b, sess), s._replace(zk=zk, nodes=set_item(s.nodes, b, n2), restarts=s.restarts + 1)
@@ -60,7 +64,9 @@ class Brokers(ZooKeeperServer):
                 session=sess,
                 expired=False,
                 ctl_watch=False,
-                events=n.events if (EV_EXPIRE, -1) in n.events else (*n.events, (EV_EXPIRE, -1)),
+                events=n.events
+                if ControllerEvent(EV_EXPIRE, -1) in n.events
+                else (*n.events, ControllerEvent(EV_EXPIRE, -1)),
             )
             return SessionNotice(b, sess), s._replace(zk=zk, nodes=set_item(s.nodes, b, n2))
         if self.legacy:
@@ -69,8 +75,10 @@ class Brokers(ZooKeeperServer):
             n2 = n._replace(
                 session=sess,
                 expired=False,
-                zk_out=(*n.zk_out, (Q_REGISTER_BROKER, False)),
-                events=n.events if (EV_EXPIRE, -1) in n.events else (*n.events, (EV_EXPIRE, -1)),
+                zk_out=(*n.zk_out, RegisterBroker(Q_REGISTER_BROKER, False)),
+                events=n.events
+                if ControllerEvent(EV_EXPIRE, -1) in n.events
+                else (*n.events, ControllerEvent(EV_EXPIRE, -1)),
             )
             return SessionNotice(b, sess), s._replace(zk=zk, nodes=set_item(s.nodes, b, n2))
         # 2.x: the in-flight event fails (SessionExpired); Expire is clear-and-put and processed
@@ -87,7 +95,7 @@ class Brokers(ZooKeeperServer):
         w.active_id = -1
         if was or w.ctx is not None:
             w.resign()
-        w.zk_out = ((Q_REGISTER_BROKER, True),)
+        w.zk_out = (RegisterBroker(Q_REGISTER_BROKER, True),)
         w.pending = None
         s2 = self._commit(s1, w)
         # the registration response queues Startup (= Reelect here)

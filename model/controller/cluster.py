@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.speedups import set_item
 from model.controller.config import ControllerConfig, Elector, ExpiryHandling, ZkResponses
-from model.controller.messages import Q_REGISTER_BROKER
+from model.controller.messages import Q_REGISTER_BROKER, RegisterBroker
 from model.controller.state import Ctx, Node, Rep, State, Zk
 
 if TYPE_CHECKING:  # annotations only
@@ -83,7 +83,7 @@ class Cluster:
                 session=b + 1,
                 expired=False,
                 bepoch=0,
-                zk_out=((Q_REGISTER_BROKER, True),),
+                zk_out=(RegisterBroker(Q_REGISTER_BROKER, True),),
                 zk_in=(),
                 ctl_watch=False,
                 watch=False,

@@ -27,6 +27,20 @@ from model.controller.messages import (
     Q_REGISTER_BROKER,
     Q_REGISTER_CTL,
     S_PREFERRED,
+    ControlledShutdownResponse,
+    CreateControllerPath,
+    DeleteControllerPath,
+    DeletePreferredReplicaElection,
+    DeleteTopicDeletions,
+    GetAllBrokersInCluster,
+    GetAllIsrChangeNotifications,
+    GetAllTopicsInCluster,
+    GetControllerIdAndEpoch,
+    IncrementControllerEpoch,
+    ReadControllerContext,
+    ReadControllerEpoch,
+    RegisterBroker,
+    RegisterControllerAndIncrementControllerEpoch,
 )
 from model.controller.program import (
     O_BROKER_CHANGE,
@@ -101,11 +115,19 @@ class KafkaController(AdminWorkflows):
             prog = prog[1:]
             code = op[0]
             if code in (O_ELECT, O_MAYBE_RESIGN):
-                self.send_zk((Q_READ_CTL,))
+                self.send_zk(
+                    GetControllerIdAndEpoch(
+                        Q_READ_CTL,
+                    )
+                )
                 self.park(W_ELECT_READ if code == O_ELECT else W_RESIGN_READ, None, (), prog)
                 return
             if code == O_L_ELECT:
-                self.send_zk((Q_READ_CTL,))
+                self.send_zk(
+                    GetControllerIdAndEpoch(
+                        Q_READ_CTL,
+                    )
+                )
                 self.park(W_L_READ, None, (), prog)
                 return
             if code == O_L_RESIGN_ELECT:
@@ -114,7 +136,11 @@ class KafkaController(AdminWorkflows):
                 prog = ((O_L_ELECT,), *prog)
                 continue
             if code == O_FAILOVER:
-                self.send_zk((Q_READ_CONTEXT,))
+                self.send_zk(
+                    ReadControllerContext(
+                        Q_READ_CONTEXT,
+                    )
+                )
                 self.park(W_CONTEXT, None, (), prog)
                 return
             if self.ctx is None:
@@ -129,7 +155,11 @@ class KafkaController(AdminWorkflows):
                     return
                 batch = ()
             elif code == O_BROKER_CHANGE:
-                self.send_zk((Q_READ_BROKERS,))
+                self.send_zk(
+                    GetAllBrokersInCluster(
+                        Q_READ_BROKERS,
+                    )
+                )
                 self.park(W_BROKERS, None, (), prog)
                 return
             elif code == O_ON_STARTUP:
@@ -150,7 +180,11 @@ class KafkaController(AdminWorkflows):
                     live = set_item(live, b, e)
                 self.ctx = self.ctx._replace(live=live)
             elif code == O_ISR_CHANGE:
-                self.send_zk((Q_READ_ISR_CHANGES,))
+                self.send_zk(
+                    GetAllIsrChangeNotifications(
+                        Q_READ_ISR_CHANGES,
+                    )
+                )
                 self.park(W_ISR_READ, None, (), prog)
                 return
             elif code == O_SEND_UM:
@@ -186,7 +220,7 @@ class KafkaController(AdminWorkflows):
                     return
             elif code == O_DELETE_PREFERRED:
                 # removePartitionsFromPreferredReplicaElection: delete the znode
-                self.send_zk((Q_DELETE_PREFERRED, self.fence(), self.ctx.epoch))
+                self.send_zk(DeletePreferredReplicaElection(Q_DELETE_PREFERRED, self.fence(), self.ctx.epoch))
             elif code == O_STOP:
                 if op[1] >= 0:
                     self.stop_replicas(op[1], op[2], op[3], False)
@@ -201,7 +235,7 @@ class KafkaController(AdminWorkflows):
             elif code == O_CS_RESPOND:
                 e = self.ctx.live[op[1]]
                 if e:
-                    self.send_msg(op[1], (M_CS_RESPONSE, self.ctx.epoch, e, ()))
+                    self.send_msg(op[1], ControlledShutdownResponse(M_CS_RESPONSE, self.ctx.epoch, e, ()))
             else:  # pragma: no cover
                 raise AssertionError(f"unknown program op {op!r}")
         self.pending = None
@@ -229,7 +263,11 @@ class KafkaController(AdminWorkflows):
             # TopicChange: getChildren /brokers/topics (re-arming the watch) and the new topics'
             # assignments; then onNewTopicCreation for the topics the context does not know
             if self.ctx is not None:
-                self.send_zk((Q_READ_TOPICS,))
+                self.send_zk(
+                    GetAllTopicsInCluster(
+                        Q_READ_TOPICS,
+                    )
+                )
                 self.park(W_TOPICS, None, (), ())
         elif kind >= EV_DELETE_TOPICS:
             if self.ctx is not None:
@@ -240,7 +278,7 @@ class KafkaController(AdminWorkflows):
             if self.ctx is not None or self.active_id == self.me:
                 self.resign()
             self.active_id = -1
-            self.send_zk((Q_REGISTER_BROKER, True))
+            self.send_zk(RegisterBroker(Q_REGISTER_BROKER, True))
         elif kind == EV_EXPIRE:
             # 0.8 SessionExpirationListener.handleNewSession: onControllerResignation(); elect
             if self.ctx is not None or self.active_id == self.me:
@@ -266,7 +304,11 @@ class KafkaController(AdminWorkflows):
             if was and ctl != me:
                 self.resign()
             if wait == W_ELECT_READ and ctl == -1:
-                self.send_zk((Q_REGISTER_CTL, self.next_controller_epoch(epoch), version))
+                self.send_zk(
+                    RegisterControllerAndIncrementControllerEpoch(
+                        Q_REGISTER_CTL, self.next_controller_epoch(epoch), version
+                    )
+                )
                 self.park(W_REGISTER, None, (), rest)
                 return
             self.run(rest)
@@ -319,19 +361,27 @@ class KafkaController(AdminWorkflows):
             if ctl != -1:
                 self.run(rest)
                 return
-            self.send_zk((Q_CREATE_CTL,))
+            self.send_zk(
+                CreateControllerPath(
+                    Q_CREATE_CTL,
+                )
+            )
             self.park(W_L_CREATE, None, (), rest)
         elif wait == W_L_CREATE:
             if resp[1]:
                 self.active_id = me
                 # 0.8 onControllerFailover: readControllerEpochFromZookeeper; incrementControllerEpoch
-                self.send_zk((Q_READ_EPOCH,))
+                self.send_zk(
+                    ReadControllerEpoch(
+                        Q_READ_EPOCH,
+                    )
+                )
                 self.park(W_L_EPOCH, None, (), rest)
             else:
                 self.active_id = resp[2]
                 self.run(rest)
         elif wait == W_L_EPOCH:
-            self.send_zk((Q_INC_EPOCH, self.next_controller_epoch(resp[1]), resp[2]))
+            self.send_zk(IncrementControllerEpoch(Q_INC_EPOCH, self.next_controller_epoch(resp[1]), resp[2]))
             self.park(W_L_INC, None, (), rest)
         elif wait == W_L_INC:
             if resp[1]:
@@ -340,7 +390,11 @@ class KafkaController(AdminWorkflows):
             else:
                 # ControllerMovedException inside elect -> resign(): leaderId = -1; deletePath
                 self.active_id = -1
-                self.send_zk((Q_DELETE_CTL,))
+                self.send_zk(
+                    DeleteControllerPath(
+                        Q_DELETE_CTL,
+                    )
+                )
                 self.run(rest)
         else:  # pragma: no cover
             raise AssertionError(f"unknown wait {wait} for response {op}")
@@ -421,7 +475,7 @@ class KafkaController(AdminWorkflows):
         else:
             unknown = deletions
         if unknown:
-            self.send_zk((Q_DELETE_DELETIONS, unknown, self.fence(), ctx.epoch))
+            self.send_zk(DeleteTopicDeletions(Q_DELETE_DELETIONS, unknown, self.fence(), ctx.epoch))
         self.ctx = ctx._replace(ar=ar, deleting=deleting, ineligible=ineligible, reassigning=reassigning)
         for p, _ in reassigning:
             prog.append((O_REASSIGN, p, 0))

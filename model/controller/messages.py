@@ -1,4 +1,21 @@
+"""Messages between the actors, each a named type: controller events, ZooKeeper requests and
+responses, controller-to-broker requests.
+
+Every message is a ``NamedTuple`` whose first field is its kind (``EV_*``, ``Q_*`` or ``M_*``),
+so messages of different types never compare equal and a state holds nothing but tuples and
+ints (its canonical encoding, ``explorer.encoding``, is that of the plain tuple). A ZooKeeper
+response repeats its request's op. Construct a message with its kind first:
+``RegisterBroker(Q_REGISTER_BROKER, True)``.
+
+>>> GetControllerIdAndEpoch(Q_READ_CTL) == (Q_READ_CTL,)
+True
+>>> ControllerIdAndEpoch(Q_READ_CTL, 0, 1, 0).controller_id
+0
+"""
+
 from __future__ import annotations
+
+from typing import Any, NamedTuple
 
 # event kinds
 EV_STARTUP, EV_REELECT, EV_CTL_CHANGE, EV_BROKER_CHANGE, EV_ISR_CHANGE, EV_EXPIRE, EV_TOPIC_CHANGE = range(7)
@@ -134,3 +151,466 @@ STRATEGY_NAMES = ("offline", "reassign", "preferred", "controlled_shutdown")  #:
 # controller-to-broker request kinds
 M_LEADER_AND_ISR, M_UPDATE_METADATA, M_STOP_REPLICA, M_CS_RESPONSE = 0, 1, 2, 3
 MESSAGE_NAMES = ("LeaderAndIsr", "UpdateMetadata", "StopReplica", "ControlledShutdownResponse")
+
+
+# ---------------------------------------------------------------------------------------
+# Controller events (the ControllerEventManager's queue)
+
+
+class ControllerEvent(NamedTuple):
+    """A ``ControllerEvent`` in a controller's queue: its kind (``EV_*``, named by
+    ``EVENT_NAMES``) and one argument (-1: none; a broker, topic or partition)."""
+
+    kind: int
+    arg: int
+
+
+# ---------------------------------------------------------------------------------------
+# ZooKeeper requests (client -> server, FIFO per session), named after KafkaZkClient's methods
+
+
+class RegisterBroker(NamedTuple):
+    """``registerBroker``: create ``/brokers/ids/<id>`` (ephemeral); ``reelect``: the 2.x
+    ``RegisterBrokerAndReelect`` (the response queues the election)."""
+
+    op: int
+    reelect: bool
+
+
+class GetControllerIdAndEpoch(NamedTuple):
+    """2.x ``elect``: ``getControllerId`` and ``getControllerEpoch``, read back to back."""
+
+    op: int
+
+
+class RegisterControllerAndIncrementControllerEpoch(NamedTuple):
+    """multi(create ``/controller``, setData ``/controller_epoch`` = ``epoch`` expecting
+    ``epoch_zk_version``): ``epoch`` is the new epoch (read + 1)."""
+
+    op: int
+    epoch: int
+    epoch_zk_version: int
+
+
+class CreateControllerPath(NamedTuple):
+    """0.8 ``ZookeeperLeaderElector.elect``: create ``/controller`` (ephemeral)."""
+
+    op: int
+
+
+class ReadControllerEpoch(NamedTuple):
+    """0.8 ``readControllerEpochFromZookeeper``."""
+
+    op: int
+
+
+class IncrementControllerEpoch(NamedTuple):
+    """0.8 ``incrementControllerEpoch``: setData ``/controller_epoch`` = ``epoch`` (the new
+    one) expecting ``epoch_zk_version``."""
+
+    op: int
+    epoch: int
+    epoch_zk_version: int
+
+
+class DeleteControllerPath(NamedTuple):
+    """Delete ``/controller`` (0.8 ``resign``); fire-and-forget."""
+
+    op: int
+
+
+class ReadControllerContext(NamedTuple):
+    """``onControllerFailover``'s reads (brokers with their epochs, topics, partition states,
+    admin znodes), registering the controller's watches first."""
+
+    op: int
+
+
+class GetTopicPartitionStates(NamedTuple):
+    """``getTopicPartitionStates`` of ``partitions``."""
+
+    op: int
+    partitions: tuple[int, ...]
+
+
+class UpdateLeaderAndIsr(NamedTuple):
+    """``updateLeaderAndIsr`` / ``createTopicPartitionStatesRaw`` (``create``): one
+    conditional write per partition, fenced on ``/controller_epoch``'s zkVersion (``fence``;
+    -1: not fenced); ``strategy`` (``S_*``) says why the controller writes."""
+
+    op: int
+    writes: tuple[tuple[int, Any], ...]  #: (partition, PartZ with the expected version)
+    fence: int
+    controller_epoch: int
+    create: bool
+    strategy: int
+
+
+class GetAllBrokersInCluster(NamedTuple):
+    """``getAllBrokerAndEpochsInCluster``: ``/brokers/ids`` children with their epochs."""
+
+    op: int
+
+
+class GetAllIsrChangeNotifications(NamedTuple):
+    """``getAllIsrChangeNotifications`` and the notified partitions' states."""
+
+    op: int
+
+
+class DeleteIsrChangeNotifications(NamedTuple):
+    """``deleteIsrChangeNotifications`` (fenced; fire-and-forget)."""
+
+    op: int
+    partitions: tuple[int, ...]
+    fence: int
+    controller_epoch: int
+
+
+class UpdateIsr(NamedTuple):
+    """A partition leader's ISR change: setData of the partition state expecting its
+    zkVersion, plus an ``/isr_change_notification``."""
+
+    op: int
+    partition: int
+    state: Any  #: the new PartZ, with the zkVersion it expects
+
+
+class GetAllTopicsInCluster(NamedTuple):
+    """``getAllTopicsInCluster`` and the new topics' assignments."""
+
+    op: int
+
+
+class GetTopicDeletions(NamedTuple):
+    """``getTopicDeletions``: children of ``/admin/delete_topics``."""
+
+    op: int
+
+
+class DeleteTopicDeletions(NamedTuple):
+    """``deleteTopicDeletions`` (fenced; fire-and-forget)."""
+
+    op: int
+    topics: tuple[int, ...]
+    fence: int
+    controller_epoch: int
+
+
+class DeleteTopicZNode(NamedTuple):
+    """``deleteTopicZNode`` (recursive), ``deleteTopicConfigs`` and the deletion znode (fenced)."""
+
+    op: int
+    topic: int
+    fence: int
+    controller_epoch: int
+
+
+class GetReplicaAssignmentForTopic(NamedTuple):
+    """``getReplicaAssignmentForTopics`` of one topic (``PartitionModifications``)."""
+
+    op: int
+    topic: int
+
+
+class SetReplicaAssignment(NamedTuple):
+    """``setTopicAssignment``: AR of one partition (fenced)."""
+
+    op: int
+    partition: int
+    replicas: tuple[int, ...]
+    fence: int
+    controller_epoch: int
+
+
+class GetPartitionReassignment(NamedTuple):
+    """``getPartitionReassignment``: ``/admin/reassign_partitions``."""
+
+    op: int
+
+
+class RemovePartitionsFromReassignment(NamedTuple):
+    """``removePartitionsFromReassignedPartitions`` (fenced; fire-and-forget); ``completed``:
+    the reassignment finished (not cancelled)."""
+
+    op: int
+    partitions: tuple[int, ...]
+    fence: int
+    controller_epoch: int
+    completed: bool
+
+
+class GetPreferredReplicaElection(NamedTuple):
+    """``getPreferredReplicaElection``: ``/admin/preferred_replica_election``."""
+
+    op: int
+
+
+class DeletePreferredReplicaElection(NamedTuple):
+    """Delete ``/admin/preferred_replica_election`` (fenced; fire-and-forget)."""
+
+    op: int
+    fence: int
+    controller_epoch: int
+
+
+# ---------------------------------------------------------------------------------------
+# ZooKeeper responses (server -> client, FIFO per session)
+
+
+class BrokerRegistered(NamedTuple):
+    """``/brokers/ids/<id>`` created: the broker epoch (its czxid)."""
+
+    op: int
+    broker_epoch: int
+    reelect: bool
+
+
+class ControllerIdAndEpoch(NamedTuple):
+    """``/controller``'s broker id (-1: none), ``/controller_epoch`` and its zkVersion."""
+
+    op: int
+    controller_id: int
+    epoch: int
+    epoch_zk_version: int
+
+
+class ControllerRegistered(NamedTuple):
+    """The election multi's result (``ok`` false: NodeExists / BadVersion)."""
+
+    op: int
+    ok: bool
+    epoch: int
+    epoch_zk_version: int
+
+
+class ControllerPathCreated(NamedTuple):
+    """0.8: ``/controller`` created (``ok``), else who holds it."""
+
+    op: int
+    ok: bool
+    controller_id: int
+
+
+class ControllerEpochRead(NamedTuple):
+    """0.8: ``/controller_epoch`` and its zkVersion."""
+
+    op: int
+    epoch: int
+    epoch_zk_version: int
+
+
+class ControllerEpochIncremented(NamedTuple):
+    """0.8: the conditional epoch write's result."""
+
+    op: int
+    ok: bool
+    epoch: int
+    epoch_zk_version: int
+
+
+class ControllerContextData(NamedTuple):
+    """The failover reads: each broker's epoch (0: not registered) and the partition states."""
+
+    op: int
+    live: tuple[int, ...]
+    partition_states: tuple[Any, ...]
+
+
+class ControllerContextWithTopics(NamedTuple):
+    """The failover reads with the number of topics ``/brokers/topics`` holds
+    (``topics_created_later``)."""
+
+    op: int
+    live: tuple[int, ...]
+    partition_states: tuple[Any, ...]
+    topics: int
+
+
+class ControllerContextWithAdmin(NamedTuple):
+    """The failover reads with the admin znodes: ``admin`` is (present partitions,
+    assignments, ``/admin/delete_topics``, ``/admin/reassign_partitions``,
+    ``/admin/preferred_replica_election``); ``topics`` is -1."""
+
+    op: int
+    live: tuple[int, ...]
+    partition_states: tuple[Any, ...]
+    topics: int
+    admin: tuple[Any, ...]
+
+
+class TopicPartitionStates(NamedTuple):
+    """(partition, PartZ or None) per partition read."""
+
+    op: int
+    states: tuple[tuple[int, Any], ...]
+
+
+class TopicPartitionStatesWithConfigs(NamedTuple):
+    """The states with the topics whose ``unclean.leader.election.enable`` was set
+    dynamically (``getLogConfigs``)."""
+
+    op: int
+    states: tuple[tuple[int, Any], ...]
+    unclean_topics: tuple[int, ...]
+
+
+class LeaderAndIsrWritten(NamedTuple):
+    """The partition-state writes' results: ``ok`` false when the fence failed
+    (ControllerMovedException), else (partition, new PartZ or None for BadVersion)."""
+
+    op: int
+    ok: bool
+    results: tuple[tuple[int, Any], ...]
+
+
+class BrokerEpochs(NamedTuple):
+    """Each broker's registration epoch (0: not registered)."""
+
+    op: int
+    epochs: tuple[int, ...]
+
+
+class IsrChangeNotifications(NamedTuple):
+    """The notified partitions and their states."""
+
+    op: int
+    partitions: tuple[int, ...]
+    states: tuple[Any, ...]
+
+
+class IsrUpdated(NamedTuple):
+    """A leader's ISR write: the new state, or None (BadVersion)."""
+
+    op: int
+    partition: int
+    state: Any
+
+
+class Topics(NamedTuple):
+    """How many topics ``/brokers/topics`` holds (they are created in order)."""
+
+    op: int
+    topics: int
+
+
+class TopicsWithDeleted(NamedTuple):
+    """The topics and those deleted (admin configurations)."""
+
+    op: int
+    topics: int
+    deleted: tuple[int, ...]
+
+
+class TopicDeletions(NamedTuple):
+    """Children of ``/admin/delete_topics``."""
+
+    op: int
+    topics: tuple[int, ...]
+
+
+class TopicZNodeDeleted(NamedTuple):
+    """The fenced topic deletion's result."""
+
+    op: int
+    ok: bool
+
+
+class ReplicaAssignment(NamedTuple):
+    """Which partitions of ``topic`` exist."""
+
+    op: int
+    topic: int
+    present: tuple[bool, ...]
+
+
+class ReplicaAssignmentWritten(NamedTuple):
+    """The fenced assignment write's result."""
+
+    op: int
+    ok: bool
+
+
+class PartitionReassignment(NamedTuple):
+    """``/admin/reassign_partitions``: (partition, RAR) pairs."""
+
+    op: int
+    reassignments: tuple[tuple[int, tuple[int, ...]], ...]
+
+
+class PreferredReplicaElection(NamedTuple):
+    """``/admin/preferred_replica_election``'s partitions."""
+
+    op: int
+    partitions: tuple[int, ...]
+
+
+# ---------------------------------------------------------------------------------------
+# Controller-to-broker requests (FIFO per (controller, broker) channel)
+
+
+class LeaderAndIsrPartitionState(NamedTuple):
+    """One partition's entry of a LeaderAndIsr request."""
+
+    partition: int
+    leader: int
+    leader_epoch: int
+    isr: tuple[int, ...]
+    zk_version: int
+
+
+class LeaderAndIsrPartitionStateWithReplicas(NamedTuple):
+    """An entry with the assigned replicas (admin configurations: the leader adds to the ISR
+    only replicas of this AR)."""
+
+    partition: int
+    leader: int
+    leader_epoch: int
+    isr: tuple[int, ...]
+    zk_version: int
+    replicas: tuple[int, ...]
+
+
+class LeaderAndIsrRequest(NamedTuple):
+    """``LeaderAndIsrRequest`` with the controller and broker epochs it is sent with."""
+
+    kind: int
+    controller_epoch: int
+    broker_epoch: int
+    partition_states: tuple[Any, ...]
+
+
+class UpdateMetadataRequest(NamedTuple):
+    """``UpdateMetadataRequest`` (the model's data plane reads only its epochs)."""
+
+    kind: int
+    controller_epoch: int
+    broker_epoch: int
+    payload: tuple[()]
+
+
+class StopReplicaPartitions(NamedTuple):
+    """A StopReplica's partitions (bit mask), ``deletePartitions`` and whether its response
+    goes to the deletion callback."""
+
+    mask: int
+    delete: bool
+    callback: bool
+
+
+class StopReplicaRequest(NamedTuple):
+    """``StopReplicaRequest``."""
+
+    kind: int
+    controller_epoch: int
+    broker_epoch: int
+    payload: StopReplicaPartitions
+
+
+class ControlledShutdownResponse(NamedTuple):
+    """The controller's answer to a ``ControlledShutdownRequest``."""
+
+    kind: int
+    controller_epoch: int
+    broker_epoch: int
+    payload: tuple[()]

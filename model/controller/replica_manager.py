@@ -14,6 +14,8 @@ from model.controller.messages import (
     M_LEADER_AND_ISR,
     M_STOP_REPLICA,
     Q_UPDATE_ISR,
+    ControllerEvent,
+    UpdateIsr,
 )
 from model.controller.state import Node, PartZ, Rep, State
 
@@ -105,7 +107,7 @@ class ReplicaManager(Cluster):
         n = s.nodes[sender]
         if not n.alive:
             return s
-        ev = (EV_DELETE_RESP_ERR if error else EV_DELETE_RESP, mask * 8 + d)
+        ev = ControllerEvent(EV_DELETE_RESP_ERR if error else EV_DELETE_RESP, mask * 8 + d)
         if ev in n.events:
             return s
         return s._replace(nodes=set_item(s.nodes, sender, n._replace(events=(*n.events, ev))))
@@ -208,7 +210,7 @@ class ReplicaManager(Cluster):
         send = None
         if f not in lr2.isr and offset >= lr2.hw and (not lr2.ar or f in lr2.ar) and lr2.zkv >= 0:
             isr = tuple(x for x in self.slots[p] if x in lr2.isr or x == f)
-            send = (Q_UPDATE_ISR, p, PartZ(ld, lr2.epoch, isr, ln.seen_epoch, lr2.zkv))
+            send = UpdateIsr(Q_UPDATE_ISR, p, PartZ(ld, lr2.epoch, isr, ln.seen_epoch, lr2.zkv))
             lr2 = lr2._replace(pend=True)
         if fr2 == fr and lr2 == lr and acked is s.acked:
             return s
@@ -223,6 +225,6 @@ class ReplicaManager(Cluster):
         n = s.nodes[b]
         r = n.reps[p]
         isr = tuple(x for x in r.isr if x != f)
-        req = (Q_UPDATE_ISR, p, PartZ(b, r.epoch, isr, n.seen_epoch, r.zkv))
+        req = UpdateIsr(Q_UPDATE_ISR, p, PartZ(b, r.epoch, isr, n.seen_epoch, r.zkv))
         n = n._replace(reps=set_item(n.reps, p, r._replace(pend=True)), zk_out=(*n.zk_out, req))
         return ShrinkIsr(b, p, f), s._replace(nodes=set_item(s.nodes, b, n))

@@ -20,6 +20,9 @@ from model.controller.messages import (
     S_REASSIGN,
     S_REMOVE,
     STRATEGY_NAMES,
+    DeleteIsrChangeNotifications,
+    GetTopicPartitionStates,
+    UpdateLeaderAndIsr,
 )
 from model.controller.program import W_ELECT_PARTS, W_ELECT_WRITE, W_INIT, W_RM_READ, W_RM_WRITE
 from model.controller.state import D_ADDED, D_PREFERRED, D_UNCLEAN_DYN, PartZ
@@ -117,7 +120,9 @@ class StateMachines(ControllerBase):
             if lai is not None:
                 writes.append((p, PartZ(lai.leader, lai.leader_epoch, lai.isr, self.ctx.epoch, -1)))
         if writes:
-            self.send_zk((Q_WRITE_PARTS, tuple(writes), self.fence(), self.ctx.epoch, True, S_INIT))
+            self.send_zk(
+                UpdateLeaderAndIsr(Q_WRITE_PARTS, tuple(writes), self.fence(), self.ctx.epoch, True, S_INIT)
+            )
             self.park(W_INIT, elect, batch, rest)
             return True
         return self.trigger_elect(elect, batch, rest)
@@ -146,7 +151,7 @@ class StateMachines(ControllerBase):
     def trigger_elect(self, elect: tuple, batch: tuple, rest: tuple, strategy: int = S_OFFLINE) -> bool:
         """``doElectLeaderForPartitions``: read the partition states, elect, write, retry."""
         if elect:
-            self.send_zk((Q_READ_PARTS, elect))
+            self.send_zk(GetTopicPartitionStates(Q_READ_PARTS, elect))
             self.park(W_ELECT_PARTS, (strategy, elect), batch, rest)
             return True
         self.flush(batch)
@@ -203,7 +208,14 @@ class StateMachines(ControllerBase):
             self.run(rest)
             return
         self.send_zk(
-            (Q_WRITE_PARTS, tuple((p, z) for p, z, _, _ in writes), self.fence(), ctx.epoch, False, strategy)
+            UpdateLeaderAndIsr(
+                Q_WRITE_PARTS,
+                tuple((p, z) for p, z, _, _ in writes),
+                self.fence(),
+                ctx.epoch,
+                False,
+                strategy,
+            )
         )
         self.park(W_ELECT_WRITE, (strategy, tuple((p, rec, u) for p, _, rec, u in writes)), batch, rest)
 
@@ -263,7 +275,7 @@ class StateMachines(ControllerBase):
                 with_info.append(p)
         if not with_info:
             return False
-        self.send_zk((Q_READ_PARTS, tuple(with_info)))
+        self.send_zk(GetTopicPartitionStates(Q_READ_PARTS, tuple(with_info)))
         self.park(W_RM_READ, (b, tuple(with_info)), (), rest)
         return True
 
@@ -296,7 +308,9 @@ class StateMachines(ControllerBase):
             self.flush(batch)
             self.run(rest)
             return
-        self.send_zk((Q_WRITE_PARTS, tuple(writes), self.fence(), ctx.epoch, False, S_REMOVE))
+        self.send_zk(
+            UpdateLeaderAndIsr(Q_WRITE_PARTS, tuple(writes), self.fence(), ctx.epoch, False, S_REMOVE)
+        )
         self.park(W_RM_WRITE, (b, parts), batch, rest)
 
     def remove_isr_written(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
@@ -322,7 +336,7 @@ class StateMachines(ControllerBase):
                 if r != b:
                     batch_l.append((r, self.entry(p, z)))
         if retry:
-            self.send_zk((Q_READ_PARTS, tuple(retry)))
+            self.send_zk(GetTopicPartitionStates(Q_READ_PARTS, tuple(retry)))
             self.park(W_RM_READ, (b, tuple(retry)), tuple(batch_l), rest)
             return
         self.flush(tuple(batch_l))
@@ -340,5 +354,5 @@ class StateMachines(ControllerBase):
                     leaders = set_item(leaders, p, z)
             self.ctx = ctx._replace(leaders=leaders)
             self.send_um_all()
-        self.send_zk((Q_DELETE_ISR_CHANGES, parts, self.fence(), ctx.epoch))
+        self.send_zk(DeleteIsrChangeNotifications(Q_DELETE_ISR_CHANGES, parts, self.fence(), ctx.epoch))
         self.run(rest)

@@ -33,6 +33,7 @@ from model.controller.messages import (
     EV_REASSIGN,
     EV_TOPIC_CHANGE,
     EV_UNCLEAN_ENABLE,
+    ControllerEvent,
 )
 from model.controller.state import State
 
@@ -179,19 +180,19 @@ class ControllerSystem(Brokers):
             t = zk.deletes
             ns = list(nodes)
             if t not in zk.delete_topics:
-                self._fire(ns, (EV_DELETE_TOPICS, -1), "watch")
+                self._fire(ns, ControllerEvent(EV_DELETE_TOPICS, -1), "watch")
             zk2 = zk._replace(deletes=t + 1, delete_topics=tuple(sorted({*zk.delete_topics, t})))
             yield AdminDeleteTopic(t), s._replace(zk=zk2, nodes=tuple(ns))
         if self.added and zk.expanded < self.topics_at_start and zk.expanded not in zk.gone:
             t = zk.expanded
             ns = list(nodes)
-            self._fire(ns, (EV_PARTITION_MOD, t), "watch")
+            self._fire(ns, ControllerEvent(EV_PARTITION_MOD, t), "watch")
             yield AdminAddPartitions(t), s._replace(zk=zk._replace(expanded=t + 1), nodes=tuple(ns))
         if zk.reassigns < cfg.max_reassignments and not zk.reassign:
             p = zk.reassigns
             if self.present(zk, p):
                 ns = list(nodes)
-                self._fire(ns, (EV_REASSIGN, -1), "watch")
+                self._fire(ns, ControllerEvent(EV_REASSIGN, -1), "watch")
                 rar = self.targets[p]
                 zk2 = zk._replace(reassigns=p + 1, reassign=((p, rar),))
                 yield AdminReassign(p, rar), s._replace(zk=zk2, nodes=tuple(ns))
@@ -199,14 +200,14 @@ class ControllerSystem(Brokers):
             parts = tuple(p for p in range(self.np) if self.present(zk, p))
             if parts:
                 ns = list(nodes)
-                self._fire(ns, (EV_PREFERRED, -1), "watch")
+                self._fire(ns, ControllerEvent(EV_PREFERRED, -1), "watch")
                 zk2 = zk._replace(preferreds=zk.preferreds + 1, preferred=parts)
                 yield AdminPreferredElection(parts), s._replace(zk=zk2, nodes=tuple(ns))
         if len(zk.unclean_dyn) < cfg.max_unclean_enables:
             t = len(zk.unclean_dyn)
             if self.present(zk, t * self.ppt):
                 ns = list(nodes)
-                self._fire(ns, (EV_UNCLEAN_ENABLE, t), "watch")
+                self._fire(ns, ControllerEvent(EV_UNCLEAN_ENABLE, t), "watch")
                 zk2 = zk._replace(unclean_dyn=(*zk.unclean_dyn, t))
                 yield AdminEnableUnclean(t), s._replace(zk=zk2, nodes=tuple(ns))
         if cfg.auto_leader_rebalance:
@@ -214,7 +215,7 @@ class ControllerSystem(Brokers):
                 # the check interval (300 s) is long next to event processing: the task fires
                 # when the controller is idle
                 if n.alive and n.ctx is not None and not n.events and n.pending is None and not n.expired:
-                    n2 = n._replace(events=((EV_AUTO_REBALANCE, -1),))
+                    n2 = n._replace(events=(ControllerEvent(EV_AUTO_REBALANCE, -1),))
                     yield AutoRebalanceTick(b), s._replace(nodes=set_item(nodes, b, n2))
         if cfg.max_controlled_shutdowns:
             c = zk.controller
@@ -236,7 +237,7 @@ class ControllerSystem(Brokers):
                 ):
                     ns = list(nodes)
                     ns[b] = ns[b]._replace(cs=3 + c[0])
-                    ev = (EV_CONTROLLED_SHUTDOWN, b)
+                    ev = ControllerEvent(EV_CONTROLLED_SHUTDOWN, b)
                     cn = ns[c[0]]
                     if ev not in cn.events:
                         ns[c[0]] = cn._replace(events=(*cn.events, ev))
@@ -247,7 +248,7 @@ class ControllerSystem(Brokers):
         zk = s.zk
         t = self.topics_at_start + zk.created
         nodes = list(s.nodes)
-        self._fire(nodes, (EV_TOPIC_CHANGE, -1), "watch")
+        self._fire(nodes, ControllerEvent(EV_TOPIC_CHANGE, -1), "watch")
         return AdminCreateTopic(t), s._replace(zk=zk._replace(created=zk.created + 1), nodes=tuple(nodes))
 
     def _process_event(self, s: State, b: int) -> tuple[Any, State]:

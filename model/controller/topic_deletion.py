@@ -2,7 +2,15 @@ from __future__ import annotations
 
 from explorer.speedups import set_item
 from model.controller.base import VALID_REPLICA_TRANSITION
-from model.controller.messages import M_STOP_REPLICA, Q_DELETE_DELETIONS, Q_DELETE_TOPIC
+from model.controller.messages import (
+    M_STOP_REPLICA,
+    Q_DELETE_DELETIONS,
+    Q_DELETE_TOPIC,
+    DeleteTopicDeletions,
+    DeleteTopicZNode,
+    StopReplicaPartitions,
+    StopReplicaRequest,
+)
 from model.controller.program import (
     O_DEL_COMPLETE,
     O_DEL_STARTED,
@@ -51,7 +59,7 @@ class TopicDeletionManager(TopicChanges):
         if not cfg.delete_topic_enable:
             clear = topics
         if clear:
-            self.send_zk((Q_DELETE_DELETIONS, clear, self.fence(), ctx.epoch))
+            self.send_zk(DeleteTopicDeletions(Q_DELETE_DELETIONS, clear, self.fence(), ctx.epoch))
         if not cfg.delete_topic_enable or not known:
             self.run(rest)
             return
@@ -133,7 +141,12 @@ class TopicDeletionManager(TopicChanges):
         mask = 0
         for p in parts:
             mask |= 1 << p
-        self.send_msg(b, (M_STOP_REPLICA, self.ctx.epoch, e, (mask, delete, callback)))
+        self.send_msg(
+            b,
+            StopReplicaRequest(
+                M_STOP_REPLICA, self.ctx.epoch, e, StopReplicaPartitions(mask, delete, callback)
+            ),
+        )
 
     def replica_deletion_started(self, todo: tuple) -> None:
         """OfflineReplica -> ReplicaDeletionStarted: StopReplica(delete=true) with the
@@ -200,7 +213,7 @@ class TopicDeletionManager(TopicChanges):
                     self.set_pstate(p, PartitionState.OfflinePartition)
                 self.set_pstate(p, PartitionState.NonExistentPartition)
         self.ctx = self.ctx._replace(deleting=tuple(x for x in self.ctx.deleting if x != t))
-        self.send_zk((Q_DELETE_TOPIC, t, self.fence(), ctx.epoch))
+        self.send_zk(DeleteTopicZNode(Q_DELETE_TOPIC, t, self.fence(), ctx.epoch))
         self.park(W_DEL_DONE, t, (), rest)
         return True
 

@@ -36,6 +36,30 @@ from model.controller.messages import (
     Q_WRITE_ASSIGN,
     Q_WRITE_PARTS,
     Q_WRITE_REASSIGN,
+    BrokerEpochs,
+    BrokerRegistered,
+    ControllerContextData,
+    ControllerContextWithAdmin,
+    ControllerContextWithTopics,
+    ControllerEpochIncremented,
+    ControllerEpochRead,
+    ControllerEvent,
+    ControllerIdAndEpoch,
+    ControllerPathCreated,
+    ControllerRegistered,
+    IsrChangeNotifications,
+    IsrUpdated,
+    LeaderAndIsrWritten,
+    PartitionReassignment,
+    PreferredReplicaElection,
+    ReplicaAssignment,
+    ReplicaAssignmentWritten,
+    TopicDeletions,
+    TopicPartitionStates,
+    TopicPartitionStatesWithConfigs,
+    Topics,
+    TopicsWithDeleted,
+    TopicZNodeDeleted,
 )
 from model.controller.replica_manager import ReplicaManager
 from model.controller.state import State, Zk
@@ -52,8 +76,8 @@ class ZooKeeperServer(ReplicaManager):
         op = resp[0]
         if op == Q_REGISTER_BROKER:
             ev = n2.events
-            if resp[2] and (EV_STARTUP, -1) not in ev:
-                ev = (*ev, (EV_STARTUP, -1))
+            if resp[2] and ControllerEvent(EV_STARTUP, -1) not in ev:
+                ev = (*ev, ControllerEvent(EV_STARTUP, -1))
             n2 = n2._replace(bepoch=resp[1], events=ev)
             return ZkReply(b, resp), s._replace(nodes=set_item(s.nodes, b, n2))
         if op == Q_UPDATE_ISR:
@@ -82,74 +106,78 @@ class ZooKeeperServer(ReplicaManager):
                 zk = zk._replace(
                     brokers=set_item(zk.brokers, b, (sess, epoch)), czxids=set_item(zk.czxids, b, epoch)
                 )
-                resp = (Q_REGISTER_BROKER, epoch, req[1])
+                resp = BrokerRegistered(Q_REGISTER_BROKER, epoch, req[1])
                 nodes[b] = node
-                self._fire(nodes, (EV_BROKER_CHANGE, -1), "watch")
+                self._fire(nodes, ControllerEvent(EV_BROKER_CHANGE, -1), "watch")
                 node = nodes[b]
             elif cur[0] == sess:  # a retried registration of this very session
-                resp = (Q_REGISTER_BROKER, cur[1], req[1])
+                resp = BrokerRegistered(Q_REGISTER_BROKER, cur[1], req[1])
             else:  # pragma: no cover - restarts wait for the old session to expire
                 raise AssertionError("broker registration over a live ephemeral")
         elif op == Q_READ_CTL:
             ctl = zk.controller[0] if zk.controller is not None else -1
-            resp = (Q_READ_CTL, ctl, zk.epoch, zk.epoch_version)
+            resp = ControllerIdAndEpoch(Q_READ_CTL, ctl, zk.epoch, zk.epoch_version)
             node = node._replace(ctl_watch=True)
         elif op == Q_REGISTER_CTL:
             _, new_epoch, version = req
             if zk.controller is not None or zk.epoch_version != version:
-                resp = (Q_REGISTER_CTL, False, 0, 0)
+                resp = ControllerRegistered(Q_REGISTER_CTL, False, 0, 0)
             else:
                 zk = zk._replace(controller=(b, sess), epoch=new_epoch, epoch_version=version + 1)
-                resp = (Q_REGISTER_CTL, True, new_epoch, version + 1)
+                resp = ControllerRegistered(Q_REGISTER_CTL, True, new_epoch, version + 1)
                 nodes[b] = node
-                self._fire(nodes, (EV_CTL_CHANGE, b), "ctl", skip=b)
+                self._fire(nodes, ControllerEvent(EV_CTL_CHANGE, b), "ctl", skip=b)
                 node = nodes[b]
         elif op == Q_CREATE_CTL:
             if zk.controller is not None:
-                resp = (Q_CREATE_CTL, False, zk.controller[0])
+                resp = ControllerPathCreated(Q_CREATE_CTL, False, zk.controller[0])
             else:
                 zk = zk._replace(controller=(b, sess))
-                resp = (Q_CREATE_CTL, True, b)
+                resp = ControllerPathCreated(Q_CREATE_CTL, True, b)
                 nodes[b] = node
-                self._fire(nodes, (EV_CTL_CHANGE, b), "ctl", skip=b)
+                self._fire(nodes, ControllerEvent(EV_CTL_CHANGE, b), "ctl", skip=b)
                 node = nodes[b]
         elif op == Q_READ_EPOCH:
-            resp = (Q_READ_EPOCH, zk.epoch, zk.epoch_version)
+            resp = ControllerEpochRead(Q_READ_EPOCH, zk.epoch, zk.epoch_version)
         elif op == Q_INC_EPOCH:
             _, new_epoch, version = req
             if zk.epoch_version != version:
-                resp = (Q_INC_EPOCH, False, 0, 0)
+                resp = ControllerEpochIncremented(Q_INC_EPOCH, False, 0, 0)
             else:
                 zk = zk._replace(epoch=new_epoch, epoch_version=version + 1)
-                resp = (Q_INC_EPOCH, True, new_epoch, version + 1)
+                resp = ControllerEpochIncremented(Q_INC_EPOCH, True, new_epoch, version + 1)
         elif op == Q_DELETE_CTL:
             if zk.controller is not None:
                 zk = zk._replace(controller=None)
                 nodes[b] = node
-                self._fire(nodes, (EV_REELECT, -1), "ctl")
+                self._fire(nodes, ControllerEvent(EV_REELECT, -1), "ctl")
                 node = nodes[b]
         elif op == Q_READ_CONTEXT:
             live = tuple(0 if e is None else e[1] for e in zk.brokers)
             if self.admin:
                 present = tuple(self.present(zk, p) for p in range(self.np))
                 admin = (present, zk.ar, zk.delete_topics, zk.reassign, zk.preferred)
-                resp = (Q_READ_CONTEXT, live, zk.parts, -1, admin)
+                resp = ControllerContextWithAdmin(Q_READ_CONTEXT, live, zk.parts, -1, admin)
             elif self.later:
-                resp = (Q_READ_CONTEXT, live, zk.parts, self.topics_at_start + zk.created)
+                resp = ControllerContextWithTopics(
+                    Q_READ_CONTEXT, live, zk.parts, self.topics_at_start + zk.created
+                )
             else:
-                resp = (Q_READ_CONTEXT, live, zk.parts)
+                resp = ControllerContextData(Q_READ_CONTEXT, live, zk.parts)
             node = node._replace(watch=True)
         elif op == Q_READ_TOPICS:
             if self.admin:
-                resp = (Q_READ_TOPICS, self.topics_at_start + zk.created, zk.gone)
+                resp = TopicsWithDeleted(Q_READ_TOPICS, self.topics_at_start + zk.created, zk.gone)
             else:
-                resp = (Q_READ_TOPICS, self.topics_at_start + zk.created)
+                resp = Topics(Q_READ_TOPICS, self.topics_at_start + zk.created)
         elif op == Q_READ_PARTS:
             if cfg.max_unclean_enables:
                 # with the topics' configs (getLogConfigs), for unclean.leader.election.enable
-                resp = (Q_READ_PARTS, tuple((p, zk.parts[p]) for p in req[1]), zk.unclean_dyn)
+                resp = TopicPartitionStatesWithConfigs(
+                    Q_READ_PARTS, tuple((p, zk.parts[p]) for p in req[1]), zk.unclean_dyn
+                )
             else:
-                resp = (Q_READ_PARTS, tuple((p, zk.parts[p]) for p in req[1]))
+                resp = TopicPartitionStates(Q_READ_PARTS, tuple((p, zk.parts[p]) for p in req[1]))
         elif op in FENCED_ADMIN_WRITES or op in (
             Q_READ_DELETIONS,
             Q_READ_ASSIGN,
@@ -160,7 +188,7 @@ class ZooKeeperServer(ReplicaManager):
         elif op == Q_WRITE_PARTS:
             _, writes, fence, _ctl_epoch, create, _strategy = req
             if fence != -1 and zk.epoch_version != fence:
-                resp = (Q_WRITE_PARTS, False, ())
+                resp = LeaderAndIsrWritten(Q_WRITE_PARTS, False, ())
             else:
                 parts = zk.parts
                 results = []
@@ -178,12 +206,12 @@ class ZooKeeperServer(ReplicaManager):
                     else:
                         results.append((p, None))
                 zk = zk._replace(parts=parts)
-                resp = (Q_WRITE_PARTS, True, tuple(results))
+                resp = LeaderAndIsrWritten(Q_WRITE_PARTS, True, tuple(results))
         elif op == Q_READ_BROKERS:
-            resp = (Q_READ_BROKERS, tuple(0 if e is None else e[1] for e in zk.brokers))
+            resp = BrokerEpochs(Q_READ_BROKERS, tuple(0 if e is None else e[1] for e in zk.brokers))
         elif op == Q_READ_ISR_CHANGES:
             parts_t = zk.isr_changes
-            resp = (Q_READ_ISR_CHANGES, parts_t, tuple(zk.parts[p] for p in parts_t))
+            resp = IsrChangeNotifications(Q_READ_ISR_CHANGES, parts_t, tuple(zk.parts[p] for p in parts_t))
         elif op == Q_DELETE_ISR_CHANGES:
             _, parts_t, fence, _ctl_epoch = req
             if fence == -1 or zk.epoch_version == fence:
@@ -195,15 +223,15 @@ class ZooKeeperServer(ReplicaManager):
                 new = z._replace(version=z.version + 1)
                 ic = zk.isr_changes if p in zk.isr_changes else tuple(sorted((*zk.isr_changes, p)))
                 zk = zk._replace(parts=set_item(zk.parts, p, new), isr_changes=ic)
-                resp = (Q_UPDATE_ISR, p, new)
+                resp = IsrUpdated(Q_UPDATE_ISR, p, new)
                 nodes[b] = node
-                self._fire(nodes, (EV_ISR_CHANGE, -1), "watch")
+                self._fire(nodes, ControllerEvent(EV_ISR_CHANGE, -1), "watch")
                 if zk.reassign and any(q == p for q, _ in zk.reassign):
                     # the controller's PartitionReassignmentIsrChangeHandler on the state znode
-                    self._fire(nodes, (EV_REASSIGN_ISR, p), "watch")
+                    self._fire(nodes, ControllerEvent(EV_REASSIGN_ISR, p), "watch")
                 node = nodes[b]
             else:
-                resp = (Q_UPDATE_ISR, p, None)
+                resp = IsrUpdated(Q_UPDATE_ISR, p, None)
         else:  # pragma: no cover
             raise AssertionError(f"unknown request {req!r}")
         if resp is not None and node.alive:
@@ -219,15 +247,17 @@ class ZooKeeperServer(ReplicaManager):
         ``/controller_epoch`` version, as ``deleteTopicZNode(topic, epochZkVersion)`` etc.)."""
         op = req[0]
         if op == Q_READ_DELETIONS:
-            return zk, (op, zk.delete_topics)
+            return zk, TopicDeletions(op, zk.delete_topics)
         if op == Q_READ_ASSIGN:
             t = req[1]
             ppt = self.ppt
-            return zk, (op, t, tuple(self.present(zk, p) for p in range(t * ppt, (t + 1) * ppt)))
+            return zk, ReplicaAssignment(
+                op, t, tuple(self.present(zk, p) for p in range(t * ppt, (t + 1) * ppt))
+            )
         if op == Q_READ_REASSIGN:
-            return zk, (op, zk.reassign)
+            return zk, PartitionReassignment(op, zk.reassign)
         if op == Q_READ_PREFERRED:
-            return zk, (op, zk.preferred)
+            return zk, PreferredReplicaElection(op, zk.preferred)
         fence = req[FENCE_AT[op]]
         ok = fence == -1 or zk.epoch_version == fence
         if op == Q_DELETE_DELETIONS:
@@ -237,7 +267,7 @@ class ZooKeeperServer(ReplicaManager):
         if op == Q_DELETE_TOPIC:
             t = req[1]
             if not ok:
-                return zk, (op, False)
+                return zk, TopicZNodeDeleted(op, False)
             ppt = self.ppt
             ps = range(t * ppt, (t + 1) * ppt)
             parts = zk.parts
@@ -249,12 +279,12 @@ class ZooKeeperServer(ReplicaManager):
                 delete_topics=tuple(x for x in zk.delete_topics if x != t),
                 isr_changes=tuple(p for p in zk.isr_changes if p not in ps),
             )
-            return zk, (op, True)
+            return zk, TopicZNodeDeleted(op, True)
         if op == Q_WRITE_ASSIGN:
             _, p, ar, _fence, _epoch = req
             if not ok:
-                return zk, (op, False)
-            return zk._replace(ar=set_item(zk.ar, p, ar)), (op, True)
+                return zk, ReplicaAssignmentWritten(op, False)
+            return zk._replace(ar=set_item(zk.ar, p, ar)), ReplicaAssignmentWritten(op, True)
         if op == Q_WRITE_REASSIGN:
             if ok:
                 zk = zk._replace(reassign=tuple(e for e in zk.reassign if e[0] not in req[1]))
@@ -274,11 +304,11 @@ class ZooKeeperServer(ReplicaManager):
         nodes[b] = n._replace(expired=True)
         if zk.controller is not None and zk.controller[1] == sess:
             zk = zk._replace(controller=None)
-            self._fire(nodes, (EV_REELECT, -1), "ctl", skip=b)
+            self._fire(nodes, ControllerEvent(EV_REELECT, -1), "ctl", skip=b)
         reg = zk.brokers[b]
         if reg is not None and reg[0] == sess:
             zk = zk._replace(brokers=set_item(zk.brokers, b, None))
-            self._fire(nodes, (EV_BROKER_CHANGE, -1), "watch", skip=b)
+            self._fire(nodes, ControllerEvent(EV_BROKER_CHANGE, -1), "watch", skip=b)
         return SessionExpire(b, sess), s._replace(
             zk=zk, nodes=tuple(nodes), expiries=s.expiries + (1 if counted else 0)
         )
