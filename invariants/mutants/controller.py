@@ -160,8 +160,10 @@ class NoElectionOnBrokerFailure(KafkaController):
 class NoLeaderEpochBump(KafkaController):
     __slots__ = ()
 
-    def elect_one(self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple) -> Any:
-        res = super().elect_one(strategy, p, cur, live, dyn)
+    def elect_leader_for_partition(
+        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+    ) -> Any:
+        res = super().elect_leader_for_partition(strategy, p, cur, live, dyn)
         lai = res.leader_and_isr
         if lai is None:
             return res
@@ -198,10 +200,12 @@ class EmptyIsr(KafkaController):
 class PreferredAnyIsrReplica(KafkaController):
     __slots__ = ()
 
-    def elect_one(self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple) -> Any:
+    def elect_leader_for_partition(
+        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+    ) -> Any:
         if strategy == S_PREFERRED:
             return offline_partition_leader_election_strategy(self.ctx.ar[p], cur, live, False, False)
-        return super().elect_one(strategy, p, cur, live, dyn)
+        return super().elect_leader_for_partition(strategy, p, cur, live, dyn)
 
 
 @controller_mutant(
@@ -211,16 +215,16 @@ class PreferredAnyIsrReplica(KafkaController):
 class CsElectsShuttingDown(KafkaController):
     __slots__ = ()
 
-    def live_brokers(self) -> tuple[int, ...]:
+    def live_broker_ids(self) -> tuple[int, ...]:
         return tuple(b for b, e in enumerate(self.ctx.live) if e)
 
-    def elect_one(
+    def elect_leader_for_partition(
         self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
     ) -> ElectionResult:
         if strategy == S_CONTROLLED_SHUTDOWN:
             live_or_shutting = tuple(b for b, e in enumerate(self.ctx.live) if e)
             return leader_for_controlled_shutdown(self.ctx.ar[p], cur, live_or_shutting, ())
-        return super().elect_one(strategy, p, cur, live, dyn)
+        return super().elect_leader_for_partition(strategy, p, cur, live, dyn)
 
 
 # -- admin workflows ------------------------------------------------------------------------------

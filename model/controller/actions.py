@@ -1,3 +1,10 @@
+"""The actions (one step each), as ``NamedTuple`` values whose ``str`` reads like a log line,
+and the action kind lists (all, admin, fair, faults).
+
+>>> str(Crash(2))
+'broker 2: crashes'
+"""
+
 from __future__ import annotations
 
 from typing import NamedTuple

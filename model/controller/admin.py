@@ -1,3 +1,8 @@
+"""The controller's other admin workflows: partition reassignment (AR/RAR/OAR, seed 001),
+preferred replica election (admin and auto-rebalance, seed 002), controlled shutdown, and
+dynamic enabling of unclean election.
+"""
+
 from __future__ import annotations
 
 from explorer.speedups import set_item
@@ -96,14 +101,14 @@ class AdminWorkflows(TopicDeletionManager):
             )
             self.park(W_PREF_READ, None, (), ())
         elif kind == EV_AUTO_REBALANCE:
-            self.auto_rebalance()
+            self.check_and_trigger_auto_leader_rebalance()
         elif kind == EV_CONTROLLED_SHUTDOWN:
-            self.controlled_shutdown(arg)
+            self.do_controlled_shutdown(arg)
         elif kind == EV_UNCLEAN_ENABLE:
             # TopicUncleanLeaderElectionEnable: triggerOnlinePartitionStateChange(topic)
             self.run(((O_TRIGGER, arg),))
 
-    def reassign_read(self, entries: tuple, rest: tuple) -> None:
+    def process_partition_reassignment(self, entries: tuple, rest: tuple) -> None:
         """``PartitionReassignment``: partitions not already being reassigned are added to
         ``partitionsBeingReassigned`` and ``maybeTriggerPartitionReassignment`` runs."""
         ctx = self.ctx
@@ -136,7 +141,7 @@ class AdminWorkflows(TopicDeletionManager):
             RemovePartitionsFromReassignment(Q_WRITE_REASSIGN, (p,), self.fence(), ctx.epoch, completed)
         )
 
-    def reassign_start(self, p: int, mode: int, rest: tuple) -> bool:
+    def on_partition_reassignment(self, p: int, mode: int, rest: tuple) -> bool:
         """mode 0: ``initiateReassignReplicasForTopicPartition`` (checks, then
         ``onPartitionReassignment``); 1: ``onPartitionReassignment``; 2:
         ``PartitionReassignmentIsrChange`` (continue only once RAR is in the ISR)."""
@@ -145,8 +150,8 @@ class AdminWorkflows(TopicDeletionManager):
             return False
         ctx = self.ctx
         if mode == 0:
-            live = self.live_brokers()
-            if self.queued(p) or rar == ctx.ar[p] or any(r not in live for r in rar):
+            live = self.live_broker_ids()
+            if self.is_topic_queued_up_for_deletion(p) or rar == ctx.ar[p] or any(r not in live for r in rar):
                 self.reassign_remove(p, False)
                 return False
         # areReplicasInIsr reads the partition state from ZooKeeper
@@ -180,7 +185,7 @@ class AdminWorkflows(TopicDeletionManager):
         for r in rar:
             self.set_rstate(p, r, ReplicaState.OnlineReplica)
         self.update_partition_replica_assignment(p, rar)
-        live = self.live_brokers()
+        live = self.live_broker_ids()
         strategy = S_REASSIGN if (z.leader not in rar or z.leader not in live) else S_EPOCH
         self.run(((O_ELECT_PARTS, strategy, (p,)), (O_REASSIGN_DONE, p, old), *rest))
 
@@ -210,7 +215,7 @@ class AdminWorkflows(TopicDeletionManager):
         # 11. remove the partition from /admin/reassign_partitions; 12. UpdateMetadata; resume
         # the deletion of its topic
         self.reassign_remove(p, True)
-        self.send_um_all()
+        self.send_update_metadata_request()
         self.done |= D_REASSIGNED
         if self.done & D_PICKED_UP:
             self.done |= D_RESUMED
@@ -233,7 +238,7 @@ class AdminWorkflows(TopicDeletionManager):
         self.park(W_ASSIGN, (p, 2, ctx.ar[p]), (), rest)
         return True
 
-    def preferred_read(self, parts: tuple[int, ...], rest: tuple) -> None:
+    def process_preferred_replica_leader_election(self, parts: tuple[int, ...], rest: tuple) -> None:
         """``PreferredReplicaLeaderElection``: elect the pending partitions with the preferred
         replica strategy, then delete the znode."""
         if self.ctx is None or not parts:
@@ -243,17 +248,19 @@ class AdminWorkflows(TopicDeletionManager):
         prog: tuple = ((O_ELECT_PARTS, S_PREFERRED, pending),) if pending else ()
         self.run((*prog, (O_DELETE_PREFERRED,), *rest))
 
-    def auto_rebalance(self) -> None:
+    def check_and_trigger_auto_leader_rebalance(self) -> None:
         """``checkAndTriggerAutoLeaderRebalance``: for each preferred broker whose imbalance
         ratio (partitions it should lead but does not / partitions it should lead) exceeds
         ``leader.imbalance.per.broker.percentage``, a preferred election of the candidates."""
         sys = self.sys
         ctx = self.ctx
-        live = self.live_brokers()
+        live = self.live_broker_ids()
         pct = sys.cfg.leader_imbalance_per_broker_percentage
         by: dict[int, list[int]] = {}
         for p in range(sys.np):
-            if ctx.pstates[p] == PartitionState.NonExistentPartition or self.queued(p):
+            if ctx.pstates[p] == PartitionState.NonExistentPartition or self.is_topic_queued_up_for_deletion(
+                p
+            ):
                 continue
             by.setdefault(ctx.ar[p][0], []).append(p)
         cands: list[int] = []
@@ -261,12 +268,16 @@ class AdminWorkflows(TopicDeletionManager):
             parts = by[b]
             off = [p for p in parts if (z := ctx.leaders[p]) is not None and z.leader != b]
             if len(off) * 100 > pct * len(parts):
-                cands += [p for p in off if b in live and not ctx.reassigning and not self.queued(p)]
+                cands += [
+                    p
+                    for p in off
+                    if b in live and not ctx.reassigning and not self.is_topic_queued_up_for_deletion(p)
+                ]
         if cands:
             self.done |= D_AUTO
             self.run(((O_ELECT_PARTS, S_PREFERRED, tuple(sorted(cands))),))
 
-    def controlled_shutdown(self, b: int) -> None:
+    def do_controlled_shutdown(self, b: int) -> None:
         """``doControlledShutdown``: add to ``shuttingDownBrokerIds``; elect new leaders for the
         partitions it leads (ControlledShutdown strategy; single-replica partitions skipped);
         StopReplica(delete=false) and OfflineReplica for those it follows; respond."""
@@ -282,7 +293,11 @@ class AdminWorkflows(TopicDeletionManager):
                 continue
             z = ctx.leaders[p]
             act = controlled_shutdown_partition_action(
-                ctx.ar[p], z.leader if z is not None else NO_LEADER, b, z is not None, self.queued(p)
+                ctx.ar[p],
+                z.leader if z is not None else NO_LEADER,
+                b,
+                z is not None,
+                self.is_topic_queued_up_for_deletion(p),
             )
             if act == ControlledShutdownAction.ELECT_LEADER:
                 led.append(p)
@@ -307,7 +322,7 @@ class AdminWorkflows(TopicDeletionManager):
             z = ctx.leaders[p]
             if z is not None and z.leader == ctx.ar[p][0]:
                 continue  # successful
-            if self.queued(p):
+            if self.is_topic_queued_up_for_deletion(p):
                 continue
             out.append(p)
         return tuple(out)

@@ -1,3 +1,8 @@
+"""The controller's working copy of one broker during a step (``ControllerBase``), the helpers
+every handler uses (``sendRequestsToBrokers``, ``liveBrokerIds``, sending to ZooKeeper, parking a
+continuation, the state machines' table checks), and the transition tables.
+"""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -113,7 +118,7 @@ class ControllerBase:
                     return  # an earlier request with the same epochs already does all it would
         self.chans = set_item(self.chans, i, (*q, msg))
 
-    def live_brokers(self) -> tuple[int, ...]:
+    def live_broker_ids(self) -> tuple[int, ...]:
         """``liveBrokerIds``: live brokers that are not shutting down."""
         ctx = self.ctx
         if ctx.shutting:
@@ -128,11 +133,11 @@ class ControllerBase:
             )
         return LeaderAndIsrPartitionState(p, z.leader, z.leader_epoch, z.isr, z.version)
 
-    def queued(self, p: int) -> bool:
+    def is_topic_queued_up_for_deletion(self, p: int) -> bool:
         """``isTopicQueuedUpForDeletion(p.topic)``."""
         return (p // self.sys.ppt) in self.ctx.deleting
 
-    def send_um_all(self) -> None:
+    def send_update_metadata_request(self) -> None:
         if not self.sys.cfg.send_update_metadata:
             return
         ctx = self.ctx
@@ -140,7 +145,7 @@ class ControllerBase:
             if e:
                 self.send_msg(b, UpdateMetadataRequest(M_UPDATE_METADATA, ctx.epoch, e, ()))
 
-    def flush(self, batch: tuple) -> None:
+    def send_requests_to_brokers(self, batch: tuple) -> None:
         """``sendRequestsToBrokers``: one LeaderAndIsr per broker, then UpdateMetadata."""
         if not batch:
             return
@@ -152,7 +157,7 @@ class ControllerBase:
             e = ctx.live[dest]
             if e:
                 self.send_msg(dest, LeaderAndIsrRequest(M_LEADER_AND_ISR, ctx.epoch, e, tuple(dests[dest])))
-        self.send_um_all()
+        self.send_update_metadata_request()
 
     def set_pstate(self, p: int, target: PartitionState) -> bool:
         ctx = self.ctx
@@ -180,7 +185,7 @@ class ControllerBase:
         """Coverage: an election of ``strategy`` ended with ``outcome`` (isr, unclean, none)."""
         self.labels.append(("elections", strategy, outcome))
 
-    def resign(self) -> None:
+    def on_controller_resignation(self) -> None:
         """``onControllerResignation``: unregister handlers, shut the channels, reset the context."""
         self.watch = False
         self.ctx = None  # type: ignore[assignment]  # resigned: no context

@@ -1,3 +1,8 @@
+"""Broker processes (``Brokers``): crash, restart, the client noticing its ZooKeeper session
+expired (2.x clear-and-put ``Expire``, the older queued handling, 0.8's ZkClient), and the
+stop after a controlled shutdown.
+"""
+
 from __future__ import annotations
 
 from typing import Any
@@ -94,7 +99,7 @@ class Brokers(ZooKeeperServer):
         was = w.active_id == b
         w.active_id = -1
         if was or w.ctx is not None:
-            w.resign()
+            w.on_controller_resignation()
         w.zk_out = (RegisterBroker(Q_REGISTER_BROKER, True),)
         w.pending = None
         s2 = self._commit(s1, w)

@@ -1,3 +1,7 @@
+"""``BrokerChange``: new, dead and bounced brokers (KIP-380 broker epochs), ``onBrokerStartup``
+and ``onBrokerFailure`` (seed 001).
+"""
+
 from __future__ import annotations
 
 from explorer.speedups import set_item
@@ -24,7 +28,7 @@ class BrokerLifecycle(StateMachines):
 
     __slots__ = ()
 
-    def broker_change(self, cur: tuple[int, ...], rest: tuple) -> None:
+    def process_broker_change(self, cur: tuple[int, ...], rest: tuple) -> None:
         ctx = self.ctx
         if ctx is None:
             self.run(rest)
@@ -66,8 +70,8 @@ class BrokerLifecycle(StateMachines):
 
     def on_broker_startup(self, brokers: tuple[int, ...]) -> tuple:
         """``onBrokerStartup``: UpdateMetadata to all, replicas -> Online, trigger elections."""
-        self.send_um_all()
-        self.flush(self.replicas_online(brokers))
+        self.send_update_metadata_request()
+        self.send_requests_to_brokers(self.replicas_to_online(brokers))
         prog: tuple = ((O_TRIGGER,),)
         ctx = self.ctx
         if ctx.reassigning:
@@ -84,7 +88,12 @@ class BrokerLifecycle(StateMachines):
         ctx = self.ctx
         topics = tuple(
             sorted(
-                {p // sys.ppt for b in brokers for p in sys.parts_of[b] if self.queued(p) and b in ctx.ar[p]}
+                {
+                    p // sys.ppt
+                    for b in brokers
+                    for p in sys.parts_of[b]
+                    if self.is_topic_queued_up_for_deletion(p) and b in ctx.ar[p]
+                }
             )
         )
         if not topics:
@@ -100,7 +109,7 @@ class BrokerLifecycle(StateMachines):
         without_leader = []
         for p, z in enumerate(ctx.leaders):
             if z is not None and (z.leader == NO_LEADER or not ctx.live[z.leader]):
-                if ctx.deleting and self.queued(p):
+                if ctx.deleting and self.is_topic_queued_up_for_deletion(p):
                     continue
                 without_leader.append(p)
         for p in without_leader:
@@ -115,8 +124,8 @@ class BrokerLifecycle(StateMachines):
                     for p in sys.parts_of[b]
                     if b in ctx.ar[p] and ctx.pstates[p] != PartitionState.NonExistentPartition
                 ]
-                keep = tuple(p for p in mine if not self.queued(p))
-                dele = tuple(p for p in mine if self.queued(p))
+                keep = tuple(p for p in mine if not self.is_topic_queued_up_for_deletion(p))
+                dele = tuple(p for p in mine if self.is_topic_queued_up_for_deletion(p))
                 prog += ((O_REMOVE_ISR, b, keep),)
                 if dele:
                     prog += ((O_FAIL_DELETION, ((b, dele),)),)

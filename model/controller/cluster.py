@@ -1,3 +1,8 @@
+"""``Cluster``: what the configuration fixes for a whole run (brokers, partitions, replica
+slots, which workflows are on), the initial states, and the helpers every actor's step uses
+(watch firing, committing a controller's working copy).
+"""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any

@@ -1,3 +1,10 @@
+"""The controller model's configuration: bounds (fault budgets, max epoch, records, admin
+workflow budgets) and variants (named switches that bring back an older design).
+
+>>> ControllerConfig(brokers=3, replication_factor=2).replicas()
+((0, 1),)
+"""
+
 from __future__ import annotations
 
 import enum

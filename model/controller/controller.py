@@ -1,3 +1,8 @@
+"""``KafkaController``: one broker's controller during a step. Its event loop (``process``), the
+continuation a ZooKeeper response resumes, election (2.x ``elect`` and 0.8
+``ZookeeperLeaderElector``), ``onControllerFailover`` and ``onControllerResignation``.
+"""
+
 from __future__ import annotations
 
 from explorer.speedups import set_item
@@ -132,7 +137,7 @@ class KafkaController(AdminWorkflows):
                 return
             if code == O_L_RESIGN_ELECT:
                 if self.active_id == me:
-                    self.resign()
+                    self.on_controller_resignation()
                 prog = ((O_L_ELECT,), *prog)
                 continue
             if code == O_FAILOVER:
@@ -147,11 +152,11 @@ class KafkaController(AdminWorkflows):
                 # the remaining ops need a context (the controller resigned meanwhile)
                 continue
             if code == O_TRIGGER:
-                if self.trigger_start(prog, batch, op[1] if len(op) > 1 else -1):
+                if self.trigger_online_partition_state_change(prog, batch, op[1] if len(op) > 1 else -1):
                     return
                 batch = ()
             elif code == O_ELECT_PARTS:
-                if self.trigger_elect(op[2], batch, prog, op[1]):
+                if self.do_elect_leader_for_partitions(op[2], batch, prog, op[1]):
                     return
                 batch = ()
             elif code == O_BROKER_CHANGE:
@@ -167,7 +172,7 @@ class KafkaController(AdminWorkflows):
             elif code == O_ON_FAILURE:
                 prog = self.on_broker_failure(op[1]) + prog
             elif code == O_REMOVE_ISR:
-                if self.remove_isr_start(op[1], prog, op[2] if len(op) > 2 else None):
+                if self.do_remove_replicas_from_isr(op[1], prog, op[2] if len(op) > 2 else None):
                     return
             elif code == O_LIVE_REMOVE:
                 live = self.ctx.live
@@ -188,9 +193,9 @@ class KafkaController(AdminWorkflows):
                 self.park(W_ISR_READ, None, (), prog)
                 return
             elif code == O_SEND_UM:
-                self.send_um_all()
+                self.send_update_metadata_request()
             elif code == O_NEW_PARTITIONS:
-                if self.new_partitions_start(op[1], prog):
+                if self.on_new_partition_creation(op[1], prog):
                     return
             elif code == O_NEW_REPLICAS_ONLINE:
                 self.new_replicas_online(op[1])
@@ -213,7 +218,7 @@ class KafkaController(AdminWorkflows):
             elif code == O_FAIL_DELETION:
                 prog = self.fail_replica_deletion(op[1]) + prog
             elif code == O_REASSIGN:
-                if self.reassign_start(op[1], op[2], prog):
+                if self.on_partition_reassignment(op[1], op[2], prog):
                     return
             elif code == O_REASSIGN_DONE:
                 if self.reassign_stop_old(op[1], op[2], prog):
@@ -223,13 +228,13 @@ class KafkaController(AdminWorkflows):
                 self.send_zk(DeletePreferredReplicaElection(Q_DELETE_PREFERRED, self.fence(), self.ctx.epoch))
             elif code == O_STOP:
                 if op[1] >= 0:
-                    self.stop_replicas(op[1], op[2], op[3], False)
+                    self.send_stop_replica_requests(op[1], op[2], op[3], False)
                 else:
                     # stopOldReplicasOfReassignedPartition: -> Started -> Successful -> NonExistent
                     (p,) = op[2]
                     for b in op[3]:
                         self.set_rstate(p, b, ReplicaState.ReplicaDeletionStarted)
-                        self.stop_replicas(b, (p,), True, False)
+                        self.send_stop_replica_requests(b, (p,), True, False)
                         self.set_rstate(p, b, ReplicaState.ReplicaDeletionSuccessful)
                         self.set_rstate(p, b, ReplicaState.NonExistentReplica)
             elif code == O_CS_RESPOND:
@@ -276,13 +281,13 @@ class KafkaController(AdminWorkflows):
             # 2.x Expire: activeControllerId = -1, onControllerResignation if it was active; then
             # RegisterBrokerAndReelect (the registration's response queues the election)
             if self.ctx is not None or self.active_id == self.me:
-                self.resign()
+                self.on_controller_resignation()
             self.active_id = -1
             self.send_zk(RegisterBroker(Q_REGISTER_BROKER, True))
         elif kind == EV_EXPIRE:
             # 0.8 SessionExpirationListener.handleNewSession: onControllerResignation(); elect
             if self.ctx is not None or self.active_id == self.me:
-                self.resign()
+                self.on_controller_resignation()
             self.active_id = -1
             self.run(((O_L_ELECT,),))
 
@@ -302,7 +307,7 @@ class KafkaController(AdminWorkflows):
             was = self.active_id == me
             self.active_id = ctl
             if was and ctl != me:
-                self.resign()
+                self.on_controller_resignation()
             if wait == W_ELECT_READ and ctl == -1:
                 self.send_zk(
                     RegisterControllerAndIncrementControllerEpoch(
@@ -322,39 +327,39 @@ class KafkaController(AdminWorkflows):
                 # NodeExists / BadVersion -> ControllerMovedException -> maybeResign
                 self.run(((O_MAYBE_RESIGN,), *rest))
         elif wait == W_CONTEXT:
-            self.failover_context(
+            self.on_controller_failover(
                 resp[1], resp[2], rest, resp[3] if len(resp) > 3 else -1, resp[4] if len(resp) > 4 else None
             )
         elif wait == W_INIT:
-            self.trigger_init_done(resp, data, batch, rest)
+            self.initialize_leader_and_isr_written(resp, data, batch, rest)
         elif wait == W_ELECT_PARTS:
-            self.trigger_elect_read(resp, data, batch, rest)
+            self.elect_leader_for_partitions_read(resp, data, batch, rest)
         elif wait == W_ELECT_WRITE:
-            self.trigger_elect_written(resp, data, batch, rest)
+            self.elect_leader_for_partitions_written(resp, data, batch, rest)
         elif wait == W_BROKERS:
-            self.broker_change(resp[1], rest)
+            self.process_broker_change(resp[1], rest)
         elif wait == W_ISR_READ:
-            self.isr_change(resp[1], resp[2], rest)
+            self.process_isr_change_notification(resp[1], resp[2], rest)
         elif wait == W_RM_READ:
-            self.remove_isr_read(resp, data, batch, rest)
+            self.remove_replicas_from_isr_read(resp, data, batch, rest)
         elif wait == W_RM_WRITE:
-            self.remove_isr_written(resp, data, batch, rest)
+            self.remove_replicas_from_isr_written(resp, data, batch, rest)
         elif wait == W_TOPICS:
-            self.topic_change(resp[1], rest, resp[2] if len(resp) > 2 else ())
+            self.process_topic_change(resp[1], rest, resp[2] if len(resp) > 2 else ())
         elif wait == W_DEL_READ:
-            self.deletions_read(resp[1], rest)
+            self.process_topic_deletion(resp[1], rest)
         elif wait == W_DEL_DONE:
             self.delete_topic_done(resp[1], data, rest)
         elif wait == W_PMOD:
-            self.partition_modifications(data, resp[2], rest)
+            self.process_partition_modifications(data, resp[2], rest)
         elif wait == W_REASSIGN_READ:
-            self.reassign_read(resp[1], rest)
+            self.process_partition_reassignment(resp[1], rest)
         elif wait == W_REASSIGN_PARTS:
             self.reassign_parts(resp, data, rest)
         elif wait == W_ASSIGN:
             self.assign_written(resp[1], data, rest)
         elif wait == W_PREF_READ:
-            self.preferred_read(resp[1], rest)
+            self.process_preferred_replica_leader_election(resp[1], rest)
         elif wait == W_L_READ:
             ctl = resp[1]
             self.active_id = ctl
@@ -399,7 +404,7 @@ class KafkaController(AdminWorkflows):
         else:  # pragma: no cover
             raise AssertionError(f"unknown wait {wait} for response {op}")
 
-    def failover_context(
+    def on_controller_failover(
         self, live: tuple[int, ...], parts: tuple, rest: tuple, ntopics: int = -1, admin: tuple | None = None
     ) -> None:
         """``onControllerFailover`` after the context read; ``ntopics`` (``topics_created_later``
@@ -437,18 +442,18 @@ class KafkaController(AdminWorkflows):
         self.ctx = ctx._replace(live=live, leaders=parts, pstates=tuple(pstates), rstates=tuple(rstates))
         admin_prog: tuple = ()
         if admin is not None:
-            admin_prog = self.failover_admin(admin)
+            admin_prog = self.on_controller_failover_admin(admin)
         if not legacy:
             # 2.x: UpdateMetadata to live brokers before the state machines start
-            self.send_um_all()
+            self.send_update_metadata_request()
         # replicaStateMachine.startup(): every live replica -> OnlineReplica
-        batch = self.replicas_online([b for b, e in enumerate(live) if e])
-        self.flush(batch)
+        batch = self.replicas_to_online([b for b, e in enumerate(live) if e])
+        self.send_requests_to_brokers(batch)
         # partitionStateMachine.startup(): triggerOnlinePartitionStateChange
         prog = ((O_TRIGGER,), *(((O_SEND_UM,),) if legacy else ()), *admin_prog, *rest)
         self.run(prog)
 
-    def failover_admin(self, admin: tuple) -> tuple:
+    def on_controller_failover_admin(self, admin: tuple) -> tuple:
         """``onControllerFailover``'s admin steps: ``initializePartitionReassignment``,
         ``fetchTopicDeletionsInProgress`` + ``topicDeletionManager.init`` (before the state
         machines start); returns the steps after startup: ``maybeTriggerPartitionReassignment``,

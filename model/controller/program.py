@@ -1,3 +1,57 @@
+"""The controller's small programs: the steps an event handler runs (``O_*``) and what a
+parked continuation waits for (``W_*``).
+
+A controller event handler in Kafka runs to completion, blocking on its ZooKeeper calls. The
+model cuts it at each call: the handler sends the request and *parks* a continuation in
+``Node.pending`` = ``(wait, data, batch, rest)``: the ``W_*`` it waits for, the data the resumed
+code needs, the controller requests gathered but not yet sent (``sendRequestsToBrokers``'s
+batch), and ``rest``, the program steps still to run. The ZooKeeper response resumes it
+(``KafkaController.resume``), which continues the Kafka method and then runs ``rest``
+(``KafkaController.run``). A program step is a tuple ``(O_*, args...)``.
+
+========================  ==============================================================
+step                      Kafka method it stands for
+========================  ==============================================================
+``O_ELECT``               2.x ``elect`` (read ``/controller``, register, failover)
+``O_MAYBE_RESIGN``        ``maybeResign``
+``O_FAILOVER``            ``onControllerFailover`` (its context read first)
+``O_TRIGGER``             ``triggerOnlinePartitionStateChange`` (of one topic: arg)
+``O_ELECT_PARTS``         ``handleStateChanges(OnlinePartition, strategy)`` of partitions
+``O_BROKER_CHANGE``       ``processBrokerChange`` (read ``/brokers/ids``)
+``O_ON_STARTUP``          ``onBrokerStartup(brokers)``
+``O_ON_FAILURE``          ``onBrokerFailure(brokers)``
+``O_REMOVE_ISR``          replicas of a broker -> OfflineReplica (``doRemoveReplicasFromIsr``)
+``O_LIVE_REMOVE/ADD``     ``removeLiveBrokers`` / ``addLiveBrokersAndEpochs`` (bounced broker)
+``O_ISR_CHANGE``          ``processIsrChangeNotification``
+``O_SEND_UM``             ``sendUpdateMetadataRequest`` to every live broker
+``O_L_ELECT``             0.8 ``ZookeeperLeaderElector.elect``
+``O_L_RESIGN_ELECT``      0.8 ``handleDataDeleted``: resign if it was the controller, elect
+``O_NEW_PARTITIONS``      ``onNewPartitionCreation``
+``O_NEW_REPLICAS_ONLINE`` its replicas -> OnlineReplica
+``O_RESUME_DELETIONS``    ``topicDeletionManager.resumeDeletions``
+``O_RESUME_TOPIC``        ``resumeDeletionForTopics(topics)``
+``O_ON_TOPIC_DELETION``   ``onTopicDeletion`` / ``startReplicaDeletion``
+``O_DEL_STARTED``         replicas -> ReplicaDeletionStarted with StopReplica(delete)
+``O_DEL_COMPLETE``        ``completeDeleteTopic``
+``O_FAIL_DELETION``       ``failReplicaDeletion``
+``O_REASSIGN``            ``onPartitionReassignment`` (mode: initiate, restart, ISR change)
+``O_REASSIGN_DONE``       steps 8-10 of a reassignment (``stopOldReplicasOfReassignedPartition``)
+``O_DELETE_PREFERRED``    ``removePartitionsFromPreferredReplicaElection``
+``O_CS_RESPOND``          the ``ControlledShutdownResponse``
+``O_STOP``                ``sendStopReplicaRequest``
+========================  ==============================================================
+
+A wait names the call a continuation is parked on: ``W_ELECT_READ`` / ``W_RESIGN_READ``
+(``elect`` / ``maybeResign`` reading ``/controller``), ``W_REGISTER``
+(``registerControllerAndIncrementControllerEpoch``), ``W_CONTEXT`` (failover's reads),
+``W_INIT`` (``initializeLeaderAndIsrForPartitions``' creates), ``W_ELECT_PARTS`` /
+``W_ELECT_WRITE`` (``doElectLeaderForPartitions``' read and write), ``W_BROKERS``,
+``W_ISR_READ``, ``W_RM_READ`` / ``W_RM_WRITE`` (``doRemoveReplicasFromIsr``), ``W_L_*``
+(0.8 election: read, create, epoch read, epoch increment), ``W_TOPICS``, ``W_DEL_READ``,
+``W_DEL_DONE`` (``completeDeleteTopic``'s deletes), ``W_PMOD``, ``W_REASSIGN_READ``,
+``W_REASSIGN_PARTS``, ``W_ASSIGN`` and ``W_PREF_READ``.
+"""
+
 from __future__ import annotations
 
 # program ops of the controller interpreter

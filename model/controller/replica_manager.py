@@ -1,3 +1,9 @@
+"""The brokers' data plane (``ReplicaManager``): controller requests applied with their epoch
+checks (LeaderAndIsr, UpdateMetadata, StopReplica), produce with acks=all, follower fetches
+with truncation, the high watermark, ISR shrink and expand through a conditional ZooKeeper
+write plus ``/isr_change_notification``.
+"""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -1,3 +1,11 @@
+"""The state records: the ZooKeeper tree (``Zk``, ``PartZ``), each broker (``Node``: process,
+ZooKeeper session and queues, controller instance with its ``Ctx``, replicas ``Rep``) and the
+whole system (``State``), plus the ``D_*`` bits of workflows completed.
+
+Every record is an immutable ``NamedTuple`` of ints, bools, enums and tuples, so a state has
+one canonical encoding (``explorer.encoding``).
+"""
+
 from __future__ import annotations
 
 from typing import NamedTuple

@@ -1,3 +1,10 @@
+"""``PartitionStateMachine`` and ``ReplicaStateMachine`` as the controller drives them (seeds
+000, 002, 003): ``initializeReplicaState``, replicas -> OnlineReplica,
+``triggerOnlinePartitionStateChange``, ``initializeLeaderAndIsrForPartitions``,
+``doElectLeaderForPartitions`` with the four strategies, ``doRemoveReplicasFromIsr`` and the
+``IsrChangeNotification`` handler.
+"""
+
 from __future__ import annotations
 
 from typing import Any
@@ -60,7 +67,7 @@ class StateMachines(ControllerBase):
             for r in slots
         )
 
-    def replicas_online(self, brokers: list[int] | tuple[int, ...]) -> tuple:
+    def replicas_to_online(self, brokers: list[int] | tuple[int, ...]) -> tuple:
         """``replicaStateMachine.handleStateChanges(replicas on brokers, OnlineReplica)``."""
         batch: list = []
         sys = self.sys
@@ -77,7 +84,7 @@ class StateMachines(ControllerBase):
                 if (
                     self.ctx.deleting
                     and not VALID_REPLICA_TRANSITION[(cur, ReplicaState.OnlineReplica)]
-                    and self.queued(p)
+                    and self.is_topic_queued_up_for_deletion(p)
                     and not sys.cfg.strict_deletion_transitions
                 ):
                     continue  # Kafka logs the invalid transition and skips the replica
@@ -89,7 +96,7 @@ class StateMachines(ControllerBase):
                         batch.append((b, self.entry(p, z)))
         return tuple(batch)
 
-    def trigger_start(self, rest: tuple, batch: tuple, topic: int = -1) -> bool:
+    def trigger_online_partition_state_change(self, rest: tuple, batch: tuple, topic: int = -1) -> bool:
         """``triggerOnlinePartitionStateChange`` (of one topic when ``topic`` >= 0): New and
         Offline partitions of topics not queued for deletion go to OnlinePartition."""
         ctx = self.ctx
@@ -109,10 +116,12 @@ class StateMachines(ControllerBase):
                     self.record_invalid(0, p, st, PartitionState.OnlinePartition)
                     continue
                 (new_parts if st == PartitionState.NewPartition else elect).append(p)
-        return self.trigger_init(tuple(new_parts), tuple(elect), batch, rest)
+        return self.initialize_leader_and_isr_for_partitions(tuple(new_parts), tuple(elect), batch, rest)
 
-    def trigger_init(self, new_parts: tuple, elect: tuple, batch: tuple, rest: tuple) -> bool:
-        live = self.live_brokers()
+    def initialize_leader_and_isr_for_partitions(
+        self, new_parts: tuple, elect: tuple, batch: tuple, rest: tuple
+    ) -> bool:
+        live = self.live_broker_ids()
         writes = []
         for p in new_parts:
             lai = initialize_leader_and_isr(self.ctx.ar[p], live)
@@ -125,9 +134,9 @@ class StateMachines(ControllerBase):
             )
             self.park(W_INIT, elect, batch, rest)
             return True
-        return self.trigger_elect(elect, batch, rest)
+        return self.do_elect_leader_for_partitions(elect, batch, rest)
 
-    def trigger_init_done(self, resp: tuple, elect: tuple, batch: tuple, rest: tuple) -> None:
+    def initialize_leader_and_isr_written(self, resp: tuple, elect: tuple, batch: tuple, rest: tuple) -> None:
         if self.ctx is None:
             self.run(rest)
             return
@@ -145,19 +154,23 @@ class StateMachines(ControllerBase):
                 self.done |= D_ADDED
             for r in z.isr:
                 batch_l.append((r, self.entry(p, z)))
-        if not self.trigger_elect(elect, tuple(batch_l), rest):
+        if not self.do_elect_leader_for_partitions(elect, tuple(batch_l), rest):
             self.run(rest)
 
-    def trigger_elect(self, elect: tuple, batch: tuple, rest: tuple, strategy: int = S_OFFLINE) -> bool:
+    def do_elect_leader_for_partitions(
+        self, elect: tuple, batch: tuple, rest: tuple, strategy: int = S_OFFLINE
+    ) -> bool:
         """``doElectLeaderForPartitions``: read the partition states, elect, write, retry."""
         if elect:
             self.send_zk(GetTopicPartitionStates(Q_READ_PARTS, elect))
             self.park(W_ELECT_PARTS, (strategy, elect), batch, rest)
             return True
-        self.flush(batch)
+        self.send_requests_to_brokers(batch)
         return False
 
-    def elect_one(self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple) -> Any:
+    def elect_leader_for_partition(
+        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+    ) -> Any:
         """The election of one partition with ``strategy`` (seed 002's four strategies)."""
         sys = self.sys
         cfg = sys.cfg
@@ -177,21 +190,21 @@ class StateMachines(ControllerBase):
         live_or_shutting = tuple(b for b, e in enumerate(ctx.live) if e)
         return leader_for_controlled_shutdown(ar, cur, live_or_shutting, ctx.shutting)
 
-    def trigger_elect_read(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
+    def elect_leader_for_partitions_read(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
         ctx = self.ctx
         if ctx is None:
             self.run(rest)
             return
         strategy = data[0]
         cfg = self.sys.cfg
-        live = self.live_brokers()
+        live = self.live_broker_ids()
         dyn = resp[2] if len(resp) > 2 else ()
         writes = []
         for p, z in resp[1]:
             if z is None or z.ctl_epoch > ctx.epoch:
                 continue  # failed election (no state / written by a newer controller)
             cur = LeaderAndIsr(z.leader, z.leader_epoch, z.isr, z.version)
-            res = self.elect_one(strategy, p, cur, live, dyn)
+            res = self.elect_leader_for_partition(strategy, p, cur, live, dyn)
             lai = res.leader_and_isr
             if strategy != S_EPOCH:
                 self.record_election(STRATEGY_NAMES[strategy], ELECTION_OUTCOME_LABEL[res.outcome])
@@ -204,7 +217,7 @@ class StateMachines(ControllerBase):
                 u = 1 if cfg.unclean(p) else 2
             writes.append((p, new, res.live_replicas, u))
         if not writes:
-            self.flush(batch)
+            self.send_requests_to_brokers(batch)
             self.run(rest)
             return
         self.send_zk(
@@ -219,7 +232,9 @@ class StateMachines(ControllerBase):
         )
         self.park(W_ELECT_WRITE, (strategy, tuple((p, rec, u) for p, _, rec, u in writes)), batch, rest)
 
-    def trigger_elect_written(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
+    def elect_leader_for_partitions_written(
+        self, resp: tuple, data: tuple, batch: tuple, rest: tuple
+    ) -> None:
         if self.ctx is None:
             self.run(rest)
             return
@@ -246,12 +261,12 @@ class StateMachines(ControllerBase):
             for r in recipients:
                 batch_l.append((r, self.entry(p, z)))
         if retry:
-            self.trigger_elect(tuple(retry), tuple(batch_l), rest, strategy)
+            self.do_elect_leader_for_partitions(tuple(retry), tuple(batch_l), rest, strategy)
             return
-        self.flush(tuple(batch_l))
+        self.send_requests_to_brokers(tuple(batch_l))
         self.run(rest)
 
-    def remove_isr_start(self, b: int, rest: tuple, only: tuple[int, ...] | None = None) -> bool:
+    def do_remove_replicas_from_isr(self, b: int, rest: tuple, only: tuple[int, ...] | None = None) -> bool:
         """Replica ``b`` of its partitions (of ``only``) -> OfflineReplica: ``doRemoveReplicasFromIsr``."""
         sys = self.sys
         ctx = self.ctx
@@ -270,7 +285,7 @@ class StateMachines(ControllerBase):
                 continue
             if ctx.leaders[p] is None:
                 self.set_rstate(p, b, ReplicaState.OfflineReplica)
-                self.send_um_all()
+                self.send_update_metadata_request()
             else:
                 with_info.append(p)
         if not with_info:
@@ -284,7 +299,7 @@ class StateMachines(ControllerBase):
         (``doRemoveReplicasFromIsr``, seed 002; ``None``: ``b`` is not in the ISR)."""
         return remove_replica_from_isr(cur, b)
 
-    def remove_isr_read(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
+    def remove_replicas_from_isr_read(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
         ctx = self.ctx
         if ctx is None:
             self.run(rest)
@@ -305,7 +320,7 @@ class StateMachines(ControllerBase):
             self.ctx = self.ctx._replace(leaders=set_item(self.ctx.leaders, p, z))
             self.set_rstate(p, b, ReplicaState.OfflineReplica)
         if not writes:
-            self.flush(batch)
+            self.send_requests_to_brokers(batch)
             self.run(rest)
             return
         self.send_zk(
@@ -313,7 +328,7 @@ class StateMachines(ControllerBase):
         )
         self.park(W_RM_WRITE, (b, parts), batch, rest)
 
-    def remove_isr_written(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
+    def remove_replicas_from_isr_written(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
         if self.ctx is None:
             self.run(rest)
             return
@@ -339,10 +354,10 @@ class StateMachines(ControllerBase):
             self.send_zk(GetTopicPartitionStates(Q_READ_PARTS, tuple(retry)))
             self.park(W_RM_READ, (b, tuple(retry)), tuple(batch_l), rest)
             return
-        self.flush(tuple(batch_l))
+        self.send_requests_to_brokers(tuple(batch_l))
         self.run(rest)
 
-    def isr_change(self, parts: tuple[int, ...], states: tuple, rest: tuple) -> None:
+    def process_isr_change_notification(self, parts: tuple[int, ...], states: tuple, rest: tuple) -> None:
         ctx = self.ctx
         if ctx is None:
             self.run(rest)
@@ -353,6 +368,6 @@ class StateMachines(ControllerBase):
                 if z is not None:
                     leaders = set_item(leaders, p, z)
             self.ctx = ctx._replace(leaders=leaders)
-            self.send_um_all()
+            self.send_update_metadata_request()
         self.send_zk(DeleteIsrChangeNotifications(Q_DELETE_ISR_CHANGES, parts, self.fence(), ctx.epoch))
         self.run(rest)

@@ -1,3 +1,8 @@
+"""``ControllerSystem``: the controller model as a transition system, assembled from the actors
+(ZooKeeper server, brokers' replica managers and controllers, the channels between them):
+successors in a fixed order, admin requests, coverage labels.
+"""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -1,3 +1,8 @@
+"""Kafka's ``TopicDeletionManager`` as seed 001 describes it step by step: enqueue,
+ineligible, ``resumeDeletions``, ``startReplicaDeletion``, StopReplica responses, retry,
+``completeDeleteTopic``.
+"""
+
 from __future__ import annotations
 
 from explorer.speedups import set_item
@@ -44,7 +49,7 @@ class TopicDeletionManager(TopicChanges):
             for r in ctx.ar[p]
         ]
 
-    def deletions_read(self, topics: tuple[int, ...], rest: tuple) -> None:
+    def process_topic_deletion(self, topics: tuple[int, ...], rest: tuple) -> None:
         """``TopicDeletion``: unknown topics are cleared; with deletion disabled every entry is
         cleared; topics with a reassignment in progress are marked ineligible; the rest are
         enqueued (``enqueueTopicsForDeletion``) and ``resumeDeletions`` runs."""
@@ -107,7 +112,7 @@ class TopicDeletionManager(TopicChanges):
         ctx = self.ctx
         if t not in ctx.deleting:
             return ()
-        live = self.live_brokers()
+        live = self.live_broker_ids()
         dead = False
         by: dict[int, list[int]] = {}
         for p, r in self.topic_replicas(t):
@@ -133,7 +138,9 @@ class TopicDeletionManager(TopicChanges):
         ):
             self.set_rstate(p, r, ReplicaState.ReplicaDeletionIneligible)
 
-    def stop_replicas(self, b: int, parts: tuple[int, ...], delete: bool, callback: bool) -> None:
+    def send_stop_replica_requests(
+        self, b: int, parts: tuple[int, ...], delete: bool, callback: bool
+    ) -> None:
         """One StopReplica request to broker ``b`` for ``parts``."""
         e = self.ctx.live[b]
         if not e or not parts:
@@ -158,7 +165,7 @@ class TopicDeletionManager(TopicChanges):
                 if self.rstate(p, b) == ReplicaState.OfflineReplica
                 and self.set_rstate(p, b, ReplicaState.ReplicaDeletionStarted)
             )
-            self.stop_replicas(b, started, True, True)
+            self.send_stop_replica_requests(b, started, True, True)
 
     def stop_replica_response(self, b: int, mask: int, error: bool) -> None:
         """``TopicDeletionStopReplicaResponseReceived``: replicas still in
@@ -168,7 +175,9 @@ class TopicDeletionManager(TopicChanges):
         parts = tuple(
             p
             for p in range(self.sys.np)
-            if (mask >> p) & 1 and self.rstate(p, b) == ReplicaState.ReplicaDeletionStarted and self.queued(p)
+            if (mask >> p) & 1
+            and self.rstate(p, b) == ReplicaState.ReplicaDeletionStarted
+            and self.is_topic_queued_up_for_deletion(p)
         )
         if not parts:
             return
@@ -190,7 +199,7 @@ class TopicDeletionManager(TopicChanges):
         topics = set()
         for b, parts in items:
             for p in parts:
-                if self.queued(p):
+                if self.is_topic_queued_up_for_deletion(p):
                     self.to_ineligible(p, b)
                     topics.add(p // self.sys.ppt)
         if not topics:

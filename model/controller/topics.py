@@ -1,3 +1,7 @@
+"""``TopicChange`` (``onNewTopicCreation``) and ``PartitionModifications``
+(``onNewPartitionCreation``): seed 001's topic creation and partition expansion.
+"""
+
 from __future__ import annotations
 
 from model.controller.broker_lifecycle import BrokerLifecycle
@@ -10,7 +14,7 @@ class TopicChanges(BrokerLifecycle):
 
     __slots__ = ()
 
-    def topic_change(self, ntopics: int, rest: tuple, gone: tuple[int, ...] = ()) -> None:
+    def process_topic_change(self, ntopics: int, rest: tuple, gone: tuple[int, ...] = ()) -> None:
         """The topics read from ``/brokers/topics``: the ones the context lacks are new."""
         ctx = self.ctx
         if ctx is None:
@@ -32,7 +36,7 @@ class TopicChanges(BrokerLifecycle):
             return
         self.run(((O_NEW_PARTITIONS, new), (O_NEW_REPLICAS_ONLINE, new), *rest))
 
-    def new_partitions_start(self, parts: tuple[int, ...], rest: tuple) -> bool:
+    def on_new_partition_creation(self, parts: tuple[int, ...], rest: tuple) -> bool:
         """``onNewPartitionCreation``: partitions -> NewPartition, replicas -> NewReplica, then
         NewPartition -> OnlinePartition (``initializeLeaderAndIsrForPartitions``: a create of the
         partition state znodes, conditioned like every controller write; its LeaderAndIsr goes
@@ -42,7 +46,7 @@ class TopicChanges(BrokerLifecycle):
             for r in self.ctx.ar[p]:
                 self.set_rstate(p, r, ReplicaState.NewReplica)
         init = tuple(p for p in parts if self.ctx.pstates[p] == PartitionState.NewPartition)
-        return self.trigger_init(init, (), (), rest)
+        return self.initialize_leader_and_isr_for_partitions(init, (), (), rest)
 
     def new_replicas_online(self, parts: tuple[int, ...]) -> None:
         """``replicaStateMachine.handleStateChanges(replicasForPartition(newPartitions), OnlineReplica)``."""
@@ -55,9 +59,9 @@ class TopicChanges(BrokerLifecycle):
                     z = self.ctx.leaders[p]
                     if z is not None:
                         batch.append((r, self.entry(p, z)))
-        self.flush(tuple(batch))
+        self.send_requests_to_brokers(tuple(batch))
 
-    def partition_modifications(self, t: int, present: tuple[bool, ...], rest: tuple) -> None:
+    def process_partition_modifications(self, t: int, present: tuple[bool, ...], rest: tuple) -> None:
         """New partitions of topic ``t`` (in ZooKeeper, not in the context) are created with
         ``onNewPartitionCreation``, unless the topic is queued for deletion."""
         ctx = self.ctx

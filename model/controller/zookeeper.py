@@ -1,3 +1,8 @@
+"""The ZooKeeper server (``ZooKeeperServer``): sessions, ephemeral znodes, versions (BadVersion,
+NodeExists), the multi conditioned on ``/controller_epoch``'s version, watches delivering
+events, session expiry on the server; and the client side of its responses.
+"""
+
 from __future__ import annotations
 
 from typing import Any
