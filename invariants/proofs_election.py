@@ -14,7 +14,7 @@ copy of its code). Inputs, for every assignment size ``n`` in ``1..max_replicas`
 - the live set (and the shutting-down set): one symbolic membership bit per assigned
   replica; the tuple handed to the rule lists the live replicas in assignment order,
   then ``o``. Order does not matter: the rules read these sets only through
-  ``_contains``, and ``contains_is_membership`` proves ``_contains`` is plain membership
+  ``contains``, and ``contains_is_membership`` proves ``contains`` is plain membership
   for tuples of any order (up to 8 elements);
 - the ISR: ``isr_order="assignment"`` (default): one membership bit per assigned
   replica, listed in assignment order (every subset, including the empty one);
@@ -678,7 +678,7 @@ def prove_rule_all_sizes(
 
 @isolated
 def prove_contains_is_membership(max_len: int = 8, deadline: float | None = None) -> ProofOutcome:
-    """``_contains(xs, x)`` is membership, whatever the order and repeats of ``xs`` (any ints).
+    """``contains(xs, x)`` is membership, whatever the order and repeats of ``xs`` (any ints).
 
     >>> prove_contains_is_membership(3).status
     'held'
@@ -688,7 +688,7 @@ def prove_contains_is_membership(max_len: int = 8, deadline: float | None = None
         xs = tuple(sym_int(f"x{i}") for i in range(n))
         y = sym_int("y")
         out = prove_paths(
-            lambda xs=xs, y=y: election._contains(xs, y),  # type: ignore[misc]
+            lambda xs=xs, y=y: election.contains(xs, y),  # type: ignore[misc]
             lambda r, xs=xs, y=y: z(r) == z3.Or([z(x) == y.x for x in xs] or [z3.BoolVal(False)]),  # type: ignore[misc]
             deadline=deadline,
         )
@@ -722,7 +722,7 @@ def election_rule_obligations(
     obs = [
         Obligation(
             "contains_is_membership",
-            "the rules read replica sets only by membership: _contains(xs, x) == x in xs (model/election.py)",
+            "the rules read replica sets only by membership: contains(xs, x) == x in xs (model/election.py)",
             "tuples of 0..8 arbitrary ints",
             lambda d: prove_contains_is_membership(8, d),
         )
@@ -748,7 +748,7 @@ def election_rule_obligations(
 def _offline_election_ignores_isr(assignment, isr, live_replicas, unclean):  # type: ignore[no-untyped-def]
     # mutant: the clean pass forgets the "in the ISR" condition
     for replica in assignment:
-        if election._contains(live_replicas, replica):
+        if election.contains(live_replicas, replica):
             return replica
     return None
 
@@ -761,7 +761,7 @@ def _admin_override_ignored(trigger):  # type: ignore[no-untyped-def]
 def _cs_election_keeps_shutting_down(assignment, isr, live_replicas, shutting_down_brokers):  # type: ignore[no-untyped-def]
     # mutant: the "not shutting down" condition is flipped off
     for replica in assignment:
-        if election._contains(live_replicas, replica) and election._contains(isr, replica):
+        if election.contains(live_replicas, replica) and election.contains(isr, replica):
             return replica
     return None
 
@@ -769,25 +769,25 @@ def _cs_election_keeps_shutting_down(assignment, isr, live_replicas, shutting_do
 def _preferred_tries_others(assignment, isr, live_replicas):  # type: ignore[no-untyped-def]
     # mutant: falls back to another live ISR replica (the rule must not)
     for replica in assignment:
-        if election._contains(live_replicas, replica) and election._contains(isr, replica):
+        if election.contains(live_replicas, replica) and election.contains(isr, replica):
             return replica
     return None
 
 
 def _remove_empties_isr(current, replica_id):  # type: ignore[no-untyped-def]
     # mutant: the "keep the last ISR member" condition is dropped
-    if not election._contains(current.isr, replica_id):
+    if not election.contains(current.isr, replica_id):
         return None
     leader = current.leader
     if replica_id == current.leader:
         leader = NO_LEADER
-    isr = election._drop_members(current.isr, (replica_id,))
+    isr = election.drop_members(current.isr, (replica_id,))
     return election.new_leader_and_isr(current, leader, isr)
 
 
 def _init_first_assigned(assignment, live_replicas):  # type: ignore[no-untyped-def]
     # mutant: the first assigned replica leads whether or not it is live
-    live_assigned = election._keep_members(assignment, live_replicas)
+    live_assigned = election.keep_members(assignment, live_replicas)
     if len(live_assigned) == 0:
         return None
     return LeaderAndIsr(

@@ -50,20 +50,18 @@ __all__ = [
     "LeaderAndIsr",
     "allow_unclean_for_trigger",
     "collect_unclean_leader_election_state",
+    "contains",
     "controlled_shutdown_partition_action",
     "controlled_shutdown_partition_leader_election",
+    "drop_members",
     "initialize_leader_and_isr",
+    "keep_members",
     "leader_for_controlled_shutdown",
     "leader_for_offline",
     "leader_for_preferred_replica",
     "leader_for_reassign",
-    "legacy_controlled_shutdown_leader_selector",
-    "legacy_offline_partition_leader_selector",
-    "legacy_preferred_replica_partition_leader_selector",
-    "legacy_reassigned_partition_leader_selector",
     "new_leader",
     "new_leader_and_isr",
-    "no_op_leader_selector",
     "offline_partition_leader_election",
     "offline_partition_leader_election_strategy",
     "preferred_replica_partition_leader_election",
@@ -140,26 +138,41 @@ class ControlledShutdownAction(IntEnum):
 # Small helpers: membership and order-preserving filters written as plain loops.
 
 
-def _contains(xs: tuple[int, ...], x: int) -> bool:
-    # An explicit loop (not ``x in xs`` / ``any``) so a symbolic engine can follow it.
+def contains(xs: tuple[int, ...], x: int) -> bool:
+    """``x`` is a member of ``xs`` (an explicit loop, not ``x in xs``, so that the symbolic
+    engine can follow it; ``prove_contains_is_membership`` proves it is membership).
+
+    >>> contains((3, 1), 1), contains((), 1)
+    (True, False)
+    """
     for y in xs:  # noqa: SIM110
         if y == x:
             return True
     return False
 
 
-def _keep_members(xs: tuple[int, ...], keep: tuple[int, ...]) -> tuple[int, ...]:
+def keep_members(xs: tuple[int, ...], keep: tuple[int, ...]) -> tuple[int, ...]:
+    """The members of ``xs`` that are in ``keep``, in ``xs``'s order.
+
+    >>> keep_members((3, 1, 2), (2, 3))
+    (3, 2)
+    """
     out: tuple[int, ...] = ()
     for x in xs:
-        if _contains(keep, x):
+        if contains(keep, x):
             out = (*out, x)
     return out
 
 
-def _drop_members(xs: tuple[int, ...], drop: tuple[int, ...]) -> tuple[int, ...]:
+def drop_members(xs: tuple[int, ...], drop: tuple[int, ...]) -> tuple[int, ...]:
+    """The members of ``xs`` not in ``drop``, in ``xs``'s order.
+
+    >>> drop_members((3, 1, 2), (1,))
+    (3, 2)
+    """
     out: tuple[int, ...] = ()
     for x in xs:
-        if not _contains(drop, x):
+        if not contains(drop, x):
             out = (*out, x)
     return out
 
@@ -262,11 +275,11 @@ def offline_partition_leader_election(
     2
     """
     for replica in assignment:
-        if _contains(live_replicas, replica) and _contains(isr, replica):
+        if contains(live_replicas, replica) and contains(isr, replica):
             return replica
     if unclean_leader_election_enabled:
         for replica in assignment:
-            if _contains(live_replicas, replica):
+            if contains(live_replicas, replica):
                 return replica
     return None
 
@@ -300,7 +313,7 @@ def reassign_partition_leader_election(
     True
     """
     for replica in reassignment:
-        if _contains(live_replicas, replica) and _contains(isr, replica):
+        if contains(live_replicas, replica) and contains(isr, replica):
             return replica
     return None
 
@@ -336,7 +349,7 @@ def preferred_replica_partition_leader_election(
     if len(assignment) == 0:
         return None
     preferred = assignment[0]
-    if _contains(live_replicas, preferred) and _contains(isr, preferred):
+    if contains(live_replicas, preferred) and contains(isr, preferred):
         return preferred
     return None
 
@@ -377,9 +390,9 @@ def controlled_shutdown_partition_leader_election(
     """
     for replica in assignment:
         if (
-            _contains(live_replicas, replica)
-            and _contains(isr, replica)
-            and not _contains(shutting_down_brokers, replica)
+            contains(live_replicas, replica)
+            and contains(isr, replica)
+            and not contains(shutting_down_brokers, replica)
         ):
             return replica
     return None
@@ -427,7 +440,7 @@ def collect_unclean_leader_election_state(
     False
     """
     for replica in isr:
-        if _contains(live_replicas, replica):
+        if contains(live_replicas, replica):
             return False
     if allow_unclean:
         return True
@@ -496,7 +509,7 @@ live_replicas=(2, 3), outcome=<ElectionOutcome.CLEAN: 1>)
     >>> leader_for_offline((1, 2), LeaderAndIsr(1, 3, (1,), 5), (2,), True).leader_and_isr
     LeaderAndIsr(leader=2, leader_epoch=4, isr=(2,), zk_version=5)
     """
-    live_assigned = _keep_members(assignment, live_replicas)
+    live_assigned = keep_members(assignment, live_replicas)
     if current is None:
         return ElectionResult(None, live_assigned, ElectionOutcome.NONE)
     leader = offline_partition_leader_election(
@@ -504,8 +517,8 @@ live_replicas=(2, 3), outcome=<ElectionOutcome.CLEAN: 1>)
     )
     if leader is None:
         return ElectionResult(None, live_assigned, ElectionOutcome.NONE)
-    if _contains(current.isr, leader):
-        new_isr = _keep_members(current.isr, live_replicas)
+    if contains(current.isr, leader):
+        new_isr = keep_members(current.isr, live_replicas)
         return ElectionResult(
             new_leader_and_isr(current, leader, new_isr), live_assigned, ElectionOutcome.CLEAN
         )
@@ -583,7 +596,7 @@ def leader_for_reassign(
     ElectionResult(leader_and_isr=LeaderAndIsr(leader=1, leader_epoch=7, isr=(2, 0, 1), zk_version=9), \
 live_replicas=(1, 0), outcome=<ElectionOutcome.CLEAN: 1>)
     """
-    live_targets = _keep_members(target_replicas, live_replicas)
+    live_targets = keep_members(target_replicas, live_replicas)
     leader = reassign_partition_leader_election(target_replicas, current.isr, live_targets)
     if leader is None:
         return ElectionResult(None, target_replicas, ElectionOutcome.NONE)
@@ -615,7 +628,7 @@ def leader_for_preferred_replica(
     >>> leader_for_preferred_replica((1, 2), LeaderAndIsr(2, 1, (2, 1), 4), (1, 2)).leader_and_isr
     LeaderAndIsr(leader=1, leader_epoch=2, isr=(2, 1), zk_version=4)
     """
-    live_assigned = _keep_members(assignment, live_replicas)
+    live_assigned = keep_members(assignment, live_replicas)
     leader = preferred_replica_partition_leader_election(assignment, current.isr, live_assigned)
     if leader is None:
         return ElectionResult(None, assignment, ElectionOutcome.NONE)
@@ -652,13 +665,13 @@ def leader_for_controlled_shutdown(
     ElectionResult(leader_and_isr=LeaderAndIsr(leader=2, leader_epoch=3, isr=(2, 3), zk_version=8), \
 live_replicas=(1, 2, 3), outcome=<ElectionOutcome.CLEAN: 1>)
     """
-    live_or_shutting_down = _keep_members(assignment, live_or_shutting_down_replicas)
+    live_or_shutting_down = keep_members(assignment, live_or_shutting_down_replicas)
     leader = controlled_shutdown_partition_leader_election(
         assignment, current.isr, live_or_shutting_down, shutting_down_brokers
     )
     if leader is None:
         return ElectionResult(None, live_or_shutting_down, ElectionOutcome.NONE)
-    new_isr = _drop_members(current.isr, shutting_down_brokers)
+    new_isr = drop_members(current.isr, shutting_down_brokers)
     return ElectionResult(
         new_leader_and_isr(current, leader, new_isr), live_or_shutting_down, ElectionOutcome.CLEAN
     )
@@ -742,7 +755,7 @@ def initialize_leader_and_isr(
     >>> initialize_leader_and_isr((3,), (1, 2)) is None
     True
     """
-    live_assigned = _keep_members(assignment, live_replicas)
+    live_assigned = keep_members(assignment, live_replicas)
     if len(live_assigned) == 0:
         return None
     return LeaderAndIsr(live_assigned[0], INITIAL_LEADER_EPOCH, live_assigned, INITIAL_ZK_VERSION)
@@ -779,201 +792,12 @@ def remove_replica_from_isr(current: LeaderAndIsr, replica_id: int) -> LeaderAnd
     >>> remove_replica_from_isr(LeaderAndIsr(2, 3, (2,), 4), 1) is None
     True
     """
-    if not _contains(current.isr, replica_id):
+    if not contains(current.isr, replica_id):
         return None
     leader = current.leader
     if replica_id == current.leader:
         leader = NO_LEADER
     isr = current.isr
     if len(current.isr) != 1:
-        isr = _drop_members(current.isr, (replica_id,))
+        isr = drop_members(current.isr, (replica_id,))
     return new_leader_and_isr(current, leader, isr)
-
-
-# ----------------------------------------------------------------------------------------
-# The 0.8 PartitionLeaderSelector classes (seed 000, section 5.4), for a legacy variant.
-
-
-def no_op_leader_selector(current: LeaderAndIsr, assignment: tuple[int, ...]) -> ElectionResult:
-    """0.8 ``NoOpLeaderSelector.selectLeader`` (seed 000, 5.4.1).
-
-    Returns the current leader and ISR unchanged and the assignment as recipients (Kafka
-    logs "I should never have been asked to perform leader election"). The outcome is
-    ``CLEAN`` when the current leader is in the ISR, else ``NONE``.
-
-    Parameters
-    ----------
-    current : LeaderAndIsr
-    assignment : tuple of int
-
-    Returns
-    -------
-    ElectionResult
-
-    Examples
-    --------
-    >>> no_op_leader_selector(LeaderAndIsr(1, 2, (1, 2), 3), (1, 2)).leader_and_isr
-    LeaderAndIsr(leader=1, leader_epoch=2, isr=(1, 2), zk_version=3)
-    """
-    outcome = ElectionOutcome.NONE
-    if _contains(current.isr, current.leader):
-        outcome = ElectionOutcome.CLEAN
-    return ElectionResult(current, assignment, outcome)
-
-
-def legacy_offline_partition_leader_selector(
-    assignment: tuple[int, ...],
-    current: LeaderAndIsr,
-    live_brokers: tuple[int, ...],
-    unclean_leader_election_enable: bool,
-) -> ElectionResult:
-    """0.8 ``OfflinePartitionLeaderSelector.selectLeader`` (seed 000, 5.4.2).
-
-    With a live ISR member: the first live assigned replica that is in the live ISR leads
-    and the new ISR is the live ISR (ISR order). With none: if unclean election is off,
-    ``NoReplicaOnlineException``; else the first live assigned replica leads with
-    ``ISR = [leader]``; with no live assigned replica, ``NoReplicaOnlineException``.
-    Leader epoch + 1 and zkVersion + 1; recipients: the live assigned replicas.
-    A live ISR member outside the assignment makes Kafka take the head of an empty list
-    (an exception): ``None`` here too.
-
-    Parameters
-    ----------
-    assignment : tuple of int
-    current : LeaderAndIsr
-    live_brokers : tuple of int
-    unclean_leader_election_enable : bool
-
-    Returns
-    -------
-    ElectionResult
-
-    Examples
-    --------
-    >>> legacy_offline_partition_leader_selector((1, 2, 3), LeaderAndIsr(1, 0, (1, 3, 2), 0), (2, 3), False)
-    ElectionResult(leader_and_isr=LeaderAndIsr(leader=2, leader_epoch=1, isr=(3, 2), zk_version=1), \
-live_replicas=(2, 3), outcome=<ElectionOutcome.CLEAN: 1>)
-    """
-    live_assigned = _keep_members(assignment, live_brokers)
-    live_isr = _keep_members(current.isr, live_brokers)
-    epoch = current.leader_epoch + 1
-    version = current.zk_version + 1
-    if len(live_isr) == 0:
-        if not unclean_leader_election_enable or len(live_assigned) == 0:
-            return ElectionResult(None, live_assigned, ElectionOutcome.NONE)
-        leader = live_assigned[0]
-        return ElectionResult(
-            LeaderAndIsr(leader, epoch, (leader,), version), live_assigned, ElectionOutcome.UNCLEAN
-        )
-    live_replicas_in_isr = _keep_members(live_assigned, live_isr)
-    if len(live_replicas_in_isr) == 0:
-        return ElectionResult(None, live_assigned, ElectionOutcome.NONE)
-    return ElectionResult(
-        LeaderAndIsr(live_replicas_in_isr[0], epoch, live_isr, version), live_assigned, ElectionOutcome.CLEAN
-    )
-
-
-def legacy_reassigned_partition_leader_selector(
-    reassigned_replicas: tuple[int, ...], current: LeaderAndIsr, live_brokers: tuple[int, ...]
-) -> ElectionResult:
-    """0.8 ``ReassignedPartitionLeaderSelector.selectLeader`` (seed 000, 5.4.3).
-
-    New leader: the first reassigned replica that is live and in the current ISR; ISR
-    unchanged; leader epoch + 1, zkVersion + 1; recipients: the reassigned replicas.
-
-    Parameters
-    ----------
-    reassigned_replicas : tuple of int
-    current : LeaderAndIsr
-    live_brokers : tuple of int
-
-    Returns
-    -------
-    ElectionResult
-
-    Examples
-    --------
-    >>> legacy_reassigned_partition_leader_selector((2, 3), LeaderAndIsr(1, 0, (1, 3, 2), 5), (1, 2, 3))
-    ElectionResult(leader_and_isr=LeaderAndIsr(leader=2, leader_epoch=1, isr=(1, 3, 2), zk_version=6), \
-live_replicas=(2, 3), outcome=<ElectionOutcome.CLEAN: 1>)
-    """
-    for replica in reassigned_replicas:
-        if _contains(live_brokers, replica) and _contains(current.isr, replica):
-            new_state = LeaderAndIsr(replica, current.leader_epoch + 1, current.isr, current.zk_version + 1)
-            return ElectionResult(new_state, reassigned_replicas, ElectionOutcome.CLEAN)
-    return ElectionResult(None, reassigned_replicas, ElectionOutcome.NONE)
-
-
-def legacy_preferred_replica_partition_leader_selector(
-    assignment: tuple[int, ...], current: LeaderAndIsr, live_brokers: tuple[int, ...]
-) -> ElectionResult:
-    """0.8 ``PreferredReplicaPartitionLeaderSelector.selectLeader`` (seed 000, 5.4.4).
-
-    If the preferred replica already leads: ``LeaderElectionNotNeededException`` (which
-    ``electLeaderForPartition`` swallows); if it is live and in the ISR it leads with the
-    ISR unchanged, epoch + 1, zkVersion + 1; otherwise ``StateChangeFailedException``.
-    Recipients: the assigned replicas.
-
-    Parameters
-    ----------
-    assignment : tuple of int
-    current : LeaderAndIsr
-    live_brokers : tuple of int
-
-    Returns
-    -------
-    ElectionResult
-
-    Examples
-    --------
-    >>> legacy_preferred_replica_partition_leader_selector((1, 2), LeaderAndIsr(1, 0, (1, 2), 0), (1, 2)).outcome
-    <ElectionOutcome.NONE: 0>
-    """
-    if len(assignment) == 0:
-        return ElectionResult(None, assignment, ElectionOutcome.NONE)
-    preferred = assignment[0]
-    if preferred == current.leader:
-        return ElectionResult(None, assignment, ElectionOutcome.NONE)
-    if _contains(live_brokers, preferred) and _contains(current.isr, preferred):
-        new_state = LeaderAndIsr(preferred, current.leader_epoch + 1, current.isr, current.zk_version + 1)
-        return ElectionResult(new_state, assignment, ElectionOutcome.CLEAN)
-    return ElectionResult(None, assignment, ElectionOutcome.NONE)
-
-
-def legacy_controlled_shutdown_leader_selector(
-    assignment: tuple[int, ...],
-    current: LeaderAndIsr,
-    live_or_shutting_down_brokers: tuple[int, ...],
-    shutting_down_brokers: tuple[int, ...],
-) -> ElectionResult:
-    """0.8 ``ControlledShutdownLeaderSelector.selectLeader`` (seed 000, 5.4.5).
-
-    New ISR = current ISR minus the shutting-down brokers; the new leader is the *head of
-    that ISR* (ISR order, no liveness check: 2.x instead takes the first live ISR member
-    in assignment order); epoch + 1, zkVersion + 1; an empty new ISR is a
-    ``StateChangeFailedException``. Recipients: the live-or-shutting-down assigned
-    replicas.
-
-    Parameters
-    ----------
-    assignment : tuple of int
-    current : LeaderAndIsr
-    live_or_shutting_down_brokers : tuple of int
-    shutting_down_brokers : tuple of int
-
-    Returns
-    -------
-    ElectionResult
-
-    Examples
-    --------
-    >>> legacy_controlled_shutdown_leader_selector((1, 2, 3), LeaderAndIsr(1, 0, (1, 3, 2), 0), (1, 2, 3), (1,))
-    ElectionResult(leader_and_isr=LeaderAndIsr(leader=3, leader_epoch=1, isr=(3, 2), zk_version=1), \
-live_replicas=(1, 2, 3), outcome=<ElectionOutcome.CLEAN: 1>)
-    """
-    live_assigned = _keep_members(assignment, live_or_shutting_down_brokers)
-    new_isr = _drop_members(current.isr, shutting_down_brokers)
-    if len(new_isr) == 0:
-        return ElectionResult(None, live_assigned, ElectionOutcome.NONE)
-    new_state = LeaderAndIsr(new_isr[0], current.leader_epoch + 1, new_isr, current.zk_version + 1)
-    return ElectionResult(new_state, live_assigned, ElectionOutcome.CLEAN)

@@ -29,18 +29,20 @@ from model.election import (
     leader_for_offline,
     leader_for_preferred_replica,
     leader_for_reassign,
-    legacy_controlled_shutdown_leader_selector,
-    legacy_offline_partition_leader_selector,
-    legacy_preferred_replica_partition_leader_selector,
-    legacy_reassigned_partition_leader_selector,
     new_leader,
     new_leader_and_isr,
-    no_op_leader_selector,
     offline_partition_leader_election,
     offline_partition_leader_election_strategy,
     preferred_replica_partition_leader_election,
     reassign_partition_leader_election,
     remove_replica_from_isr,
+)
+from model.leader_selectors import (
+    legacy_controlled_shutdown_leader_selector,
+    legacy_offline_partition_leader_selector,
+    legacy_preferred_replica_partition_leader_selector,
+    legacy_reassigned_partition_leader_selector,
+    no_op_leader_selector,
 )
 from model.state_machines import (
     PartitionState,
