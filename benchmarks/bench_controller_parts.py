@@ -24,9 +24,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from explorer.bfs import label_counting
 from explorer.config import load_config
 from explorer.core import PropertyKind, transition_groups
+from explorer.search import label_counting
 from invariants import get_model
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -62,7 +62,7 @@ ENGINE = (
     TOY
     + """
 import json
-from explorer.bfs import check_bfs
+from explorer.engines.bfs import check_bfs
 from explorer.core import always
 toy = Toy(__K__)
 r = check_bfs(toy, [always("nonneg", lambda s: s[0] + s[1] + s[2] + s[3] >= 0, "")])

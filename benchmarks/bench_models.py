@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = (
     RSS_PRELUDE
     + """
-from explorer.bfs import check_bfs
+from explorer.engines.bfs import check_bfs
 from explorer.config import load_config
 from invariants import get_model
 spec = get_model(__MODEL__)

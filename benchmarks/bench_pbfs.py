@@ -20,15 +20,15 @@ import statistics
 import time
 from typing import Any
 
-from explorer.bfs import check_bfs
-from explorer.cli import _model_spec
 from explorer.config import load_config
-from explorer.pbfs import PbfsStats, check_pbfs
+from explorer.engines.bfs import check_bfs
+from explorer.engines.pbfs import PbfsStats, check_pbfs
+from explorer.frontend import model_spec
 
 
 def build(model: str, path: str) -> tuple[Any, list[Any]]:
     """The system and properties of a model's configuration file."""
-    spec = _model_spec(model)
+    spec = model_spec(model)
     c = load_config(spec.config_cls, path, [])
     return spec.build(c), list(spec.properties(c))
 

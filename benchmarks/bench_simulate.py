@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = """
 import json
 from explorer.config import load_config
-from explorer.simulate import check_simulate
+from explorer.engines.simulate import check_simulate
 from invariants import get_model
 spec = get_model(__MODEL__)
 cfg = load_config(spec.config_cls, __PATH__)

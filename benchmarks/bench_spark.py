@@ -41,14 +41,14 @@ system, props = spec.build(config), spec.properties(config)
 """
 
 BFS = """
-from explorer.bfs import check_bfs
+from explorer.engines.bfs import check_bfs
 r = check_bfs(system, props, keep_going=True, max_states=__MAX__)
 print(json.dumps({"seconds": r.seconds, "distinct": r.distinct_states, "generated": r.generated_states,
                   "depth": r.max_depth, "peak_kib": peak_kib()}))
 """
 
 SPARK = """
-from explorer.spark import check_spark, spark_session
+from explorer.engines.spark import check_spark, spark_session
 t0 = time.perf_counter()
 spark = spark_session("local[2]", conf={"spark.driver.memory": "4g"})
 spark.sparkContext.parallelize([1, 2], 2).count()  # executors' Python workers up
@@ -63,7 +63,7 @@ CHAIN = """
 import sys, time
 sys.path.insert(0, __ROOT__)
 from explorer.core import always
-from explorer.spark import check_spark, spark_session
+from explorer.engines.spark import check_spark, spark_session
 class Chain:
     def init_states(self): return [0]
     def successors(self, s): return [("step", s + 1)] if s < 60 else []
@@ -79,7 +79,7 @@ spark.stop()
 
 COSTS = """
 import pickle
-from explorer.spark import state_fingerprint
+from explorer.engines.spark import state_fingerprint
 sample, seen, front = [], set(), list(system.init_states())
 while front and len(sample) < 20_000:
     nxt = []

@@ -89,7 +89,8 @@ FINGERPRINT = (
     STATES
     + """
 import json, time
-from explorer import encoding, spark, speedups
+from explorer import encoding, speedups
+from explorer.engines.spark import fingerprints as spark
 states = bfs_states(__N__)
 spark._SELF_CHECKS[0] = 0  # measure the steady state, not the first calls' self-check
 out = {"active": speedups.ACTIVE}
@@ -114,7 +115,7 @@ BFS = (
     STATES
     + """
 import json, time
-from explorer.bfs import check_bfs
+from explorer.engines.bfs import check_bfs
 t = time.perf_counter()
 r = check_bfs(system, spec.properties(cfg), keep_going=True, max_states=__N__)
 print(json.dumps({"seconds": time.perf_counter() - t, "states": r.distinct_states}))

@@ -12,7 +12,6 @@ ran out, or the run was interrupted, before any violation was found.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
@@ -21,71 +20,30 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from explorer.bfs import Progress, check_bfs
-from explorer.config import ConfigError, describe_keys, load_config, parse_override
-from explorer.core import CheckResult, ModelSpec
+from explorer.api import CheckOptions
+from explorer.config import ConfigError, describe_keys, load_config
+from explorer.frontend import (
+    EngineError,
+    UsageError,
+    format_result,
+    model_spec,
+    positive,
+    registry,
+    resolve_system,
+    run_check,
+    run_proofs,
+)
+from explorer.search import Progress
 from explorer.tracefile import ReplayError, load_trace, replay_steps, trace_document, write_json_atomic
 
-__all__ = ["UsageError", "format_result", "main", "resolve_system", "run_check"]
+__all__ = ["build_parser", "main", "reference_config"]
 
-#: Where model specs are registered (the CLI is the one place that joins the packages).
-REGISTRY = "invariants"
-ENGINES = ("bfs", "spark", "simulate", "hypothesis")
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-
-
-class UsageError(Exception):
-    """Bad command-line input: printed as one line, exit code 2."""
-
-
-class EngineError(Exception):
-    """An engine could not produce a trustworthy answer (e.g. a fingerprint collision):
-    printed as one line, exit code 1."""
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
-
-
-def _registry() -> Any:
-    return importlib.import_module(REGISTRY)
-
-
-def _model_spec(name: str) -> ModelSpec:
-    reg = _registry()
-    if name not in reg.MODEL_MODULES:
-        known = ", ".join(reg.MODEL_MODULES)
-        raise UsageError(f"unknown model {name!r} (known models: {known})")
-    spec: ModelSpec = reg.get_model(name)
-    return spec
-
-
-def resolve_system(ref: str, overrides: Sequence[str] = ()) -> tuple[Any, list[Any]]:
-    """Load a user system ``package.module:factory``; return (system, properties).
-
-    ``--set k=v`` overrides are passed to the factory as keyword arguments.
-    Properties come from ``system.properties()`` when it exists.
-    """
-    mod_name, sep, attr = ref.partition(":")
-    if not sep or not mod_name or not attr:
-        raise UsageError(f"--system {ref}: expected package.module:factory")
-    try:
-        module = importlib.import_module(mod_name)
-    except ImportError as e:
-        raise UsageError(f"--system {ref}: cannot import {mod_name} ({e})") from None
-    factory = getattr(module, attr, None)
-    if factory is None or not callable(factory):
-        raise UsageError(f"--system {ref}: {mod_name} has no callable {attr!r}")
-    kwargs = dict(parse_override(o) for o in overrides)
-    try:
-        system = factory(**kwargs)
-    except TypeError as e:
-        raise UsageError(f"--system {ref}: {e}") from None
-    if not (hasattr(system, "init_states") and hasattr(system, "successors")):
-        raise UsageError(f"--system {ref}: the factory's result has no init_states/successors")
-    props = list(system.properties()) if hasattr(system, "properties") else []
-    return system, props
 
 
 def _check_output_path(path: str | None, flag: str) -> None:
@@ -100,196 +58,8 @@ def _check_output_path(path: str | None, flag: str) -> None:
         raise UsageError(f"{flag} {path}: directory {directory} is not writable")
 
 
-def _positive(flag: str, value: float | None) -> None:
-    if value is not None and value <= 0:
-        raise UsageError(f"{flag}: must be positive, got {value:g}")
-
-
-def run_check(
-    model: str | None,
-    *,
-    system_ref: str | None = None,
-    config_path: str | None = None,
-    overrides: Sequence[str] = (),
-    engine: str = "bfs",
-    max_depth: int | None = None,
-    max_states: int | None = None,
-    max_seconds: float | None = None,
-    keep_going: bool = False,
-    deadlock: bool = True,
-    progress: Progress | None = None,
-    quiet: bool = False,
-    engine_options: dict[str, Any] | None = None,
-    workers: int = 1,
-) -> tuple[CheckResult, Any, list[Any]]:
-    """Build the system (registered model or ``--system``), run the engine.
-
-    ``engine_options`` holds the engine's own options (simulate: seed, walks, depth,
-    weights, fault_probabilities, swarm; hypothesis: profile, seed, max_examples,
-    stateful_step_count, database); ``workers`` the bfs engine's processes
-    (``--workers``). Returns (result, system, properties). Raises
-    UsageError / ConfigError on bad input.
-    """
-    opts = dict(engine_options or {})
-    if engine not in ENGINES:
-        raise UsageError(f"--engine {engine}: unknown engine (available: {', '.join(ENGINES)})")
-    if engine in ("simulate", "hypothesis"):
-        for flag, value in (("--max-depth", max_depth), ("--max-states", max_states)):
-            if value is not None:
-                raise UsageError(f"{flag} applies to exhaustive engines, not to --engine {engine}")
-    _positive("--workers", workers)
-    if workers != 1 and engine != "bfs":
-        raise UsageError(f"--workers applies to --engine bfs only, not to --engine {engine}")
-    _positive("--max-depth", max_depth)
-    _positive("--max-states", max_states)
-    _positive("--max-seconds", max_seconds)
-    if system_ref is not None:
-        if config_path is not None:
-            raise UsageError("--config cannot be used with --system (pass --set to the factory)")
-        system, props = resolve_system(system_ref, overrides)
-        name, cfg = system_ref, {"args": dict(parse_override(o) for o in overrides)}
-    else:
-        assert model is not None
-        spec = _model_spec(model)
-        config = load_config(spec.config_cls, config_path, overrides)
-        system, props = spec.build(config), spec.properties(config)
-        name, cfg = spec.name, config
-    try:
-        result = _run_engine(
-            engine,
-            system,
-            props,
-            name,
-            cfg,
-            opts,
-            max_depth,
-            max_states,
-            max_seconds,
-            keep_going,
-            deadlock,
-            progress,
-            quiet,
-            workers,
-        )
-    except ValueError as e:
-        raise UsageError(str(e).splitlines()[0]) from None
-    if system_ref is not None:
-        result.config = cfg["args"]
-    return result, system, props
-
-
-def _run_engine(
-    engine: str,
-    system: Any,
-    props: list[Any],
-    name: str,
-    cfg: Any,
-    opts: dict[str, Any],
-    max_depth: int | None,
-    max_states: int | None,
-    max_seconds: float | None,
-    keep_going: bool,
-    deadlock: bool,
-    progress: Progress | None,
-    quiet: bool,
-    workers: int = 1,
-) -> CheckResult:
-    if engine == "simulate":
-        from explorer.simulate import SimulationProgress, check_simulate
-
-        return check_simulate(
-            system,
-            props,
-            model=name,
-            config=cfg,
-            max_seconds=max_seconds,
-            keep_going=keep_going,
-            deadlock=deadlock,
-            progress=None if quiet else SimulationProgress(),
-            **opts,
-        )
-    exhaustive = dict(
-        model=name,
-        config=cfg,
-        max_depth=max_depth,
-        max_states=max_states,
-        max_seconds=max_seconds,
-        keep_going=keep_going,
-        deadlock=deadlock,
-        progress=progress,
-    )
-    if engine == "spark":
-        from explorer.spark import FingerprintCollisionError, SparkSetupError, check_spark
-
-        try:
-            return check_spark(system, props, **exhaustive, **opts)
-        except SparkSetupError as e:
-            raise UsageError(str(e).splitlines()[0]) from None
-        except FingerprintCollisionError as e:
-            raise EngineError(str(e).splitlines()[0]) from None
-    if engine == "hypothesis":
-        from explorer.hypo import check_hypothesis
-
-        return check_hypothesis(system, props, model=name, config=cfg, deadlock=deadlock, **opts)
-    if workers == 1:
-        return check_bfs(system, props, **exhaustive)
-    from explorer.pbfs import HashCollisionError
-
-    try:
-        return check_bfs(system, props, **exhaustive, workers=workers)
-    except HashCollisionError as e:
-        raise EngineError(str(e).splitlines()[0]) from None
-
-
-def format_result(r: CheckResult, *, steps: bool = True) -> str:
-    """A human-readable account of a result: summary, properties, counterexamples."""
-    lines = []
-    head = f"{r.model} ({r.engine}): {r.exit_reason.value}"
-    if r.budget:
-        head += f" ({r.budget} reached)"
-    lines.append(head)
-    if r.engine == "symbolic":
-        lines.append(
-            f"  {len(r.properties)} proof obligations, {r.generated_states:,} paths, {r.seconds:.2f} s"
-        )
-    else:
-        lines.append(
-            f"  {r.distinct_states:,} distinct states, {r.generated_states:,} generated, depth {r.max_depth}, "
-            f"{r.seconds:.2f} s, {r.states_per_second:,.0f} states/s"
-        )
-    by_status: dict[str, list[str]] = {}
-    for name, p in r.properties.items():
-        by_status.setdefault(p["status"], []).append(name)
-    for status in ("held", "witnessed", "violated", "unreached", "unknown", "unchecked"):
-        if status in by_status:
-            lines.append(f"  {status}: {', '.join(by_status[status])}")
-    vac = [n for n, p in r.properties.items() if p.get("vacuous")]
-    if vac:
-        lines.append(f"  vacuous (never applied): {', '.join(vac)}")
-    never = r.coverage.get("never_enabled")
-    if never:
-        lines.append(f"  actions never enabled: {', '.join(never)}")
-    for note in r.notes:
-        lines.append(f"  note: {note}")
-    for v in r.violations:
-        lines.append("")
-        lines.append(f"VIOLATION of {v.property} ({v.kind}): {v.doc}")
-        if not v.trace:
-            lines.append(f"  {v.message}")
-            continue
-        lines.append(f"  shortest counterexample: {v.length} steps")
-        if steps:
-            for st in v.trace:
-                lines.append(f"  {st.index:>3}  {st.action or 'initial state'}")
-                for ch in st.changes:
-                    lines.append(f"         {ch}")
-                if v.loop_start is not None and st.index == v.loop_start:
-                    lines.append("       --- loop: the steps below repeat forever, back to this state ---")
-    return "\n".join(lines)
-
-
 def _cmd_models(args: argparse.Namespace) -> int:
-    reg = _registry()
+    reg = registry()
     out: list[dict[str, Any]] = []
     for name in reg.MODEL_MODULES:
         spec = reg.get_model(name)
@@ -341,27 +111,24 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.engine == "symbolic":
         if args.system is not None or args.config is not None:
             raise UsageError("--engine symbolic takes a proof TARGET and --set, not --system or --config")
-        result = _run_proofs(args.model, args.set, None, args.max_seconds)
+        result = run_proofs(args.model, args.set, None, args.max_seconds)
         print(format_result(result))
         if args.json:
             write_json_atomic(args.json, result.to_json())
         return result.exit_code
-    progress = None if args.quiet else Progress()
-    result, _, _ = run_check(
-        args.model,
-        engine_options=_engine_options(args),
-        quiet=args.quiet,
-        system_ref=args.system,
-        config_path=args.config,
-        overrides=args.set,
+    options = CheckOptions(
         engine=args.engine,
         max_depth=args.max_depth,
         max_states=args.max_states,
         max_seconds=args.max_seconds,
         keep_going=args.keep_going,
         deadlock=not args.no_deadlock,
-        progress=progress,
         workers=args.workers,
+        progress=None if args.quiet else Progress(),
+        engine_options=_engine_options(args),
+    )
+    result, _, _ = run_check(
+        args.model, options, system_ref=args.system, config_path=args.config, overrides=args.set
     )
     if used_reference is not None:
         print(f"configuration: {used_reference} (the reference; --config FILE or --defaults to change)")
@@ -416,9 +183,9 @@ def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
         ("--max-examples", args.max_examples),
         ("--steps", args.steps),
     ):
-        _positive(flag, value)
+        positive(flag, value)
     if args.engine == "simulate":
-        from explorer.simulate import parse_probability, parse_weight
+        from explorer.engines.simulate import parse_probability, parse_weight
 
         out: dict[str, Any] = {k: v for k, v in sim.items() if v is not None}
         out["seed"] = 0 if args.seed is None else args.seed
@@ -431,8 +198,8 @@ def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(str(e)) from None
         return out
     if args.engine == "spark":
-        _positive("--partitions", args.partitions)
-        _positive("--checkpoint-every", args.checkpoint_every)
+        positive("--partitions", args.partitions)
+        positive("--checkpoint-every", args.checkpoint_every)
         if args.local_frontier is not None and args.local_frontier < 0:
             raise UsageError(f"--local-frontier: must be 0 or more, got {args.local_frontier}")
         out = {k: v for k, v in spk.items() if v is not None}
@@ -455,22 +222,6 @@ def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
     return {}
 
 
-def _run_proofs(
-    target: str, overrides: Sequence[str], only: Sequence[str] | None, max_seconds: float | None
-) -> CheckResult:
-    from explorer.symbolic import check_symbolic, list_targets
-
-    targets = list_targets()
-    if target not in targets and ":" not in target:
-        raise UsageError(f"unknown proof target {target!r} (known targets: {', '.join(targets)})")
-    _positive("--max-seconds", max_seconds)
-    cfg = dict(parse_override(o) for o in overrides)
-    try:
-        return check_symbolic(target, config=cfg, timeout_s=max_seconds, only=only or None)
-    except TypeError as e:
-        raise UsageError(f"{target}: {str(e).splitlines()[0]}") from None
-
-
 def _cmd_prove(args: argparse.Namespace) -> int:
     if args.list:
         from explorer.symbolic import list_targets
@@ -482,7 +233,7 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     if args.target is None:
         raise UsageError("name a TARGET (see kafka-mc prove --list)")
     _check_output_path(args.json, "--json")
-    result = _run_proofs(args.target, args.set, args.only, args.max_seconds)
+    result = run_proofs(args.target, args.set, args.only, args.max_seconds)
     print(format_result(result))
     if args.json:
         write_json_atomic(args.json, result.to_json())
@@ -504,7 +255,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         overrides = [f"{k}={json.dumps(v)}" for k, v in doc.get("config", {}).items()]
         system, props = resolve_system(doc["system"], overrides)
     else:
-        spec = _model_spec(str(doc.get("model")))
+        spec = model_spec(str(doc.get("model")))
         config = load_config(spec.config_cls, values=doc.get("config") or {})
         system, props = spec.build(config), spec.properties(config)
     try:

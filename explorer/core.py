@@ -98,7 +98,7 @@ class TransitionSystem(Protocol[S, A]):
     - ``successors_labelled(s)``: ``successors`` with a tuple of coverage labels per
       transition, ``(action, next_state, labels)``; every engine then counts each label
       once per explored transition into ``coverage["labels"]``
-      (:func:`explorer.bfs.label_counting`);
+      (:func:`explorer.search.label_counting`);
     - ``coverage_labels() -> Iterable[tuple]``: the labels a full coverage hits (the
       report lists those never hit);
     - ``sequence_arrow(action) -> (from_actor, to_actor, label)``: an action's arrow in

@@ -39,11 +39,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from explorer.bfs import Progress
-from explorer.config import ConfigError
+from explorer.api import CheckOptions
+from explorer.config import ConfigError, load_config
 from explorer.core import CheckResult
+from explorer.frontend import format_result, registry, run_check, run_proofs
 from explorer.report import render_html
-from explorer.tracefile import write_json_atomic
+from explorer.search import Progress
+from explorer.tracefile import ReplayError, replay_steps, write_json_atomic
 
 __all__ = ["SuiteEntry", "load_suite", "run_release"]
 
@@ -67,6 +69,8 @@ _KEYS = {
     *_REQUIRE_KEYS,
 }
 _MACHINES = ("partition", "replica")
+#: the registered model whose coverage labels name the state machines' edges
+_STATE_MACHINE_MODEL = "controller"
 
 
 @dataclass(frozen=True)
@@ -159,8 +163,6 @@ def _validate_requirements(where: str, c: dict[str, Any]) -> dict[str, Any]:
     ...
     explorer.config.ConfigError: s: check 1: require_actions must be "all" or a list of action kinds, got 'some'
     """
-    from model.controller.coverage import state_machine_graphs
-
     out: dict[str, Any] = {}
     for key in sorted(_REQUIRE_KEYS & set(c)):
         v = c[key]
@@ -178,11 +180,9 @@ def _validate_requirements(where: str, c: dict[str, Any]) -> dict[str, Any]:
                     f'["partition/OfflinePartition->OnlinePartition"], got {v!r}'
                 )
             if strings:
-                graphs = state_machine_graphs()
+                edges = _state_machine_edges()
                 for x in v:
-                    machine, _, edge = x.partition("/")
-                    u, _, w = edge.partition("->")
-                    if machine not in graphs or not graphs[machine].has_edge(u, w):
+                    if x not in edges:
                         raise ConfigError(
                             f"{where}: require_transitions: {x!r} is no edge of the partition or replica "
                             "state machine (write machine/From->To)"
@@ -202,16 +202,28 @@ def _validate_requirements(where: str, c: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _state_machine_edges() -> set[str]:
+    """Every edge of the partition and replica state machines, as ``machine/From->To``.
+
+    Read from the coverage labels (``state_machines/...``) the controller model declares,
+    reached through the model registry.
+
+    >>> "partition/OfflinePartition->OnlinePartition" in _state_machine_edges()
+    True
+    """
+    spec = registry().get_model(_STATE_MACHINE_MODEL)
+    system = spec.build(load_config(spec.config_cls))
+    return {"/".join(lb[1:]) for lb in system.coverage_labels() if lb[0] == "state_machines"}
+
+
 def _check_action_kinds(
     where: str, model: str, config: str | None, c: dict[str, Any], require: dict[str, Any]
 ) -> None:
     """``require_actions`` names only action kinds the model declares (when it declares them)."""
-    import invariants
-    from explorer.config import load_config
-
-    if model not in invariants.MODEL_MODULES:
+    reg = registry()
+    if model not in reg.MODEL_MODULES:
         return
-    spec = invariants.get_model(model)
+    spec = reg.get_model(model)
     system = spec.build(load_config(spec.config_cls, config, list(c.get("set", ()))))
     kinds = getattr(system, "action_kinds", None)
     if kinds is None:
@@ -382,8 +394,6 @@ def sequence_of(system: Any, trace: list[dict[str, Any]]) -> list[list[str]] | N
     a system's ``sequence_arrow(action)`` names the actors, else every step is a
     self-arrow on one ``system`` lifeline. None when the trace does not replay.
     """
-    from explorer.tracefile import ReplayError, replay_steps
-
     if len(trace) < 2:
         return None
     try:
@@ -450,8 +460,6 @@ def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = F
     """Run every entry of the suite, print a summary, write ``report.json``,
     ``index.html`` and ``junit.xml`` under ``report_dir/<run-id>/`` (``latest``
     points there)."""
-    from explorer.cli import format_result, run_check
-
     entries = load_suite(suite_path)
     run_id = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     t_start = time.monotonic()
@@ -460,20 +468,16 @@ def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = F
     for e in entries:
         print(f"[{len(done) + 1}/{len(entries)}] {e.name}: {e.model} ({e.engine}) ...", flush=True)
         if e.engine == "symbolic":
-            from explorer.cli import _run_proofs
-
-            r = _run_proofs(e.model, e.set, None, e.max_seconds)
+            r = run_proofs(e.model, e.set, None, e.max_seconds)
         else:
-            r, system, _ = run_check(
-                e.model,
-                config_path=e.config,
-                overrides=e.set,
+            options = CheckOptions(
                 engine=e.engine,
                 max_seconds=e.max_seconds,
                 max_states=e.max_states,
                 keep_going=e.expect == "violation",
                 progress=None if quiet else Progress(),
             )
+            r, system, _ = run_check(e.model, options, config_path=e.config, overrides=e.set)
             arrows[e.name] = [
                 sequence_of(system, [{"action": s.action, "fingerprint": s.fingerprint} for s in v.trace])
                 for v in r.violations

@@ -11,7 +11,7 @@ Example
 >>> class Two:
 ...     def init_states(self): return [0]
 ...     def successors(self, s): return [("inc", s + 1)] if s < 2 else []
->>> from explorer.bfs import build_trace
+>>> from explorer.search import build_trace
 >>> steps = build_trace(Two(), {0: None, 1: 0, 2: 1}, 2)
 >>> out = replay_steps(Two(), [{"action": s.action, "fingerprint": s.fingerprint} for s in steps])
 >>> [s for s in out]

@@ -16,7 +16,7 @@ judged there.
 
 Example
 -------
->>> from explorer.bfs import check_bfs
+>>> from explorer.engines.bfs import check_bfs
 >>> cfg = SimpleTimingWheelConfig(delays=(1,), max_ticks=3)
 >>> r = check_bfs(SPEC.build(cfg), SPEC.properties(cfg), keep_going=True)
 >>> r.exit_reason.value, r.distinct_states, sorted(r.witnesses)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import invariants.controller as spec
-from explorer.bfs import check_bfs
 from explorer.config import ConfigError, load_config
+from explorer.engines.bfs import check_bfs
 from invariants.mutants.controller import ControllerConfig  # with the test-only mutant key
 from model.controller import (
     M_LEADER_AND_ISR,

@@ -10,9 +10,9 @@ import re
 import pytest
 
 import invariants.controller as spec
-from explorer.bfs import check_bfs
 from explorer.config import ConfigError, load_config
 from explorer.core import CheckResult, Violation
+from explorer.engines.bfs import check_bfs
 from explorer.tracefile import replay_steps
 from invariants.mutants.controller import ControllerConfig  # with the test-only mutant key
 from model.controller import (

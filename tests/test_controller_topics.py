@@ -8,8 +8,8 @@ from collections import deque
 import pytest
 
 import invariants.controller as spec
-from explorer.bfs import check_bfs
 from explorer.config import ConfigError, load_config
+from explorer.engines.bfs import check_bfs
 from model.controller import AdminCreateTopic, ControllerConfig, ControllerSystem, State
 from model.state_machines import PartitionState, ReplicaState
 

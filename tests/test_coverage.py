@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 import invariants.controller as spec
-from explorer.bfs import check_bfs, nest_labels
 from explorer.config import load_config
+from explorer.engines.bfs import check_bfs
+from explorer.search import nest_labels
 from invariants.mutants.controller import ControllerConfig  # with the test-only mutant key
 from model.controller import ControllerSystem
 from model.controller.coverage import expected_labels, sequence_arrow, state_machine_graphs

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from explorer.bfs import check_bfs
 from explorer.core import ExitReason, always, reachable, transition
 from explorer.encoding import EncodingError, encode, fingerprint
+from explorer.engines.bfs import check_bfs
 from tests.toys import Grid, Retransmit
 
 

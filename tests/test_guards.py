@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 
 import invariants.controller as spec
-from explorer.bfs import check_bfs
+from explorer.api import CheckOptions, check
 from explorer.config import load_config
 from explorer.core import PropertyKind, transition, transition_groups
+from explorer.engines.bfs import check_bfs
 from invariants.mutants.controller import ControllerConfig  # with the test-only mutant key
 from tests.test_pbfs import comparable, same
 from tests.toys import Grid
@@ -67,7 +68,7 @@ def test_groups_share_one_guard_and_keep_order() -> None:
 def test_guard_true_where_check_fails_finds_it(workers: int) -> None:
     # (1, 0) is entered only by incrementing counter 0, where the guard holds
     props = [transition("never_1_0", _no_step_to((1, 0)), "", guard=_on_first_counter)]
-    r = check_bfs(Grid(3), props, workers=workers)
+    r = check(Grid(3), props, CheckOptions(workers=workers))
     assert [(v.property, v.length) for v in r.violations] == [("never_1_0", 1)]
 
 
@@ -76,9 +77,9 @@ def test_engines_really_skip_where_the_guard_is_false(workers: int) -> None:
     # a wrong guard (false on the only failing step) hides the failure: the guard is trusted,
     # which is why every guard of a model is tested for soundness below
     props = [transition("never_1_0", _no_step_to((1, 0)), "", guard=_on_second_counter)]
-    assert check_bfs(Grid(3), props, workers=workers).violations == []
+    assert check(Grid(3), props, CheckOptions(workers=workers)).violations == []
     unguarded = [dataclasses.replace(p, guard=None) for p in props]
-    assert len(check_bfs(Grid(3), unguarded, workers=workers).violations) == 1
+    assert len(check(Grid(3), unguarded, CheckOptions(workers=workers)).violations) == 1
 
 
 def test_violations_on_one_step_come_in_property_order() -> None:

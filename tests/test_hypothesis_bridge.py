@@ -13,7 +13,7 @@ from hypothesis.stateful import run_state_machine_as_test
 import invariants
 from explorer.config import load_config
 from explorer.core import ExitReason, transition
-from explorer.hypo import PROFILES, PropertyFailure, check_hypothesis, database_key, state_machine_for
+from explorer.engines.hypo import PROFILES, PropertyFailure, check_hypothesis, database_key, state_machine_for
 from explorer.tracefile import replay_steps
 from tests.toys import Grid
 

@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from explorer.bfs import check_bfs
-from explorer.cli import _model_spec, main
+from explorer.cli import main
 from explorer.config import load_config
 from explorer.core import CheckResult, ExitReason, always, transition
-from explorer.pbfs import PbfsStats, check_pbfs
+from explorer.engines.bfs import check_bfs
+from explorer.engines.pbfs import PbfsStats, check_pbfs
+from explorer.frontend import model_spec
 from tests.toys import Grid, LabelledGrid, Retransmit
 
 
@@ -41,7 +42,7 @@ def same(
 
 
 def build(model: str, path: str | None, overrides: Sequence[str] = ()) -> tuple[Any, list[Any]]:
-    spec = _model_spec(model)
+    spec = model_spec(model)
     c = load_config(spec.config_cls, path, list(overrides))
     return spec.build(c), list(spec.properties(c))
 

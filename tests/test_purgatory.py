@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 import invariants.purgatory as spec_module
-from explorer.bfs import check_bfs
 from explorer.config import ConfigError, load_config
 from explorer.core import ExitReason
 from explorer.encoding import encode
+from explorer.engines.bfs import check_bfs
 from model.purgatory import (
     ACTION_KINDS,
     C_CHECK,

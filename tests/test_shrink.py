@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 import invariants
-from explorer.bfs import check_bfs
 from explorer.config import load_config
 from explorer.core import transition
+from explorer.engines.bfs import check_bfs
+from explorer.engines.simulate import check_simulate
 from explorer.shrink import ShrinkError, ddmin, shrink_main, shrink_trace, target_for
-from explorer.simulate import check_simulate
 from explorer.tracefile import load_trace, replay_steps, trace_document, write_json_atomic
 from tests.toys import Grid
 

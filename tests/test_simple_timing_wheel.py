@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from explorer.bfs import check_bfs
 from explorer.config import ConfigError, load_config
 from explorer.core import CheckResult
 from explorer.encoding import fingerprint
+from explorer.engines.bfs import check_bfs
 from invariants import get_model
 from invariants.simple_timing_wheel import SPEC, added_count, projected_fire_tick
 from model.simple_timing_wheel import (

@@ -15,13 +15,13 @@ import pytest
 from explorer.cli import main as cli_main
 from explorer.core import ExitReason, always, reachable, transition
 from explorer.encoding import fingerprint
-from explorer.simulate import (
+from explorer.engines.simulate import (
     SimulationProgress,
     check_simulate,
-    cut_cycles,
     parse_probability,
     parse_weight,
 )
+from explorer.search import cut_cycles
 from explorer.tracefile import replay_steps, trace_document, write_json_atomic
 from tests.toys import Grid
 
@@ -85,7 +85,7 @@ def test_same_seed_same_walks_and_other_seeds_differ() -> None:
 def test_same_seed_same_walks_in_other_processes() -> None:
     code = (
         "import json\n"
-        "from explorer.simulate import check_simulate\n"
+        "from explorer.engines.simulate import check_simulate\n"
         "from tests.toys import Grid\n"
         "g = Grid(6, limit=9)\n"
         "r = check_simulate(g, g.properties(), seed=11, walks=40, depth=20, keep_going=True)\n"

@@ -17,12 +17,13 @@ from typing import Any
 
 import pytest
 
-import explorer.spark as spark_engine
-from explorer.bfs import check_bfs
+import explorer.engines.spark.driver as spark_driver
+import explorer.engines.spark.fingerprints as spark_fingerprints
 from explorer.config import load_config
 from explorer.core import CheckResult, ExitReason, always, transition
 from explorer.encoding import encode, fingerprint
-from explorer.spark import (
+from explorer.engines.bfs import check_bfs
+from explorer.engines.spark import (
     FingerprintCollisionError,
     SparkSetupError,
     check_java,
@@ -229,7 +230,7 @@ def test_forced_fingerprint_collision_is_detected(
 ) -> None:
     # two different states of one level share a fingerprint: the engine must notice
     real = state_fingerprint
-    monkeypatch.setattr(spark_engine, "state_fingerprint", lambda s: real(of) if s == alias else real(s))
+    monkeypatch.setattr(spark_driver, "state_fingerprint", lambda s: real(of) if s == alias else real(s))
     g = Grid(3)
     with pytest.raises(FingerprintCollisionError, match="fingerprint collision"):
         check_spark(g, g.properties(), spark=spark, local_frontier=local_frontier)
@@ -240,7 +241,7 @@ def test_collision_with_an_older_level_is_caught_in_the_driver(
 ) -> None:
     # a state colliding with one of an earlier level is caught where states are kept
     real = state_fingerprint
-    monkeypatch.setattr(spark_engine, "state_fingerprint", lambda s: real(s) % 3)
+    monkeypatch.setattr(spark_driver, "state_fingerprint", lambda s: real(s) % 3)
     g = Grid(6)
     with pytest.raises(FingerprintCollisionError, match="fingerprint collision"):
         check_spark(g, g.properties(), spark=spark, local_frontier=10**9)
@@ -300,9 +301,9 @@ def test_fast_fingerprint_equals_the_canonical_one() -> None:
     for v in values:
         for _ in range(2):  # the second time from the identity cache
             assert state_fingerprint(v) == fingerprint(v), v
-            spark_engine._SELF_CHECKS[0] = 0
-    assert spark_engine._FAST_OK[0]
-    spark_engine._SELF_CHECKS[0] = 500
+            spark_fingerprints._SELF_CHECKS[0] = 0
+    assert spark_fingerprints._FAST_OK[0]
+    spark_fingerprints._SELF_CHECKS[0] = 500
     assert encode(True) == encode(1)
 
 
@@ -355,7 +356,7 @@ def test_missing_java_is_a_one_line_error(tmp_path: Path, monkeypatch: pytest.Mo
 def test_cli_usage_error_compatible() -> None:
     # SparkSetupError carries one line; the CLI maps it to exit code 2 like UsageError
     assert issubclass(SparkSetupError, Exception)
-    assert sys.modules["explorer.spark"].__all__.count("SparkSetupError") == 1
+    assert sys.modules["explorer.engines.spark"].__all__.count("SparkSetupError") == 1
 
 
 @pytest.mark.spark

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from explorer.bfs import check_bfs
-from explorer.spark import SparkSetupError, check_java, check_spark, spark_session
+from explorer.engines.bfs import check_bfs
+from explorer.engines.spark import SparkSetupError, check_java, check_spark, spark_session
 from explorer.tracefile import replay_steps
 from tests.timeouts import time_limit
 from tests.toys import Grid

@@ -406,9 +406,9 @@ def run_python(code: str, pure: bool) -> Any:
 EXPLORE = """
 import json
 from explorer import speedups
-from explorer.bfs import check_bfs
+from explorer.engines.bfs import check_bfs
 from explorer.config import load_config
-from explorer.spark import state_fingerprint
+from explorer.engines.spark import state_fingerprint
 from explorer.encoding import fingerprint
 import invariants.controller as spec
 from model.controller import ControllerConfig

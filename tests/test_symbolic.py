@@ -16,8 +16,8 @@ import z3
 
 import invariants.proofs_election as pe
 import invariants.proofs_timing as pt
-from explorer.bfs import check_bfs
 from explorer.core import ExitReason
+from explorer.engines.bfs import check_bfs
 from explorer.symbolic import (
     Obligation,
     PathExplorer,

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import invariants.timing_wheel as tw_inv
-from explorer.bfs import check_bfs
 from explorer.config import ConfigError, load_config
+from explorer.engines.bfs import check_bfs
 from model.timing_wheel import (
     ADDING,
     CANCELLED_IN_WHEEL,

@@ -5,9 +5,10 @@ continuation, the state machines' table checks), and the transition tables.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from explorer.speedups import set_item
+from model.controller.cluster import Cluster
 from model.controller.config import Elector, ZkWriteFencing
 from model.controller.messages import (
     M_LEADER_AND_ISR,
@@ -19,9 +20,6 @@ from model.controller.messages import (
 )
 from model.controller.program import O_MAYBE_RESIGN
 from model.controller.state import Ctx, Node, PartZ, State
-
-if TYPE_CHECKING:  # annotations only: the cluster creates controllers
-    from model.controller.cluster import Cluster
 from model.election import ElectionOutcome
 from model.state_machines import PartitionState, ReplicaState, StateMachine, TableVersion, is_valid_transition
 
@@ -92,6 +90,28 @@ class ControllerBase:
         self.history = s.history
         self.done = s.done
         self.labels: list[tuple[str, str, str]] = []  # coverage labels of this step
+
+    def commit(self, s: State, **node_changes: Any) -> State:
+        """The successor state: ``s`` with this working copy (and ``node_changes``) written back
+        to its broker; the step's coverage labels are left on the system for
+        ``successors_labelled``."""
+        n = self.n._replace(
+            zk_out=self.zk_out,
+            active_id=self.active_id,
+            ctx=self.ctx,
+            events=self.events,
+            pending=self.pending,
+            watch=self.watch,
+            **node_changes,
+        )
+        self.sys._last_labels = tuple(self.labels)
+        return s._replace(
+            nodes=set_item(s.nodes, self.me, n),
+            chans=self.chans,
+            invalid=self.invalid,
+            history=self.history,
+            done=self.done,
+        )
 
     def send_zk(self, req: tuple) -> None:
         self.zk_out = (*self.zk_out, req)

@@ -102,7 +102,7 @@ class Brokers(ZooKeeperServer):
             w.on_controller_resignation()
         w.zk_out = (RegisterBroker(Q_REGISTER_BROKER, True),)
         w.pending = None
-        s2 = self._commit(s1, w)
+        s2 = w.commit(s1)
         # the registration response queues Startup (= Reelect here)
         return SessionNotice(b, sess), s2
 

@@ -5,15 +5,12 @@ slots, which workflows are on), the initial states, and the helpers every actor'
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
-from explorer.speedups import set_item
 from model.controller.config import ControllerConfig, Elector, ExpiryHandling, ZkResponses
 from model.controller.messages import Q_REGISTER_BROKER, RegisterBroker
 from model.controller.state import Ctx, Node, Rep, State, Zk
-
-if TYPE_CHECKING:  # annotations only
-    from model.controller.base import ControllerBase
 from model.state_machines import PartitionState, ReplicaState
 
 
@@ -21,8 +18,8 @@ class Cluster:
     """The static layout the configuration gives (brokers, partitions, replica slots, which
     workflows are on) and the helpers every actor's step uses."""
 
-    #: the controller class a step runs (a mutant overrides it: invariants/mutants/)
-    controller_cls: type[ControllerBase]
+    #: the controller class a step runs (``KafkaController``; a mutant overrides it)
+    controller_cls: Callable[..., Any]
 
     def __init__(self, cfg: ControllerConfig) -> None:
         self.cfg = cfg
@@ -52,6 +49,7 @@ class Cluster:
         self.maybe_absent = bool(self.later or self.added or cfg.max_topic_deletions)
         self._empty_rep = Rep(-1, -1, (), 0, (), 0, (), False)
         self._init: State | None = None
+        self._last_labels: tuple = ()  # the coverage labels of the step just computed
 
     def empty_ctx(self, epoch: int, version: int) -> Ctx:
         """A fresh controller context right after winning an election."""
@@ -126,18 +124,3 @@ class Cluster:
                 continue
             if (n.ctl_watch if who == "ctl" else n.watch) and ev not in n.events:
                 nodes[b] = n._replace(events=(*n.events, ev))
-
-    def _commit(self, s: State, w: ControllerBase, **node_changes: Any) -> State:
-        n = w.n._replace(
-            zk_out=w.zk_out,
-            active_id=w.active_id,
-            ctx=w.ctx,
-            events=w.events,
-            pending=w.pending,
-            watch=w.watch,
-            **node_changes,
-        )
-        self._last_labels: tuple = tuple(w.labels)  # for successors_labelled
-        return s._replace(
-            nodes=set_item(s.nodes, w.me, n), chans=w.chans, invalid=w.invalid, history=w.history, done=w.done
-        )

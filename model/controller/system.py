@@ -113,7 +113,7 @@ class ControllerSystem(Brokers):
         """``successors`` with each transition's coverage labels (``model/controller/coverage.py``)."""
         self._last_labels = ()
         for a, t in self.successors(s):
-            labels: tuple = self._last_labels  # set by _commit while computing this step
+            labels: tuple = self._last_labels  # set by commit() while computing this step
             self._last_labels = ()
             if type(a) in ZK_LABELLED:  # only these steps can write to ZooKeeper
                 extra = zk_labels(self, s, a, t)
@@ -262,4 +262,4 @@ class ControllerSystem(Brokers):
         w = self.controller_cls(self, s, b, n)
         w.events = n.events[1:]
         w.process_event(ev)
-        return ProcessEvent(b, ev), self._commit(s, w)
+        return ProcessEvent(b, ev), w.commit(s)

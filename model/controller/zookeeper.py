@@ -92,7 +92,7 @@ class ZooKeeperServer(ReplicaManager):
         if w.pending is None:  # pragma: no cover - a response nobody waits for
             raise AssertionError(f"broker {b}: unexpected response {resp!r}")
         w.resume(resp)
-        return ZkReply(b, resp), self._commit(s1, w)
+        return ZkReply(b, resp), w.commit(s1)
 
     def _zk_serve(self, s: State, b: int) -> tuple[Any, State]:
         cfg = self.cfg

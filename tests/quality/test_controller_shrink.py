@@ -29,8 +29,8 @@ import pytest
 import invariants
 from explorer.config import load_config
 from explorer.core import config_to_dict
+from explorer.engines.simulate import check_simulate
 from explorer.shrink import shrink_main
-from explorer.simulate import check_simulate
 from explorer.tracefile import load_trace, trace_document, write_json_atomic
 
 pytestmark = pytest.mark.quality

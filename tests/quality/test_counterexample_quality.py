@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 import invariants
-from explorer.bfs import check_bfs
 from explorer.config import load_config
+from explorer.engines.bfs import check_bfs
+from explorer.engines.simulate import check_simulate
 from explorer.shrink import shrink_trace
-from explorer.simulate import check_simulate
 
 pytestmark = pytest.mark.quality
 

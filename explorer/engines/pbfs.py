@@ -1,7 +1,7 @@
 """Multi-process ``bfs``: the same search and the same :class:`~explorer.core.CheckResult`.
 
 :func:`check_pbfs` (``check_bfs(..., workers=N)``, ``kafka-mc check --workers N``) runs
-the successor function, which is most of the time of :func:`explorer.bfs.check_bfs`, in
+the successor function, which is most of the time of :func:`explorer.engines.bfs.check_bfs`, in
 ``N`` forked worker processes, and keeps the bookkeeping of the search in the calling
 process (the *driver*).
 
@@ -31,7 +31,7 @@ and take the states of rank ``i mod N``. From then on a worker's share is the sh
 new states it discovers.
 
 Counterexamples are rebuilt by replaying the chain of hashes from an initial state
-through ``successors`` and handed to :func:`explorer.bfs.build_trace`; a hash that no
+through ``successors`` and handed to :func:`explorer.search.build_trace`; a hash that no
 successor has raises :class:`HashCollisionError`. The engine trusts 64-bit hashes where
 ``bfs`` compares states: the collision odds of the run are in ``notes``. ``eventually``
 properties need the whole graph, so with them the search falls back to serial ``bfs``.
@@ -48,31 +48,14 @@ Example
 from __future__ import annotations
 
 import contextlib
-import gc
 import itertools
-import multiprocessing as mp
-import queue as queue_mod
-import resource
-import signal
 import time
-import traceback
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from explorer.bfs import (
-    DEADLOCK_PROPERTY,
-    Coverage,
-    Progress,
-    build_trace,
-    coverage_of,
-    declared_labels,
-    label_counting,
-    property_table,
-)
 from explorer.core import (
     CheckResult,
     ExitReason,
@@ -81,18 +64,27 @@ from explorer.core import (
     PropertyKind,
     Violation,
     config_to_dict,
-    transition_groups,
 )
-from explorer.spark import collision_odds
+from explorer.engines.base import CheckOptions, UntrustedResultError
+from explorer.engines.bfs import check_bfs
+from explorer.engines.pbfs_workers import AFTER, Expander, LocalPool, ProcessPool, usage
+from explorer.search import (
+    DEADLOCK_PROPERTY,
+    Coverage,
+    Progress,
+    build_trace,
+    collision_odds,
+    coverage_of,
+    declared_labels,
+    property_table,
+)
 
-__all__ = ["HashCollisionError", "PbfsStats", "check_pbfs"]
+__all__ = ["HashCollisionError", "PbfsStats", "check_pbfs", "run"]
 
-#: successor index of a deadlock event (after every real successor of its parent)
-_AFTER = 1 << 62
 _INF = (1 << 63, 0, 0, 0)
 
 
-class HashCollisionError(RuntimeError):
+class HashCollisionError(UntrustedResultError):
     """A trace could not be replayed: no successor has the recorded hash (a collision)."""
 
 
@@ -117,9 +109,6 @@ class PbfsStats:
     wall: float = 0.0
 
 
-# ------------------------------------------------------------------------------------ worker side
-
-
 def _ordered_successors(system: Any) -> Callable[[Any], Iterator[tuple[Any, Any]]]:
     """``successors`` in the order the engines enumerate them (labelled if the system labels)."""
     labelled = getattr(system, "successors_labelled", None)
@@ -131,336 +120,6 @@ def _ordered_successors(system: Any) -> Callable[[Any], Iterator[tuple[Any, Any]
             yield a, t
 
     return succ
-
-
-class _Expander:
-    """The search state one process owns: its frontier states (live objects) and counters.
-
-    Runs in the driver for small levels and in each forked worker afterwards.
-    """
-
-    def __init__(self, system: Any, props: list[Property], deadlock: bool, batch: int):
-        self.system = system
-        self.batch = batch
-        self.labels: dict[Any, int] = {}
-        self.succ = label_counting(system, self.labels) or system.successors
-        self.labelled = getattr(system, "successors_labelled", None)
-        self.is_terminal = getattr(system, "is_terminal", None)
-        self.deadlock = deadlock
-        idx = {p.name: i for i, p in enumerate(props)}
-        # transition checks grouped by guard (a group runs only where its guard holds)
-        self.trans = [
-            (guard, [(idx[p.name], p.name, chk) for _, p, chk in checks])
-            for guard, checks in transition_groups(props)
-        ]
-        self.state = [(idx[p.name], p.name, p.check) for p in props if p.kind is PropertyKind.ALWAYS]
-        self.reach = [(idx[p.name], p.name, p.check) for p in props if p.kind is PropertyKind.REACHABLE]
-        self.applies_state = [
-            (p.name, p.applies) for p in props if p.kind is PropertyKind.ALWAYS and p.applies is not None
-        ]
-        self.applies_trans = [
-            (p.name, p.applies) for p in props if p.kind is PropertyKind.TRANSITION and p.applies is not None
-        ]
-        self.frontier: list[Any] = []
-        self.ranks: list[int] = []
-        self.level: dict[int, tuple[Any, int, int]] = {}  # hash -> (state, parent rank, index)
-        # the level last expanded, and the label counts before each of its batches (for a cut)
-        self.expanded: tuple[list[Any], list[int]] = ([], [])
-        self.snapshots: list[tuple[int, dict[Any, int]]] = []  # (index of the batch's first parent, counts)
-        self.type_ids: dict[type, int] = {}
-        self.n_parents = 0
-        self.n_successors = 0
-
-    def expand_level(self) -> Iterator[tuple[Any, ...]]:
-        """Expand the frontier in rank order; yield one message per batch of parents.
-
-        A message is ``(ranks, counts, hashes, type ids, events, new types)``.
-        """
-        frontier, ranks = self.frontier, self.ranks
-        self.expanded = (frontier, ranks)
-        self.snapshots = []
-        self.level = level = {}
-        succ = self.succ
-        type_ids = self.type_ids
-        applies_trans = self.applies_trans
-        for start in range(0, len(frontier), self.batch):
-            R = ranks[start : start + self.batch]
-            if self.labelled is not None:
-                self.snapshots.append((start, dict(self.labels)))
-            C: list[int] = []
-            H: list[int] = []
-            T: list[int] = []
-            events: list[tuple[Any, ...]] = []
-            new_types: list[tuple[int, Any, tuple[int, int]]] = []
-            for s, r in zip(frontier[start : start + self.batch], R):
-                n = 0
-                for a, t in succ(s):
-                    tp = type(a)
-                    tid = type_ids.get(tp)
-                    if tid is None:
-                        tid = type_ids[tp] = len(type_ids)
-                        new_types.append((tid, a, (r, n)))
-                    h = hash(t)
-                    H.append(h)
-                    T.append(tid)
-                    if self.trans:
-                        for guard, items in self.trans:
-                            if guard is not None and not guard(s, a, t):
-                                continue
-                            for item in items:
-                                if not item[2](s, a, t):
-                                    # one report per process is enough: stop checking it here
-                                    self.trans = [
-                                        (g, kept)
-                                        for g, its in self.trans
-                                        if (kept := [x for x in its if x is not item])
-                                    ]
-                                    events.append(((r, n, 0, item[0]), item[1], "t", (hash(s), n)))
-                        if applies_trans:
-                            for ap in list(applies_trans):
-                                if ap[1](s, a, t):
-                                    applies_trans.remove(ap)
-                                    events.append(((r, n, 0, -1), ap[0], "a", None))
-                    if h not in level:
-                        level[h] = (t, r, n)
-                    n += 1
-                C.append(n)
-                if n == 0 and self.deadlock and not (self.is_terminal is not None and self.is_terminal(s)):
-                    self.deadlock = False
-                    events.append(((r, _AFTER, 2, 0), "deadlock", "d", hash(s)))
-            self.n_parents += len(C)
-            self.n_successors += len(H)
-            yield (
-                np.array(R, dtype=np.int64),
-                np.array(C, dtype=np.int64),
-                np.array(H, dtype=np.int64),
-                np.array(T, dtype=np.int32),
-                events,
-                new_types,
-            )
-
-    def accept(self, hashes: np.ndarray, ranks: np.ndarray) -> list[tuple[Any, ...]]:
-        """Keep the new states (hashes, in rank order) as the next frontier and check them."""
-        level = self.level
-        entries = [level[h] for h in hashes.tolist()]
-        self.level = {}
-        self.frontier = [e[0] for e in entries]
-        self.ranks = ranks.tolist()
-        events: list[tuple[Any, ...]] = []
-        reach, applies_state = self.reach, self.applies_state
-        for (t, r, j), h in zip(entries, hashes.tolist()):
-            for item in self.state:
-                if not item[2](t):
-                    self.state = [x for x in self.state if x is not item]
-                    events.append(((r, j, 1, item[0]), item[1], "s", h))
-            if applies_state:
-                for ap in list(applies_state):
-                    if ap[1](t):
-                        applies_state.remove(ap)
-                        events.append(((r, j, 1, -1), ap[0], "a", None))
-            if reach:
-                for ritem in list(reach):
-                    if ritem[2](t):
-                        reach.remove(ritem)
-                        events.append(((r, j, 1, ritem[0]), ritem[1], "w", h))
-        return events
-
-    def label_counts(self, cut: int | None) -> dict[Any, int]:
-        """Label counts so far, or (``cut``) those of the last level's parents up to rank ``cut``."""
-        if cut is None or self.labelled is None:
-            return dict(self.labels)
-        frontier, ranks = self.expanded
-        # the last batch that starts at or before the cut: its snapshot, then recount up to the cut
-        start, counts = next(
-            ((i, c) for i, c in reversed(self.snapshots) if ranks[i] <= cut), (0, dict(self.labels))
-        )
-        if not self.snapshots or ranks[start] > cut:
-            return dict(self.snapshots[0][1]) if self.snapshots else dict(self.labels)
-        counts = dict(counts)
-        for s, r in zip(frontier[start:], ranks[start:]):
-            if r > cut:
-                break
-            for _, _, labels in self.labelled(s):
-                for lb in labels:
-                    counts[lb] = counts.get(lb, 0) + 1
-        return counts
-
-
-def _usage() -> tuple[float, int]:
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss
-
-
-def _worker_main(i: int, exp: _Expander, inq: Any, outq: Any) -> None:
-    """A forked worker's loop: expand, accept, report labels, until told to stop."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C and tells us to stop
-    gc.disable()  # as in bfs: immutable states make no cycles; the collector would only re-scan them
-    waited = 0.0
-    try:
-        while True:
-            t0 = time.perf_counter()
-            msg = inq.get()
-            waited += time.perf_counter() - t0
-            cmd = msg[0]
-            if cmd == "expand":
-                for batch in exp.expand_level():
-                    outq.put((i, "batch", batch))
-                    if not inq.empty() and inq.get()[0] == "abort":
-                        break
-                outq.put((i, "end", None))
-            elif cmd == "accept":
-                outq.put((i, "checked", exp.accept(msg[1], msg[2])))
-            elif cmd == "labels":
-                outq.put((i, "labels", exp.label_counts(msg[1])))
-            elif cmd == "stats":
-                outq.put((i, "stats", (exp.n_parents, exp.n_successors, *_usage(), waited)))
-            elif cmd == "stop":
-                break
-            # "abort" after the level ended: nothing to do
-    except BaseException:  # pragma: no cover - reported to the driver, which raises
-        outq.put((i, "error", traceback.format_exc()))
-    finally:
-        outq.close()
-        outq.join_thread()
-
-
-# ------------------------------------------------------------------------------------ driver side
-
-
-class _LocalPool:
-    """One expander in the driver (small levels): the same interface as :class:`_ProcessPool`."""
-
-    n = 1
-
-    def __init__(self, exp: _Expander):
-        self.exp = exp
-        self.gen: Iterator[tuple[Any, ...]] | None = None
-
-    def start_level(self) -> None:
-        self.gen = self.exp.expand_level()
-
-    def next_batch(self, w: int) -> tuple[Any, ...] | None:
-        assert self.gen is not None
-        return next(self.gen, None)
-
-    def finish_level(self, abort: bool) -> None:
-        self.gen = None
-
-    def accept(self, per_worker: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[Any, ...]]:
-        return self.exp.accept(*per_worker[0])
-
-    def labels(self, cut: int | None) -> list[dict[Any, int]]:
-        return [self.exp.label_counts(cut)]
-
-    def stats(self) -> list[tuple[int, int, float, int, float]]:
-        return []
-
-    def close(self) -> None:
-        pass
-
-
-class _ProcessPool:
-    """``n`` forked workers, each with a share of the local expander's frontier."""
-
-    def __init__(self, exp: _Expander, n: int):
-        ctx = mp.get_context("fork")
-        self.n = n
-        self.outq = ctx.Queue()
-        self.inqs = [ctx.Queue() for _ in range(n)]
-        self.pending: list[deque[tuple[str, Any]]] = [deque() for _ in range(n)]
-        self.procs: list[Any] = []
-        self.ended = [True] * n
-        frontier, ranks, labels = exp.frontier, exp.ranks, dict(exp.labels)
-        try:
-            for i in range(n):
-                # the child inherits exp as it is now; give it its share and fresh counters
-                exp.frontier, exp.ranks = frontier[i::n], ranks[i::n]
-                exp.labels.clear()
-                p = ctx.Process(target=_worker_main, args=(i, exp, self.inqs[i], self.outq), daemon=True)
-                p.start()
-                self.procs.append(p)
-        except BaseException:
-            self.close()
-            raise
-        finally:
-            exp.frontier, exp.ranks = frontier, ranks
-            exp.labels.update(labels)
-
-    def _recv(self, w: int) -> tuple[str, Any]:
-        while not self.pending[w]:
-            try:
-                i, kind, payload = self.outq.get(timeout=0.5)
-            except queue_mod.Empty:
-                dead = [i for i, p in enumerate(self.procs) if p.exitcode is not None]
-                if dead:
-                    code = self.procs[dead[0]].exitcode
-                    raise RuntimeError(f"pbfs: worker {dead[0]} died (exit code {code})") from None
-                continue
-            if kind == "error":
-                raise RuntimeError(f"pbfs: worker {i} failed:\n{payload}")
-            self.pending[i].append((kind, payload))
-        return self.pending[w].popleft()
-
-    def _expect(self, w: int, kind: str) -> Any:
-        while True:
-            k, payload = self._recv(w)
-            if k == kind:
-                return payload
-            # leftovers of an aborted level ("batch", "end") are dropped
-
-    def start_level(self) -> None:
-        self.ended = [False] * self.n
-        for q in self.inqs:
-            q.put(("expand",))
-
-    def next_batch(self, w: int) -> tuple[Any, ...] | None:
-        if self.ended[w]:
-            return None
-        kind, payload = self._recv(w)
-        if kind == "end":
-            self.ended[w] = True
-            return None
-        assert kind == "batch", kind
-        return payload  # type: ignore[no-any-return]
-
-    def finish_level(self, abort: bool) -> None:
-        for w in range(self.n):
-            if not self.ended[w]:
-                if abort:
-                    self.inqs[w].put(("abort",))
-                self._expect(w, "end")
-                self.ended[w] = True
-
-    def accept(self, per_worker: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[Any, ...]]:
-        for q, (hashes, ranks) in zip(self.inqs, per_worker):
-            q.put(("accept", hashes, ranks))
-        return [ev for w in range(self.n) for ev in self._expect(w, "checked")]
-
-    def labels(self, cut: int | None) -> list[dict[Any, int]]:
-        for q in self.inqs:
-            q.put(("labels", cut))
-        return [self._expect(w, "labels") for w in range(self.n)]
-
-    def stats(self) -> list[tuple[int, int, float, int, float]]:
-        for q in self.inqs:
-            q.put(("stats",))
-        return [self._expect(w, "stats") for w in range(self.n)]
-
-    def close(self) -> None:
-        for q in self.inqs:
-            with contextlib.suppress(Exception):
-                q.put(("stop",))
-        for p in self.procs:
-            p.join(timeout=5)
-            if p.exitcode is None:
-                p.terminate()
-                p.join(timeout=5)
-            if p.exitcode is None:  # pragma: no cover
-                p.kill()
-                p.join()
-        for q in [*self.inqs, self.outq]:
-            q.close()
-            q.cancel_join_thread()
 
 
 def _chain(visited: dict[int, int | None], h: int) -> list[int]:
@@ -516,7 +175,7 @@ def check_pbfs(
     serial_below: int = 2000,
     stats: PbfsStats | None = None,
 ) -> CheckResult:
-    """The :func:`explorer.bfs.check_bfs` search with ``workers`` processes; the same result.
+    """The :func:`explorer.engines.bfs.check_bfs` search with ``workers`` processes; the same result.
 
     ``batch`` parents go in one message; levels below ``serial_below`` states run in
     the driver. Pass a :class:`PbfsStats` as ``stats`` to get the run's load balance.
@@ -541,8 +200,6 @@ def check_pbfs(
         clock=clock,
     )
     if any(p.kind is PropertyKind.EVENTUALLY for p in props):
-        from explorer.bfs import check_bfs
-
         r = check_bfs(system, props, **common)
         r.notes.append(
             f"--workers {workers}: eventually properties need the whole state graph; ran the serial bfs engine"
@@ -550,7 +207,7 @@ def check_pbfs(
         return r
     st = stats if stats is not None else PbfsStats()
     st.workers = workers
-    cpu0, _ = _usage()
+    cpu0, _ = usage()
     start = clock()
     deadline = None if max_seconds is None else start + max_seconds
     deadlock_prop = DEADLOCK_PROPERTY
@@ -571,8 +228,8 @@ def check_pbfs(
     new_by = np.zeros(0, dtype=np.int64)
     label_base: dict[Any, int] = {}
 
-    exp = _Expander(system, props, deadlock, batch)
-    pool: _LocalPool | _ProcessPool = _LocalPool(exp)
+    exp = Expander(system, props, deadlock, batch)
+    pool: LocalPool | ProcessPool = LocalPool(exp)
     gmaps: list[list[int]] = [[]]  # per worker: local type id -> global type id
     owner: list[int] = []
     frontier_hashes: list[int] = []
@@ -612,8 +269,8 @@ def check_pbfs(
             if max_depth is not None and depth >= max_depth:
                 budget, reason = "max_depth", ExitReason.BUDGET_EXHAUSTED
                 break
-            if isinstance(pool, _LocalPool) and workers > 1 and len(frontier_hashes) >= serial_below:
-                pool = _ProcessPool(exp, workers)
+            if isinstance(pool, LocalPool) and workers > 1 and len(frontier_hashes) >= serial_below:
+                pool = ProcessPool(exp, workers)
                 gmaps = [list(gmaps[0]) for _ in range(workers)]
                 label_base = dict(exp.labels)
                 owner = [r % workers for r in range(len(frontier_hashes))]
@@ -706,7 +363,7 @@ def check_pbfs(
                 viol = [e[0][0] for e in events if e[2] in "tsd"]
                 if viol and (cut is None or min(viol) <= cut):
                     cut, cut_budget = min(viol), None
-            limit = _INF if cut is None else (cut, _AFTER + 1, 0, 0)
+            limit = _INF if cut is None else (cut, AFTER + 1, 0, 0)
             for ev in sorted(events, key=lambda e: e[0]):
                 if ev[0] <= limit:
                     handle(ev)
@@ -764,7 +421,7 @@ def check_pbfs(
         pool.close()
         if progress is not None:
             progress.close()
-    if isinstance(pool, _LocalPool):
+    if isinstance(pool, LocalPool):
         st.parents, st.successors = [exp.n_parents], [exp.n_successors]
     label_counts = dict(label_base)
     for d in label_list:
@@ -772,7 +429,7 @@ def check_pbfs(
             label_counts[k] = label_counts.get(k, 0) + v
 
     seconds = clock() - start
-    cpu1, rss = _usage()
+    cpu1, rss = usage()
     st.driver_cpu, st.driver_rss_kb, st.driver_merge_seconds, st.wall = (
         cpu1 - cpu0,
         rss,
@@ -843,4 +500,27 @@ def check_pbfs(
         coverage=coverage_of(cov, declared, label_counts if labelled else None, declared_labels(system)),
         budget=budget,
         notes=notes,
+    )
+
+
+def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
+    """The ``bfs`` engine with ``options.workers`` processes, behind :func:`explorer.api.check`.
+
+    >>> from tests.toys import Grid
+    >>> run(Grid(3), Grid(3).properties(), CheckOptions(workers=2)).distinct_states
+    16
+    """
+    return check_pbfs(
+        system,
+        properties,
+        workers=options.workers,
+        model=options.model,
+        config=options.config,
+        max_depth=options.max_depth,
+        max_states=options.max_states,
+        max_seconds=options.max_seconds,
+        keep_going=options.keep_going,
+        deadlock=options.deadlock,
+        progress=options.progress,
+        **options.engine_options,
     )

@@ -66,7 +66,6 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
-from explorer.bfs import Coverage, coverage_of, declared_labels
 from explorer.core import (
     CheckResult,
     ExitReason,
@@ -77,7 +76,8 @@ from explorer.core import (
     config_to_dict,
 )
 from explorer.encoding import fingerprint
-from explorer.simulate import cut_cycles, trace_steps
+from explorer.engines.base import CheckOptions
+from explorer.search import Coverage, coverage_of, cut_cycles, declared_labels, trace_steps
 from explorer.tracefile import ReplayError, replay_steps
 
 __all__ = [
@@ -86,6 +86,7 @@ __all__ = [
     "PropertyFailure",
     "check_hypothesis",
     "database_key",
+    "run",
     "state_machine_for",
 ]
 
@@ -503,4 +504,26 @@ def check_hypothesis(
         coverage=coverage,
         budget=budget,
         notes=notes,
+    )
+
+
+def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
+    """The ``hypothesis`` engine behind :func:`explorer.api.check`.
+
+    Of the common options only ``model``, ``config`` and ``deadlock`` apply (the
+    budgets are Hypothesis's own: ``engine_options`` holds profile, seed, max_examples,
+    stateful_step_count, database).
+
+    >>> from tests.toys import Grid
+    >>> o = CheckOptions(engine="hypothesis", engine_options={"seed": 0, "database": False, "max_examples": 3})
+    >>> run(Grid(2), [], o).engine
+    'hypothesis'
+    """
+    return check_hypothesis(
+        system,
+        properties,
+        model=options.model,
+        config=options.config,
+        deadlock=options.deadlock,
+        **options.engine_options,
     )

@@ -37,7 +37,10 @@ from typing import Any
 
 import networkx as nx
 
-__all__ = ["LivenessViolation", "check_leads_to"]
+from explorer.core import Property, TraceStep, Violation, action_kind
+from explorer.search.traces import trace_step
+
+__all__ = ["LivenessViolation", "check_leads_to", "check_liveness"]
 
 
 @dataclass
@@ -223,3 +226,45 @@ def check_leads_to(
             break
         cycle = detour + cycle
     return LivenessViolation(best_prefix, cycle, "a weakly fair cycle never reaches the goal")
+
+
+def check_liveness(
+    system: Any, p: Property, edges: dict[Any, list[tuple[Any, Any]]], parents: dict[Any, Any]
+) -> Violation | None:
+    """Check one ``eventually`` property on the explored graph; a lasso Violation or None.
+
+    ``edges`` maps every explored state to its ``(action, successor)`` list and
+    ``parents`` every state to the one it was first reached from (None: initial);
+    ``fair_action_kinds()`` of the system (or the property's ``fairness``) names the
+    action kinds under weak fairness (None: every kind).
+
+    >>> from explorer.core import eventually
+    >>> p = eventually("done", lambda s: s == 1, "reaches 1")
+    >>> check_liveness(object(), p, {0: [("go", 1)], 1: []}, {0: None, 1: 0}) is None
+    True
+    """
+    kinds = p.fairness
+    if kinds is None and hasattr(system, "fair_action_kinds"):
+        kinds = tuple(system.fair_action_kinds())
+    fair_kinds = None if kinds is None else frozenset(kinds)
+
+    def fair(a: Any) -> bool:
+        return fair_kinds is None or action_kind(a) in fair_kinds
+
+    lv = check_leads_to(edges, parents, goal=p.check, trigger=p.trigger, fair=fair)
+    if lv is None:
+        return None
+    steps: list[TraceStep] = []
+    prev = None
+    for i, s in enumerate(lv.prefix):
+        act = None
+        if prev is not None:
+            act = next(a for a, t in edges[prev] if t == s)
+        steps.append(trace_step(i, prev, act, s))
+        prev = s
+    loop_start = len(steps) - 1 if lv.cycle else None
+    for a, t in lv.cycle:
+        steps.append(trace_step(len(steps), prev, a, t))
+        prev = t
+    what = "lasso: the steps after the loop start repeat forever" if lv.cycle else "the behaviour ends here"
+    return Violation(p.name, p.kind.value, p.doc, f"{lv.reason} ({what})", len(steps) - 1, steps, loop_start)

@@ -87,30 +87,34 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.bfs import Coverage, Progress, coverage_of, declared_labels
 from explorer.core import (
     CheckResult,
     ExitReason,
     LevelStats,
     Property,
     PropertyKind,
-    TraceStep,
     Violation,
     action_kind,
     config_to_dict,
-    diff_states,
-    render_state,
 )
-from explorer.encoding import fingerprint
+from explorer.engines.base import CheckOptions
+from explorer.search import (
+    DEADLOCK_PROPERTY,
+    Coverage,
+    Progress,
+    coverage_of,
+    cut_cycles,
+    declared_labels,
+    trace_steps,
+)
 
 __all__ = [
     "SWARM_FACTORS",
     "SimulationProgress",
     "check_simulate",
-    "cut_cycles",
     "parse_probability",
     "parse_weight",
-    "trace_steps",
+    "run",
 ]
 
 #: swarm testing: the factors a walk's weight of each action kind is multiplied by
@@ -172,65 +176,6 @@ def parse_probability(text: str) -> tuple[str, float]:
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"--fault {text}: a probability must be between 0 and 1")
     return kind, p
-
-
-def cut_cycles(states: list[Any], actions: list[Any], keep_last: bool = False) -> tuple[list[Any], list[Any]]:
-    """Remove every cycle from a path: ``states[i+1]`` follows ``states[i]`` by ``actions[i]``.
-
-    When a state occurs again, the path continues from its first occurrence; the
-    result visits each state once and ends in the same state. ``keep_last`` keeps
-    the last step as it is (the bad step of a ``transition`` violation) and cuts the
-    path before it.
-
-    >>> cut_cycles([0, 1, 2, 1, 3], ["a", "b", "c", "d"])
-    ([0, 1, 3], ['a', 'd'])
-    >>> cut_cycles([0, 1, 0], ["a", "b"], keep_last=True)
-    ([0, 1, 0], ['a', 'b'])
-    """
-    if keep_last and len(states) > 1:
-        head_s, head_a = cut_cycles(states[:-1], actions[:-1])
-        return [*head_s, states[-1]], [*head_a, actions[-1]]
-    out_s: list[Any] = []
-    out_a: list[Any] = []
-    where: dict[Any, int] = {}
-    for i, s in enumerate(states):
-        j = where.get(s)
-        if j is not None:
-            for dropped in out_s[j + 1 :]:
-                del where[dropped]
-            del out_s[j + 1 :]
-            del out_a[j:]
-        else:
-            if i > 0:
-                out_a.append(actions[i - 1])
-            where[s] = len(out_s)
-            out_s.append(s)
-    return out_s, out_a
-
-
-def trace_steps(states: list[Any], actions: list[Any]) -> list[TraceStep]:
-    """Render a path as trace steps, in the same format as ``bfs`` (index, action, kind,
-    fingerprint, state, changes).
-
-    >>> [(s.index, s.action, s.changes) for s in trace_steps([(0,), (1,)], ["inc"])]
-    [(0, None, []), (1, 'inc', ['[0]: 0 -> 1'])]
-    """
-    steps = []
-    prev = None
-    for i, s in enumerate(states):
-        a = None if i == 0 else actions[i - 1]
-        steps.append(
-            TraceStep(
-                index=i,
-                action=None if a is None else str(a),
-                action_kind=None if a is None else action_kind(a),
-                fingerprint=f"{fingerprint(s):016x}",
-                state=render_state(s),
-                changes=[] if prev is None else diff_states(prev, s),
-            )
-        )
-        prev = s
-    return steps
 
 
 @dataclass
@@ -320,9 +265,7 @@ def check_simulate(
     applies_counts: dict[str, int] = {p.name: 0 for p in props if p.applies is not None}
     applies_state = [(p.name, p.applies) for p in always_p if p.applies is not None]
     applies_trans = [(p.name, p.applies) for p in trans_p if p.applies is not None]
-    deadlock_prop = Property(
-        "deadlock", PropertyKind.DEADLOCK, lambda s: True, "every non-terminal state has a successor"
-    )
+    deadlock_prop = DEADLOCK_PROPERTY
 
     rng = random.Random(seed)
     is_terminal = getattr(system, "is_terminal", None)
@@ -696,3 +639,30 @@ def _choose(
         return (rng.randrange(n) if n > 1 else 0), None, False
     i = _weighted(rng, list(range(n)), ws)
     return None if i is None else (i, None, False)
+
+
+def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
+    """The ``simulate`` engine behind :func:`explorer.api.check`: random walks.
+
+    ``options.engine_options`` are :func:`check_simulate`'s own (seed, walks, depth,
+    weights, fault_probabilities, swarm); a progress line is shown when
+    ``options.progress`` is set (as walks, not levels).
+
+    >>> from tests.toys import Grid
+    >>> r = run(Grid(3), Grid(3).properties(), CheckOptions(engine="simulate", engine_options={"walks": 5}))
+    >>> r.engine, r.budget
+    ('simulate', 'walks')
+    """
+    return check_simulate(
+        system,
+        properties,
+        model=options.model,
+        config=options.config,
+        max_seconds=options.max_seconds,
+        keep_going=options.keep_going,
+        deadlock=options.deadlock,
+        progress=None
+        if (p := options.progress) is None
+        else SimulationProgress(p.stream, p.interval, p.enabled),
+        **options.engine_options,
+    )

@@ -1,0 +1,81 @@
+"""What every engine shares: the options of a run, the one signature, the errors.
+
+An engine is a function ``run(system, properties, options) -> CheckResult``
+(:class:`Engine`); :mod:`explorer.engines` registers each by name and
+:func:`explorer.api.check` calls the one ``options.engine`` names.
+
+Example
+-------
+>>> o = CheckOptions(max_states=100, keep_going=True)
+>>> o.engine, o.max_states, o.engine_options
+('bfs', 100, {})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from explorer.core import CheckResult, Property
+from explorer.search import Progress
+
+__all__ = ["CheckOptions", "Engine", "EngineSetupError", "UntrustedResultError"]
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """How to run a check: the engine, its budgets and switches, and the result's labels.
+
+    Attributes
+    ----------
+    engine:
+        The registered engine's name (``bfs``, ``spark``, ``simulate``, ``hypothesis``,
+        ``symbolic``; see :data:`explorer.engines.ENGINES`).
+    max_depth, max_states, max_seconds:
+        Budgets (None: unbounded); the first two apply to the exhaustive engines.
+    keep_going:
+        Collect the shortest violation of every property (``--continue``) instead of
+        stopping at the first.
+    deadlock:
+        Report states without successors that the system does not call terminal.
+    workers:
+        Processes of the ``bfs`` engine (``--workers``; 1 is the serial search).
+    progress:
+        Where the progress line goes (None: no progress line).
+    model, config:
+        The model's name and configuration, copied into the result.
+    engine_options:
+        The engine's own keyword options (simulate: seed, walks, depth, weights,
+        fault_probabilities, swarm; hypothesis: profile, seed, max_examples,
+        stateful_step_count, database; spark: master, partitions, checkpoint_dir, ...;
+        symbolic: only).
+    """
+
+    engine: str = "bfs"
+    max_depth: int | None = None
+    max_states: int | None = None
+    max_seconds: float | None = None
+    keep_going: bool = False
+    deadlock: bool = True
+    workers: int = 1
+    progress: Progress | None = None
+    model: str = ""
+    config: Any = None
+    engine_options: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Engine(Protocol):
+    """The one signature of an engine (a module's ``run`` function)."""
+
+    def __call__(self, system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
+        """Explore ``system``, check ``properties``, return the result."""
+        ...
+
+
+class EngineSetupError(Exception):
+    """The engine cannot run here (e.g. no Java 17 for Spark): one line; a usage error."""
+
+
+class UntrustedResultError(RuntimeError):
+    """The engine cannot give a trustworthy answer (e.g. a fingerprint or hash collision)."""

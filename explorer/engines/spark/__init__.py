@@ -1,0 +1,82 @@
+"""The ``spark`` engine: the ``bfs`` search as Spark jobs, with the same answers.
+
+The search is the one :func:`explorer.engines.bfs.check_bfs` makes, level by level, and it
+returns the same :class:`~explorer.core.CheckResult`: the same distinct and generated
+counts, per-level frontiers, coverage, property statuses, and the same shortest
+counterexamples (the very same traces: parents are chosen as ``bfs`` chooses them).
+
+How a level runs
+----------------
+Every state of a BFS level has a *rank*, its position in the order in which ``bfs``
+would have found it; a new state's *key* is ``(parent rank, successor index)`` of the
+first transition (in that order) that reaches it, packed into one int64. States live
+in ``P`` partitions by fingerprint modulo ``P``. One persisted RDD holds, per
+partition, three records: a summary, the frontier block (keys, fingerprints, states)
+and the visited block (a sorted ``uint64`` array of fingerprints). A level is
+
+1. *expand* (map side): each partition runs ``successors`` on its frontier in rank
+   order, checks ``transition`` properties, counts coverage, fingerprints every
+   successor (:func:`explorer.encoding.fingerprint`), keeps the smallest key per
+   fingerprint and sends one block of candidates to each partition;
+2. one shuffle (``partitionBy`` with the identity on the partition number), then a
+   partitioner-aware union with the previous level's RDD, so partition ``p`` sees its
+   own visited set next to its candidates and the visited set is never shuffled;
+3. *merge*: drop visited fingerprints, keep the smallest key per fingerprint, check
+   ``always`` and ``reachable`` properties on the new states, append them to the
+   visited set.
+
+The driver collects each partition's summary (counters, the smallest event key per
+property, the new keys and fingerprints), sorts the new keys into ranks (broadcast to
+the next level), and writes ``level-NNNNN.npz`` (fingerprint, parent fingerprint and
+key of every new state, in rank order) under the run directory. Counterexamples are
+rebuilt from those files: the path of keys is followed back to an initial state and
+then replayed forward through ``successors``, every step's fingerprint compared with
+the stored one (a mismatch raises :class:`FingerprintCollisionError`).
+
+When the first violation (without ``keep_going``) or ``max_states`` stops ``bfs``
+in the middle of a level, the level is re-evaluated up to that state (a second small
+job), so even the counts of a stopped search equal those of ``bfs``. ``max_seconds``
+is checked between levels and cancels a running level at the deadline (counts then
+stop at the last whole level).
+
+Small levels run in the driver (``local_frontier``), exactly as ``bfs`` does, with
+fingerprints; the search moves to Spark once a frontier reaches that size. The
+persisted RDD is checkpointed reliably every ``checkpoint_every`` Spark levels, which
+cuts its lineage; a lost executor's partitions are recomputed from the last
+checkpoint.
+
+Example
+-------
+>>> from tests.toys import Grid
+>>> g = Grid(3, limit=3)
+>>> r = check_spark(g, g.properties(), master="local[2]")  # doctest: +SKIP
+>>> r.engine, r.distinct_states, r.violations[0].length  # doctest: +SKIP
+('spark', 10, 3)
+
+Modules
+-------
+:mod:`~explorer.engines.spark.session` (Java, master, session),
+:mod:`~explorer.engines.spark.fingerprints` (fast fingerprints),
+:mod:`~explorer.engines.spark.partitions` (what executors run),
+:mod:`~explorer.engines.spark.levels` (level files, trace paths) and
+:mod:`~explorer.engines.spark.driver` (the search loop and the result).
+"""
+
+from __future__ import annotations
+
+from explorer.engines.spark.driver import check_spark, run
+from explorer.engines.spark.fingerprints import FingerprintCollisionError, state_fingerprint
+from explorer.engines.spark.session import SparkSetupError, check_java, probe_master, spark_session
+from explorer.search import collision_odds
+
+__all__ = [
+    "FingerprintCollisionError",
+    "SparkSetupError",
+    "check_java",
+    "check_spark",
+    "collision_odds",
+    "probe_master",
+    "run",
+    "spark_session",
+    "state_fingerprint",
+]

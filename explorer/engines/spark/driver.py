@@ -1,0 +1,760 @@
+"""The driver of the ``spark`` engine: the search loop, levels in the driver or on
+Spark, and the result assembled exactly as ``bfs`` assembles it.
+
+Example
+-------
+>>> from explorer.core import always
+>>> class Ring:
+...     def init_states(self): return [0]
+...     def successors(self, s): return [("inc", (s + 1) % 4)]
+>>> r = check_spark(Ring(), [always("lt3", lambda s: s < 3, "")], local_frontier=0)  # doctest: +SKIP
+>>> r.exit_reason.value, r.distinct_states  # doctest: +SKIP
+('violation', 4)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import pickle
+import re
+import shutil
+import tempfile
+import threading
+import time
+import types
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from explorer.core import (
+    CheckResult,
+    ExitReason,
+    LevelStats,
+    Property,
+    PropertyKind,
+    Violation,
+    action_kind,
+    config_to_dict,
+)
+from explorer.engines.base import CheckOptions
+from explorer.engines.spark.fingerprints import FingerprintCollisionError, state_fingerprint
+from explorer.engines.spark.levels import LevelStore, rebuild_path
+from explorer.engines.spark.partitions import (
+    IDX_BITS,
+    PHASE_DEADLOCK,
+    PHASE_STATE,
+    PHASE_TRANSITION,
+    Acc,
+    Job,
+    SummaryParam,
+    check_state,
+    cloudpickle_dumps,
+    collision_error,
+    dumps,
+    expand_partition,
+    merge_partition,
+    partition_of,
+    pending_applies,
+    run_applies,
+    truncated_partition,
+)
+from explorer.engines.spark.session import check_java, probe_master, start_session
+from explorer.search import (
+    DEADLOCK_PROPERTY,
+    Progress,
+    collision_odds,
+    coverage_of,
+    declared_labels,
+    label_counting,
+    property_table,
+    trace_step,
+)
+
+__all__ = ["check_spark", "run"]
+
+
+@dataclass
+class _SparkState:
+    sc: Any
+    owned: Any  # the SparkSession we created (stopped at the end), or None
+    job_b: Any
+    partitions: int
+    rdd: Any = None
+    level_keys: Any = None  # broadcast of the current frontier's sorted keys (None: keys are ranks)
+    broadcasts: list[tuple[int, Any]] = field(default_factory=list)
+    levels_run: int = 0
+    checkpointing: bool = False
+    summaries: Any = None  # the accumulator of level summaries
+
+
+def _union(a: Any, b: Any) -> Any:
+    """Partitioner-aware union of two RDDs co-partitioned by ``partition_of``.
+
+    ``RDD.union`` would re-serialise both sides (an extra Python pass over the
+    visited sets) because their serializers differ in batching only; the byte
+    format is the same, so the JVM union is wrapped directly.
+    """
+    from pyspark import RDD
+
+    rdd: Any = RDD(a._jrdd.union(b._jrdd), a.ctx, a.ctx.serializer)
+    rdd.partitioner = a.partitioner
+    if rdd.getNumPartitions() != a.getNumPartitions():  # pragma: no cover - a Spark change
+        raise RuntimeError("spark engine: the union of co-partitioned RDDs is not partitioner-aware")
+    return rdd
+
+
+class _Search:
+    """One run of the spark engine: the driver's side of the search."""
+
+    def __init__(self, system: Any, props: list[Property], opts: dict[str, Any]):
+        self.system = system
+        self.props = props
+        self.o = opts
+        self.keep_going: bool = opts["keep_going"]
+        # the module's ``state_fingerprint`` is looked up now (a test may monkeypatch it)
+        self.job = Job(system, props, state_fingerprint, opts["deadlock"], 1)
+        self.found: dict[str, tuple[int, int, int, int, int]] = {}
+        self.witnesses: dict[str, tuple[int, int, int]] = {}
+        self.total = Acc()
+        self.levels: list[LevelStats] = []
+        self.distinct = 0
+        self.generated = 0
+        self.init_generated = 0
+        self.budget: str | None = None
+        self.reason = ExitReason.COMPLETE
+        self.stop = False
+        self.depth = 0
+        self.spark: _SparkState | None = None
+        self.driver_levels = 0
+        # driver-side search state (until the search moves to Spark)
+        self.visited: set[Any] | None = set()  # states, as bfs keeps them
+        self.visited_fps: set[int] | None = set()
+        self.frontier: list[Any] = []
+        self.frontier_size = 0
+        self.frontier_fps = np.zeros(0, dtype=np.uint64)
+
+    # ---- events
+    def _take_events(self, acc: Acc, cut: int | None = None) -> None:
+        """Record the first event of each property not yet found (up to rank ``cut``)."""
+        for name, key in sorted(acc.events.items(), key=lambda kv: kv[1]):
+            if name in self.found or (cut is not None and key[1] > cut):
+                continue
+            self.found[name] = key
+        for name, wkey in acc.witnesses.items():
+            if name not in self.witnesses and (cut is None or wkey[1] <= cut):
+                self.witnesses[name] = wkey
+
+    # ---- level 0 and driver levels
+    def init_level(self, store: LevelStore, clock: Callable[[], float]) -> None:
+        t0 = clock()
+        job = self.job
+        acc = Acc()
+        keys: list[int] = []
+        fps: list[int] = []
+        states: list[Any] = []
+        pend_s = pending_applies(job.applies_state, frozenset())
+        assert self.visited is not None
+        for index, s in enumerate(self.system.init_states()):
+            self.generated += 1
+            if s in self.visited:
+                continue
+            f = self._new_fp(s)
+            check_state(job, acc, s, -1, len(states), 0, pend_s)
+            keys.append(index)
+            fps.append(f)
+            states.append(s)
+        self.init_generated = self.generated
+        self.distinct = len(states)
+        self.frontier, self.frontier_size = states, len(states)
+        self.frontier_fps = np.array(fps, dtype=np.uint64)
+        store.add(0, np.array(keys, dtype=np.int64), self.frontier_fps, np.zeros(len(fps), dtype=np.uint64))
+        self._take_events(acc)
+        if acc.events and not self.keep_going:
+            self.stop = True
+        self.total.merge(acc)
+        self.levels.append(LevelStats(0, len(states), self.generated, len(states), clock() - t0))
+
+    def driver_level(self, store: LevelStore, clock: Callable[[], float], deadline: float | None) -> None:
+        """Expand one level in this process, exactly as ``bfs`` does (mid-level stops included)."""
+        t0 = clock()
+        job, level, visited, visited_fps = self.job, self.depth, self.visited, self.visited_fps
+        assert visited is not None and visited_fps is not None
+        acc = Acc()
+        enabled, new_by = acc.enabled, acc.new_by
+        kinds: dict[type, str] = {}
+        successors, fp_of = label_counting(self.system, acc.labels) or self.system.successors, job.fp
+        new_keys: list[int] = []
+        new_fps: list[int] = []
+        nxt: list[Any] = []
+        found_before = len(self.found)
+        done = frozenset(self.total.applies)
+        pend_s, pend_t = pending_applies(job.applies_state, done), pending_applies(job.applies_trans, done)
+        max_states = self.o["max_states"]
+        progress = self.o["progress"]
+        start = self.o["start"]
+        for r, s in enumerate(self.frontier):
+            n = 0
+            for a, t in successors(s):
+                tp = type(a)
+                kind = kinds.get(tp)
+                if kind is None:
+                    kind = kinds[tp] = action_kind(a)
+                enabled[kind] = enabled.get(kind, 0) + 1
+                if job.trans:
+                    for pidx, name, chk in job.trans:
+                        if not chk(s, a, t):
+                            self._event_now(name, (level, r, n, PHASE_TRANSITION, pidx))
+                    if pend_t:
+                        run_applies(acc, pend_t, s, a, t)
+                if t not in visited:
+                    visited.add(t)
+                    f = fp_of(t)
+                    if f in visited_fps:
+                        raise self._driver_collision(f, t)
+                    visited_fps.add(f)
+                    new_keys.append((r << IDX_BITS) | n)
+                    new_fps.append(f)
+                    nxt.append(t)
+                    new_by[kind] = new_by.get(kind, 0) + 1
+                    for pidx, name, chk in job.always:
+                        if not chk(t):
+                            self._event_now(name, (level, r, n, PHASE_STATE, pidx))
+                    if pend_s:
+                        run_applies(acc, pend_s, t)
+                    for name, chk in job.reach:
+                        if name not in self.witnesses and chk(t):
+                            self.witnesses[name] = (level, r, n)
+                n += 1
+            acc.generated += n
+            if n == 0 and job.deadlock and not (job.is_terminal is not None and job.is_terminal(s)):
+                self._event_now("deadlock", (level, r, 0, PHASE_DEADLOCK, job.deadlock_index))
+            if len(self.found) > found_before and not self.keep_going:
+                self.stop = True
+                break
+            if max_states is not None and self.distinct + len(nxt) >= max_states:
+                self.budget, self.reason, self.stop = "max_states", ExitReason.BUDGET_EXHAUSTED, True
+                break
+            if (r & 255) == 0:
+                now = clock()
+                if deadline is not None and now >= deadline:
+                    self.budget, self.reason, self.stop = "max_seconds", ExitReason.BUDGET_EXHAUSTED, True
+                    break
+                if progress is not None:
+                    el = now - start
+                    d = self.distinct + len(nxt)
+                    progress.update(level + 1, self.frontier_size, d, d / el if el else 0.0)
+        acc.events.clear()
+        acc.witnesses.clear()
+        self.total.merge(acc)
+        keys = np.array(new_keys, dtype=np.int64)
+        fps = np.array(new_fps, dtype=np.uint64)
+        self._finish_level(store, level, acc.generated, keys, fps, clock() - t0)
+        self.frontier, self.frontier_size = nxt, len(nxt)
+        self.driver_levels += 1
+
+    def _new_fp(self, s: Any) -> int:
+        assert self.visited is not None and self.visited_fps is not None
+        self.visited.add(s)
+        f = self.job.fp(s)
+        if f in self.visited_fps:
+            raise self._driver_collision(f, s)
+        self.visited_fps.add(f)
+        return f
+
+    def _driver_collision(self, f: int, t: Any) -> FingerprintCollisionError:
+        assert self.visited is not None
+        other = next((x for x in self.visited if x != t and self.job.fp(x) == f), None)
+        return collision_error(f, other, t)
+
+    def _event_now(self, name: str, key: tuple[int, int, int, int, int]) -> None:
+        if name not in self.found:
+            self.found[name] = key
+
+    def _finish_level(
+        self, store: LevelStore, level: int, generated: int, keys: np.ndarray, fps: np.ndarray, secs: float
+    ) -> None:
+        parent = self.frontier_fps[keys >> IDX_BITS] if len(keys) else np.zeros(0, dtype=np.uint64)
+        store.add(level + 1, keys, fps, parent)
+        self.generated += generated
+        self.distinct += len(keys)
+        if len(keys) or generated:
+            self.levels.append(LevelStats(level + 1, len(keys), generated, len(keys), secs))
+        self.frontier_fps = fps
+        self.depth += 1
+
+    # ---- Spark levels
+    def to_spark(self) -> None:
+        """Move the search to Spark: distribute the visited set and the frontier."""
+        o = self.o
+        spark = o["spark"]
+        owned = None
+        if spark is None:
+            owned = spark = start_session(
+                o["master"], o["app_name"], o["spark_conf"], self.system, o["executor_wait"]
+            )
+        sc = getattr(spark, "sparkContext", spark)
+        nparts = o["partitions"] or max(int(sc.defaultParallelism), 1)
+        self.job.partitions = nparts
+        st = _SparkState(
+            sc=sc, owned=owned, job_b=sc.broadcast(cloudpickle_dumps(self.job)), partitions=nparts
+        )
+        st.summaries = sc.accumulator({}, SummaryParam())
+        ckpt = o["checkpoint_dir"]
+        if ckpt is None and str(sc.master).startswith("local"):
+            ckpt = o["run_dir"] / "checkpoints"
+        if ckpt is not None:
+            sc.setCheckpointDir(str(ckpt))
+            st.checkpointing = True
+        assert self.visited_fps is not None
+        visited = np.fromiter(self.visited_fps, dtype=np.uint64, count=len(self.visited_fps))
+        self.visited = self.visited_fps = None
+        vparts = visited % np.uint64(nparts)
+        fparts = (self.frontier_fps % np.uint64(nparts)).tolist()
+        fronts: list[tuple[list[int], list[int], list[Any]]] = [([], [], []) for _ in range(nparts)]
+        for r, (q, f, s) in enumerate(zip(fparts, self.frontier_fps.tolist(), self.frontier)):
+            fronts[q][0].append(r)
+            fronts[q][1].append(f)
+            fronts[q][2].append(s)
+        recs: list[tuple[int, tuple[str, Any]]] = []
+        for q in range(nparts):
+            keys, fps, states = fronts[q]
+            block = dumps((np.array(keys, dtype=np.int64), np.array(fps, dtype=np.uint64), states))
+            recs.append((q, ("S", None)))
+            recs.append((q, ("F", block)))
+            recs.append((q, ("V", pickle.dumps(np.sort(visited[vparts == q]), protocol=5))))
+        self.frontier = []
+        rdd = sc.parallelize(recs, nparts).partitionBy(nparts, partition_of)
+        st.rdd = rdd.persist(_storage_level())
+        self.spark = st
+
+    def spark_level(self, store: LevelStore, clock: Callable[[], float], deadline: float | None) -> None:
+        """One level as Spark jobs; on a stop inside the level, re-count it up to the stop."""
+        st = self.spark
+        assert st is not None
+        t0 = clock()
+        level, nparts, job_b = self.depth, st.partitions, st.job_b
+        done = frozenset(self.total.applies)
+        expand = functools.partial(expand_partition, job_b, level, st.level_keys, done)
+        merge = functools.partial(merge_partition, job_b, level, done, st.summaries)
+        cands = st.rdd.mapPartitionsWithIndex(expand).partitionBy(nparts, partition_of)
+        nxt = _union(st.rdd, cands).mapPartitionsWithIndex(merge, preservesPartitioning=True)
+        nxt = nxt.persist(_storage_level())
+        st.levels_run += 1
+        checkpoint = st.checkpointing and st.levels_run % self.o["checkpoint_every"] == 0
+        if checkpoint:
+            nxt.checkpoint()
+        # a JVM-side count materialises the level (no extra Python pass); the summaries
+        # come back through the accumulator
+        counted = self._run(st, lambda: nxt._jrdd.count(), deadline)
+        summaries = None
+        if counted is not None:
+            got = st.summaries.value
+            summaries = [got.pop((level, p)) for p in range(nparts)]
+        if summaries is None:  # cancelled at the deadline
+            nxt.unpersist()
+            return
+        acc = Acc()
+        for a, _, _ in summaries:
+            acc.merge(a)
+        all_keys = np.concatenate([s[1] for s in summaries])
+        all_fps = np.concatenate([s[2] for s in summaries])
+        order = np.argsort(all_keys, kind="stable")
+        keys, fps = all_keys[order], all_fps[order]
+        # where would bfs have stopped inside this level?
+        cut, budget = None, None
+        if acc.events and not self.keep_going:
+            fresh = [k for n, k in acc.events.items() if n not in self.found]
+            if fresh:
+                cut = min(k[1] for k in fresh)
+        max_states = self.o["max_states"]
+        if max_states is not None and self.distinct + len(keys) >= max_states:
+            need = max_states - self.distinct
+            ms_cut = 0 if need <= 0 else int(keys[need - 1] >> IDX_BITS)
+            if cut is None or ms_cut < cut:
+                cut, budget = ms_cut, "max_states"
+        if cut is not None and cut < self.frontier_size - 1:
+            parent_rank = keys >> IDX_BITS
+            keep = parent_rank <= cut
+            keys, fps = keys[keep], fps[keep]
+            new_b = st.sc.broadcast(keys)
+            trunc = functools.partial(truncated_partition, job_b, level, st.level_keys, done, cut, new_b)
+            accs = self._run(st, lambda: st.rdd.mapPartitionsWithIndex(trunc).collect(), deadline)
+            new_b.destroy()
+            if accs is None:
+                nxt.unpersist()
+                return
+            acc = Acc()
+            for a in accs:
+                acc.merge(a)
+        if cut is not None:
+            self.stop = True
+            if budget is not None:
+                self.budget, self.reason = budget, ExitReason.BUDGET_EXHAUSTED
+        self._take_events(acc, cut)
+        acc.events.clear()
+        acc.witnesses.clear()
+        self.total.merge(acc)
+        self._finish_level(store, level, acc.generated, keys, fps, clock() - t0)
+        self.frontier_size = len(keys)
+        old = st.rdd
+        st.rdd = nxt
+        if not self.stop and len(keys):
+            st.level_keys = st.sc.broadcast(keys)
+            st.broadcasts.append((self.depth, st.level_keys))
+        if checkpoint and nxt.isCheckpointed():
+            # lineage before this level is cut: drop the rank broadcasts it needed
+            for lv, b in [x for x in st.broadcasts if x[0] < self.depth]:
+                b.destroy()
+                st.broadcasts.remove((lv, b))
+        old.unpersist()
+
+    def _run(self, st: _SparkState, action: Callable[[], Any], deadline: float | None) -> Any:
+        """Run a Spark action; an executor's collision error is raised here as itself."""
+        try:
+            return self._run_bounded(st, action, deadline)
+        except FingerprintCollisionError:
+            raise
+        except Exception as e:
+            m = re.search(r"FingerprintCollisionError: (.*)", str(e))
+            if m is not None:
+                raise FingerprintCollisionError(m.group(1).strip()) from None
+            raise
+
+    def _run_bounded(self, st: _SparkState, action: Callable[[], Any], deadline: float | None) -> Any:
+        """Run a Spark action, cancelled at the deadline (then None and the budget is set)."""
+        if deadline is None:
+            return action()
+        clock = self.o["clock"]
+        remaining = deadline - clock()
+        group = f"kafka-mc-{id(self)}-{st.levels_run}"
+        st.sc.setJobGroup(group, "kafka-mc spark engine level", interruptOnCancel=True)
+        timer = threading.Timer(max(remaining, 0.0), st.sc.cancelJobGroup, args=(group,))
+        timer.daemon = True
+        timer.start()
+        try:
+            return action()
+        except Exception:
+            if clock() >= deadline - 0.05:
+                self.budget, self.reason, self.stop = "max_seconds", ExitReason.BUDGET_EXHAUSTED, True
+                return None
+            raise
+        finally:
+            timer.cancel()
+
+    def close(self) -> None:
+        st = self.spark
+        if st is None:
+            return
+        with contextlib.suppress(Exception):
+            if st.rdd is not None:
+                st.rdd.unpersist()
+            for _, b in st.broadcasts:
+                b.destroy()
+            st.job_b.destroy()
+        if st.owned is not None:
+            with contextlib.suppress(Exception):
+                st.owned.stop()
+
+
+def _storage_level() -> Any:
+    from pyspark import StorageLevel
+
+    return StorageLevel.MEMORY_AND_DISK
+
+
+def check_spark(
+    system: Any,
+    properties: Iterable[Property],
+    *,
+    model: str = "",
+    config: Any = None,
+    master: str | None = "local[*]",
+    partitions: int | None = None,
+    checkpoint_dir: str | os.PathLike[str] | None = None,
+    checkpoint_every: int = 8,
+    run_dir: str | os.PathLike[str] | None = None,
+    local_frontier: int = 10_000,
+    max_depth: int | None = None,
+    max_states: int | None = None,
+    max_seconds: float | None = None,
+    keep_going: bool = False,
+    deadlock: bool = True,
+    progress: Progress | None = None,
+    spark: Any = None,
+    spark_conf: dict[str, str] | None = None,
+    connect_timeout: float = 10.0,
+    executor_wait: float = 120.0,
+    clock: Callable[[], float] = time.perf_counter,
+) -> CheckResult:
+    """Explore every reachable state of ``system`` with Spark and check ``properties``.
+
+    Returns the :class:`~explorer.core.CheckResult` that :func:`explorer.engines.bfs.check_bfs`
+    returns for the same arguments (engine ``"spark"``; timings differ, and a
+    ``max_seconds`` budget may stop at another point), plus notes on the fingerprint
+    collision odds and where the levels ran.
+
+    Parameters
+    ----------
+    master:
+        The Spark master when a session has to be started (``local[*]``,
+        ``spark://host:7077``, ...; None: the one ``spark-submit`` was given);
+        ``spark`` passes an existing SparkSession (or SparkContext) instead, which is
+        left running.
+    partitions:
+        Partitions of the state set (default: the cluster's default parallelism, i.e.
+        its total cores).
+    checkpoint_dir, checkpoint_every:
+        Reliable checkpoints of the state RDD every ``checkpoint_every`` Spark levels
+        (default: ``<run_dir>/checkpoints`` with a ``local`` master; on a cluster
+        there is no default, as the directory must be shared storage such as
+        ``hdfs://...`` or a network mount: without one, lost partitions are
+        recomputed from the whole lineage).
+    run_dir:
+        Where ``level-NNNNN.npz`` files are written (default: a temporary directory,
+        removed at the end); traces are rebuilt from them.
+    local_frontier:
+        Levels whose frontier has fewer states run in this process; 0 runs every
+        level after the initial states on Spark.
+    spark_conf:
+        Extra Spark settings for a session started here.
+    connect_timeout, executor_wait:
+        Bounds for reaching a ``spark://`` master and for the first executor.
+
+    Raises
+    ------
+    SparkSetupError
+        No Java 17, an unreachable master, no executor: one line.
+    FingerprintCollisionError
+        Two different states met with the same fingerprint, or a trace did not replay.
+
+    Examples
+    --------
+    >>> from explorer.core import always
+    >>> class Ring:
+    ...     def init_states(self): return [0]
+    ...     def successors(self, s): return [("inc", (s + 1) % 4)]
+    >>> r = check_spark(Ring(), [always("lt3", lambda s: s < 3, "")], local_frontier=0)  # doctest: +SKIP
+    >>> r.exit_reason.value, r.distinct_states, r.violations[0].length  # doctest: +SKIP
+    ('violation', 4, 3)
+    """
+    if checkpoint_every < 1:
+        raise ValueError("checkpoint_every must be at least 1")
+    if spark is None:
+        check_java()
+        if master is not None:
+            probe_master(master, connect_timeout)
+    props = list(properties)
+    start = clock()
+    own_run_dir = run_dir is None
+    rdir = Path(tempfile.mkdtemp(prefix="kafka-mc-spark-")) if run_dir is None else Path(run_dir)
+    rdir.mkdir(parents=True, exist_ok=True)
+    opts = {
+        "keep_going": keep_going,
+        "deadlock": deadlock,
+        "max_states": max_states,
+        "progress": progress,
+        "start": start,
+        "spark": spark,
+        "master": master,
+        "app_name": f"kafka-mc {model}".strip(),
+        "spark_conf": dict(spark_conf or {}),
+        "executor_wait": executor_wait,
+        "partitions": partitions,
+        "checkpoint_dir": checkpoint_dir,
+        "checkpoint_every": checkpoint_every,
+        "clock": clock,
+        "run_dir": rdir,
+    }
+    search = _Search(system, props, opts)
+    store = LevelStore(rdir)
+    deadline = None if max_seconds is None else start + max_seconds
+    try:
+        try:
+            search.init_level(store, clock)
+            while search.frontier_size and not search.stop:
+                if max_depth is not None and search.depth >= max_depth:
+                    search.budget, search.reason = "max_depth", ExitReason.BUDGET_EXHAUSTED
+                    break
+                if deadline is not None and clock() >= deadline:
+                    search.budget, search.reason = "max_seconds", ExitReason.BUDGET_EXHAUSTED
+                    break
+                if search.spark is None and search.frontier_size >= local_frontier:
+                    search.to_spark()
+                if search.spark is None:
+                    search.driver_level(store, clock, deadline)
+                else:
+                    search.spark_level(store, clock, deadline)
+                if progress is not None:
+                    el = clock() - start
+                    progress.update(
+                        search.depth,
+                        search.frontier_size,
+                        search.distinct,
+                        search.distinct / el if el else 0.0,
+                    )
+        except KeyboardInterrupt:
+            search.reason, search.budget = ExitReason.INTERRUPTED, None
+        finally:
+            if progress is not None:
+                progress.close()
+            search.close()
+        seconds = clock() - start
+        return _result(search, store, model, config, seconds, local_frontier)
+    finally:
+        if own_run_dir:
+            shutil.rmtree(rdir, ignore_errors=True)
+
+
+def _result(
+    search: _Search,
+    store: LevelStore,
+    model: str,
+    config: Any,
+    seconds: float,
+    local_frontier: int,
+) -> CheckResult:
+    """Assemble the CheckResult exactly as ``check_bfs`` does."""
+    props, job = search.props, search.job
+    deadlock_prop = DEADLOCK_PROPERTY
+    by_name = {p.name: p for p in props}
+    by_name["deadlock"] = deadlock_prop
+    violations: list[Violation] = []
+    for name, key in sorted(search.found.items(), key=lambda kv: kv[1]):
+        p = by_name[name]
+        level, r, i, phase, _ = key
+        if level < 0:  # an initial state
+            path = rebuild_path(job, store, 0, r)
+        elif phase == PHASE_STATE:
+            keys, _ = store.get(level + 1)
+            rank = int(np.searchsorted(keys, (r << IDX_BITS) | i))
+            path = rebuild_path(job, store, level + 1, rank)
+        else:
+            path = rebuild_path(job, store, level, r)
+            if phase == PHASE_TRANSITION:
+                succ = list(job.system.successors(path[-1][1]))
+                path.append(succ[i])
+        trace = []
+        prev = None
+        for n, (a, s) in enumerate(path):
+            trace.append(trace_step(n, prev, a, s))
+            prev = s
+        message = "no successor (deadlock)" if phase == PHASE_DEADLOCK else f"{name} does not hold"
+        violations.append(Violation(p.name, p.kind.value, p.doc, message, len(trace) - 1, trace))
+    store.forget()
+    reason = search.reason
+    # every reachable state was explored: no budget or interrupt, and no early stop
+    complete = reason is ExitReason.COMPLETE and (search.keep_going or not search.found)
+    if violations:
+        reason = ExitReason.VIOLATION
+    reach_p = [p for p in props if p.kind is PropertyKind.REACHABLE]
+    for p in reach_p:
+        if complete and p.name not in search.witnesses:
+            violations.append(
+                Violation(p.name, p.kind.value, p.doc, f"{p.name}: no reachable state is a witness", 0, [])
+            )
+    if violations and complete:
+        reason = ExitReason.VIOLATION
+
+    levels = search.levels
+    max_level = max((lv.depth for lv in levels if lv.new_states), default=0)
+    applied = {p.name: p.name in search.total.applies for p in props if p.applies is not None}
+    prop_table = property_table(
+        [*props, *([deadlock_prop] if job.deadlock else [])],
+        violations,
+        complete=complete,
+        distinct=search.distinct,
+        transitions=search.generated - search.init_generated,
+        applied=applied,
+        witness_lengths={n: w[0] + 1 for n, w in search.witnesses.items()},
+    )
+
+    unsupported = [p for p in props if p.kind is PropertyKind.EVENTUALLY]
+    notes = [
+        f"{p.name}: eventually-properties are checked by the bfs engine only (run it with --engine bfs)"
+        for p in unsupported
+    ]
+    odds = collision_odds(search.distinct)
+    notes.append(
+        f"fingerprint collision odds {odds:.1e} ({search.distinct:,} distinct states, 64-bit fingerprints, "
+        "about n^2/2^65)"
+    )
+    st = search.spark
+    if st is None:
+        notes.append(
+            f"spark: all {search.driver_levels} levels ran in the driver (frontiers below {local_frontier:,})"
+        )
+    else:
+        notes.append(
+            f"spark: {search.driver_levels} levels in the driver, {st.levels_run} on Spark "
+            f"({st.sc.master}, {st.partitions} partitions, "
+            + (
+                f"reliable checkpoints every {search.o['checkpoint_every']} levels)"
+                if st.checkpointing
+                else "no reliable checkpoints: give a checkpoint directory on shared storage)"
+            )
+        )
+    declared = search.system.action_kinds() if hasattr(search.system, "action_kinds") else None
+    cov = types.SimpleNamespace(
+        enabled=dict(search.total.enabled),
+        new=dict(search.total.new_by),
+        sample={k: _KindName(k) for k in search.total.enabled},
+    )
+    return CheckResult(
+        model=model,
+        config=config_to_dict(config),
+        engine="spark",
+        exit_reason=reason,
+        distinct_states=search.distinct,
+        generated_states=search.generated,
+        max_depth=max_level,
+        seconds=seconds,
+        states_per_second=search.distinct / seconds if seconds > 0 else 0.0,
+        violations=violations,
+        witnesses={k: v["witness_length"] for k, v in prop_table.items() if "witness_length" in v},
+        properties=prop_table,
+        levels=levels,
+        coverage=coverage_of(
+            cov,  # type: ignore[arg-type]
+            declared,
+            dict(search.total.labels) if hasattr(search.system, "successors_labelled") else None,
+            declared_labels(search.system),
+        ),
+        budget=search.budget,
+        notes=notes,
+    )
+
+
+class _KindName:
+    """Stands for an action of a kind when coverage is counted by kind name."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+
+def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
+    """The ``spark`` engine behind :func:`explorer.api.check`; ``options.engine_options``
+    are :func:`check_spark`'s own (master, partitions, checkpoint_dir, ...).
+
+    >>> from tests.toys import Grid
+    >>> run(Grid(3), [], CheckOptions(engine="spark", engine_options={"master": "local[1]"}))  # doctest: +SKIP
+    """
+    return check_spark(
+        system,
+        properties,
+        model=options.model,
+        config=options.config,
+        max_depth=options.max_depth,
+        max_states=options.max_states,
+        max_seconds=options.max_seconds,
+        keep_going=options.keep_going,
+        deadlock=options.deadlock,
+        progress=options.progress,
+        **options.engine_options,
+    )

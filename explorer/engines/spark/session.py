@@ -1,0 +1,203 @@
+"""Setting Spark up for the ``spark`` engine: Java, the master, the session.
+
+:func:`check_java` and :func:`probe_master` fail early with one line
+(:class:`SparkSetupError`, a usage error for the CLI) instead of a JVM stack trace;
+:func:`spark_session` starts a session the way the engine wants it (executors run this
+interpreter with this project on their path).
+
+Example
+-------
+>>> probe_master("local[2]")  # only spark:// masters are probed
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from explorer.engines.base import EngineSetupError
+
+__all__ = ["JAVA_MAJOR", "SparkSetupError", "check_java", "probe_master", "spark_session", "start_session"]
+
+#: the minimum Java major version Spark 4 runs on
+JAVA_MAJOR = 17
+
+
+class SparkSetupError(EngineSetupError):
+    """Spark cannot be used (no Java 17, unreachable master, no executor): one line.
+
+    The CLI prints it as a usage error (exit code 2).
+    """
+
+
+def _java_command() -> str | None:
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        return os.path.join(home, "bin", "java")
+    return shutil.which("java")
+
+
+def check_java(timeout: float = 20.0) -> int:
+    """Return the major version of the Java Spark would start, or raise SparkSetupError.
+
+    Spark uses ``$JAVA_HOME/bin/java`` when ``JAVA_HOME`` is set, else ``java`` on
+    ``PATH``; Spark 4 needs Java 17 or newer.
+
+    >>> check_java() >= 17  # doctest: +SKIP
+    True
+    """
+    java = _java_command()
+    where = "JAVA_HOME" if os.environ.get("JAVA_HOME") else "PATH"
+    if java is None or not os.path.exists(java):
+        raise SparkSetupError(
+            f"Java {JAVA_MAJOR} is needed for the spark engine, but no java was found on {where}"
+        )
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SparkSetupError(
+            f"Java {JAVA_MAJOR} is needed for the spark engine; {java} -version failed ({e})"
+        ) from None
+    text = out.stderr + out.stdout
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', text)
+    if m is None:
+        raise SparkSetupError(
+            f"Java {JAVA_MAJOR} is needed for the spark engine; cannot read the version of {java}"
+        )
+    major = int(m.group(1))
+    if major == 1 and m.group(2):
+        major = int(m.group(2))
+    if major < JAVA_MAJOR:
+        raise SparkSetupError(
+            f"Java {JAVA_MAJOR} or newer is needed for the spark engine, found Java {major} at {java}"
+        )
+    return major
+
+
+def probe_master(master: str, timeout: float = 10.0) -> None:
+    """Check that a ``spark://host:port`` master accepts connections (else SparkSetupError).
+
+    Other masters (``local[...]``, ``yarn``, ``k8s://...``) are not probed. A list of
+    standby masters (``spark://h1:7077,h2:7077``) needs one that answers.
+
+    >>> probe_master("local[2]")
+    >>> probe_master("spark://127.0.0.1:1", timeout=2)
+    Traceback (most recent call last):
+    ...
+    explorer.engines.spark.session.SparkSetupError: cannot reach Spark master spark://127.0.0.1:1 (127.0.0.1:1: connection refused)
+    """
+    if not master.startswith("spark://"):
+        return
+    errors = []
+    for hostport in master[len("spark://") :].split(","):
+        host, sep, port = hostport.rpartition(":")
+        if not sep or not port.isdigit():
+            raise SparkSetupError(f"bad Spark master {master}: expected spark://host:port")
+        try:
+            with socket.create_connection((host, int(port)), timeout=timeout):
+                return
+        except ConnectionRefusedError:
+            errors.append(f"{hostport}: connection refused")
+        except TimeoutError:
+            errors.append(f"{hostport}: no answer within {timeout:g} s")
+        except OSError as e:
+            errors.append(f"{hostport}: {e.strerror or e}")
+    raise SparkSetupError(f"cannot reach Spark master {master} ({'; '.join(errors)})")
+
+
+def _executor_pythonpath(system: Any) -> str:
+    paths: list[str] = [str(Path(__file__).resolve().parents[3]), os.getcwd()]
+    mod = sys.modules.get(type(system).__module__)
+    fname = getattr(mod, "__file__", None)
+    if fname and mod is not None:
+        root = Path(fname).resolve().parent
+        for _ in range(mod.__name__.count(".")):
+            root = root.parent
+        paths.insert(0, str(root))
+    for p in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        if p:
+            paths.append(p)
+    return os.pathsep.join(dict.fromkeys(paths))
+
+
+def spark_session(
+    master: str | None = "local[*]",
+    *,
+    app_name: str = "kafka-mc",
+    conf: dict[str, str] | None = None,
+    system: Any = None,
+    executor_wait: float = 120.0,
+) -> Any:
+    """Start (or get) a SparkSession set up as the spark engine wants it.
+
+    The UI and console progress are off, executors run this interpreter with this
+    project (and ``system``'s package) on their path, old checkpoints are cleaned, and
+    the log level is ERROR. For a ``spark://`` master it waits at most
+    ``executor_wait`` seconds for a first executor (else SparkSetupError).
+    ``master=None`` keeps the master given to ``spark-submit`` (or spark-defaults).
+
+    >>> spark = spark_session("local[2]")  # doctest: +SKIP
+    >>> check_spark(system, props, spark=spark)  # doctest: +SKIP
+    """
+    return start_session(master, app_name, dict(conf or {}), system, executor_wait)
+
+
+def _local_defaults(master: str | None) -> dict[str, str]:
+    """Driver memory and SQL shuffle partitions for a local master (never Spark's 200)."""
+    if master is None:
+        return {}
+    m = re.fullmatch(r"local(?:\[(\d+|\*)(?:,\d+)?\])?", master)
+    if m is None:
+        return {}
+    cores = os.cpu_count() or 1 if m.group(1) in (None, "*") else int(m.group(1))
+    if m.group(1) is None:
+        cores = 1
+    return {"spark.driver.memory": "2g", "spark.sql.shuffle.partitions": str(cores)}
+
+
+def start_session(
+    master: str | None, app_name: str, conf: dict[str, str], system: Any, executor_wait: float
+) -> Any:
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName(app_name)
+    if master is not None:
+        builder = builder.master(master)
+    settings = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.pyspark.python": sys.executable,
+        "spark.executorEnv.PYTHONPATH": _executor_pythonpath(system),
+        "spark.cleaner.referenceTracking.cleanCheckpoints": "true",
+        "spark.network.timeout": "120s",
+        **_local_defaults(master),
+        **conf,
+    }
+    for k, v in settings.items():
+        builder = builder.config(k, v)
+    try:
+        session = builder.getOrCreate()
+    except Exception as e:  # the JVM did not start, or the master refused us
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise SparkSetupError(f"cannot start Spark with master {master}: {first}") from None
+    session.sparkContext.setLogLevel("ERROR")
+    actual = str(session.sparkContext.master)
+    if not actual.startswith("local"):
+        deadline = time.monotonic() + executor_wait
+        while session.sparkContext._jsc.sc().getExecutorMemoryStatus().size() <= 1:
+            if time.monotonic() > deadline:
+                session.stop()
+                raise SparkSetupError(
+                    f"no Spark executor registered with {actual} within {executor_wait:g} s "
+                    "(start a worker, or check that it has the cores and memory asked for)"
+                )
+            time.sleep(0.2)
+    return session

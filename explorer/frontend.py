@@ -1,0 +1,269 @@
+"""What the CLI and the release suite share: models by name, running a check or the
+proofs of a target, and printing a result.
+
+Both are thin users of :func:`explorer.api.check`; this module turns their inputs (a
+model name or ``--system package.module:factory``, a config file, ``--set`` overrides,
+flags) into a system and :class:`~explorer.engines.base.CheckOptions`, and engine errors
+into :class:`UsageError` (exit code 2) or :class:`EngineError` (exit code 1). Models are
+reached only through the registry module :data:`REGISTRY` (``invariants``), imported by
+name: the explorer itself imports no model.
+
+Example
+-------
+>>> from explorer.api import CheckOptions
+>>> r, _, _ = run_check("timing-wheel", CheckOptions(max_depth=1), overrides=["tick_ms=1"])
+>>> print(format_result(r).splitlines()[0])
+timing-wheel (bfs): budget_exhausted (max_depth reached)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Sequence
+from typing import Any
+
+from explorer.api import CheckOptions, EngineSetupError, UntrustedResultError, check
+from explorer.config import load_config, parse_override
+from explorer.core import CheckResult, ModelSpec
+from explorer.engines import ENGINES
+
+__all__ = [
+    "CHECK_ENGINES",
+    "REGISTRY",
+    "EngineError",
+    "UsageError",
+    "format_result",
+    "model_spec",
+    "positive",
+    "registry",
+    "resolve_system",
+    "run_check",
+    "run_proofs",
+]
+
+#: Where model specs are registered (imported by name: the one place that joins the packages).
+REGISTRY = "invariants"
+#: the engines ``kafka-mc check`` runs on a system (``symbolic`` runs proof targets instead)
+CHECK_ENGINES = tuple(name for name in ENGINES if name != "symbolic")
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as one line, exit code 2."""
+
+
+class EngineError(Exception):
+    """An engine could not produce a trustworthy answer (e.g. a fingerprint collision):
+    printed as one line, exit code 1."""
+
+
+def registry() -> Any:
+    """The model registry module (``invariants``): ``MODEL_MODULES`` and ``get_model``.
+
+    >>> "timing-wheel" in registry().MODEL_MODULES
+    True
+    """
+    return importlib.import_module(REGISTRY)
+
+
+def model_spec(name: str) -> ModelSpec:
+    """The registered model ``name``; UsageError naming the known models otherwise.
+
+    >>> model_spec("timing-wheel").name
+    'timing-wheel'
+    """
+    reg = registry()
+    if name not in reg.MODEL_MODULES:
+        known = ", ".join(reg.MODEL_MODULES)
+        raise UsageError(f"unknown model {name!r} (known models: {known})")
+    spec: ModelSpec = reg.get_model(name)
+    return spec
+
+
+def resolve_system(ref: str, overrides: Sequence[str] = ()) -> tuple[Any, list[Any]]:
+    """Load a user system ``package.module:factory``; return (system, properties).
+
+    ``--set k=v`` overrides are passed to the factory as keyword arguments.
+    Properties come from ``system.properties()`` when it exists.
+
+    >>> system, props = resolve_system("tests.toys:Grid", ["n=2"])
+    >>> len(list(system.init_states())), [p.name for p in props]
+    (1, ['monotone', 'corner'])
+    """
+    mod_name, sep, attr = ref.partition(":")
+    if not sep or not mod_name or not attr:
+        raise UsageError(f"--system {ref}: expected package.module:factory")
+    try:
+        module = importlib.import_module(mod_name)
+    except ImportError as e:
+        raise UsageError(f"--system {ref}: cannot import {mod_name} ({e})") from None
+    factory = getattr(module, attr, None)
+    if factory is None or not callable(factory):
+        raise UsageError(f"--system {ref}: {mod_name} has no callable {attr!r}")
+    kwargs = dict(parse_override(o) for o in overrides)
+    try:
+        system = factory(**kwargs)
+    except TypeError as e:
+        raise UsageError(f"--system {ref}: {e}") from None
+    if not (hasattr(system, "init_states") and hasattr(system, "successors")):
+        raise UsageError(f"--system {ref}: the factory's result has no init_states/successors")
+    props = list(system.properties()) if hasattr(system, "properties") else []
+    return system, props
+
+
+def positive(flag: str, value: float | None) -> None:
+    """UsageError unless ``value`` is None or positive.
+
+    >>> positive("--workers", 0)
+    Traceback (most recent call last):
+    ...
+    explorer.frontend.UsageError: --workers: must be positive, got 0
+    """
+    if value is not None and value <= 0:
+        raise UsageError(f"{flag}: must be positive, got {value:g}")
+
+
+def _validate(o: CheckOptions) -> None:
+    """The checks ``kafka-mc check`` makes on its options (messages name the flags)."""
+    if o.engine not in CHECK_ENGINES:
+        raise UsageError(f"--engine {o.engine}: unknown engine (available: {', '.join(CHECK_ENGINES)})")
+    if o.engine in ("simulate", "hypothesis"):
+        for flag, value in (("--max-depth", o.max_depth), ("--max-states", o.max_states)):
+            if value is not None:
+                raise UsageError(f"{flag} applies to exhaustive engines, not to --engine {o.engine}")
+    positive("--workers", o.workers)
+    if o.workers != 1 and o.engine != "bfs":
+        raise UsageError(f"--workers applies to --engine bfs only, not to --engine {o.engine}")
+    positive("--max-depth", o.max_depth)
+    positive("--max-states", o.max_states)
+    positive("--max-seconds", o.max_seconds)
+
+
+def run_check(
+    model: str | None,
+    options: CheckOptions,
+    *,
+    system_ref: str | None = None,
+    config_path: str | None = None,
+    overrides: Sequence[str] = (),
+) -> tuple[CheckResult, Any, list[Any]]:
+    """Build the system (registered ``model`` or ``system_ref``), run :func:`explorer.api.check`.
+
+    ``options.model`` and ``options.config`` are filled in from the model (or the
+    factory and its ``overrides``). Returns (result, system, properties). Raises
+    UsageError / ConfigError on bad input, EngineError when the engine cannot give a
+    trustworthy answer.
+
+    >>> run_check("timing-wheel", CheckOptions(engine="dfs"))
+    Traceback (most recent call last):
+    ...
+    explorer.frontend.UsageError: --engine dfs: unknown engine (available: bfs, spark, simulate, hypothesis)
+    """
+    _validate(options)
+    if system_ref is not None:
+        if config_path is not None:
+            raise UsageError("--config cannot be used with --system (pass --set to the factory)")
+        system, props = resolve_system(system_ref, overrides)
+        name, cfg = system_ref, {"args": dict(parse_override(o) for o in overrides)}
+    else:
+        assert model is not None
+        spec = model_spec(model)
+        config = load_config(spec.config_cls, config_path, overrides)
+        system, props = spec.build(config), spec.properties(config)
+        name, cfg = spec.name, config
+    try:
+        result = check(system, props, dataclasses.replace(options, model=name, config=cfg))
+    except EngineSetupError as e:
+        raise UsageError(str(e).splitlines()[0]) from None
+    except UntrustedResultError as e:
+        raise EngineError(str(e).splitlines()[0]) from None
+    except ValueError as e:
+        raise UsageError(str(e).splitlines()[0]) from None
+    if system_ref is not None:
+        result.config = cfg["args"]
+    return result, system, props
+
+
+def run_proofs(
+    target: str, overrides: Sequence[str], only: Sequence[str] | None, max_seconds: float | None
+) -> CheckResult:
+    """Run the z3 proofs of ``target`` (the ``symbolic`` engine); UsageError on bad input.
+
+    >>> r = run_proofs("timing-wheel", [], ["overflow_wheel_parameters"], None)
+    >>> r.engine, r.exit_code
+    ('symbolic', 0)
+    """
+    from explorer.symbolic import list_targets
+
+    targets = list_targets()
+    if target not in targets and ":" not in target:
+        raise UsageError(f"unknown proof target {target!r} (known targets: {', '.join(targets)})")
+    positive("--max-seconds", max_seconds)
+    cfg = dict(parse_override(o) for o in overrides)
+    options = CheckOptions(
+        engine="symbolic",
+        max_seconds=max_seconds,
+        model=target,
+        config=cfg,
+        engine_options={"only": only or None},
+    )
+    try:
+        return check(target, [], options)
+    except TypeError as e:
+        raise UsageError(f"{target}: {str(e).splitlines()[0]}") from None
+
+
+def format_result(r: CheckResult, *, steps: bool = True) -> str:
+    """A human-readable account of a result: summary, properties, counterexamples.
+
+    >>> from explorer.api import check
+    >>> from tests.toys import Grid
+    >>> print(format_result(check(Grid(2), [])))  # doctest: +ELLIPSIS
+     (bfs): complete
+      9 distinct states, 13 generated, depth 4, ... s, ... states/s
+      held: deadlock
+      actions never enabled: Reset
+    """
+    lines = []
+    head = f"{r.model} ({r.engine}): {r.exit_reason.value}"
+    if r.budget:
+        head += f" ({r.budget} reached)"
+    lines.append(head)
+    if r.engine == "symbolic":
+        lines.append(
+            f"  {len(r.properties)} proof obligations, {r.generated_states:,} paths, {r.seconds:.2f} s"
+        )
+    else:
+        lines.append(
+            f"  {r.distinct_states:,} distinct states, {r.generated_states:,} generated, depth {r.max_depth}, "
+            f"{r.seconds:.2f} s, {r.states_per_second:,.0f} states/s"
+        )
+    by_status: dict[str, list[str]] = {}
+    for name, p in r.properties.items():
+        by_status.setdefault(p["status"], []).append(name)
+    for status in ("held", "witnessed", "violated", "unreached", "unknown", "unchecked"):
+        if status in by_status:
+            lines.append(f"  {status}: {', '.join(by_status[status])}")
+    vac = [n for n, p in r.properties.items() if p.get("vacuous")]
+    if vac:
+        lines.append(f"  vacuous (never applied): {', '.join(vac)}")
+    never = r.coverage.get("never_enabled")
+    if never:
+        lines.append(f"  actions never enabled: {', '.join(never)}")
+    for note in r.notes:
+        lines.append(f"  note: {note}")
+    for v in r.violations:
+        lines.append("")
+        lines.append(f"VIOLATION of {v.property} ({v.kind}): {v.doc}")
+        if not v.trace:
+            lines.append(f"  {v.message}")
+            continue
+        lines.append(f"  shortest counterexample: {v.length} steps")
+        if steps:
+            for st in v.trace:
+                lines.append(f"  {st.index:>3}  {st.action or 'initial state'}")
+                for ch in st.changes:
+                    lines.append(f"         {ch}")
+                if v.loop_start is not None and st.index == v.loop_start:
+                    lines.append("       --- loop: the steps below repeat forever, back to this state ---")
+    return "\n".join(lines)

@@ -1,0 +1,133 @@
+"""Coverage counting shared by the engines: per action kind and per coverage label.
+
+An engine counts, per action type, how often it was enabled and how often it led to a
+new state (:class:`Coverage`), and, for a system with ``successors_labelled``, how
+often each coverage label was hit (:func:`label_counting`); :func:`coverage_of` turns
+both into the result's JSON ``coverage`` section.
+
+Example
+-------
+>>> cov = Coverage(enabled={str: 3}, new={str: 2}, sample={str: "inc"})
+>>> coverage_of(cov, ["str", "int"])
+{'actions': {'str': {'enabled': 3, 'new_states': 2}}, 'declared_action_kinds': ['str', 'int'], 'never_enabled': ['int'], 'undeclared': []}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from explorer.core import action_kind
+
+__all__ = ["Coverage", "coverage_of", "declared_labels", "label_counting", "nest_labels"]
+
+
+@dataclass
+class Coverage:
+    """Raw per-action-type counters of an engine run (see :func:`coverage_of`)."""
+
+    enabled: dict[type, int] = field(default_factory=dict)
+    new: dict[type, int] = field(default_factory=dict)
+    sample: dict[type, Any] = field(default_factory=dict)
+
+
+def label_counting(system: Any, counts: dict[Any, int]) -> Callable[[Any], Iterator[tuple[Any, Any]]] | None:
+    """``successors`` of a system that labels its transitions, counting the labels.
+
+    A system may define ``successors_labelled(s)`` yielding ``(action, next_state,
+    labels)``, ``labels`` a tuple of coverage labels (tuples of strings, the first
+    naming a section: ``("state_machines", "partition", "NewPartition->OnlinePartition")``).
+    The returned function yields ``(action, next_state)`` as ``successors`` does and adds
+    one to ``counts[label]`` per label of every transition it yields; ``None`` when the
+    system has no ``successors_labelled`` (engines then use ``successors`` unchanged).
+
+    >>> class Lab:
+    ...     def successors_labelled(self, s): return [("a", s + 1, (("sec", "x"),)), ("b", s, ())]
+    >>> counts = {}
+    >>> [a for a, _ in label_counting(Lab(), counts)(0)], counts
+    (['a', 'b'], {('sec', 'x'): 1})
+    >>> label_counting(object(), {}) is None
+    True
+    """
+    labelled = getattr(system, "successors_labelled", None)
+    if labelled is None:
+        return None
+
+    def successors(s: Any) -> Iterator[tuple[Any, Any]]:
+        for a, t, labels in labelled(s):
+            if labels:
+                for lb in labels:
+                    counts[lb] = counts.get(lb, 0) + 1
+            yield a, t
+
+    return successors
+
+
+def nest_labels(counts: dict[Any, int], expected: Iterable[Any] = ()) -> dict[str, Any]:
+    """Label counts as nested JSON: ``("a", "b", "c") -> n`` becomes ``{"a": {"b": {"c": n}}}``.
+
+    Labels in ``expected`` (a system's ``coverage_labels()``) that were never counted
+    appear with 0. Keys are sorted; elements are turned into strings.
+
+    >>> nest_labels({("elections", "offline", "isr"): 3}, [("elections", "offline", "none")])
+    {'elections': {'offline': {'isr': 3, 'none': 0}}}
+    """
+    merged: dict[tuple[str, ...], int] = {tuple(map(str, k)): 0 for k in expected}
+    for k, n in counts.items():
+        key = tuple(map(str, k))
+        merged[key] = merged.get(key, 0) + n
+    out: dict[str, Any] = {}
+    for key in sorted(merged):
+        node = out
+        for part in key[:-1]:
+            nxt = node.setdefault(part, {})
+            if not isinstance(nxt, dict):  # a shorter label ended here: keep its count under ""
+                nxt = node[part] = {"": nxt}
+            node = nxt
+        leaf = key[-1] if key else ""
+        if isinstance(node.get(leaf), dict):
+            node[leaf][""] = merged[key]
+        else:
+            node[leaf] = merged[key]
+    return out
+
+
+def coverage_of(
+    cov: Coverage,
+    declared: Iterable[str] | None,
+    labels: dict[Any, int] | None = None,
+    expected_labels: Iterable[Any] = (),
+) -> dict[str, Any]:
+    """Turn raw per-type counters into the JSON coverage section.
+
+    With ``labels`` (the counts of a system with ``successors_labelled``), the section
+    also has ``labels`` (:func:`nest_labels`) and ``labels_never_hit``: the expected
+    labels never counted, each as its parts joined by ``/``.
+    """
+    actions: dict[str, dict[str, int]] = {}
+    for tp, n in cov.enabled.items():
+        name = action_kind(cov.sample[tp])
+        entry = actions.setdefault(name, {"enabled": 0, "new_states": 0})
+        entry["enabled"] += n
+        entry["new_states"] += cov.new.get(tp, 0)
+    out: dict[str, Any] = {"actions": dict(sorted(actions.items()))}
+    if declared is not None:
+        declared = list(declared)
+        out["declared_action_kinds"] = declared
+        out["never_enabled"] = [k for k in declared if k not in actions]
+        out["undeclared"] = sorted(k for k in actions if k not in declared)
+    if labels is not None:
+        expected = list(expected_labels)
+        out["labels"] = nest_labels(labels, expected)
+        hit = {tuple(map(str, k)) for k, n in labels.items() if n}
+        out["labels_never_hit"] = sorted(
+            "/".join(map(str, k)) for k in expected if tuple(map(str, k)) not in hit
+        )
+    return out
+
+
+def declared_labels(system: Any) -> list[Any]:
+    """The labels a system declares it can produce (``coverage_labels()``), or []."""
+    fn = getattr(system, "coverage_labels", None)
+    return list(fn()) if fn is not None else []

@@ -1,0 +1,141 @@
+"""Proof targets and running them: :func:`list_targets` finds the targets of the proof
+modules (:data:`PROOF_MODULES`, by name: the explorer imports no Kafka), and
+:func:`check_symbolic` runs a target's obligations into a :class:`~explorer.core.CheckResult`.
+
+Example
+-------
+>>> "timing-wheel" in list_targets()
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from explorer.core import CheckResult, ExitReason, TraceStep, Violation
+from explorer.symbolic.context import fresh_z3_context
+from explorer.symbolic.proofs import Obligation, render_counterexample
+
+__all__ = ["PROOF_MODULES", "check_symbolic", "list_targets"]
+
+#: modules whose ``PROOF_TARGETS`` (name -> obligations factory) the engine knows
+PROOF_MODULES: tuple[str, ...] = ("invariants.proofs_election", "invariants.proofs_timing")
+
+
+def list_targets() -> dict[str, Callable[..., list[Obligation]]]:
+    """Every proof target of :data:`PROOF_MODULES`: name -> obligations factory.
+
+    >>> sorted(list_targets())[:2]
+    ['controller-election', 'election-rules']
+    """
+    out: dict[str, Callable[..., list[Obligation]]] = {}
+    for mod in PROOF_MODULES:
+        out.update(importlib.import_module(mod).PROOF_TARGETS)
+    return out
+
+
+def _resolve(target: str) -> Callable[..., list[Obligation]]:
+    if ":" in target:
+        mod, _, name = target.partition(":")
+        factory: Callable[..., list[Obligation]] = getattr(importlib.import_module(mod), name)
+        return factory
+    targets = list_targets()
+    if target not in targets:
+        raise ValueError(f"unknown proof target {target!r} (known: {', '.join(sorted(targets))})")
+    return targets[target]
+
+
+def _fingerprint(state: Any) -> str:
+    data = json.dumps(state, sort_keys=True, default=repr).encode()
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+def check_symbolic(
+    target: str,
+    *,
+    config: dict[str, Any] | None = None,
+    timeout_s: float | None = 600.0,
+    only: Iterable[str] | None = None,
+) -> CheckResult:
+    """Run the proof obligations of ``target`` and return the shared CheckResult.
+
+    Each obligation runs in a z3 context of its own (:func:`fresh_z3_context`) and is a
+    property (kind ``proof``) with status ``held``, ``violated`` or ``unknown``
+    (budget), its seconds, paths and bounds. A refutation is a
+    :class:`~explorer.core.Violation` whose trace is one step: the counterexample's
+    concrete values. ``target`` is a name of :func:`list_targets` or
+    ``package.module:factory``; ``config`` is passed to the factory (its bound keys);
+    ``only`` picks obligations by name.
+
+    >>> r = check_symbolic("timing-wheel", only=["overflow_wheel_parameters"])
+    >>> r.engine, r.exit_reason.value, r.properties["overflow_wheel_parameters"]["status"]
+    ('symbolic', 'complete', 'held')
+    """
+    factory = _resolve(target)
+    cfg = dict(config or {})
+    obligations = factory(**cfg)
+    if only is not None:
+        wanted = set(only)
+        obligations = [o for o in obligations if o.name in wanted]
+    t0 = time.perf_counter()
+    deadline = None if timeout_s is None else t0 + timeout_s
+    props: dict[str, dict[str, Any]] = {}
+    violations: list[Violation] = []
+    notes: list[str] = []
+    total_paths = 0
+    reason = ExitReason.COMPLETE
+    for ob in obligations:
+        if deadline is not None and time.perf_counter() > deadline:
+            props[ob.name] = {"kind": "proof", "doc": ob.doc, "status": "unknown", "bounds": ob.bounds}
+            reason = ExitReason.BUDGET_EXHAUSTED
+            continue
+        with fresh_z3_context():  # the outcome must not depend on the obligations run before
+            out = ob.run(deadline)
+        total_paths += out.paths
+        entry: dict[str, Any] = {
+            "kind": "proof",
+            "doc": ob.doc,
+            "status": out.status,
+            "seconds": round(out.seconds, 3),
+            "paths": out.paths,
+            "bounds": ob.bounds,
+        }
+        if out.details:
+            entry["details"] = out.details
+        if out.message:
+            entry["message"] = out.message
+        if ob.expect_violation:
+            entry["expect_violation"] = True
+        props[ob.name] = entry
+        notes.append(f"{ob.name}: {out.status} in {out.seconds:.2f} s ({out.paths} paths; {ob.bounds})")
+        if out.status == "unknown":
+            reason = ExitReason.BUDGET_EXHAUSTED
+        if out.status == "violated" and not ob.expect_violation:
+            state = out.counterexample or {}
+            step = TraceStep(0, None, None, _fingerprint(state), state, [])
+            msg = out.message + ("\n" + render_counterexample(state) if state else "")
+            violations.append(Violation(ob.name, "proof", ob.doc, msg, 0, [step]))
+        if out.status == "held" and ob.expect_violation:
+            notes.append(f"{ob.name}: the mutant was expected to be refuted but held")
+    if violations:
+        reason = ExitReason.VIOLATION
+    seconds = time.perf_counter() - t0
+    return CheckResult(
+        model=target,
+        config=cfg,
+        engine="symbolic",
+        exit_reason=reason,
+        distinct_states=0,
+        generated_states=total_paths,
+        max_depth=0,
+        seconds=seconds,
+        states_per_second=0.0,
+        violations=violations,
+        properties=props,
+        notes=notes,
+    )
