@@ -58,6 +58,7 @@ from explorer.symbolic import (
     prove_paths,
     z,
 )
+from invariants.mutants.timing_wheel import MUTANTS
 from invariants.proofs_election import AND, IMPLIES, NOT, OR
 from model.timing_wheel import FIRED_STATUSES, MOVED, TimingWheel, TimingWheelConfig
 
@@ -101,7 +102,7 @@ class _CutList(list):  # type: ignore[type-arg]
 
 def _model(mutant: str = "none", ws: Any = None) -> Any:
     """The model's TimingWheel (with a named mutant) whose wheel size is symbolic."""
-    tw = TimingWheel(TimingWheelConfig(mutant=mutant))
+    tw = MUTANTS.system(mutant, TimingWheelConfig())
     tw.ws = ws
     return tw
 

@@ -44,6 +44,7 @@ by the re-check; and a proper end state where a completed operation is still wat
 from __future__ import annotations
 
 from explorer.core import ModelSpec, Property, always, reachable, transition
+from invariants.mutants.purgatory import PurgatoryConfig, build
 from model.purgatory import (
     PATH_CHECK_AND_COMPLETE,
     PATH_EXPIRY,
@@ -51,7 +52,6 @@ from model.purgatory import (
     PATH_SECOND_TRY,
     CheckAndCompleteDone,
     Pc,
-    PurgatoryConfig,
     PurgatorySystem,
     PurgeKey,
     State,
@@ -59,15 +59,6 @@ from model.purgatory import (
 )
 
 __all__ = ["SPEC", "build", "properties", "quiescent"]
-
-
-def build(config: PurgatoryConfig) -> PurgatorySystem:
-    """The transition system of ``config``.
-
-    >>> build(PurgatoryConfig(ops=1)).n_ops
-    1
-    """
-    return PurgatorySystem(config)
 
 
 def quiescent(sys: PurgatorySystem, s: State) -> bool:

@@ -29,12 +29,12 @@ from collections.abc import Callable
 from typing import Any
 
 from explorer.core import ModelSpec, Property, always, reachable, transition
+from invariants.mutants.simple_timing_wheel import SimpleTimingWheelConfig, build
 from model.simple_timing_wheel import (
     CallerPc,
     Exc,
     Shutdown,
     SimpleTimingWheel,
-    SimpleTimingWheelConfig,
     State,
     StopMode,
     Submit,
@@ -261,6 +261,6 @@ SPEC = ModelSpec(
     name="simple-timing-wheel",
     summary="seed 004's 简易时间轮 Java demo as printed: caller and trigger threads, statement by statement",
     config_cls=SimpleTimingWheelConfig,
-    build=SimpleTimingWheel,
+    build=build,
     properties=properties,
 )

@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.core import ModelSpec, Property, always, reachable
+from invariants.mutants.timing_wheel import TimingWheelConfig, build
 from model.timing_wheel import (
     CANCELLED,
     CANCELLED_IN_WHEEL,
@@ -41,8 +42,6 @@ from model.timing_wheel import (
     MOVED,
     RAN_CANCELLED,
     WAITING,
-    TimingWheel,
-    TimingWheelConfig,
     TWState,
 )
 
@@ -332,6 +331,6 @@ SPEC = ModelSpec(
     name="timing-wheel",
     summary="Kafka's hierarchical TimingWheel with the SystemTimer's DelayQueue and reaper (seed 004)",
     config_cls=TimingWheelConfig,
-    build=TimingWheel,
+    build=build,
     properties=properties,
 )

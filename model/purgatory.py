@@ -72,7 +72,6 @@ from explorer.config import ConfigError, key, validate
 
 __all__ = [
     "ACTION_KINDS",
-    "MUTANTS",
     "PATH_CHECK_AND_COMPLETE",
     "PATH_EXPIRY",
     "PATH_FIRST_TRY",
@@ -87,17 +86,6 @@ __all__ = [
     "Timer",
 ]
 
-#: the named bugs a test can inject (config key ``mutant``)
-MUTANTS = (
-    "none",
-    "no_cas",  # forceComplete: `if (!completed.get) { completed.set(true); ... }` (check-then-set)
-    "no_retry",  # maybeTryComplete without the tryCompletePending retry (tryLock or give up: before KAFKA-6653)
-    "no_second_try",  # tryCompleteElseWatch: no maybeTryComplete() after watching
-    "expire_unchecked",  # run(): forceComplete(); onExpiration() whatever forceComplete returned
-    "no_remove",  # tryCompleteWatched and purgeCompleted never call iter.remove()
-    "no_timer",  # tryCompleteElseWatch never calls timeoutTimer.add
-)
-
 
 class Pc(IntEnum):
     """Where a thread is: the next statement it executes."""
@@ -105,7 +93,7 @@ class Pc(IntEnum):
     IDLE = 0  #: between requests (a handler with ops left submits the next one)
     TC_CHECK = 1  #: tryComplete(): check partition ``i`` of the op (the last check decides)
     FC_CAS = 2  #: forceComplete(): completed.compareAndSet(false, true)
-    FC_SET = 3  #: forceComplete() (mutant no_cas): completed.set(true) after a plain get
+    # 3: the no_cas mutant's completed.set(true) after a plain get (invariants/mutants/purgatory.py)
     FC_CANCEL = 4  #: forceComplete(): cancel() the timer task
     FC_ON_COMPLETE = 5  #: forceComplete(): onComplete()
     W_CHECK = 6  #: tryCompleteElseWatch: if (operation.isCompleted) return false (key ``i``)
@@ -155,11 +143,10 @@ _PATH_NAMES = {
     PATH_EXPIRY: "expiry",
 }
 
-IDLE, TC_CHECK, FC_CAS, FC_SET, FC_CANCEL, FC_ON_COMPLETE = (
+IDLE, TC_CHECK, FC_CAS, FC_CANCEL, FC_ON_COMPLETE = (
     Pc.IDLE,
     Pc.TC_CHECK,
     Pc.FC_CAS,
-    Pc.FC_SET,
     Pc.FC_CANCEL,
     Pc.FC_ON_COMPLETE,
 )
@@ -187,7 +174,7 @@ FIRST, MAYBE, RUN = Ctx.FIRST, Ctx.MAYBE, Ctx.RUN
 
 @dataclass(frozen=True)
 class PurgatoryConfig:
-    """Bounds and mutants of the purgatory model.
+    """Bounds of the purgatory model.
 
     >>> PurgatoryConfig(ops=2, required_offsets=(1, 2), max_offset=2).required_offsets
     (1, 2)
@@ -229,7 +216,6 @@ class PurgatoryConfig:
     purge_interval: int = key(
         0, "purgeInterval: purge when estimatedTotalOperations - delayed exceeds it", min=0
     )
-    mutant: str = key("none", "test-only: inject a named bug", choices=MUTANTS)
 
     def __post_init__(self) -> None:
         validate(self)
@@ -348,23 +334,6 @@ class CompareAndSet(NamedTuple):
     def __str__(self) -> str:
         res = "true" if self.won else "false (already completed): forceComplete returns false"
         return f"{self.who}: op {self.op} completed.compareAndSet(false, true) = {res}"
-
-
-class CompletedGet(NamedTuple):
-    who: str
-    op: int
-    value: bool
-
-    def __str__(self) -> str:
-        return f"{self.who}: op {self.op} completed.get() = {str(self.value).lower()} (mutant: no CAS)"
-
-
-class CompletedSet(NamedTuple):
-    who: str
-    op: int
-
-    def __str__(self) -> str:
-        return f"{self.who}: op {self.op} completed.set(true) (mutant: no CAS)"
 
 
 class ForceCompleteCancel(NamedTuple):
@@ -663,8 +632,8 @@ _ALWAYS_KINDS = (
     PurgeStart,
     PurgeKey,
 )
-#: every action kind (class name) the model has, mutant-only ones included
-ACTION_KINDS = (*(c.__name__ for c in _ALWAYS_KINDS), "CompletedGet", "CompletedSet")
+#: every action kind (class name) the model has
+ACTION_KINDS = tuple(c.__name__ for c in _ALWAYS_KINDS)
 
 
 _new = tuple.__new__
@@ -715,20 +684,14 @@ class PurgatorySystem:
             + tuple(f"fetcher {f}" for f in range(c.fetchers))
             + ("reaper", "executor")
         )
-        m = c.mutant
-        self.no_cas = m == "no_cas"
-        self.no_retry = m == "no_retry"
-        self.no_second_try = m == "no_second_try"
-        self.expire_unchecked = m == "expire_unchecked"
-        self.no_remove = m == "no_remove"
-        self.timer_add = c.expiry and m != "no_timer"
+        #: tryCompleteElseWatch calls timeoutTimer.add (timerEnabled)
+        self.timer_add = c.expiry
         self.max_fetches = (
             c.fetch_budget if c.fetch_budget >= 0 else c.partitions * self.followers * c.max_offset
         )
         self._dispatch = {
             TC_CHECK: self._tc_check,
             FC_CAS: self._fc_cas,
-            FC_SET: self._fc_set,
             FC_CANCEL: self._fc_cancel,
             FC_ON_COMPLETE: self._fc_on_complete,
             W_CHECK: self._w_check,
@@ -774,16 +737,12 @@ class PurgatorySystem:
         ]
 
     def action_kinds(self) -> tuple[str, ...]:
-        """The action kinds this configuration can take (mutant-only ones when enabled).
+        """The action kinds the model can take.
 
-        >>> "CompletedSet" in PurgatorySystem(PurgatoryConfig(mutant="no_cas")).action_kinds()
+        >>> "CompareAndSet" in PurgatorySystem(PurgatoryConfig()).action_kinds()
         True
         """
-        kinds = [c.__name__ for c in _ALWAYS_KINDS]
-        if self.no_cas:
-            kinds[kinds.index("CompareAndSet")] = "CompletedGet"
-            kinds.insert(kinds.index("CompletedGet") + 1, "CompletedSet")
-        return tuple(kinds)
+        return ACTION_KINDS
 
     def successors(self, s: State) -> list[tuple[object, State]]:
         """Every enabled step of every thread, threads in index order."""
@@ -943,7 +902,7 @@ class PurgatorySystem:
     def _fc_return(self, t: int, th: Thread, r: bool) -> Thread:
         """forceComplete() returns ``r`` to its caller."""
         if th.ctx == RUN:
-            return Thread(E_ON_EXPIRATION, op=th.op, ctx=RUN) if (r or self.expire_unchecked) else Thread()
+            return Thread(E_ON_EXPIRATION, op=th.op, ctx=RUN) if r else Thread()
         return self._tc_return(t, th, r)
 
     def _mtc_return(self, t: int, th: Thread, done: bool) -> Thread:
@@ -981,22 +940,10 @@ class PurgatorySystem:
         o = th.op
         op = s.ops[o]
         who = self.thread_names[t]
-        if self.no_cas:
-            if op.completed:
-                op2 = op if op.lost_cas else op._replace(lost_cas=True)
-                return CompletedGet(who, o, True), self._put(s, t, self._fc_return(t, th, False), o, op2)
-            return CompletedGet(who, o, False), self._put(s, t, _go(th, FC_SET))
         if op.completed:
             op2 = op if op.lost_cas else op._replace(lost_cas=True)
             return CompareAndSet(who, o, False), self._put(s, t, self._fc_return(t, th, False), o, op2)
         return CompareAndSet(who, o, True), self._put(
-            s, t, _go(th, FC_CANCEL), o, op._replace(completed=True)
-        )
-
-    def _fc_set(self, s: State, t: int, th: Thread):
-        o = th.op
-        op = s.ops[o]
-        return CompletedSet(self.thread_names[t], o), self._put(
             s, t, _go(th, FC_CANCEL), o, op._replace(completed=True)
         )
 
@@ -1037,8 +984,6 @@ class PurgatorySystem:
         k = self.keys[o][i]
         if i + 1 < len(self.keys[o]):
             th2 = Thread(W_CHECK, op=o, i=i + 1, next=th.next)
-        elif self.no_second_try:
-            th2 = Thread(T_CHECK, op=o, next=th.next)
         else:
             th2 = Thread(M_TRYLOCK, op=o, ctx=MAYBE, next=th.next)
         s2 = s._replace(
@@ -1077,7 +1022,7 @@ class PurgatorySystem:
     def _m_get(self, s: State, t: int, th: Thread):
         o = th.op
         v = s.ops[o].pending
-        retry = v and not self.no_retry
+        retry = v
         return GetPending(self.thread_names[t], o, v, retry), self._put(
             s, t, th._replace(pc=M_WHILE, retry=retry)
         )
@@ -1086,7 +1031,7 @@ class PurgatorySystem:
         o = th.op
         op = s.ops[o]
         old = op.pending
-        retry = not old and not self.no_retry
+        retry = not old
         a = GetAndSetPending(self.thread_names[t], o, old, retry)
         th2 = th._replace(pc=M_WHILE, retry=retry)
         if old:
@@ -1132,6 +1077,11 @@ class PurgatorySystem:
             return a, self._put(s, t, self._finish_handler(th), o, op._replace(timer=T_NONE))
         return a, self._put(s, t, self._finish_handler(th))
 
+    def _iter_remove(self, s: State, k: int, ops: int) -> State:
+        """``iter.remove()`` of the ops in bitmask ``ops`` from key ``k``'s watcher list
+        (tryCompleteWatched, purgeCompleted)."""
+        return s._replace(watched=_set(s.watched, k, s.watched[k] & ~ops))
+
     def _succ(self, s: State, k: int, after: int) -> int:
         """The first op watched on key ``k`` after ``after`` in watch order (-1: none)."""
         present = s.watched[k]
@@ -1156,8 +1106,7 @@ class PurgatorySystem:
         s1 = s
         if th.op >= 0 and th.done:
             removed = th.op
-            if not self.no_remove:
-                s1 = s._replace(watched=_set(s.watched, k, s.watched[k] & ~(1 << th.op)))
+            s1 = self._iter_remove(s, k, 1 << th.op)
         who = self.thread_names[t]
         if th.nxt < 0:
             return CheckAndCompleteDone(who, k, removed), self._put(s1, t, Thread())
@@ -1172,10 +1121,7 @@ class PurgatorySystem:
         who = self.thread_names[t]
         if s.ops[o].completed:
             th2 = th._replace(pc=C_NEXT, op=-1)
-            if self.no_remove:
-                return WatchedCheck(who, o, k, True), self._put(s, t, th2)
-            s1 = s._replace(watched=_set(s.watched, k, s.watched[k] & ~(1 << o)))
-            return WatchedCheck(who, o, k, True), self._put(s1, t, th2)
+            return WatchedCheck(who, o, k, True), self._put(self._iter_remove(s, k, 1 << o), t, th2)
         return WatchedCheck(who, o, k, False), self._put(s, t, th._replace(pc=M_TRYLOCK, ctx=MAYBE))
 
     def _e_on_expiration(self, s: State, t: int, th: Thread):
@@ -1189,7 +1135,6 @@ class PurgatorySystem:
         k = th.i
         removed = s.watched[k] & self.completed_mask(s)
         th2 = Thread(P_KEY, i=k + 1) if k + 1 < self.n_keys else Thread()
-        if removed and not self.no_remove:
-            s1 = s._replace(watched=_set(s.watched, k, s.watched[k] & ~removed))
-            return PurgeKey(k, removed), self._put(s1, t, th2)
+        if removed:
+            return PurgeKey(k, removed), self._put(self._iter_remove(s, k, removed), t, th2)
         return PurgeKey(k, removed), self._put(s, t, th2)

@@ -2,7 +2,8 @@
 
 The demo (``TimingWheel.java``, ``Task.java``, ``TaskEntry.java`` and ``main``) is
 modelled statement by statement, bugs included; nothing is fixed unless a named
-variant (``fixed_size2notify``) or a test-only ``mutant`` asks for it.
+variant (``fixed_size2notify``) asks for it; the test-only bugs are in
+``invariants/mutants/simple_timing_wheel.py``.
 
 Threads
 -------
@@ -108,7 +109,6 @@ from typing import NamedTuple
 from explorer.config import ConfigError, key, validate
 
 __all__ = [
-    "MUTANTS",
     "Caller",
     "CallerPc",
     "Exc",
@@ -125,16 +125,6 @@ __all__ = [
     "live_tasks",
     "trigger_bounded",
 ]
-
-#: test-only injected bugs: name -> what it changes
-MUTANTS: dict[str, str] = {
-    "none": "the demo as printed",
-    "early_cycle": "cycleNum() returns target/wheelSize - 1 (at least 0): a task fires one round early",
-    "late_bucket": "mod() adds 2 to the index: a task fires two ticks late",
-    "double_fire": "remove() also keeps a due task in tempTasksSet: it fires again a round later",
-    "drop_pending": "remove() drops a task that is not yet due instead of re-adding it",
-    "skip_count": "addTask() skips taskCount.incrementAndGet()",
-}
 
 
 class StopMode(enum.StrEnum):
@@ -180,7 +170,6 @@ class SimpleTimingWheelConfig:
         choices=list(HashOrder),
     )
     fixed_size2notify: bool = key(False, "variant: size2Notify's finally calls lock.unlock() (as meant)")
-    mutant: str = key("none", "test-only: inject a named bug", choices=list(MUTANTS))
 
     def __post_init__(self) -> None:
         validate(self)
@@ -426,11 +415,8 @@ class TaskIdIncrement(NamedTuple):
 class TaskCountIncrement(NamedTuple):
     task: int
     value: int
-    skipped: bool
 
     def __str__(self) -> str:
-        if self.skipped:
-            return f"caller: (mutant) skips taskCount.incrementAndGet(), taskCount stays {self.value}"
         return f"caller: taskCount.incrementAndGet() -> {self.value}"
 
 
@@ -567,11 +553,8 @@ class IteratorCME(NamedTuple):
 class TempAdd(NamedTuple):
     task: int
     cycle: int
-    dropped: bool
 
     def __str__(self) -> str:
-        if self.dropped:
-            return f"trigger: (mutant) task {self.task}.setCycleNum({self.cycle}) but not re-added"
         return f"trigger: task {self.task}.setCycleNum({self.cycle}); tempTasksSet.add(task {self.task})"
 
 
@@ -793,12 +776,6 @@ class SimpleTimingWheel:
         self.config = config
         self.n = len(config.delays)
         self.mask = config.wheel_size - 1
-        m = config.mutant
-        self.m_early_cycle = m == "early_cycle"
-        self.m_late_bucket = m == "late_bucket"
-        self.m_double_fire = m == "double_fire"
-        self.m_drop_pending = m == "drop_pending"
-        self.m_skip_count = m == "skip_count"
 
     # -- contract --------------------------------------------------------------
 
@@ -890,6 +867,14 @@ class SimpleTimingWheel:
         holds = s.lock_holds - 1
         return (who if holds else Owner.NONE), holds
 
+    def mod(self, s: State, target: int) -> int:
+        """``mod(needBucketCount, wheelSize)``: the bucket ``(target + tick) & (wheelSize - 1)``."""
+        return (target + s.tick) & self.mask
+
+    def cycle_num(self, target: int) -> int:
+        """``cycleNum(key, wheelSize)``: the rounds a task waits, ``target / wheelSize``."""
+        return target // self.config.wheel_size
+
     def _stale_if_iterated(self, s: State, ref: int) -> Trigger:
         t = s.trigger
         if t.pc in ITERATING and t.tasks_set == ref and not t.stale:
@@ -912,7 +897,7 @@ class SimpleTimingWheel:
             )
         if pc is CallerPc.ADD_MOD:
             k = cfg.delays[c.task]
-            index = (k + s.tick + (2 if self.m_late_bucket else 0)) & self.mask
+            index = self.mod(s, k)
             ts = s.tasks[c.task]._replace(added_tick=s.tick)
             return (
                 AddTaskMod(c.task, k, s.tick, index),
@@ -922,9 +907,7 @@ class SimpleTimingWheel:
             )
         if pc is CallerPc.ADD_GET:
             k = cfg.delays[c.task]
-            cycle = k // cfg.wheel_size
-            if self.m_early_cycle:
-                cycle = max(cycle - 1, 0)
+            cycle = self.cycle_num(k)
             ref = s.wheel[c.idx]
             if ref is not None:
                 ts = s.tasks[c.task]._replace(cycle=cycle)
@@ -958,7 +941,7 @@ class SimpleTimingWheel:
             return act, _canon(nxt)
         if pc is CallerPc.PUT_MOD:
             k = cfg.delays[c.task]
-            wi = (k + s.tick + (2 if self.m_late_bucket else 0)) & self.mask
+            wi = self.mod(s, k)
             return PutMod(c.task, k, s.tick, wi), s._replace(
                 caller=c._replace(pc=CallerPc.PUT_WRITE, wheel_index=wi)
             )
@@ -973,8 +956,8 @@ class SimpleTimingWheel:
                 task_id=s.task_id + 1, caller=c._replace(pc=CallerPc.TASK_COUNT)
             )
         if pc is CallerPc.TASK_COUNT:
-            cnt = s.task_count if self.m_skip_count else s.task_count + 1
-            return TaskCountIncrement(c.task, cnt, self.m_skip_count), s._replace(
+            cnt = s.task_count + 1
+            return TaskCountIncrement(c.task, cnt), s._replace(
                 task_count=cnt, caller=c._replace(pc=CallerPc.ADD_UNLOCK)
             )
         if pc is CallerPc.ADD_UNLOCK:
@@ -1087,10 +1070,8 @@ class SimpleTimingWheel:
             assert cur is not None and t.temp is not None
             cyc = s.tasks[cur].cycle - 1
             tasks = _set_task(s.tasks, cur, s.tasks[cur]._replace(cycle=cyc))
-            heap = s.heap
-            if not self.m_drop_pending:
-                heap = _set_heap(heap, t.temp, _insert(heap[t.temp], cur, s.ranks))
-            return TempAdd(cur, cyc, self.m_drop_pending), s._replace(
+            heap = _set_heap(s.heap, t.temp, _insert(s.heap[t.temp], cur, s.ranks))
+            return TempAdd(cur, cyc), s._replace(
                 tasks=tasks, heap=heap, trigger=t._replace(pc=TriggerPc.PUBLISH)
             )
         if pc is TriggerPc.N_LOCK:
@@ -1117,11 +1098,8 @@ class SimpleTimingWheel:
                 got = self._acquire(s, Owner.TRIGGER)
                 assert got is not None  # the trigger holds it already
                 owner, holds = got
-            heap, temp = s.heap, t.temp
-            if self.m_double_fire and t.current is not None and temp is not None:
-                heap = _set_heap(heap, temp, _insert(heap[temp], t.current, s.ranks))
             return Size2NotifyFinally(holds, self.config.fixed_size2notify), s._replace(
-                lock_owner=owner, lock_holds=holds, heap=heap, trigger=t._replace(pc=TriggerPc.PUBLISH)
+                lock_owner=owner, lock_holds=holds, trigger=t._replace(pc=TriggerPc.PUBLISH)
             )
         if pc is TriggerPc.PUBLISH:
             k = t.idx

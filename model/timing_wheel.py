@@ -71,7 +71,6 @@ __all__ = [
     "CANCELLED_STATUSES",
     "FIRED_STATUSES",
     "IN_WHEEL",
-    "MUTANTS",
     "WAITING",
     "AddTask",
     "CancelTask",
@@ -86,20 +85,6 @@ __all__ = [
     "bucket_range",
 ]
 
-#: Named bugs for tests (``mutant`` config key); each breaks one property.
-MUTANTS = (
-    "none",
-    "overflow_start_zero",  # addOverflowWheel: startMs = 0 instead of the parent's currentTime
-    "bucket_index_off_by_one",  # TimingWheel.add: bucket (virtualId + 1) % wheelSize
-    "flush_forgets_readd",  # TimerTaskList.flush unlinks entries but never re-adds them
-    "flush_keeps_entries",  # TimerTaskList.flush re-adds entries without unlinking them
-    "add_accepts_cancelled",  # TimingWheel.add does not refuse a cancelled entry
-    "run_cancelled_on_refusal",  # addTimerTaskEntry runs a refused entry even if cancelled
-    "poll_before_expiry",  # the reaper takes the queue's head whether it is due or not
-    "delay_off_by_one",  # TimerTaskList.getDelay: a bucket is due 1 ms after its expiration
-    "poll_any_expired",  # the reaper takes any due bucket, not the earliest
-)
-
 
 class EntryStatus(enum.IntEnum):
     """Where a timer task's entry is in its life."""
@@ -113,8 +98,10 @@ class EntryStatus(enum.IntEnum):
     CANCELLED_IN_WHEEL = 6  #: TimerTask.cancel removed it from its bucket
     FIRED_ON_ADD = 7  #: its first add refused it as expired; SystemTimer.add ran it
     FIRED = 8  #: a flush re-added it, add refused it as expired; it ran
-    FIRED_TWICE = 9  #: ran a second time (only mutants get here)
-    RAN_CANCELLED = 10  #: ran although cancelled (only mutants get here)
+    # No step of the model produces the next two: the properties rule them out, and the named
+    # bugs of invariants/mutants/timing_wheel.py that break them record them.
+    FIRED_TWICE = 9  #: ran a second time
+    RAN_CANCELLED = 10  #: ran although cancelled
 
 
 IDLE, ADDING, ADDING_CANCELLED = EntryStatus.IDLE, EntryStatus.ADDING, EntryStatus.ADDING_CANCELLED
@@ -150,7 +137,6 @@ class TimingWheelConfig:
     max_clock: int = key(8, "bound on the wall clock 'now' (ms), advanced 1 ms at a time", min=0, max=10_000)
     max_cancels: int = key(1, "budget: at most this many tasks are cancelled", min=0, max=16)
     reaper_lag: int = key(0, "ms the reaper may take to poll a due bucket (the clock waits after)", min=0)
-    mutant: str = key("none", "test-only: inject a named bug", choices=MUTANTS)
 
     def __post_init__(self) -> None:
         validate(self)
@@ -209,7 +195,7 @@ class AddTask(NamedTuple):
         )
 
 
-# outcomes of an addTimerTaskEntry call
+# outcomes of an addTimerTaskEntry call (_RAN_CANCELLED: only a named bug runs a cancelled entry)
 _PLACED, _RAN, _REFUSED_CANCELLED, _CANCELLED_PLACED, _RAN_CANCELLED = range(5)
 
 
@@ -309,16 +295,6 @@ class TimingWheel:
         self.max_clock = config.max_clock
         self.lag = config.reaper_lag
         self.max_cancels = config.max_cancels
-        m = config.mutant
-        self.m_start_zero = m == "overflow_start_zero"
-        self.m_index = 1 if m == "bucket_index_off_by_one" else 0
-        self.m_forget = m == "flush_forgets_readd"
-        self.m_keep = m == "flush_keeps_entries"
-        self.m_accept_cancelled = m == "add_accepts_cancelled"
-        self.m_run_cancelled = m == "run_cancelled_on_refusal"
-        self.m_poll_early = m == "poll_before_expiry"
-        self.m_due_late = 1 if m == "delay_off_by_one" else 0
-        self.m_poll_any = m == "poll_any_expired"
 
     # -- the contract ----------------------------------------------------------------
 
@@ -371,24 +347,28 @@ class TimingWheel:
         # clock: waits while the DelayQueue's head has been due for reaper_lag ms or more
         if now < self.max_clock and not (queue and self._due(head, now - self.lag)):
             out.append((ClockTick(now), s._replace(now=now + 1)))
-        # reaper: polls the earliest due bucket (any of equal expiration)
         if queue:
-            seen: set[tuple[int, int]] = set()
-            for k, b in enumerate(queue):
-                x = exps[k]
-                if b in seen or not self._due(x, now) or (x != head and not self.m_poll_any):
-                    continue
-                seen.add(b)
-                out.append(self._reap(s, k))
+            self._poll(s, exps, head, out)
         return out
 
     # -- pieces ------------------------------------------------------------------------
 
+    def _poll(self, s: TWState, exps: list[int], head: int, out: list[tuple[Any, TWState]]) -> None:
+        """The reaper's ``DelayQueue.poll``: the earliest bucket (any of equal expiration) if it is
+        due, flushed by :meth:`_reap`; ``exps`` are the expirations of ``s.queue``, ``head`` their
+        minimum."""
+        now = s.now
+        seen: set[tuple[int, int]] = set()
+        for k, b in enumerate(s.queue):
+            x = exps[k]
+            if x != head or b in seen or not self._due(x, now):
+                continue
+            seen.add(b)
+            out.append(self._reap(s, k))
+
     def _due(self, expiration: int, t: int) -> bool:
         """DelayQueue.poll's test: the bucket's ``getDelay`` at time t is <= 0."""
-        if self.m_poll_early:
-            return True
-        return expiration + self.m_due_late <= t
+        return expiration <= t
 
     # During one step the wheels are a list holding each level either as its (unchanged)
     # Wheel or, once touched, as a mutable [tick, current_time, expirations, buckets].
@@ -435,24 +415,33 @@ class TimingWheel:
         while True:
             w = wheels[level]
             tick, ct = w[0], w[1]
-            if cancelled and not self.m_accept_cancelled:
+            if cancelled:
                 return False, -1, -1
             if e < ct + tick:  # already expired
                 return False, -1, -1
             interval = tick * ws
             if e < ct + interval:
                 vid = e // tick
-                ix = (vid + self.m_index) % ws
+                ix = self.bucket_index(vid)
                 w = self._mut(wheels, level)
                 w[3][ix] |= 1 << entry
                 if w[2][ix] != vid * tick:  # bucket.setExpiration(virtualId * tickMs) changed it
                     w[2][ix] = vid * tick
                     queue.append((level, ix))  # queue.offer(bucket)
                 return True, level, ix
-            if level + 1 == len(wheels):  # addOverflowWheel
-                start = 0 if self.m_start_zero else ct
-                wheels.append([interval, start - start % interval, [-1] * ws, [0] * ws])
+            if level + 1 == len(wheels):
+                self.add_overflow_wheel(wheels, interval, ct)
             level += 1
+
+    def bucket_index(self, virtual_id: Any) -> Any:
+        """``TimingWheel.add``'s bucket: ``buckets((virtualId % wheelSize.toLong).toInt)``."""
+        return virtual_id % self.ws
+
+    def add_overflow_wheel(self, wheels: list[Any], interval: Any, start_ms: Any) -> None:
+        """``addOverflowWheel``: ``new TimingWheel(tickMs = interval, wheelSize, startMs =
+        currentTime, ...)``, whose ``currentTime = startMs - (startMs % tickMs)``."""
+        ws = self.ws
+        wheels.append([interval, start_ms - start_ms % interval, [-1] * ws, [0] * ws])
 
     def _add_entry(
         self,
@@ -479,22 +468,14 @@ class TimingWheel:
                 status[entry] = PENDING if first else MOVED
             t, _, x, _ = wheels[lv]
             return outcome, lv, ix, f"[{x[ix]},{x[ix] + t})"
-        if cancelled and not self.m_run_cancelled:
+        if cancelled:
             if st == ADDING_CANCELLED:
                 status[entry] = CANCELLED
             return _REFUSED_CANCELLED, -1, -1, ""
-        if cancelled:
-            status[entry] = RAN_CANCELLED
-            outcome = _RAN_CANCELLED
-        else:
-            outcome = _RAN
-            if st in FIRED_STATUSES:
-                status[entry] = FIRED_TWICE
-            else:
-                status[entry] = FIRED_ON_ADD if first else FIRED
+        status[entry] = FIRED_ON_ADD if first else FIRED
         if fired_at[entry] < 0:
             fired_at[entry] = now
-        return outcome, -1, -1, ""
+        return _RAN, -1, -1, ""
 
     def _insert(self, s: TWState, i: int) -> tuple[InsertEntry, TWState]:
         wheels, queue = list(s.wheels), list(s.queue)
@@ -527,25 +508,37 @@ class TimingWheel:
         lv, ix = queue.pop(k)
         x = wheels[lv][2][ix]
         self.advance_clock(wheels, x)  # timingWheel.advanceClock(bucket.getExpiration())
-        w = self._mut(wheels, lv)
-        # bucket.flush(reinsert)
-        mask = w[3][ix]
-        if not self.m_keep:
-            w[3][ix] = 0
-        flushed = []
         status, fired_at = list(s.status), list(s.fired_at)
-        if not self.m_forget:
-            now, exp = s.now, s.expiration
-            e_id = 0
-            m = mask
-            while m:
-                if m & 1:
-                    r = self._add_entry(wheels, queue, status, fired_at, e_id, exp[e_id], now, False)
-                    flushed.append((e_id, *r))
-                m >>= 1
-                e_id += 1
-        w[2][ix] = -1  # expiration.set(-1L)
+        flushed = self._flush(s, wheels, queue, status, fired_at, lv, ix)
         t = TWState(
             s.now, self._freeze(wheels), tuple(sorted(queue)), tuple(status), s.expiration, tuple(fired_at)
         )
         return ReaperPoll(s.now, lv, ix, x, tuple(flushed)), t
+
+    def _flush(
+        self,
+        s: TWState,
+        wheels: list[Any],
+        queue: list[tuple[int, int]],
+        status: list[EntryStatus],
+        fired_at: list[int],
+        lv: int,
+        ix: int,
+    ) -> list[tuple[int, int, int, int, str]]:
+        """``TimerTaskList.flush(reinsert)`` of bucket ``ix`` of wheel ``lv``: unlink every entry,
+        re-add each through ``addTimerTaskEntry``, then ``expiration.set(-1L)``; returns what
+        became of each entry."""
+        w = self._mut(wheels, lv)
+        mask = w[3][ix]
+        w[3][ix] = 0
+        flushed = []
+        now, exp = s.now, s.expiration
+        e_id = 0
+        while mask:
+            if mask & 1:
+                r = self._add_entry(wheels, queue, status, fired_at, e_id, exp[e_id], now, False)
+                flushed.append((e_id, *r))
+            mask >>= 1
+            e_id += 1
+        w[2][ix] = -1
+        return flushed

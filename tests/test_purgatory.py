@@ -11,6 +11,7 @@ from explorer.config import ConfigError, load_config
 from explorer.core import ExitReason
 from explorer.encoding import encode
 from explorer.engines.bfs import check_bfs
+from invariants.mutants.purgatory import MUTANTS, PurgatoryConfig  # with the test-only mutant key
 from model.purgatory import (
     ACTION_KINDS,
     C_CHECK,
@@ -34,7 +35,6 @@ from model.purgatory import (
     T_NONE,
     T_RECHECK,
     Op,
-    PurgatoryConfig,
     PurgatorySystem,
     Thread,
 )
@@ -147,6 +147,10 @@ def test_no_progress_op_waits_for_expiry() -> None:
 # ----------------------------------------------------------------------------- mutants
 
 
+def test_every_mutant_has_an_expectation() -> None:
+    assert set(MUTANT_BREAKS) == set(MUTANTS.names()) - {"none"}
+
+
 @pytest.mark.parametrize("mutant", sorted(MUTANT_BREAKS))
 def test_mutant_breaks_its_property(mutant: str) -> None:
     r = run(small(mutant=mutant))
@@ -243,7 +247,7 @@ def test_expiry_loses_cas_and_skips_on_expiration(sys1: PurgatorySystem) -> None
     s = s0._replace(threads=(*s0.threads[:3], executor), ops=(op,))
     a, t = by_kind(sys1, s, "CompareAndSet")
     assert not a.won and t.ops[0].lost_cas and t.threads[3] == Thread()
-    mutated = PurgatorySystem(small(mutant="expire_unchecked"))
+    mutated = SPEC.build(small(mutant="expire_unchecked"))
     a, t = by_kind(mutated, s, "CompareAndSet")
     assert t.threads[3].pc == E_ON_EXPIRATION
     a, t = by_kind(mutated, t, "OnExpiration")
