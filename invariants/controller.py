@@ -1,4 +1,4 @@
-"""Properties of the controller model (``model/controller.py``).
+"""Properties of the controller model (``model/controller/``).
 
 Controller guarantees (seed 004's 2.x ``elect``: "每次的控制器变更都会使此epoch增1 ... 通过epoch
 来保证操作的唯一性"; seed 001: "Kafka 通过 controller_epoch 来保证 Controller 的唯一性"; seed 003's

@@ -1,4 +1,4 @@
-"""Tests of the controller model (model/controller.py, invariants/controller.py)."""
+"""Tests of the controller model (model/controller/, invariants/controller.py)."""
 
 from __future__ import annotations
 
