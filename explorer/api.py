@@ -21,9 +21,9 @@ from typing import Any
 
 from explorer.core import CheckResult, Property
 from explorer.engines import ENGINES, get_engine
-from explorer.engines.base import CheckOptions, EngineSetupError, UntrustedResultError
+from explorer.engines.base import CheckOptions, EngineSetupError, ModelError, UntrustedResultError
 
-__all__ = ["ENGINES", "CheckOptions", "EngineSetupError", "UntrustedResultError", "check"]
+__all__ = ["ENGINES", "CheckOptions", "EngineSetupError", "ModelError", "UntrustedResultError", "check"]
 
 _DEFAULT = CheckOptions()
 

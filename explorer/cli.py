@@ -6,7 +6,8 @@ models and their config keys), ``replay`` (re-execute a saved counterexample) an
 
 Exit codes: 0 every property holds and the search completed; 1 a property is
 violated (or a trace no longer replays); 2 usage or configuration error; 3 a budget
-ran out, or the run was interrupted, before any violation was found.
+ran out, or the run was interrupted (Ctrl-C, SIGTERM), before any violation was found;
+4 the system's own code raised during the search (or its states are not immutable values).
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from typing import Any, NoReturn
 
 from explorer.api import CheckOptions
 from explorer.config import ConfigError, describe_keys, load_config
+from explorer.core import CheckResult, ExitReason, Violation
 from explorer.frontend import (
     EngineError,
+    ModelError,
     UsageError,
     format_result,
     model_spec,
@@ -32,11 +35,15 @@ from explorer.frontend import (
     resolve_system,
     run_check,
     run_proofs,
+    verify_trace,
 )
-from explorer.search import Progress
-from explorer.tracefile import ReplayError, load_trace, replay_steps, trace_document, write_json_atomic
+from explorer.search import Progress, stop_on_signals, stop_requested
+from explorer.tracefile import ReplayError, load_trace, trace_document, write_json_atomic
 
-__all__ = ["build_parser", "main", "reference_config"]
+__all__ = ["EXIT_MODEL_ERROR", "build_parser", "main", "reference_config"]
+
+#: the exit code of a run whose system raised (or broke the state contract)
+EXIT_MODEL_ERROR = 4
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,8 +54,19 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _check_output_path(path: str | None, flag: str) -> None:
+    """UsageError unless ``path`` can be written as a regular file (it is replaced atomically:
+    a symlink, a device or a pipe there would be replaced by a file, so they are refused)."""
     if path is None:
         return
+    if not path.strip():
+        raise UsageError(f"{flag}: empty file name")
+    if os.path.lexists(path) and (os.path.islink(path) or not os.path.isdir(path)):
+        import stat
+
+        mode = os.lstat(path).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a symlink" if stat.S_ISLNK(mode) else "not a regular file"
+            raise UsageError(f"{flag} {path}: {kind}; name a regular file (it is replaced)")
     directory = os.path.dirname(os.path.abspath(path)) or "."
     if not os.path.isdir(directory):
         raise UsageError(f"{flag} {path}: directory {directory} does not exist")
@@ -105,9 +123,20 @@ def _cmd_check(args: argparse.Namespace) -> int:
         used_reference = reference_config(args.model)
         if used_reference is not None:
             args.config = str(used_reference)
+    if args.config is not None and not args.config.strip():
+        raise UsageError("--config: empty file name")
     _check_output_path(args.json, "--json")
-    if args.save_traces is not None and not os.path.isdir(args.save_traces):
-        raise UsageError(f"--save-traces {args.save_traces}: not a directory")
+    if args.save_traces is not None:
+        if not args.save_traces.strip() or not os.path.isdir(args.save_traces):
+            raise UsageError(f"--save-traces {args.save_traces!r}: not a directory")
+        if not os.access(args.save_traces, os.W_OK):
+            raise UsageError(f"--save-traces {args.save_traces}: not writable")
+        older = sorted(f for f in os.listdir(args.save_traces) if f.endswith(".json"))
+        if older and not args.overwrite_traces:
+            raise UsageError(
+                f"--save-traces {args.save_traces}: already holds {len(older)} trace file(s) ({older[0]}, ...); "
+                "name an empty folder, or add --overwrite-traces"
+            )
     if args.engine == "symbolic":
         if args.system is not None or args.config is not None:
             raise UsageError("--engine symbolic takes a proof TARGET and --set, not --system or --config")
@@ -127,24 +156,67 @@ def _cmd_check(args: argparse.Namespace) -> int:
         progress=None if args.quiet else Progress(),
         engine_options=_engine_options(args),
     )
-    result, _, _ = run_check(
-        args.model, options, system_ref=args.system, config_path=args.config, overrides=args.set
-    )
+    try:
+        result, _, _ = run_check(
+            args.model, options, system_ref=args.system, config_path=args.config, overrides=args.set
+        )
+    except ModelError as e:
+        return _model_error(args, e)
     if used_reference is not None:
         print(f"configuration: {used_reference} (the reference; --config FILE or --defaults to change)")
     print(format_result(result))
+    if result.exit_reason is ExitReason.INTERRUPTED:
+        print(
+            f"kafka-mc: interrupted by {stop_requested() or 'SIGINT'} after {result.seconds:.1f} s; "
+            "the partial result is above",
+            file=sys.stderr,
+        )
+    _write_outputs(args, result)
+    return result.exit_code
+
+
+def _write_outputs(args: argparse.Namespace, result: CheckResult, error: ModelError | None = None) -> None:
+    """``--json`` and ``--save-traces`` of a run (with a model error: its trace and line too)."""
     doc = result.to_json()
     if args.system:
         doc["system"] = args.system
+    violations = list(result.violations)
+    if error is not None:
+        doc["exit_code"] = EXIT_MODEL_ERROR
+        doc["model_error"] = {"message": error.message, "trace": [vars(st) for st in error.trace]}
+        if error.trace:
+            violations.append(
+                Violation(
+                    "model-error",
+                    "model_error",
+                    error.message,
+                    error.message,
+                    len(error.trace) - 1,
+                    error.trace,
+                )
+            )
     if args.json:
         write_json_atomic(args.json, doc)
     if args.save_traces:
-        for v in result.violations:
+        for v in violations:
             if v.trace:
                 path = os.path.join(args.save_traces, f"{result.model.replace(':', '_')}-{v.property}.json")
                 write_json_atomic(path, trace_document(result.model, result.config, v, args.system))
                 print(f"trace of {v.property} saved to {path}")
-    return result.exit_code
+
+
+def _model_error(args: argparse.Namespace, e: ModelError) -> int:
+    """Exit 4: the partial result, the trace to the state whose expansion raised, one line on stderr."""
+    if e.result is not None:
+        print(format_result(e.result))
+        if e.trace:
+            print(f"\nMODEL ERROR: {e.message}")
+            print(f"  trace to the state whose expansion raised: {len(e.trace) - 1} steps")
+            for st in e.trace:
+                print(f"  {st.index:>3}  {st.action or 'initial state'}")
+        _write_outputs(args, e.result, e)
+    print(f"kafka-mc: model error: {e.message}", file=sys.stderr)
+    return EXIT_MODEL_ERROR
 
 
 def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -259,11 +331,13 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         config = load_config(spec.config_cls, values=doc.get("config") or {})
         system, props = spec.build(config), spec.properties(config)
     try:
-        states = replay_steps(system, doc["steps"])
+        states = verify_trace(system, doc["steps"])
     except ReplayError as e:
         print(f"replay failed: {e}", file=sys.stderr)
         return 1
-    print(f"{doc['model']}: {len(states) - 1} steps replayed; every step enabled and every state matches")
+    print(
+        f"{doc['model']}: {len(states) - 1} steps replayed; every action, state and change matches the trace"
+    )
     for i, st in enumerate(doc["steps"]):
         print(f"  {i:>3}  {st.get('action') or 'initial state'}")
         for ch in st.get("changes", []):
@@ -344,6 +418,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--no-deadlock", action="store_true", help="do not report states without successors")
     c.add_argument("--json", metavar="FILE", help="write the CheckResult as JSON")
     c.add_argument("--save-traces", metavar="DIR", help="write each counterexample as a trace file")
+    c.add_argument(
+        "--overwrite-traces",
+        action="store_true",
+        help="let --save-traces write into a folder that already holds trace files",
+    )
     c.add_argument("--quiet", action="store_true", help="no progress line")
     sp = c.add_argument_group("spark engine (see docs/spark.md)")
     sp.add_argument("--master", help="Spark master URL (default local[*])")
@@ -411,22 +490,57 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (the console script exits with it)."""
+    """Run the CLI; returns the exit code (the console script exits with it).
+
+    SIGINT and SIGTERM stop a search with its partial result (exit 3, see
+    :mod:`explorer.search.stopping`).
+    """
     start = time.monotonic()
     try:
-        args = build_parser().parse_args(argv)
-        code: int = args.func(args)
+        with stop_on_signals():
+            code = _dispatch(list(sys.argv[1:] if argv is None else argv))
     except (UsageError, ConfigError) as e:
-        print(f"kafka-mc: error: {e}", file=sys.stderr)
+        print(f"kafka-mc: error: {_line(e)}", file=sys.stderr)
         code = 2
     except EngineError as e:
-        print(f"kafka-mc: error: {e}", file=sys.stderr)
+        print(f"kafka-mc: error: {_line(e)}", file=sys.stderr)
         code = 1
+    except ModelError as e:
+        print(f"kafka-mc: model error: {_line(e)}", file=sys.stderr)
+        code = EXIT_MODEL_ERROR
     except KeyboardInterrupt:
-        print(f"kafka-mc: interrupted after {time.monotonic() - start:.1f} s", file=sys.stderr)
+        how = stop_requested() or "SIGINT"
+        print(f"kafka-mc: interrupted by {how} after {time.monotonic() - start:.1f} s", file=sys.stderr)
         code = 3
+    except OSError as e:  # a file that vanished or a full disk while writing the outputs
+        where = f" {e.filename}" if e.filename else ""
+        print(f"kafka-mc: error:{where}: {e.strerror or e}", file=sys.stderr)
+        code = 2
+    except Exception as e:  # a model's (or our) code raised outside a search: one line, exit 4
+        if os.environ.get("KAFKA_MC_TRACEBACK"):
+            raise
+        print(
+            f"kafka-mc: model error: {type(e).__name__}: {_line(e)} (KAFKA_MC_TRACEBACK=1 shows where)",
+            file=sys.stderr,
+        )
+        code = EXIT_MODEL_ERROR
     if argv is None:
         sys.exit(code)
+    return code
+
+
+def _line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def _dispatch(argv: list[str]) -> int:
+    if argv[:1] == ["shrink"]:  # its own parser, --help included
+        from explorer.shrink import shrink_main
+
+        return shrink_main(argv[1:])
+    args = build_parser().parse_args(argv)
+    code: int = args.func(args)
     return code
 
 

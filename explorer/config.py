@@ -154,6 +154,8 @@ def parse_override(text: str) -> tuple[str, Any]:
         value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw
+    except ValueError as e:  # e.g. an integer of thousands of digits
+        raise ConfigError(f"--set {name}: unreadable value ({str(e).splitlines()[0][:80]})") from None
     return name, value
 
 
@@ -171,6 +173,8 @@ def _read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ConfigError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: malformed TOML: {e}") from None
+    except (ValueError, RecursionError) as e:  # e.g. an integer of thousands of digits
+        raise ConfigError(f"{path}: unreadable TOML ({str(e).splitlines()[0][:80]})") from None
 
 
 def load_config(
@@ -193,6 +197,12 @@ def load_config(
         table = data.get("config", data)
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: [config] must be a table")
+        if table is not data:  # with a [config] table, the top level holds only it and [meta]
+            stray = [k for k in data if k != "config" and not (k == "meta" and isinstance(data[k], dict))]
+            if stray:
+                raise ConfigError(
+                    f"{path}: unknown top-level key {stray[0]!r} (the keys go under [config]; [meta] is free)"
+                )
         sources.append(
             (str(path), {k: v for k, v in table.items() if not (k == "meta" and isinstance(v, dict))})
         )

@@ -20,19 +20,26 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
-from explorer.api import CheckOptions, EngineSetupError, UntrustedResultError, check
+from explorer.api import CheckOptions, EngineSetupError, ModelError, UntrustedResultError, check
 from explorer.config import load_config, parse_override
 from explorer.core import CheckResult, ModelSpec
+from explorer.encoding import EncodingError, encode
 from explorer.engines import ENGINES
+from explorer.search import polled, trace_step
+from explorer.tracefile import ReplayError, replay_steps
 
 __all__ = [
     "CHECK_ENGINES",
     "REGISTRY",
     "EngineError",
+    "ModelError",
     "UsageError",
+    "check_state_values",
     "format_result",
     "model_spec",
     "positive",
@@ -40,10 +47,13 @@ __all__ = [
     "resolve_system",
     "run_check",
     "run_proofs",
+    "verify_trace",
 ]
 
 #: Where model specs are registered (imported by name: the one place that joins the packages).
 REGISTRY = "invariants"
+#: the most worker processes ``--workers`` forks
+MAX_WORKERS = 256
 #: the engines ``kafka-mc check`` runs on a system (``symbolic`` runs proof targets instead)
 CHECK_ENGINES = tuple(name for name in ENGINES if name != "symbolic")
 
@@ -103,12 +113,62 @@ def resolve_system(ref: str, overrides: Sequence[str] = ()) -> tuple[Any, list[A
     kwargs = dict(parse_override(o) for o in overrides)
     try:
         system = factory(**kwargs)
-    except TypeError as e:
-        raise UsageError(f"--system {ref}: {e}") from None
+    except (TypeError, ValueError) as e:  # the arguments (--set) do not suit the factory
+        raise UsageError(f"--system {ref}: {_one_line(e)}") from None
+    except Exception as e:
+        raise ModelError(f"--system {ref}: the factory raised {_one_line(e)}") from None
     if not (hasattr(system, "init_states") and hasattr(system, "successors")):
         raise UsageError(f"--system {ref}: the factory's result has no init_states/successors")
-    props = list(system.properties()) if hasattr(system, "properties") else []
+    try:
+        props = list(system.properties()) if hasattr(system, "properties") else []
+    except Exception as e:
+        raise ModelError(f"--system {ref}: properties() raised {_one_line(e)}") from None
+    check_state_values(system, f"--system {ref}")
     return system, props
+
+
+def _one_line(e: BaseException) -> str:
+    """``Type: first line of the message`` of an exception."""
+    text = str(e).strip()
+    return type(e).__name__ + (f": {text.splitlines()[0]}" if text else "")
+
+
+def check_state_values(system: Any, where: str) -> None:
+    """ModelError unless the initial states and their successors are immutable values
+    (hashable, with a canonical encoding: ints, bools, None, str, enums, tuples,
+    NamedTuples, frozen dataclasses). A mutable state object would be explored as an
+    endless series of "new" states; a list would fail deep in the search.
+
+    >>> class Lists:
+    ...     def init_states(self): return [[0]]
+    ...     def successors(self, s): return []
+    >>> check_state_values(Lists(), "--system x:y")
+    Traceback (most recent call last):
+    ...
+    explorer.engines.base.ModelError: --system x:y: initial state [0] is not an immutable value (cannot encode a list in a state: [0]); states are built from ints, bools, None, str, enums, tuples, NamedTuples and frozen dataclasses
+    """
+
+    def check(what: str, states: list[Any]) -> None:
+        for s in states:
+            try:
+                encode(s)
+                hash(s)
+            except (TypeError, EncodingError) as e:
+                shown = repr(s) if len(repr(s)) <= 80 else repr(s)[:77] + "..."
+                raise ModelError(
+                    f"{where}: {what} {shown} is not an immutable value ({str(e).splitlines()[0]}); "
+                    "states are built from ints, bools, None, str, enums, tuples, NamedTuples and frozen dataclasses"
+                ) from None
+
+    try:
+        inits = list(system.init_states())
+        check("initial state", inits)
+        firsts = [t for _, t in system.successors(inits[0])] if inits else []
+    except ModelError:
+        raise
+    except Exception as e:
+        raise ModelError(f"{where}: the system raised {_one_line(e)} computing its first states") from None
+    check("successor of the first initial state", firsts)
 
 
 def positive(flag: str, value: float | None) -> None:
@@ -119,6 +179,8 @@ def positive(flag: str, value: float | None) -> None:
     ...
     explorer.frontend.UsageError: --workers: must be positive, got 0
     """
+    if value is not None and not math.isfinite(value):
+        raise UsageError(f"{flag}: must be a finite number, got {value:g}")
     if value is not None and value <= 0:
         raise UsageError(f"{flag}: must be positive, got {value:g}")
 
@@ -132,6 +194,8 @@ def _validate(o: CheckOptions) -> None:
             if value is not None:
                 raise UsageError(f"{flag} applies to exhaustive engines, not to --engine {o.engine}")
     positive("--workers", o.workers)
+    if o.workers > MAX_WORKERS:
+        raise UsageError(f"--workers: at most {MAX_WORKERS}, got {o.workers}")
     if o.workers != 1 and o.engine != "bfs":
         raise UsageError(f"--workers applies to --engine bfs only, not to --engine {o.engine}")
     positive("--max-depth", o.max_depth)
@@ -160,6 +224,19 @@ def run_check(
     explorer.frontend.UsageError: --engine dfs: unknown engine (available: bfs, spark, simulate, hypothesis)
     """
     _validate(options)
+    if options.engine != "bfs":  # the engines that poll for a signal (see explorer.search.stopping)
+        return _run_check(model, options, system_ref, config_path, overrides)
+    with polled():  # a signal while the system is built stops the search at its first state
+        return _run_check(model, options, system_ref, config_path, overrides)
+
+
+def _run_check(
+    model: str | None,
+    options: CheckOptions,
+    system_ref: str | None,
+    config_path: str | None,
+    overrides: Sequence[str],
+) -> tuple[CheckResult, Any, list[Any]]:
     if system_ref is not None:
         if config_path is not None:
             raise UsageError("--config cannot be used with --system (pass --set to the factory)")
@@ -177,8 +254,12 @@ def run_check(
         raise UsageError(str(e).splitlines()[0]) from None
     except UntrustedResultError as e:
         raise EngineError(str(e).splitlines()[0]) from None
+    except ModelError:
+        raise
     except ValueError as e:
         raise UsageError(str(e).splitlines()[0]) from None
+    except Exception as e:  # an engine without its own account of the model's exceptions
+        raise ModelError(f"{name}: the system raised {_one_line(e)} during the search") from None
     if system_ref is not None:
         result.config = cfg["args"]
     return result, system, props
@@ -267,3 +348,46 @@ def format_result(r: CheckResult, *, steps: bool = True) -> str:
                 if v.loop_start is not None and st.index == v.loop_start:
                     lines.append("       --- loop: the steps below repeat forever, back to this state ---")
     return "\n".join(lines)
+
+
+def _plain(v: Any) -> Any:
+    """``v`` as it reads back from a JSON file (tuples as lists, other values as text)."""
+    return json.loads(json.dumps(v, default=str))
+
+
+def verify_trace(system: Any, steps: list[dict[str, Any]]) -> list[Any]:
+    """Replay ``steps`` and recompute each: the action, its kind, the state's fingerprint, its
+    rendering and the changes must all be what the file records. Returns the states;
+    ReplayError naming the first step (and field) that differs.
+
+    >>> from tests.toys import Grid
+    >>> from explorer.search import trace_steps
+    >>> g = Grid(2)
+    >>> s0 = next(iter(g.init_states())); a, s1 = next(iter(g.successors(s0)))
+    >>> steps = [vars(st) for st in trace_steps([s0, s1], [a])]
+    >>> len(verify_trace(g, steps))
+    2
+    >>> steps[1]["changes"] = ["edited"]
+    >>> verify_trace(g, steps)
+    Traceback (most recent call last):
+    ...
+    explorer.tracefile.ReplayError: step 1: changes differ: the trace says ['edited'], replaying gives ['[0]: 0 -> 1']
+    """
+    states = replay_steps(system, steps)
+    prev = None
+    for i, (st, s) in enumerate(zip(steps, states)):
+        action = None
+        if i > 0:
+            action = next((a for a, t in system.successors(prev) if t == s and str(a) == st["action"]), None)
+        got = _plain(dataclasses.asdict(trace_step(i, prev, action, s)))
+        for field in ("index", "action", "action_kind", "fingerprint", "state", "changes"):
+            if field in st and st[field] != got[field]:
+                want, have = repr(st[field]), repr(got[field])
+                want = want if len(want) <= 200 else want[:197] + "..."
+                have = have if len(have) <= 200 else have[:197] + "..."
+                raise ReplayError(
+                    f"step {i}: {field} differ{'' if field == 'changes' else 's'}: "
+                    f"the trace says {want}, replaying gives {have}"
+                )
+        prev = s
+    return states

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import time
 import tomllib
@@ -40,11 +41,11 @@ from pathlib import Path
 from typing import Any
 
 from explorer.api import CheckOptions
-from explorer.config import ConfigError, load_config
-from explorer.core import CheckResult
-from explorer.frontend import format_result, registry, run_check, run_proofs
+from explorer.config import ConfigError, load_config, parse_override
+from explorer.core import CheckResult, ExitReason
+from explorer.frontend import CHECK_ENGINES, format_result, registry, run_check, run_proofs
 from explorer.report import render_html
-from explorer.search import Progress
+from explorer.search import Progress, stop_requested
 from explorer.tracefile import ReplayError, replay_steps, write_json_atomic
 
 __all__ = ["SuiteEntry", "load_suite", "run_release"]
@@ -107,50 +108,110 @@ def load_suite(path: str) -> list[SuiteEntry]:
         raise ConfigError(f"{path}: cannot be read ({type(e).__name__})") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: malformed TOML: {e}") from None
+    except (ValueError, RecursionError) as e:  # e.g. an integer of thousands of digits
+        raise ConfigError(f"{path}: unreadable TOML ({str(e).splitlines()[0][:80]})") from None
+    if not isinstance(doc, dict) or set(doc) - {"check"}:
+        extra = sorted(set(doc) - {"check"})
+        raise ConfigError(f"{path}: unknown top-level key {extra[0]!r} (a suite holds [[check]] tables)")
     checks = doc.get("check")
-    if not isinstance(checks, list) or not checks:
+    if not isinstance(checks, list) or not checks or not all(isinstance(c, dict) for c in checks):
         raise ConfigError(f"{path}: no [[check]] entries")
     base = os.path.dirname(os.path.abspath(path))
     entries: list[SuiteEntry] = []
     seen: set[str] = set()
     for i, c in enumerate(checks):
-        where = f"{path}: check {i + 1}"
-        unknown = set(c) - _KEYS
-        if unknown:
-            raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r}")
-        for k in ("name", "model"):
-            if not isinstance(c.get(k), str) or not c[k]:
-                raise ConfigError(f"{where}: {k} must be a non-empty string")
-        if c["name"] in seen:
-            raise ConfigError(f"{where}: duplicate name {c['name']!r}")
-        seen.add(c["name"])
-        expect = c.get("expect", "hold")
-        if expect not in ("hold", "violation"):
-            raise ConfigError(f"{where}: expect must be 'hold' or 'violation', got {expect!r}")
-        violates = tuple(c.get("violates", ()))
-        if expect == "violation" and not violates:
-            raise ConfigError(f"{where}: expect = 'violation' needs the list 'violates'")
-        require = _validate_requirements(where, c)
-        cfg = c.get("config")
-        if isinstance(require.get("require_actions"), tuple):
-            _check_action_kinds(
-                where, c["model"], None if cfg is None else os.path.join(base, cfg), c, require
-            )
-        entries.append(
-            SuiteEntry(
-                name=c["name"],
-                model=c["model"],
-                config=None if cfg is None else os.path.join(base, cfg),
-                set=tuple(c.get("set", ())),
-                engine=c.get("engine", "bfs"),
-                max_seconds=c.get("max_seconds"),
-                max_states=c.get("max_states"),
-                expect=expect,
-                violates=violates,
-                require=require,
-            )
-        )
+        where = f"{path}: check {i + 1}" + (f" ({c['name']})" if isinstance(c.get("name"), str) else "")
+        entries.append(_load_entry(where, base, c, seen))
     return entries
+
+
+def _strings(where: str, c: dict[str, Any], key: str) -> tuple[str, ...]:
+    """A list of non-empty strings under ``key`` (a string alone is an error, not its letters)."""
+    v = c.get(key, [])
+    if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
+        raise ConfigError(f"{where}: {key} must be a list of non-empty strings, got {v!r}")
+    return tuple(v)
+
+
+def _number(where: str, c: dict[str, Any], key: str, integer: bool) -> Any:
+    """A positive number (an int when ``integer``) under ``key``, or None when absent."""
+    v = c.get(key)
+    if v is None:
+        return None
+    ok = isinstance(v, int) if integer else isinstance(v, (int, float))
+    if isinstance(v, bool) or not ok or not math.isfinite(v) or v <= 0:
+        kind = "a positive integer" if integer else "a positive number"
+        raise ConfigError(f"{where}: {key} must be {kind}, got {v!r}")
+    return v
+
+
+def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> SuiteEntry:
+    """One ``[[check]]`` table, checked in full (model, config file, overrides, engine, types)."""
+    unknown = set(c) - _KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+    for k in ("name", "model"):
+        if not isinstance(c.get(k), str) or not c[k]:
+            raise ConfigError(f"{where}: {k} must be a non-empty string")
+    if c["name"] in seen:
+        raise ConfigError(f"{where}: duplicate name {c['name']!r}")
+    seen.add(c["name"])
+    expect = c.get("expect", "hold")
+    if expect not in ("hold", "violation"):
+        raise ConfigError(f"{where}: expect must be 'hold' or 'violation', got {expect!r}")
+    violates = _strings(where, c, "violates")
+    if expect == "violation" and not violates:
+        raise ConfigError(f"{where}: expect = 'violation' needs the list 'violates'")
+    overrides = _strings(where, c, "set")
+    engine = c.get("engine", "bfs")
+    engines = (*CHECK_ENGINES, "symbolic")
+    if not isinstance(engine, str) or engine not in engines:
+        raise ConfigError(f"{where}: engine must be one of {', '.join(engines)}, got {engine!r}")
+    max_seconds = _number(where, c, "max_seconds", integer=False)
+    max_states = _number(where, c, "max_states", integer=True)
+    cfg = c.get("config")
+    if cfg is not None and (not isinstance(cfg, str) or not cfg):
+        raise ConfigError(f"{where}: config must be a non-empty file name, got {cfg!r}")
+    config = None if cfg is None else os.path.join(base, cfg)
+    require = _validate_requirements(where, c)
+    model: str = c["model"]
+    try:
+        if engine == "symbolic":
+            from explorer.symbolic import list_targets
+
+            if model not in list_targets() and ":" not in model:
+                raise ConfigError(f"unknown proof target {model!r} (known: {', '.join(list_targets())})")
+            if config is not None:
+                raise ConfigError("config: engine 'symbolic' takes a proof target and set, not a config file")
+            for o in overrides:
+                parse_override(o)
+        else:
+            reg = registry()
+            if model not in reg.MODEL_MODULES:
+                raise ConfigError(f"unknown model {model!r} (known models: {', '.join(reg.MODEL_MODULES)})")
+            spec = reg.get_model(model)
+            loaded = load_config(spec.config_cls, config, list(overrides))
+            if violates:
+                names = {p.name for p in spec.properties(loaded)} | {"deadlock"}
+                bad = [v for v in violates if v not in names]
+                if bad:
+                    raise ConfigError(f"violates: {bad[0]!r} is not a property of {model}")
+            if isinstance(require.get("require_actions"), tuple):
+                _check_action_kinds(model, spec, loaded, require)
+    except ConfigError as e:
+        raise ConfigError(f"{where}: {e}") from None
+    return SuiteEntry(
+        name=c["name"],
+        model=model,
+        config=config,
+        set=overrides,
+        engine=engine,
+        max_seconds=max_seconds,
+        max_states=max_states,
+        expect=expect,
+        violates=violates,
+        require=require,
+    )
 
 
 def _validate_requirements(where: str, c: dict[str, Any]) -> dict[str, Any]:
@@ -216,15 +277,9 @@ def _state_machine_edges() -> set[str]:
     return {"/".join(lb[1:]) for lb in system.coverage_labels() if lb[0] == "state_machines"}
 
 
-def _check_action_kinds(
-    where: str, model: str, config: str | None, c: dict[str, Any], require: dict[str, Any]
-) -> None:
+def _check_action_kinds(model: str, spec: Any, config: Any, require: dict[str, Any]) -> None:
     """``require_actions`` names only action kinds the model declares (when it declares them)."""
-    reg = registry()
-    if model not in reg.MODEL_MODULES:
-        return
-    spec = reg.get_model(model)
-    system = spec.build(load_config(spec.config_cls, config, list(c.get("set", ()))))
+    system = spec.build(config)
     kinds = getattr(system, "action_kinds", None)
     if kinds is None:
         return
@@ -232,8 +287,7 @@ def _check_action_kinds(
     for k in require["require_actions"]:
         if k not in declared:
             raise ConfigError(
-                f"{where}: require_actions: {k!r} is not an action kind of {model} "
-                f"(kinds: {', '.join(sorted(declared))})"
+                f"require_actions: {k!r} is not an action kind of {model} (kinds: {', '.join(sorted(declared))})"
             )
 
 
@@ -456,32 +510,108 @@ def suite_summary(doc_entries: list[dict[str, Any]], wall_seconds: float) -> dic
     }
 
 
+def _not_run(e: SuiteEntry) -> CheckResult:
+    """The placeholder result of an entry the release never ran (it was interrupted first)."""
+    return CheckResult(
+        model=e.model,
+        config={},
+        engine=e.engine,
+        exit_reason=ExitReason.INTERRUPTED,
+        distinct_states=0,
+        generated_states=0,
+        max_depth=0,
+        seconds=0.0,
+        states_per_second=0.0,
+        notes=["not run: the release was interrupted before this entry"],
+    )
+
+
+def _run_dir(report_dir: str) -> tuple[str, Path]:
+    """A new, unused ``report_dir/<run-id>`` (a suffix ``-2``, ``-3``, ... when two runs
+    start in the same second): created here, so no two runs ever share a folder."""
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    root = Path(report_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 10_000):
+        run_id = stamp if n == 1 else f"{stamp}-{n}"
+        try:
+            (root / run_id).mkdir()
+        except FileExistsError:
+            continue
+        return run_id, root / run_id
+    raise ConfigError(f"{report_dir}: no free run folder for {stamp}")  # pragma: no cover
+
+
+def _write_text_atomic(path: Path, text: str) -> None:
+    """Write ``path`` through a temporary file in its folder, then rename it into place."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _point_latest(report_dir: str, run_id: str) -> None:
+    """``report_dir/latest`` -> ``run_id``, replaced in one rename (never missing)."""
+    latest = Path(report_dir) / "latest"
+    tmp = Path(report_dir) / f".latest.{os.getpid()}.tmp"
+    tmp.unlink(missing_ok=True)
+    tmp.symlink_to(run_id)
+    if latest.is_dir() and not latest.is_symlink():
+        tmp.unlink()
+        return  # a real folder named latest is the user's: left alone
+    os.replace(tmp, latest)
+
+
 def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = False) -> int:
     """Run every entry of the suite, print a summary, write ``report.json``,
     ``index.html`` and ``junit.xml`` under ``report_dir/<run-id>/`` (``latest``
-    points there)."""
+    points there).
+
+    Every entry is loaded and checked before the first search. An interrupt (Ctrl-C,
+    SIGTERM) ends the entry that runs, marks the rest ``not-run``, still writes the
+    report, and exits 3 (unless an entry failed: 1).
+    """
     entries = load_suite(suite_path)
-    run_id = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    if os.path.exists(report_dir) and not os.path.isdir(report_dir):
+        raise ConfigError(f"--report-dir {report_dir}: not a directory")
+    try:
+        run_id, out = _run_dir(report_dir)
+    except OSError as err:
+        raise ConfigError(f"--report-dir {report_dir}: cannot create a run folder ({err.strerror})") from None
     t_start = time.monotonic()
     done: list[tuple[SuiteEntry, CheckResult, str, str, list[dict[str, Any]]]] = []
     arrows: dict[str, list[list[list[str]] | None]] = {}
+    interrupted = False
     for e in entries:
+        if interrupted:
+            done.append((e, _not_run(e), "not-run", "not run: the release was interrupted", []))
+            continue
         print(f"[{len(done) + 1}/{len(entries)}] {e.name}: {e.model} ({e.engine}) ...", flush=True)
-        if e.engine == "symbolic":
-            r = run_proofs(e.model, e.set, None, e.max_seconds)
-        else:
-            options = CheckOptions(
-                engine=e.engine,
-                max_seconds=e.max_seconds,
-                max_states=e.max_states,
-                keep_going=e.expect == "violation",
-                progress=None if quiet else Progress(),
-            )
-            r, system, _ = run_check(e.model, options, config_path=e.config, overrides=e.set)
-            arrows[e.name] = [
-                sequence_of(system, [{"action": s.action, "fingerprint": s.fingerprint} for s in v.trace])
-                for v in r.violations
-            ]
+        try:
+            if e.engine == "symbolic":
+                r = run_proofs(e.model, e.set, None, e.max_seconds)
+            else:
+                options = CheckOptions(
+                    engine=e.engine,
+                    max_seconds=e.max_seconds,
+                    max_states=e.max_states,
+                    keep_going=e.expect == "violation",
+                    progress=None if quiet else Progress(),
+                )
+                r, system, _ = run_check(e.model, options, config_path=e.config, overrides=e.set)
+                arrows[e.name] = [
+                    sequence_of(system, [{"action": s.action, "fingerprint": s.fingerprint} for s in v.trace])
+                    for v in r.violations
+                ]
+        except KeyboardInterrupt:
+            interrupted = True
+            done.append((e, _not_run(e), "not-run", "not run: the release was interrupted", []))
+            continue
+        if r.exit_reason is ExitReason.INTERRUPTED or stop_requested():
+            interrupted = True
         reqs = check_requirements(e, r)
         status, msg = _verdict(e, r, reqs)
         done.append((e, r, status, msg, reqs))
@@ -489,8 +619,6 @@ def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = F
         for q in reqs:
             print(f"  coverage {q['key']}: {'met' if q['met'] else 'UNMET'} ({q['detail']})")
         print(f"  => {status.upper()}: {msg}\n", flush=True)
-    out = Path(report_dir) / run_id
-    out.mkdir(parents=True, exist_ok=True)
     doc_entries = []
     for e, r, s, m, reqs in done:
         res = r.to_json()
@@ -516,30 +644,37 @@ def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = F
         "summary": suite_summary(doc_entries, time.monotonic() - t_start),
         "entries": doc_entries,
     }
+    if interrupted:
+        doc["interrupted"] = True
     write_json_atomic(out / "report.json", doc)
-    (out / "index.html").write_text(render_html(doc), encoding="utf-8")
-    tree = ET.ElementTree(_junit(done))
-    ET.indent(tree)
-    tree.write(out / "junit.xml", encoding="utf-8", xml_declaration=True)
-    latest = Path(report_dir) / "latest"
-    if latest.is_symlink() or latest.exists():
-        latest.unlink()
-    latest.symlink_to(run_id)
+    _write_text_atomic(out / "index.html", render_html(doc))
+    junit = _junit(done)
+    ET.indent(junit)
+    _write_text_atomic(
+        out / "junit.xml",
+        '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(junit, encoding="unicode") + "\n",
+    )
+    _point_latest(report_dir, run_id)
     failed = [e.name for e, _, s, _, _ in done if s == "fail"]
     budget = [e.name for e, _, s, _, _ in done if s == "budget"]
+    not_run = [e.name for e, _, s, _, _ in done if s == "not-run"]
+    ran = len(done) - len(not_run)
     summ = doc["summary"]
     sm = ", ".join(
         f"{m} state machine {x['covered']}/{x['edges']} edges" for m, x in summ["state_machines"].items()
     )
     print(
-        f"release: {len(done) - len(failed) - len(budget)}/{len(done)} passed in {summ['wall_seconds']:.1f} s "
+        f"release: {ran - len(failed) - len(budget)}/{len(done)} passed in {summ['wall_seconds']:.1f} s "
         f"(search {summ['search_seconds']:.1f} s); coverage: {sm or 'no state machines'}, action kinds "
         f"{summ['action_kinds']['enabled']}/{summ['action_kinds']['declared']} enabled; report in {out}"
     )
+    if interrupted:
+        print(f"release: interrupted; not run: {', '.join(not_run) or 'none'}")
     if failed:
         print(f"release: FAILED: {', '.join(failed)}")
         return 1
-    if budget:
-        print(f"release: out of budget: {', '.join(budget)}")
+    if budget or interrupted:
+        if budget:
+            print(f"release: out of budget: {', '.join(budget)}")
         return 3
     return 0

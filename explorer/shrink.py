@@ -55,6 +55,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
+import math
 import os
 import sys
 import time
@@ -583,7 +584,12 @@ def shrink_main(argv: Sequence[str] | None = None) -> int:
     longer replays to its violation; 2 bad input (one line on stderr).
     """
     try:
-        args = _parser().parse_args(argv)
+        try:
+            args = _parser().parse_args(argv)
+        except SystemExit as e:  # --help: printed by argparse
+            return e.code if isinstance(e.code, int) else 0
+        if not math.isfinite(args.max_seconds):
+            raise _UsageError(f"--max-seconds: must be a finite number, got {args.max_seconds:g}")
         if args.max_seconds <= 0:
             raise _UsageError(f"--max-seconds: must be positive, got {args.max_seconds:g}")
         if args.bfs_max_states <= 0:
@@ -598,6 +604,12 @@ def shrink_main(argv: Sequence[str] | None = None) -> int:
         if not os.access(out_dir, os.W_OK):
             raise _UsageError(f"--out-dir {out_dir}: not writable")
         prop = str(doc.get("property"))
+        unknown_keep = [k for k in args.keep if k not in (doc.get("config") or {})]
+        if unknown_keep:
+            keys = ", ".join(doc.get("config") or {}) or "none"
+            raise _UsageError(
+                f"--keep {unknown_keep[0]}: not a key of the trace's configuration (keys: {keys})"
+            )
         if doc.get("kind") not in SHRINKABLE:
             raise _UsageError(
                 f"{args.trace}: property {prop} is {doc.get('kind')}: only {', '.join(SHRINKABLE)} shrink"

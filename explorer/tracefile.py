@@ -91,16 +91,23 @@ def load_trace(path: str, prop: str | None = None) -> dict[str, Any]:
         raise ReplayError(f"{path}: cannot be read ({type(e).__name__})") from None
     except json.JSONDecodeError as e:
         raise ReplayError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
+    except (ValueError, RecursionError) as e:  # e.g. an integer of thousands of digits
+        raise ReplayError(f"{path}: not a readable JSON document ({str(e).splitlines()[0][:80]})") from None
     if not isinstance(doc, dict):
         raise ReplayError(f"{path}: not a kafka-mc trace or result file")
     if doc.get("schema") == "kafka-mc/check-result/1":
-        vs = [v for v in doc.get("violations", []) if v.get("trace")]
+        listed = doc.get("violations", [])
+        if not isinstance(listed, list) or not all(isinstance(v, dict) for v in listed):
+            raise ReplayError(f"{path}: 'violations' must be a list of objects")
+        vs = [v for v in listed if v.get("trace")]
         if prop is not None:
             vs = [v for v in vs if v["property"] == prop]
         if not vs:
             what = f"of property {prop!r} " if prop else ""
             raise ReplayError(f"{path}: the result holds no counterexample {what}to replay")
         v = vs[0]
+        if not all(k in v for k in ("property", "kind", "length")):
+            raise ReplayError(f"{path}: a violation lacks its property, kind or length")
         doc = {
             "schema": TRACE_SCHEMA,
             "model": doc.get("model"),
@@ -121,6 +128,20 @@ def load_trace(path: str, prop: str | None = None) -> dict[str, Any]:
     for i, st in enumerate(steps):
         if not isinstance(st, dict) or "fingerprint" not in st or (i > 0 and not st.get("action")):
             raise ReplayError(f"{path}: step {i} lacks an action or a fingerprint")
+        if not isinstance(st["fingerprint"], str) or (i > 0 and not isinstance(st["action"], str)):
+            raise ReplayError(f"{path}: step {i}: the action and the fingerprint must be strings")
+    for k in ("model", "property"):
+        if not isinstance(doc.get(k), str) or not doc[k]:
+            raise ReplayError(f"{path}: {k!r} must be a non-empty string")
+    if not isinstance(doc.get("config", {}), dict):
+        raise ReplayError(f"{path}: 'config' must be an object")
+    if "system" in doc and not isinstance(doc["system"], str):
+        raise ReplayError(f"{path}: 'system' must be a string")
+    loop = doc.get("loop_start")
+    if loop is not None and (
+        isinstance(loop, bool) or not isinstance(loop, int) or not 0 <= loop < len(steps)
+    ):
+        raise ReplayError(f"{path}: 'loop_start' must be a step index (0 to {len(steps) - 1}), got {loop!r}")
     return doc
 
 

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from explorer.core import CheckResult, Property
 from explorer.search import Progress
 
-__all__ = ["CheckOptions", "Engine", "EngineSetupError", "UntrustedResultError"]
+__all__ = ["CheckOptions", "Engine", "EngineSetupError", "ModelError", "UntrustedResultError"]
 
 
 @dataclass(frozen=True)
@@ -79,3 +79,18 @@ class EngineSetupError(Exception):
 
 class UntrustedResultError(RuntimeError):
     """The engine cannot give a trustworthy answer (e.g. a fingerprint or hash collision)."""
+
+
+class ModelError(RuntimeError):
+    """The system raised during a search (its ``init_states``, ``successors`` or a property).
+
+    ``message`` is one line naming the exception, the state and the last action; ``result``
+    is the partial result of the search so far; ``trace`` the steps (``TraceStep``) from an
+    initial state to the state whose expansion raised (empty when ``init_states`` raised).
+    """
+
+    def __init__(self, message: str, result: CheckResult | None = None, trace: list[Any] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.result = result
+        self.trace = trace or []

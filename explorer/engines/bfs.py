@@ -35,9 +35,10 @@ from explorer.core import (
     PropertyKind,
     Violation,
     config_to_dict,
+    render_state,
     transition_groups,
 )
-from explorer.engines.base import CheckOptions
+from explorer.engines.base import CheckOptions, ModelError
 from explorer.search import (
     DEADLOCK_PROPERTY,
     Coverage,
@@ -47,7 +48,9 @@ from explorer.search import (
     coverage_of,
     declared_labels,
     label_counting,
+    polled,
     property_table,
+    stop_requested,
 )
 
 __all__ = ["check_bfs", "run"]
@@ -141,14 +144,19 @@ def check_bfs(
     deadlock_prop = DEADLOCK_PROPERTY
 
     frontier: list[Any] = []
+    #: (exception, the state being expanded or None, the last action taken from it, its transitions so far)
+    model_error: tuple[Exception, Any, Any, int] | None = None
     t0 = clock()
-    for s in system.init_states():
-        generated += 1
-        if s not in parents:
-            parents[s] = None
-            frontier.append(s)
-            check_state(s)
-    levels.append(LevelStats(0, len(frontier), generated, len(frontier), clock() - t0))
+    try:
+        for s in system.init_states():
+            generated += 1
+            if s not in parents:
+                parents[s] = None
+                frontier.append(s)
+                check_state(s)
+    except Exception as e:  # the model's own code raised: reported with the partial result
+        model_error, stop, reason = (e, None, None, 0), True, ExitReason.INTERRUPTED
+    levels.append(LevelStats(0, len(frontier), generated, len(parents), clock() - t0))
     depth = 0
     setdefault = parents.setdefault
     known = len(parents)
@@ -158,14 +166,21 @@ def check_bfs(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     frozen = False
+    nxt: list[Any] = []
+    level_generated = n = before = 0
+    in_level = False
+    s = a = None
+    polling = polled()
     try:
+        polling.__enter__()
         while frontier and not stop:
             if max_depth is not None and depth >= max_depth:
                 budget, reason = "max_depth", ExitReason.BUDGET_EXHAUSTED
                 break
             t0 = clock()
-            nxt: list[Any] = []
-            level_generated = 0
+            nxt = []
+            level_generated = n = 0
+            before, in_level = len(parents), True
             for count, s in enumerate(frontier):
                 n = 0
                 succ = successors(s)
@@ -218,19 +233,33 @@ def check_bfs(
                         budget, reason = "max_seconds", ExitReason.BUDGET_EXHAUSTED
                         stop = True
                         break
+                    if stop_requested() is not None:  # Ctrl-C or SIGTERM: stop between two states
+                        budget, reason = None, ExitReason.INTERRUPTED
+                        stop = True
+                        break
                     if progress is not None:
                         el = now - start
                         progress.update(
                             depth + 1, len(frontier), len(parents), len(parents) / el if el else 0.0
                         )
             generated += level_generated
+            in_level = False
             if nxt or level_generated:
                 levels.append(LevelStats(depth + 1, len(nxt), level_generated, len(nxt), clock() - t0))
             frontier = nxt
             depth += 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # a second signal, or nobody polling: stopped wherever it was
         reason, budget = ExitReason.INTERRUPTED, None
+    except Exception as e:  # the model's own code raised: reported with the partial result
+        model_error, reason, budget = (e, s, a if n else None, n), ExitReason.INTERRUPTED, None
     finally:
+        polling.__exit__(None, None, None)
+        if in_level:  # the level cut short: its new states counted from the visited set, so
+            # the levels add up to distinct_states even when it stopped in the middle of a state
+            generated += level_generated + n
+            levels.append(
+                LevelStats(depth + 1, len(nxt), level_generated + n, len(parents) - before, clock() - t0)
+            )
         if gc_was_enabled:
             # The search's objects go to the permanent generation first: re-enabled over the
             # millions of objects made while it was paused, the collector's first passes took
@@ -310,7 +339,42 @@ def check_bfs(
     )
     if frozen:
         gc.unfreeze()  # the states die with this frame (by reference counts, not the collector)
+    if model_error is not None:
+        raise model_error_of(system, parents, model_error, depth, result)
     return result
+
+
+def model_error_of(
+    system: Any,
+    parents: dict[Any, Any],
+    err: tuple[Exception, Any, Any, int],
+    depth: int,
+    result: CheckResult,
+) -> ModelError:
+    """The :class:`ModelError` of a search whose system raised: one line naming the exception,
+    the state whose expansion raised and the last action taken from it; the trace to that
+    state; the partial result (exit reason ``interrupted``, the error in its notes)."""
+    e, state, action, n = err
+    what = type(e).__name__ + (f": {str(e).splitlines()[0]}" if str(e).strip() else "")
+    if state is None or state not in parents:
+        line = f"the system raised {what} in init_states or on an initial state"
+        trace: list[Any] = []
+    else:
+        try:
+            shown = render_state(state)
+        except Exception:  # pragma: no cover - a state render_state cannot walk
+            shown = state
+        text = shown if isinstance(shown, str) else repr(shown)
+        text = text if len(text) <= 160 else text[:157] + "..."
+        after = f"after {n} transitions, the last {action}" if n else "before its first transition"
+        line = f"the system raised {what} expanding a state at depth {depth} ({after}): {text}"
+        try:
+            trace = build_trace(system, parents, state)
+        except Exception:  # pragma: no cover - an ancestor's successors raised this time
+            trace = []
+    result.exit_reason = ExitReason.INTERRUPTED
+    result.notes.append(f"model error: {line}")
+    return ModelError(line, result, trace)
 
 
 def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:

@@ -55,6 +55,7 @@ import hashlib
 import json
 import os
 import re
+import tempfile
 import time
 import unittest
 from collections.abc import Iterable, Sequence
@@ -519,11 +520,27 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     >>> run(Grid(2), [], o).engine
     'hypothesis'
     """
-    return check_hypothesis(
-        system,
-        properties,
-        model=options.model,
-        config=options.config,
-        deadlock=options.deadlock,
-        **options.engine_options,
-    )
+
+    def go() -> CheckResult:
+        return check_hypothesis(
+            system,
+            properties,
+            model=options.model,
+            config=options.config,
+            deadlock=options.deadlock,
+            **options.engine_options,
+        )
+
+    if options.engine_options.get("database") is not False:
+        return go()
+    # no database: nothing of Hypothesis's (its constants cache, ...) is left in the working
+    # directory either; its home is a temporary folder for the run
+    from hypothesis import configuration
+
+    old = getattr(configuration, "__hypothesis_home_directory", None)
+    with tempfile.TemporaryDirectory(prefix="kafka-mc-hypothesis-") as home:
+        configuration.set_hypothesis_home_dir(home)
+        try:
+            return go()
+        finally:
+            configuration.set_hypothesis_home_dir(old)

@@ -76,12 +76,16 @@ from explorer.search import (
     collision_odds,
     coverage_of,
     declared_labels,
+    polled,
     property_table,
+    stop_requested,
 )
 
 __all__ = ["HashCollisionError", "PbfsStats", "check_pbfs", "run"]
 
 _INF = (1 << 63, 0, 0, 0)
+#: the cut reason of a level stopped by a signal (not a budget)
+_INTERRUPTED = "interrupted"
 
 
 class HashCollisionError(UntrustedResultError):
@@ -244,6 +248,8 @@ def check_pbfs(
             found[name] = ev
 
     # level 0, in the driver as bfs does it
+    polling = polled()
+    polling.__enter__()  # the first signal sets a flag, read where the budgets are
     t0 = clock()
     init_events: list[tuple[Any, ...]] = []
     init_states: list[Any] = []
@@ -345,6 +351,9 @@ def check_pbfs(
                     if deadline is not None and now >= deadline:
                         cut, cut_budget = pos, "max_seconds"
                         break
+                    if stop_requested() is not None:  # Ctrl-C or SIGTERM: cut the level here
+                        cut, cut_budget = pos, _INTERRUPTED
+                        break
                     if progress is not None:
                         el = now - start
                         progress.update(depth + 1, L, len(visited), len(visited) / el if el else 0.0)
@@ -386,7 +395,9 @@ def check_pbfs(
                 new_by += np.bincount(G[mask], minlength=n_types)[:n_types]
             if cut is not None:
                 stop = True
-                if cut_budget is not None:
+                if cut_budget == _INTERRUPTED:
+                    budget, reason = None, ExitReason.INTERRUPTED
+                elif cut_budget is not None:
                     budget, reason = cut_budget, ExitReason.BUDGET_EXHAUSTED
                 n_new = next((i for i, pr in enumerate(new_prank) if pr > cut), len(new_prank))
                 for h in new_hashes[n_new:]:
@@ -405,6 +416,7 @@ def check_pbfs(
         with contextlib.suppress(Exception):
             pool.finish_level(abort=True)
     except BaseException:
+        polling.__exit__(None, None, None)
         pool.close()  # no orphan workers, whatever failed
         if progress is not None:
             progress.close()
@@ -418,6 +430,7 @@ def check_pbfs(
             st.worker_cpu.append(cpu)
             st.worker_rss_kb.append(rss)
     finally:
+        polling.__exit__(None, None, None)
         pool.close()
         if progress is not None:
             progress.close()

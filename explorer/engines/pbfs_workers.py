@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import multiprocessing as mp
+import os
 import queue as queue_mod
 import resource
 import signal
@@ -204,9 +205,26 @@ def usage() -> tuple[float, int]:
     return ru.ru_utime + ru.ru_stime, ru.ru_maxrss
 
 
-def _worker_main(i: int, exp: Expander, inq: Any, outq: Any) -> None:
+def die_with_parent(parent: int) -> None:
+    """Have the kernel send SIGKILL to this process when its parent ends (Linux
+    ``prctl(PR_SET_PDEATHSIG)``); elsewhere, or if the parent is already gone, exit now
+    when the parent is not ``parent`` any more."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the driver died before the prctl took effect
+        os._exit(1)
+
+
+def _worker_main(i: int, exp: Expander, inq: Any, outq: Any, driver: int) -> None:
     """A forked worker's loop: expand, accept, report labels, until told to stop."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C and tells us to stop
+    # the driver handles Ctrl-C and SIGTERM (sent to the whole process group too) and tells
+    # us to stop; if the driver dies, whatever kills it, the kernel kills us
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    die_with_parent(driver)
     gc.disable()  # as in bfs: immutable states make no cycles; the collector would only re-scan them
     waited = 0.0
     try:
@@ -286,7 +304,9 @@ class ProcessPool:
                 # the child inherits exp as it is now; give it its share and fresh counters
                 exp.frontier, exp.ranks = frontier[i::n], ranks[i::n]
                 exp.labels.clear()
-                p = ctx.Process(target=_worker_main, args=(i, exp, self.inqs[i], self.outq), daemon=True)
+                p = ctx.Process(
+                    target=_worker_main, args=(i, exp, self.inqs[i], self.outq, os.getpid()), daemon=True
+                )
                 p.start()
                 self.procs.append(p)
         except BaseException:

@@ -18,6 +18,7 @@ from explorer.search.coverage import Coverage, coverage_of, declared_labels, lab
 from explorer.search.liveness import LivenessViolation, check_leads_to, check_liveness
 from explorer.search.progress import Progress
 from explorer.search.results import DEADLOCK_PROPERTY, collision_odds, property_table
+from explorer.search.stopping import clear_stop, polled, request_stop, stop_on_signals, stop_requested
 from explorer.search.traces import build_trace, cut_cycles, trace_step, trace_steps
 
 __all__ = [
@@ -28,13 +29,18 @@ __all__ = [
     "build_trace",
     "check_leads_to",
     "check_liveness",
+    "clear_stop",
     "collision_odds",
     "coverage_of",
     "cut_cycles",
     "declared_labels",
     "label_counting",
     "nest_labels",
+    "polled",
     "property_table",
+    "request_stop",
+    "stop_on_signals",
+    "stop_requested",
     "trace_step",
     "trace_steps",
 ]
