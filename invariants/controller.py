@@ -29,7 +29,7 @@ from invariants.controller_convergence import (
     controller_converges,
     no_dead_broker_in_written_isr,
     no_leaderless_partition_when_quiet,
-    sends_zk_request,
+    replica_states_match_liveness,
     serving,
 )
 from invariants.mutants.controller import ControllerConfig, build
@@ -631,6 +631,13 @@ def properties(config: ControllerConfig) -> list[Property]:
             applies=serving,
         ),
         always(
+            "replica_states_match_liveness",
+            replica_states_match_liveness(sys),
+            "once quiet, no replica of a dead broker is OnlineReplica and none of a live one OfflineReplica "
+            "(seed 001 onBrokerFailure / onBrokerStartup)",
+            applies=serving,
+        ),
+        always(
             "no_leaderless_partition_when_quiet",
             no_leaderless_partition_when_quiet(sys),
             "once quiet, no partition lacks a live leader while a live ISR member exists "
@@ -642,7 +649,7 @@ def properties(config: ControllerConfig) -> list[Property]:
             no_dead_broker_in_written_isr,
             "an offline election or a new partition never gets an ISR with a broker the controller "
             "knows is dead (seed 003 leaderForOffline: isr.filter(liveReplicas))",
-            guard=sends_zk_request,
+            guard=zk_changed,
         ),
     ]
     if faults:

@@ -19,6 +19,9 @@ cluster must have converged:
 * ``context_matches_zookeeper``: the active controller's ``ControllerContext`` (live
   brokers with their epochs, each partition's leader and leader epoch) equals ZooKeeper
   (seed 004 ``onControllerFailover`` reads it; every later change goes through it);
+* ``replica_states_match_liveness``: the controller's ReplicaStateMachine agrees with the
+  brokers it knows: no replica of a dead broker is OnlineReplica, none of a live broker
+  OfflineReplica (seed 001 ``onBrokerFailure`` / ``onBrokerStartup``);
 * ``no_leaderless_partition_when_quiet``: no partition (of a topic not queued for
   deletion) is without a live leader while a live ISR member exists (seed 002
   ``OfflinePartition``: the controller elects when a leader's broker fails);
@@ -39,6 +42,7 @@ from typing import Any
 from model.controller import ControllerSystem, State, ZkServe
 from model.controller.messages import Q_WRITE_PARTS, S_INIT, S_OFFLINE
 from model.election import NO_LEADER
+from model.state_machines import PartitionState, ReplicaState
 
 __all__ = [
     "broker_views_match_zookeeper",
@@ -47,7 +51,7 @@ __all__ = [
     "no_dead_broker_in_written_isr",
     "no_leaderless_partition_when_quiet",
     "quiet",
-    "sends_zk_request",
+    "replica_states_match_liveness",
     "serving",
 ]
 
@@ -97,8 +101,9 @@ def controller_converges(s: State) -> bool:
         return False
     b = active[0]
     n = s.nodes[b]
+    ctx = n.ctx
     c = s.zk.controller
-    if c is None or c != (b, n.session) or n.ctx.epoch != s.zk.epoch:
+    if ctx is None or c != (b, n.session) or ctx.epoch != s.zk.epoch:
         return False
     return all(m.active_id == b for m in s.nodes if m.alive)
 
@@ -158,6 +163,41 @@ def context_matches_zookeeper(sys: ControllerSystem) -> Any:
     return check
 
 
+def replica_states_match_liveness(sys: ControllerSystem) -> Any:
+    ppt = sys.ppt
+    rindex = sys.rindex
+    # partitions that exist from the start: onNewPartitionCreation moves every new replica to
+    # OnlineReplica, a dead broker's too (Kafka 2.x doHandleStateChanges does not look at
+    # liveness there), so a partition created while a broker is down starts out of step
+    checked = tuple(p for p in range(sys.np) if p not in sys.added and p // ppt < sys.topics_at_start)
+
+    def check(s: State) -> bool:
+        """When quiet, the active controller's replica state machine agrees with the brokers it
+        knows: no assigned replica of a dead broker is OnlineReplica and none of a live broker
+        is OfflineReplica (partitions that exist from the start, of topics not queued for
+        deletion)."""
+        if not serving(s):
+            return True
+        for n in s.nodes:
+            ctx = n.ctx
+            if not n.alive or ctx is None:
+                continue
+            for p in checked:
+                if ctx.pstates[p] == PartitionState.NonExistentPartition or (p // ppt) in ctx.deleting:
+                    continue
+                row = ctx.rstates[p]
+                for r in ctx.ar[p]:
+                    rs = row[rindex[p][r]]
+                    if ctx.live[r]:
+                        if rs == ReplicaState.OfflineReplica:
+                            return False
+                    elif rs == ReplicaState.OnlineReplica:
+                        return False
+        return True
+
+    return check
+
+
 def no_leaderless_partition_when_quiet(sys: ControllerSystem) -> Any:
     ppt = sys.ppt
 
@@ -186,30 +226,20 @@ def no_leaderless_partition_when_quiet(sys: ControllerSystem) -> Any:
 
 
 def no_dead_broker_in_written_isr(s: State, a: Any, t: State) -> bool:
-    """A controller's newly sent offline-partition election or new-partition initialisation
-    puts into the ISR no broker that its context knows is dead (seed 003
-    ``leaderForOffline``: ``isr.filter(liveReplicas)``; ``initializeLeaderAndIsrForPartitions``:
-    the live replicas). The other writes keep the ISR they read (``newLeader``, an epoch bump)
-    or remove one replica (``doRemoveReplicasFromIsr``), so they may carry a broker whose
-    death the controller has not handled yet, as Kafka's do."""
-    for b, (n, m) in enumerate(zip(s.nodes, t.nodes)):
-        if m.zk_out is n.zk_out or m.ctx is None:
-            continue
-        # the requests still queued from before the step (a ZkServe of this broker applied one)
-        kept = len(n.zk_out) - (1 if isinstance(a, ZkServe) and a.broker == b else 0)
-        if len(m.zk_out) <= kept:
-            continue
-        live = m.ctx.live
-        for req in m.zk_out[kept:]:
-            if req[0] != Q_WRITE_PARTS or req[5] not in (S_OFFLINE, S_INIT):
-                continue
-            for _, z in req[1]:
-                if any(not live[r] for r in z.isr):
-                    return False
-    return True
+    """No offline-partition election or new-partition initialisation lands with an ISR holding
+    a broker the writing controller's context knows is dead (seed 003 ``leaderForOffline``:
+    ``isr.filter(liveReplicas)``; ``initializeLeaderAndIsrForPartitions``: the live replicas).
 
-
-def sends_zk_request(s: State, a: Any, t: State) -> bool:
-    """Some broker's ZooKeeper request queue changed in the step (the guard of
-    ``no_dead_broker_in_written_isr``)."""
-    return any(m.zk_out is not n.zk_out for n, m in zip(s.nodes, t.nodes))
+    Checked when the write lands: the controller is parked on the write's response from the
+    moment it sends it, so its context is the one it wrote with. The other writes keep the
+    ISR they read (``newLeader``, an epoch bump) or remove one replica
+    (``doRemoveReplicasFromIsr``), so they may carry a broker whose death the controller has
+    not handled yet, as Kafka's do."""
+    if not isinstance(a, ZkServe) or a.req[0] != Q_WRITE_PARTS or a.req[5] not in (S_OFFLINE, S_INIT):
+        return True
+    ctx = s.nodes[a.broker].ctx
+    if ctx is None:
+        return True
+    before, after = s.zk.parts, t.zk.parts
+    live = ctx.live
+    return all(after[p] == before[p] or all(live[r] for r in z.isr) for p, z in a.req[1])
