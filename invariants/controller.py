@@ -23,6 +23,15 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.core import ModelSpec, Property, always, eventually, reachable, transition
+from invariants.controller_convergence import (
+    broker_views_match_zookeeper,
+    context_matches_zookeeper,
+    controller_converges,
+    no_dead_broker_in_written_isr,
+    no_leaderless_partition_when_quiet,
+    replica_states_match_liveness,
+    serving,
+)
 from invariants.mutants.controller import ControllerConfig, build
 from model.controller import (
     D_ADDED,
@@ -598,6 +607,49 @@ def properties(config: ControllerConfig) -> list[Property]:
             "valid_transitions",
             valid_transitions,
             "every state-machine transition is valid (seeds 000, 001, 003 validPreviousStates)",
+        ),
+        # what fencing can hide (invariants/controller_convergence.py): read once the cluster is quiet
+        always(
+            "controller_converges",
+            controller_converges,
+            "once quiet, exactly one broker is the active controller, owns /controller with the latest "
+            "epoch, and every live broker's activeControllerId names it (seed 004 elect; seed 001)",
+            applies=serving,
+        ),
+        always(
+            "broker_views_match_zookeeper",
+            broker_views_match_zookeeper(sys),
+            "once quiet, every live replica knows ZooKeeper's leader and leader epoch of its partition "
+            "(seed 001: the controller pushes the latest metadata to every broker)",
+            applies=serving,
+        ),
+        always(
+            "context_matches_zookeeper",
+            context_matches_zookeeper(sys),
+            "once quiet, the active controller's context equals ZooKeeper: live brokers with their epochs, "
+            "every partition's leader and leader epoch (seed 004 onControllerFailover)",
+            applies=serving,
+        ),
+        always(
+            "replica_states_match_liveness",
+            replica_states_match_liveness(sys),
+            "once quiet, no replica of a dead broker is OnlineReplica and none of a live one OfflineReplica "
+            "(seed 001 onBrokerFailure / onBrokerStartup)",
+            applies=serving,
+        ),
+        always(
+            "no_leaderless_partition_when_quiet",
+            no_leaderless_partition_when_quiet(sys),
+            "once quiet, no partition lacks a live leader while a live ISR member exists "
+            "(seed 002 OfflinePartition election on broker failure)",
+            applies=serving,
+        ),
+        transition(
+            "no_dead_broker_in_written_isr",
+            no_dead_broker_in_written_isr,
+            "an offline election or a new partition never gets an ISR with a broker the controller "
+            "knows is dead (seed 003 leaderForOffline: isr.filter(liveReplicas))",
+            guard=zk_changed,
         ),
     ]
     if faults:

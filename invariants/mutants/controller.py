@@ -32,16 +32,19 @@ from model.controller.messages import (
     EV_REELECT,
     Q_DELETE_TOPIC,
     S_CONTROLLED_SHUTDOWN,
+    S_OFFLINE,
     S_PREFERRED,
 )
-from model.controller.program import O_TRIGGER, W_REGISTER
+from model.controller.program import O_REMOVE_ISR, O_TRIGGER, W_REGISTER
 from model.election import (
+    NO_LEADER,
+    ElectionOutcome,
     ElectionResult,
     LeaderAndIsr,
     leader_for_controlled_shutdown,
     offline_partition_leader_election_strategy,
 )
-from model.state_machines import ReplicaState
+from model.state_machines import PartitionState, ReplicaState
 
 __all__ = ["MUTANTS", "ControllerConfig", "build"]
 
@@ -283,6 +286,91 @@ class ReassignKeepsOldReplica(KafkaController):
     def update_partition_replica_assignment(self, p: int, replicas: tuple[int, ...]) -> None:
         old = tuple(r for r in self.ctx.ar[p] if r not in replicas)
         super().update_partition_replica_assignment(p, replicas + old)
+
+
+# -- mistakes that epoch fencing hides (issue 20): caught by the convergence properties -----------
+
+
+@controller_mutant(
+    "no-resign-on-controller-moved",
+    "a controller that reads that /controller moved to another broker does not resign (maybeResign)",
+)
+class NoResignOnControllerMoved(KafkaController):
+    __slots__ = ()
+
+    def update_active_controller_id(self, ctl: int) -> None:
+        self.active_id = ctl
+
+
+@controller_mutant(
+    "no-offline-replicas-on-broker-failure",
+    "onBrokerFailure does not move the dead broker's replicas to OfflineReplica (no ISR removal)",
+)
+class NoOfflineReplicasOnBrokerFailure(KafkaController):
+    __slots__ = ()
+
+    def on_broker_failure(self, brokers: tuple[int, ...]) -> tuple:
+        return tuple(op for op in super().on_broker_failure(brokers) if op[0] != O_REMOVE_ISR)
+
+
+@controller_mutant(
+    "offline-election-keeps-dead-isr", "the clean offline election keeps the whole old ISR, dead brokers too"
+)
+class OfflineElectionKeepsDeadIsr(KafkaController):
+    __slots__ = ()
+
+    def elect_leader_for_partition(
+        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+    ) -> Any:
+        res = super().elect_leader_for_partition(strategy, p, cur, live, dyn)
+        lai = res.leader_and_isr
+        if strategy != S_OFFLINE or lai is None or res.outcome != ElectionOutcome.CLEAN:
+            return res
+        return res._replace(leader_and_isr=lai._replace(isr=cur.isr))
+
+
+@controller_mutant(
+    "failover-dead-leader-online",
+    "initializePartitionState marks a partition OnlinePartition whenever it has a leader, live or not",
+)
+class FailoverDeadLeaderOnline(KafkaController):
+    __slots__ = ()
+
+    def initialize_partition_state(self, z: Any, live: tuple[int, ...]) -> PartitionState:
+        if z is not None and z.leader != NO_LEADER:
+            return PartitionState.OnlinePartition
+        return super().initialize_partition_state(z, live)
+
+
+@controller_mutant(
+    "ignores-newer-controller-state",
+    "an election or ISR removal goes on over a partition state written by a newer controller",
+)
+class IgnoresNewerControllerState(KafkaController):
+    __slots__ = ()
+
+    def written_by_newer_controller(self, z: Any) -> bool:
+        return False
+
+
+@controller_mutant(
+    "bounce-off-by-one", "processBrokerChange sees a bounce only when the broker epoch grew by more than one"
+)
+class BounceOffByOne(KafkaController):
+    __slots__ = ()
+
+    def bounced_brokers(self, cur: tuple[int, ...], live: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(b for b in range(self.sys.nb) if live[b] and cur[b] and cur[b] > live[b] + 1)
+
+
+@MUTANTS.register(
+    "fence-less-than",
+    "the server fails a fenced controller write only when the epoch zkVersion is below the fence",
+)
+class FenceLessThan(ControllerSystem):
+    @staticmethod
+    def epoch_fence_holds(zk: Zk, fence: int) -> bool:
+        return fence == -1 or not zk.epoch_version < fence
 
 
 @dataclass(frozen=True)

@@ -167,7 +167,7 @@ class AdminWorkflows(TopicDeletionManager):
         p, mode = data
         rar = self.rar(p)
         z = resp[1][0][1]
-        if rar is None or z is None or z.ctl_epoch > ctx.epoch:
+        if rar is None or z is None or self.written_by_newer_controller(z):
             self.run(rest)
             return
         caught_up = all(r in z.isr for r in rar)

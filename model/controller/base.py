@@ -113,6 +113,12 @@ class ControllerBase:
             done=self.done,
         )
 
+    def written_by_newer_controller(self, z: PartZ) -> bool:
+        """A partition state written by a controller with a newer epoch than this one's: the
+        election or ISR change is aborted (seed 003 ``doElectLeaderForPartitions``: "aborted
+        leader election ... written by another controller")."""
+        return z.ctl_epoch > self.ctx.epoch
+
     def send_zk(self, req: tuple) -> None:
         self.zk_out = (*self.zk_out, req)
 

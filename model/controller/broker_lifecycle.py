@@ -36,10 +36,7 @@ class BrokerLifecycle(StateMachines):
         live = ctx.live
         new = tuple(b for b in range(self.sys.nb) if cur[b] and not live[b])
         dead = tuple(b for b in range(self.sys.nb) if live[b] and not cur[b])
-        if self.sys.cfg.broker_epoch:
-            bounced = tuple(b for b in range(self.sys.nb) if live[b] and cur[b] and cur[b] > live[b])
-        else:
-            bounced = ()
+        bounced = self.bounced_brokers(cur, live) if self.sys.cfg.broker_epoch else ()
         nl = live
         for b in new:
             nl = set_item(nl, b, cur[b])
@@ -67,6 +64,11 @@ class BrokerLifecycle(StateMachines):
         if dead:
             prog += ((O_ON_FAILURE, dead),)
         self.run(prog + rest)
+
+    def bounced_brokers(self, cur: tuple[int, ...], live: tuple[int, ...]) -> tuple[int, ...]:
+        """``processBrokerChange``'s ``bouncedBrokerIds`` (KIP-380): brokers live before and now
+        whose registration epoch grew (``curBrokerIdAndEpochs(id) > liveBrokerIdAndEpochs(id)``)."""
+        return tuple(b for b in range(self.sys.nb) if live[b] and cur[b] and cur[b] > live[b])
 
     def on_broker_startup(self, brokers: tuple[int, ...]) -> tuple:
         """``onBrokerStartup``: UpdateMetadata to all, replicas -> Online, trigger elections."""

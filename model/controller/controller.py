@@ -101,8 +101,7 @@ from model.controller.program import (
     W_TOPICS,
 )
 from model.controller.state import D_PICKED_UP
-from model.election import NO_LEADER
-from model.state_machines import PartitionState, ReplicaState, initial_partition_state
+from model.state_machines import PartitionState, ReplicaState
 
 
 class KafkaController(AdminWorkflows):
@@ -291,6 +290,14 @@ class KafkaController(AdminWorkflows):
             self.active_id = -1
             self.run(((O_L_ELECT,),))
 
+    def update_active_controller_id(self, ctl: int) -> None:
+        """``activeControllerId = getControllerId``, then ``onControllerResignation`` if this
+        broker was the controller and no longer is (2.x ``maybeResign``; also ``elect``'s read)."""
+        was = self.active_id == self.me
+        self.active_id = ctl
+        if was and ctl != self.me:
+            self.on_controller_resignation()
+
     def next_controller_epoch(self, epoch: int) -> int:
         """The epoch a new controller writes: ``newControllerEpoch = curEpoch + 1`` (2.x
         ``registerControllerAndIncrementControllerEpoch``; 0.8 ``incrementControllerEpoch``)."""
@@ -304,10 +311,7 @@ class KafkaController(AdminWorkflows):
         op = resp[0]
         if wait in (W_ELECT_READ, W_RESIGN_READ):
             _, ctl, epoch, version = resp
-            was = self.active_id == me
-            self.active_id = ctl
-            if was and ctl != me:
-                self.on_controller_resignation()
+            self.update_active_controller_id(ctl)
             if wait == W_ELECT_READ and ctl == -1:
                 self.send_zk(
                     RegisterControllerAndIncrementControllerEpoch(
@@ -433,12 +437,7 @@ class KafkaController(AdminWorkflows):
                 pstates.append(PartitionState.NonExistentPartition)
                 continue
             rstates.append(self.initialize_replica_state(reps, ar[p], live))
-            z = parts[p]
-            if z is None:
-                pstates.append(initial_partition_state(NO_LEADER, False, False))
-            else:
-                lv = z.leader != NO_LEADER and live[z.leader] != 0
-                pstates.append(initial_partition_state(z.leader, lv, True))
+            pstates.append(self.initialize_partition_state(parts[p], live))
         self.ctx = ctx._replace(live=live, leaders=parts, pstates=tuple(pstates), rstates=tuple(rstates))
         admin_prog: tuple = ()
         if admin is not None:

@@ -46,7 +46,7 @@ from model.election import (
     offline_partition_leader_election_strategy,
     remove_replica_from_isr,
 )
-from model.state_machines import PartitionState, ReplicaState, initial_replica_state
+from model.state_machines import PartitionState, ReplicaState, initial_partition_state, initial_replica_state
 
 
 class StateMachines(ControllerBase):
@@ -66,6 +66,14 @@ class StateMachines(ControllerBase):
             initial_replica_state(live[r] != 0) if r in assigned else ReplicaState.NonExistentReplica
             for r in slots
         )
+
+    def initialize_partition_state(self, z: PartZ | None, live: tuple[int, ...]) -> PartitionState:
+        """``PartitionStateMachine.initializePartitionState`` of one partition (seed 003):
+        OnlinePartition if its leader's broker is live, OfflinePartition if it has a state but
+        no live leader, NewPartition without a state."""
+        if z is None:
+            return initial_partition_state(NO_LEADER, False, False)
+        return initial_partition_state(z.leader, z.leader != NO_LEADER and live[z.leader] != 0, True)
 
     def replicas_to_online(self, brokers: list[int] | tuple[int, ...]) -> tuple:
         """``replicaStateMachine.handleStateChanges(replicas on brokers, OnlineReplica)``."""
@@ -201,7 +209,7 @@ class StateMachines(ControllerBase):
         dyn = resp[2] if len(resp) > 2 else ()
         writes = []
         for p, z in resp[1]:
-            if z is None or z.ctl_epoch > ctx.epoch:
+            if z is None or self.written_by_newer_controller(z):
                 continue  # failed election (no state / written by a newer controller)
             cur = LeaderAndIsr(z.leader, z.leader_epoch, z.isr, z.version)
             res = self.elect_leader_for_partition(strategy, p, cur, live, dyn)
@@ -308,7 +316,7 @@ class StateMachines(ControllerBase):
         writes = []
         done = []
         for p, z in resp[1]:
-            if z is None or z.ctl_epoch > ctx.epoch:
+            if z is None or self.written_by_newer_controller(z):
                 continue
             cur = LeaderAndIsr(z.leader, z.leader_epoch, z.isr, z.version)
             lai = self.remove_replica_from_isr(cur, b)

@@ -192,7 +192,7 @@ class ZooKeeperServer(ReplicaManager):
             zk, resp = self._zk_admin(zk, req)
         elif op == Q_WRITE_PARTS:
             _, writes, fence, _ctl_epoch, create, _strategy = req
-            if fence != -1 and zk.epoch_version != fence:
+            if not self.epoch_fence_holds(zk, fence):
                 resp = LeaderAndIsrWritten(Q_WRITE_PARTS, False, ())
             else:
                 parts = zk.parts
@@ -219,7 +219,7 @@ class ZooKeeperServer(ReplicaManager):
             resp = IsrChangeNotifications(Q_READ_ISR_CHANGES, parts_t, tuple(zk.parts[p] for p in parts_t))
         elif op == Q_DELETE_ISR_CHANGES:
             _, parts_t, fence, _ctl_epoch = req
-            if fence == -1 or zk.epoch_version == fence:
+            if self.epoch_fence_holds(zk, fence):
                 zk = zk._replace(isr_changes=tuple(p for p in zk.isr_changes if p not in parts_t))
         elif op == Q_UPDATE_ISR:
             _, p, z = req
@@ -247,6 +247,13 @@ class ZooKeeperServer(ReplicaManager):
             t = self._zk_reply(t, b)[1]
         return ZkServe(b, sess, req), t
 
+    @staticmethod
+    def epoch_fence_holds(zk: Zk, fence: int) -> bool:
+        """A controller write's ``check /controller_epoch`` op passes: the epoch znode still has
+        the zkVersion the writer read (``fence``; -1: the write is not fenced, as before
+        KAFKA-6082)."""
+        return fence == -1 or zk.epoch_version == fence
+
     def _zk_admin(self, zk: Zk, req: tuple) -> tuple[Zk, tuple | None]:
         """The server side of the admin workflows' requests (controller writes fenced on the
         ``/controller_epoch`` version, as ``deleteTopicZNode(topic, epochZkVersion)`` etc.)."""
@@ -264,7 +271,7 @@ class ZooKeeperServer(ReplicaManager):
         if op == Q_READ_PREFERRED:
             return zk, PreferredReplicaElection(op, zk.preferred)
         fence = req[FENCE_AT[op]]
-        ok = fence == -1 or zk.epoch_version == fence
+        ok = self.epoch_fence_holds(zk, fence)
         if op == Q_DELETE_DELETIONS:
             if ok:
                 zk = zk._replace(delete_topics=tuple(t for t in zk.delete_topics if t not in req[1]))

@@ -1,0 +1,245 @@
+"""What epoch fencing can hide: the controller model's convergence properties.
+
+Fencing makes a stale controller's writes fail, so the safety properties of
+``invariants/controller.py`` hold even when a controller keeps acting after it was
+deposed, when a broker's view silently stays stale, or when the controller's context
+drifts from ZooKeeper. These properties read what Kafka's users observe once the
+cluster is *quiet*: every controller event processed, no continuation parked, no
+ZooKeeper request or response and no controller request in flight, every live broker's
+session held by the server, every dead broker's session expired on the server, no
+controlled shutdown under way. In a quiet state every fault has been handled, so the
+cluster must have converged:
+
+* ``controller_converges``: exactly one broker acts as controller, it owns
+  ``/controller`` with the epoch in ``/controller_epoch``, and every live broker's
+  ``activeControllerId`` names it (seed 004 ``elect``; seed 001: 集群中只有一个 Controller);
+* ``broker_views_match_zookeeper``: every live assigned replica knows the partition's
+  leader and leader epoch that ZooKeeper holds (seed 001: the controller "将最新的
+  元数据信息推送给其他所有的 broker");
+* ``context_matches_zookeeper``: the active controller's ``ControllerContext`` (live
+  brokers with their epochs, each partition's leader and leader epoch) equals ZooKeeper
+  (seed 004 ``onControllerFailover`` reads it; every later change goes through it);
+* ``replica_states_match_liveness``: the controller's ReplicaStateMachine agrees with the
+  brokers it knows: no replica of a dead broker is OnlineReplica, none of a live broker
+  OfflineReplica (seed 001 ``onBrokerFailure`` / ``onBrokerStartup``);
+* ``no_leaderless_partition_when_quiet``: no partition (of a topic not queued for
+  deletion) is without a live leader while a live ISR member exists (seed 002
+  ``OfflinePartition``: the controller elects when a leader's broker fails);
+* ``no_dead_broker_in_written_isr`` (transition): an offline-partition election or a
+  new partition's initialisation never writes an ISR holding a broker the controller's
+  context knows is dead (seed 003 ``leaderForOffline``: ``isr.filter(liveReplicas)``).
+
+>>> from invariants.mutants.controller import ControllerConfig, build
+>>> s = build(ControllerConfig(brokers=2)).init_states()[0]
+>>> quiet(s), controller_converges(s)
+(True, True)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from model.controller import ControllerSystem, State, ZkServe
+from model.controller.messages import Q_WRITE_PARTS, S_INIT, S_OFFLINE
+from model.election import NO_LEADER
+from model.state_machines import PartitionState, ReplicaState
+
+__all__ = [
+    "broker_views_match_zookeeper",
+    "context_matches_zookeeper",
+    "controller_converges",
+    "no_dead_broker_in_written_isr",
+    "no_leaderless_partition_when_quiet",
+    "quiet",
+    "replica_states_match_liveness",
+    "serving",
+]
+
+
+def quiet(s: State) -> bool:
+    """The controller plane has drained (see the module docstring); the data plane (fetches,
+    produce) may still run.
+
+    >>> from invariants.mutants.controller import ControllerConfig, build
+    >>> s = build(ControllerConfig(brokers=2)).init_states()[0]
+    >>> quiet(s), quiet(s._replace(chans=((), ((1,),), (), ())))
+    (True, False)
+    """
+    for q in s.chans:
+        if q:
+            return False
+    for n in s.nodes:
+        if n.alive:
+            if (
+                n.events
+                or n.pending is not None
+                or n.zk_out
+                or n.zk_in
+                or n.expired
+                or n.session == 0
+                or n.cs
+            ):
+                return False
+        elif n.session != 0 and not n.expired:
+            return False  # the server has not expired the dead broker's session yet
+    return True
+
+
+def serving(s: State) -> bool:
+    """Quiet, and some live broker holds a session (there is a cluster to converge)."""
+    return quiet(s) and any(n.alive for n in s.nodes)
+
+
+def controller_converges(s: State) -> bool:
+    """When quiet, exactly one live broker acts as controller, it owns ``/controller`` with its
+    session and the current ``/controller_epoch``, and every live broker's
+    ``activeControllerId`` names it."""
+    if not serving(s):
+        return True
+    active = [b for b, n in enumerate(s.nodes) if n.alive and n.ctx is not None]
+    if len(active) != 1:
+        return False
+    b = active[0]
+    n = s.nodes[b]
+    ctx = n.ctx
+    c = s.zk.controller
+    if ctx is None or c != (b, n.session) or ctx.epoch != s.zk.epoch:
+        return False
+    return all(m.active_id == b for m in s.nodes if m.alive)
+
+
+def broker_views_match_zookeeper(sys: ControllerSystem) -> Any:
+    ppt = sys.ppt
+
+    def check(s: State) -> bool:
+        """When quiet, every live replica of a partition (of a topic not queued for deletion)
+        knows ZooKeeper's leader and leader epoch of it."""
+        if not serving(s):
+            return True
+        zk = s.zk
+        for p, z in enumerate(zk.parts):
+            if z is None or (p // ppt) in zk.delete_topics:
+                continue
+            for r in zk.ar[p]:
+                n = s.nodes[r]
+                if not n.alive:
+                    continue
+                rep = n.reps[p]
+                if rep.leader != z.leader or rep.epoch != z.leader_epoch:
+                    return False
+        return True
+
+    return check
+
+
+def context_matches_zookeeper(sys: ControllerSystem) -> Any:
+    def check(s: State) -> bool:
+        """When quiet, the active controller's context holds ZooKeeper's live brokers (with their
+        epochs) and every existing partition's leader and leader epoch.
+
+        The ISR is left out: leaders change it without the controller, which learns it from
+        ``/isr_change_notification``; the model keeps one notification per partition where
+        Kafka creates a sequential znode per change, so a change landing while the controller
+        handles the previous one can leave the context's ISR stale (found by this property,
+        kept as a known abstraction)."""
+        if not serving(s):
+            return True
+        zk = s.zk
+        live = tuple(0 if e is None else e[1] for e in zk.brokers)
+        for n in s.nodes:
+            ctx = n.ctx
+            if not n.alive or ctx is None:
+                continue
+            if ctx.live != live:
+                return False
+            for p, z in enumerate(zk.parts):
+                if z is None or not sys.present(zk, p):
+                    continue
+                c = ctx.leaders[p]
+                if c is None or c.leader != z.leader or c.leader_epoch != z.leader_epoch:
+                    return False
+        return True
+
+    return check
+
+
+def replica_states_match_liveness(sys: ControllerSystem) -> Any:
+    ppt = sys.ppt
+    rindex = sys.rindex
+    # partitions that exist from the start: onNewPartitionCreation moves every new replica to
+    # OnlineReplica, a dead broker's too (Kafka 2.x doHandleStateChanges does not look at
+    # liveness there), so a partition created while a broker is down starts out of step
+    checked = tuple(p for p in range(sys.np) if p not in sys.added and p // ppt < sys.topics_at_start)
+
+    def check(s: State) -> bool:
+        """When quiet, the active controller's replica state machine agrees with the brokers it
+        knows: no assigned replica of a dead broker is OnlineReplica and none of a live broker
+        is OfflineReplica (partitions that exist from the start, of topics not queued for
+        deletion)."""
+        if not serving(s):
+            return True
+        for n in s.nodes:
+            ctx = n.ctx
+            if not n.alive or ctx is None:
+                continue
+            for p in checked:
+                if ctx.pstates[p] == PartitionState.NonExistentPartition or (p // ppt) in ctx.deleting:
+                    continue
+                row = ctx.rstates[p]
+                for r in ctx.ar[p]:
+                    rs = row[rindex[p][r]]
+                    if ctx.live[r]:
+                        if rs == ReplicaState.OfflineReplica:
+                            return False
+                    elif rs == ReplicaState.OnlineReplica:
+                        return False
+        return True
+
+    return check
+
+
+def no_leaderless_partition_when_quiet(sys: ControllerSystem) -> Any:
+    ppt = sys.ppt
+
+    def check(s: State) -> bool:
+        """When quiet, every partition with a live, registered ISR member (of a topic not queued
+        for deletion) has a live leader."""
+        if not serving(s):
+            return True
+        zk = s.zk
+
+        def up(b: int) -> bool:
+            n = s.nodes[b]
+            reg = zk.brokers[b]
+            return n.alive and reg is not None and reg[0] == n.session
+
+        for p, z in enumerate(zk.parts):
+            if z is None or (p // ppt) in zk.delete_topics:
+                continue
+            if z.leader != NO_LEADER and up(z.leader):
+                continue
+            if any(up(r) for r in z.isr):
+                return False
+        return True
+
+    return check
+
+
+def no_dead_broker_in_written_isr(s: State, a: Any, t: State) -> bool:
+    """No offline-partition election or new-partition initialisation lands with an ISR holding
+    a broker the writing controller's context knows is dead (seed 003 ``leaderForOffline``:
+    ``isr.filter(liveReplicas)``; ``initializeLeaderAndIsrForPartitions``: the live replicas).
+
+    Checked when the write lands: the controller is parked on the write's response from the
+    moment it sends it, so its context is the one it wrote with. The other writes keep the
+    ISR they read (``newLeader``, an epoch bump) or remove one replica
+    (``doRemoveReplicasFromIsr``), so they may carry a broker whose death the controller has
+    not handled yet, as Kafka's do."""
+    if not isinstance(a, ZkServe) or a.req[0] != Q_WRITE_PARTS or a.req[5] not in (S_OFFLINE, S_INIT):
+        return True
+    ctx = s.nodes[a.broker].ctx
+    if ctx is None:
+        return True
+    before, after = s.zk.parts, t.zk.parts
+    live = ctx.live
+    return all(after[p] == before[p] or all(live[r] for r in z.isr) for p, z in a.req[1])
