@@ -27,6 +27,13 @@ class Elector(enum.StrEnum):
     LEGACY = "legacy"  #: 0.8 ZookeeperLeaderElector + onControllerFailover (seed 000)
 
 
+class LeaderSelectors(enum.StrEnum):
+    """Which partition leader election rules the controller's PartitionStateMachine runs."""
+
+    KAFKA_2_X = "2.x"  #: 2.x ``Election.leaderForXxx`` (seeds 002, 003): leaders in assignment order
+    KAFKA_0_8 = "0.8"  #: seed 000's ``PartitionLeaderSelector`` classes (controlled shutdown: ISR head)
+
+
 class FollowerTruncation(enum.StrEnum):
     """How a follower truncates its log."""
 
@@ -95,6 +102,12 @@ class ControllerConfig:
     )
     broker_epoch: bool = key(True, "KIP-380 broker epochs (false: a fast bounce can go unseen)")
     elector: Elector = key(Elector.MODERN, "controller election code", choices=list(Elector))
+    leader_selectors: LeaderSelectors = key(
+        LeaderSelectors.KAFKA_2_X,
+        "partition leader election rules (0.8: seed 000's selectors, whose controlled-shutdown "
+        "selector takes the head of the ISR)",
+        choices=list(LeaderSelectors),
+    )
     follower_truncation: FollowerTruncation = key(
         FollowerTruncation.LEADER_EPOCH, "follower log truncation", choices=list(FollowerTruncation)
     )

@@ -16,6 +16,7 @@ from model.controller.base import (
     VALID_REPLICA_TRANSITION,
     ControllerBase,
 )
+from model.controller.config import LeaderSelectors
 from model.controller.messages import (
     Q_DELETE_ISR_CHANGES,
     Q_READ_PARTS,
@@ -45,6 +46,12 @@ from model.election import (
     new_leader_and_isr,
     offline_partition_leader_election_strategy,
     remove_replica_from_isr,
+)
+from model.leader_selectors import (
+    legacy_controlled_shutdown_leader_selector,
+    legacy_offline_partition_leader_selector,
+    legacy_preferred_replica_partition_leader_selector,
+    legacy_reassigned_partition_leader_selector,
 )
 from model.state_machines import PartitionState, ReplicaState, initial_partition_state, initial_replica_state
 
@@ -184,6 +191,8 @@ class StateMachines(ControllerBase):
         cfg = sys.cfg
         ctx = self.ctx
         ar = ctx.ar[p]
+        if cfg.leader_selectors is LeaderSelectors.KAFKA_0_8 and strategy != S_EPOCH:
+            return self.select_leader_0_8(strategy, p, cur, live, dyn)
         if strategy == S_OFFLINE:
             unclean = cfg.unclean(p) or (p // sys.ppt) in dyn
             return offline_partition_leader_election_strategy(ar, cur, live, False, unclean)
@@ -197,6 +206,25 @@ class StateMachines(ControllerBase):
         # S_CONTROLLED_SHUTDOWN: liveOrShuttingDownBrokerIds
         live_or_shutting = tuple(b for b, e in enumerate(ctx.live) if e)
         return leader_for_controlled_shutdown(ar, cur, live_or_shutting, ctx.shutting)
+
+    def select_leader_0_8(
+        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+    ) -> Any:
+        """Seed 000's ``PartitionLeaderSelector`` for ``strategy`` (``leader_selectors = "0.8"``):
+        OfflinePartition, ReassignedPartition, PreferredReplicaPartition, ControlledShutdown. Their
+        ``zkVersion + 1`` is not used: the write is conditioned on the version read, as in 2.x."""
+        sys = self.sys
+        ctx = self.ctx
+        ar = ctx.ar[p]
+        if strategy == S_OFFLINE:
+            unclean = sys.cfg.unclean(p) or (p // sys.ppt) in dyn
+            return legacy_offline_partition_leader_selector(ar, cur, live, unclean)
+        if strategy == S_REASSIGN:
+            return legacy_reassigned_partition_leader_selector(ar, cur, live)
+        if strategy == S_PREFERRED:
+            return legacy_preferred_replica_partition_leader_selector(ar, cur, live)
+        live_or_shutting = tuple(b for b, e in enumerate(ctx.live) if e)
+        return legacy_controlled_shutdown_leader_selector(ar, cur, live_or_shutting, ctx.shutting)
 
     def elect_leader_for_partitions_read(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
         ctx = self.ctx
