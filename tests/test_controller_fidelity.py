@@ -7,11 +7,16 @@ from collections.abc import Callable
 
 import pytest
 
+import invariants.controller as spec
+from explorer.config import ConfigError, load_config
+from explorer.core import CheckResult
 from explorer.engines.bfs import check_bfs
 from invariants.controller_fidelity import fidelity_properties, isr_order_kept
 from invariants.mutants.controller import ControllerConfig, build
-from model.controller import S_CONTROLLED_SHUTDOWN, ControllerSystem, State
+from model.controller import D_ADMIN_UNCLEAN, S_CONTROLLED_SHUTDOWN, ControllerSystem, ReplicaTable, State
+from model.controller.coverage import state_machine_graphs
 from model.election import LeaderAndIsr
+from model.state_machines import PartitionState, ReplicaState
 
 # three replicas of one partition; broker 0 (the first controller, and the partition's leader)
 # crashes and comes back: its replica rejoins the ISR after the others
@@ -110,3 +115,127 @@ def test_isr_order_decides_the_leader_end_to_end() -> None:
 
     s = _find(sys, goal)
     assert s.zk.parts[0].isr == (2, 0)
+
+
+# -- topic deletion: partition state and the replica table ---------------------------------------
+
+ADMIN = "configs/controller-admin.toml"
+DELETE_NO_FAULT = {
+    "brokers": 2,
+    "max_topic_deletions": 1,
+    "max_crashes": 0,
+    "max_restarts": 0,
+    "max_session_expiries": 0,
+    "send_update_metadata": False,
+}
+
+
+def _reachable(sys: ControllerSystem) -> list[State]:
+    init = sys.init_states()[0]
+    seen = {init}
+    todo = [init]
+    while todo:
+        s = todo.pop()
+        for _, t in sys.successors(s):
+            if t not in seen:
+                seen.add(t)
+                todo.append(t)
+    return list(seen)
+
+
+def test_partition_offline_while_its_topic_is_deleted() -> None:
+    """Seed 002: a partition goes OfflinePartition when its topic is deleted and stays there
+    while the deletion runs (NonExistentPartition once completeDeleteTopic runs)."""
+    states = _reachable(build(ControllerConfig(**DELETE_NO_FAULT)))
+    started = [
+        ctx
+        for s in states
+        for n in s.nodes
+        if (ctx := n.ctx) is not None and ReplicaState.ReplicaDeletionStarted in ctx.rstates[0]
+    ]
+    assert started
+    assert all(ctx.pstates[0] == PartitionState.OfflinePartition for ctx in started)
+    assert any(
+        s.zk.gone and n.ctx is not None and n.ctx.pstates[0] == PartitionState.NonExistentPartition
+        for s in states
+        for n in s.nodes
+    )
+
+
+def _admin(overrides: list[str], only: str | None = None) -> CheckResult:
+    c = load_config(ControllerConfig, ADMIN, overrides)
+    props = spec.properties(c)
+    if only is not None:
+        props = [p for p in props if p.name == only]
+    return check_bfs(build(c), props, model="controller", config=c, keep_going=only is None)
+
+
+def test_replica_table_key() -> None:
+    assert ControllerConfig().replica_table is ReplicaTable.LATER_2X
+    assert ControllerConfig(replica_table="printed").replica_table is ReplicaTable.PRINTED
+    with pytest.raises(ConfigError, match="replica_table"):
+        load_config(ControllerConfig, None, ["replica_table=0.9"])
+    printed = state_machine_graphs("printed")["replica"]
+    later = state_machine_graphs("later-2.x")["replica"]
+    assert set(later.edges) - set(printed.edges) == {("OfflineReplica", "ReplicaDeletionIneligible")}
+
+
+@pytest.mark.slow
+def test_printed_table_deletion_completes_without_the_later_edge() -> None:
+    """With the table seeds 000 and 001 print, a dead broker's replica cannot go OfflineReplica ->
+    ReplicaDeletionIneligible: Kafka logs and skips it, the topic stays ineligible until the
+    broker is back, and the deletion still completes (every property, liveness included)."""
+    r = _admin(["replica_table=printed"])
+    assert r.exit_reason.value == "complete" and r.violations == []
+    assert {"topic_deleted", "deletion_resumed_on_startup"} <= set(r.witnesses)
+    assert r.properties["deletion_eventually_completes"]["status"] == "held"
+
+
+def test_printed_table_rejects_seed_001s_dead_replica_step() -> None:
+    """Recorded strictly, seed 001's startReplicaDeletion step (dead replicas ->
+    ReplicaDeletionIneligible) is an invalid transition of the printed table, reached sooner than
+    the later table's invalid ones (a deleted replica's broker failing: length 17)."""
+    r = _admin(["replica_table=printed", "strict_deletion_transitions=true"], only="valid_transitions")
+    assert [(v.property, v.length) for v in r.violations] == [("valid_transitions", 10)]
+    # broker 1 is dead when the deletion starts: its replica is OfflineReplica
+    actions = [step.action for step in r.violations[0].trace]
+    assert actions[1] == "broker 1: crashes" and "TopicDeletion" in actions[-2]
+    r = _admin(["strict_deletion_transitions=true"], only="valid_transitions")
+    assert [(v.property, v.length) for v in r.violations] == [("valid_transitions", 17)]
+
+
+# -- the admin-triggered unclean election ---------------------------------------------------------
+
+# partition [0, 1]: follower 1 leaves the ISR when it crashes, then the leader dies and 1 is the
+# only live replica
+ADMIN_UNCLEAN = {
+    "brokers": 2,
+    "replication_factor": 2,
+    "max_crashes": 2,
+    "max_restarts": 1,
+    "max_session_expiries": 0,
+    "send_update_metadata": False,
+}
+
+
+def test_admin_unclean_election_off_by_default() -> None:
+    c = ControllerConfig(**ADMIN_UNCLEAN)
+    assert c.max_admin_unclean_elections == 0 and not c.admin
+    assert "AdminUncleanElection" not in build(c).action_kinds()
+    assert not any(s.history & 1 for s in _reachable(build(c)))
+
+
+def test_admin_unclean_election_elects_outside_the_isr() -> None:
+    """allowUnclean = true (AdminClientTriggered) ignores the topic's
+    unclean.leader.election.enable (false here): the live out-of-sync replica leads, ISR = [it];
+    every property holds."""
+    c = ControllerConfig(**ADMIN_UNCLEAN, max_admin_unclean_elections=1)
+    sys = build(c)
+    assert "AdminUncleanElection" in sys.action_kinds()
+    states = _reachable(sys)
+    unclean = [s for s in states if s.done & D_ADMIN_UNCLEAN]
+    assert unclean and all(s.history & 1 for s in unclean)
+    assert any(len(s.zk.parts[0].isr) == 1 and s.zk.parts[0].leader == s.zk.parts[0].isr[0] for s in unclean)
+    r = check_bfs(sys, spec.properties(c), model="controller", config=c, keep_going=True)
+    assert r.exit_reason.value == "complete" and r.violations == []
+    assert r.distinct_states == len(states)

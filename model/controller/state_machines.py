@@ -13,7 +13,6 @@ from explorer.speedups import set_item
 from model.controller.base import (
     ELECTION_OUTCOME_LABEL,
     VALID_PARTITION_TRANSITION,
-    VALID_REPLICA_TRANSITION,
     ControllerBase,
 )
 from model.controller.config import LeaderSelectors
@@ -21,6 +20,7 @@ from model.controller.messages import (
     Q_DELETE_ISR_CHANGES,
     Q_READ_PARTS,
     Q_WRITE_PARTS,
+    S_ADMIN_UNCLEAN,
     S_EPOCH,
     S_INIT,
     S_OFFLINE,
@@ -33,7 +33,7 @@ from model.controller.messages import (
     UpdateLeaderAndIsr,
 )
 from model.controller.program import W_ELECT_PARTS, W_ELECT_WRITE, W_INIT, W_RM_READ, W_RM_WRITE
-from model.controller.state import D_ADDED, D_PREFERRED, D_UNCLEAN_DYN, PartZ
+from model.controller.state import D_ADDED, D_ADMIN_UNCLEAN, D_PREFERRED, D_UNCLEAN_DYN, PartZ
 from model.election import (
     NO_LEADER,
     ElectionOutcome,
@@ -98,7 +98,7 @@ class StateMachines(ControllerBase):
                 cur = self.ctx.rstates[p][i]
                 if (
                     self.ctx.deleting
-                    and not VALID_REPLICA_TRANSITION[(cur, ReplicaState.OnlineReplica)]
+                    and not self.sys.valid_replica[(cur, ReplicaState.OnlineReplica)]
                     and self.is_topic_queued_up_for_deletion(p)
                     and not sys.cfg.strict_deletion_transitions
                 ):
@@ -196,6 +196,9 @@ class StateMachines(ControllerBase):
         if strategy == S_OFFLINE:
             unclean = cfg.unclean(p) or (p // sys.ppt) in dyn
             return offline_partition_leader_election_strategy(ar, cur, live, False, unclean)
+        if strategy == S_ADMIN_UNCLEAN:
+            # OfflinePartitionLeaderElectionStrategy(allowUnclean = true): the admin override
+            return offline_partition_leader_election_strategy(ar, cur, live, True, cfg.unclean(p))
         if strategy == S_REASSIGN:
             return leader_for_reassign(ar, cur, live)
         if strategy == S_PREFERRED:
@@ -216,8 +219,8 @@ class StateMachines(ControllerBase):
         sys = self.sys
         ctx = self.ctx
         ar = ctx.ar[p]
-        if strategy == S_OFFLINE:
-            unclean = sys.cfg.unclean(p) or (p // sys.ppt) in dyn
+        if strategy in (S_OFFLINE, S_ADMIN_UNCLEAN):
+            unclean = strategy == S_ADMIN_UNCLEAN or sys.cfg.unclean(p) or (p // sys.ppt) in dyn
             return legacy_offline_partition_leader_selector(ar, cur, live, unclean)
         if strategy == S_REASSIGN:
             return legacy_reassigned_partition_leader_selector(ar, cur, live)
@@ -248,9 +251,10 @@ class StateMachines(ControllerBase):
                 continue
             new = PartZ(lai.leader, lai.leader_epoch, lai.isr, ctx.epoch, z.version)
             # 0: clean; 1: unclean by the static topic config; 2: by a dynamically enabled one
+            # 3: by the admin override (allowUnclean = true)
             u = 0
             if res.outcome == ElectionOutcome.UNCLEAN:
-                u = 1 if cfg.unclean(p) else 2
+                u = 3 if strategy == S_ADMIN_UNCLEAN else 1 if cfg.unclean(p) else 2
             writes.append((p, new, res.live_replicas, u))
         if not writes:
             self.send_requests_to_brokers(batch)
@@ -292,6 +296,8 @@ class StateMachines(ControllerBase):
                 self.history |= 1
                 if unclean == 2:
                     self.done |= D_UNCLEAN_DYN
+                elif unclean == 3:
+                    self.done |= D_ADMIN_UNCLEAN
             if strategy == S_PREFERRED:
                 self.done |= D_PREFERRED
             for r in recipients:
@@ -316,7 +322,7 @@ class StateMachines(ControllerBase):
                 continue
             i = sys.rindex[p][b]
             cur = ctx.rstates[p][i]
-            if not VALID_REPLICA_TRANSITION[(cur, ReplicaState.OfflineReplica)]:
+            if not self.sys.valid_replica[(cur, ReplicaState.OfflineReplica)]:
                 self.record_invalid(1, p, cur, ReplicaState.OfflineReplica)
                 continue
             if ctx.leaders[p] is None:
