@@ -33,7 +33,7 @@ REASSIGN = "configs/controller-admin-reassign.toml"
 
 # golden distinct-state counts of the admin configurations (bfs, complete, every property held)
 GOLDEN = {
-    ADMIN: 20_948,
+    ADMIN: 20_852,
     SHUTDOWN: 152_198,
     PREFERRED: 74_404,
     REASSIGN: 276_700,

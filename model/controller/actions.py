@@ -200,6 +200,16 @@ class AdminEnableUnclean(NamedTuple):
         return f"admin: enables unclean.leader.election.enable for topic {self.topic} (/config/topics)"
 
 
+class AdminUncleanElection(NamedTuple):
+    """An admin asks the controller for an unclean leader election of every partition
+    (``kafka-leader-election.sh --election-type unclean``: an ElectLeaders request)."""
+
+    controller: int
+
+    def __str__(self) -> str:
+        return f"admin: asks controller {self.controller} for an unclean leader election (ElectLeaders)"
+
+
 class AutoRebalanceTick(NamedTuple):
     """The active controller's scheduler fires the auto leader rebalance task."""
 
@@ -238,6 +248,7 @@ ADMIN_KINDS = (
     "AutoRebalanceTick",
     "ControlledShutdown",
     "ShutdownComplete",
+    "AdminUncleanElection",
 )
 FAIR_KINDS = (
     "ProcessEvent",
@@ -285,6 +296,7 @@ FAULT_KINDS = (
     AdminReassign,
     AdminPreferredElection,
     AdminEnableUnclean,
+    AdminUncleanElection,
     AutoRebalanceTick,
     ControlledShutdown,
     ShutdownComplete,

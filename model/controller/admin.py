@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from explorer.speedups import set_item
 from model.controller.messages import (
+    EV_ADMIN_UNCLEAN,
     EV_AUTO_REBALANCE,
     EV_CONTROLLED_SHUTDOWN,
     EV_DELETE_RESP,
@@ -24,6 +25,7 @@ from model.controller.messages import (
     Q_READ_REASSIGN,
     Q_WRITE_ASSIGN,
     Q_WRITE_REASSIGN,
+    S_ADMIN_UNCLEAN,
     S_CONTROLLED_SHUTDOWN,
     S_EPOCH,
     S_PREFERRED,
@@ -107,6 +109,26 @@ class AdminWorkflows(TopicDeletionManager):
         elif kind == EV_UNCLEAN_ENABLE:
             # TopicUncleanLeaderElectionEnable: triggerOnlinePartitionStateChange(topic)
             self.run(((O_TRIGGER, arg),))
+        elif kind == EV_ADMIN_UNCLEAN:
+            self.process_replica_leader_election_unclean()
+
+    def process_replica_leader_election_unclean(self) -> None:
+        """``ReplicaLeaderElection(partitions, ElectionType.UNCLEAN, AdminClientTriggered)``: of the
+        known partitions not queued for deletion, those without a live leader are elected with
+        ``OfflinePartitionLeaderElectionStrategy(allowUnclean = true)`` (seed 002: allowUnclean
+        ignores the topic's unclean.leader.election.enable; a partition with a live ISR member
+        still elects cleanly); the others already have a valid leader."""
+        ctx = self.ctx
+        elect = []
+        for p, z in enumerate(ctx.leaders):
+            if z is None or ctx.pstates[p] == PartitionState.NonExistentPartition:
+                continue
+            if self.is_topic_queued_up_for_deletion(p):
+                continue
+            if z.leader == NO_LEADER or not ctx.live[z.leader] or z.leader in ctx.shutting:
+                elect.append(p)
+        if elect:
+            self.run(((O_ELECT_PARTS, S_ADMIN_UNCLEAN, tuple(elect)),))
 
     def process_partition_reassignment(self, entries: tuple, rest: tuple) -> None:
         """``PartitionReassignment``: partitions not already being reassigned are added to

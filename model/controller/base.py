@@ -26,9 +26,11 @@ from model.state_machines import PartitionState, ReplicaState, StateMachine, Tab
 VALID_PARTITION_TRANSITION = {
     (a, b): is_valid_transition(StateMachine.PARTITION, a, b) for a in PartitionState for b in PartitionState
 }
-# the later 2.x replica table: seed 001's startReplicaDeletion moves the replicas of dead brokers
-# (OfflineReplica) to ReplicaDeletionIneligible, which the seeds' printed table lacks; only topic
-# deletion attempts that edge, so the configurations without deletion see the same table
+# the later 2.x replica table (``replica_table = "later-2.x"``, the default): seed 001's
+# startReplicaDeletion moves the replicas of dead brokers (OfflineReplica) to
+# ReplicaDeletionIneligible, which the seeds' printed table lacks; only topic deletion attempts that
+# edge, so the configurations without deletion see the same table. A controller checks the table of
+# its configuration, ``Cluster.valid_replica``; this one is kept for the edge labels.
 VALID_REPLICA_TRANSITION = {
     (a, b): is_valid_transition(StateMachine.REPLICA, a, b, TableVersion.KAFKA_LATER_2_X)
     for a in ReplicaState
@@ -44,6 +46,12 @@ SM_LABEL = {
     )
     for m, valid in enumerate(_TABLES)
     for (a, b), ok in valid.items()
+}
+# the labels of replica transitions the printed table rejects but the later one allows
+_PRINTED_INVALID: dict[tuple[int, int, int], tuple[str, str, str]] = {
+    (1, a, b): ("invalid_transitions", "replica", f"{a.name}->{b.name}")
+    for (a, b), ok in VALID_REPLICA_TRANSITION.items()
+    if ok and not is_valid_transition(StateMachine.REPLICA, a, b, TableVersion.KAFKA_2_X)
 }
 ELECTION_OUTCOME_LABEL = {
     ElectionOutcome.CLEAN: "isr",
@@ -126,7 +134,7 @@ class ControllerBase:
         self.pending = (wait, data, batch, rest)
 
     def record_invalid(self, machine: int, p: int, a: int, b: int) -> None:
-        self.labels.append(SM_LABEL[(machine, a, b)])
+        self.labels.append(_PRINTED_INVALID.get((machine, a, b)) or SM_LABEL[(machine, a, b)])
         if not self.invalid:
             self.invalid = (machine, p, int(a), int(b))
 
@@ -200,7 +208,7 @@ class ControllerBase:
         i = self.sys.rindex[p][r]
         row = ctx.rstates[p]
         cur = row[i]
-        if not VALID_REPLICA_TRANSITION[(cur, target)]:
+        if not self.sys.valid_replica[(cur, target)]:
             self.record_invalid(1, p, cur, target)
             return False
         self.ctx = ctx._replace(rstates=set_item(ctx.rstates, p, set_item(row, i, target)))

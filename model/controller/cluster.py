@@ -8,10 +8,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from model.controller.config import ControllerConfig, Elector, ExpiryHandling, ZkResponses
+from model.controller.config import ControllerConfig, Elector, ExpiryHandling, ReplicaTable, ZkResponses
 from model.controller.messages import Q_REGISTER_BROKER, RegisterBroker
 from model.controller.state import Ctx, Node, Rep, State, Zk
-from model.state_machines import PartitionState, ReplicaState
+from model.state_machines import PartitionState, ReplicaState, StateMachine, TableVersion, is_valid_transition
+
+#: the ReplicaStateMachine table of each ``replica_table`` value (``model/state_machines.py``)
+REPLICA_TABLE_VERSION = {
+    ReplicaTable.LATER_2X: TableVersion.KAFKA_LATER_2_X,
+    ReplicaTable.PRINTED: TableVersion.KAFKA_2_X,
+}
+_REPLICA_VALID = {
+    table: {
+        (a, b): is_valid_transition(StateMachine.REPLICA, a, b, version)
+        for a in ReplicaState
+        for b in ReplicaState
+    }
+    for table, version in REPLICA_TABLE_VERSION.items()
+}
 
 
 class Cluster:
@@ -36,6 +50,8 @@ class Cluster:
         self.parts_of = tuple(tuple(p for p in range(self.np) if b in self.slots[p]) for b in range(self.nb))
         self.rindex = tuple({r: i for i, r in enumerate(reps)} for reps in self.slots)
         self.legacy = cfg.elector is Elector.LEGACY
+        #: ``(from, to) -> valid`` of the configured ReplicaStateMachine table (``replica_table``)
+        self.valid_replica: dict[tuple[ReplicaState, ReplicaState], bool] = _REPLICA_VALID[cfg.replica_table]
         self.merged = cfg.zk_responses is ZkResponses.MERGED
         self.queued = self.legacy or cfg.session_expiry_handling is ExpiryHandling.QUEUED
         self.ppt = cfg.partitions_per_topic

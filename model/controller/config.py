@@ -27,6 +27,20 @@ class Elector(enum.StrEnum):
     LEGACY = "legacy"  #: 0.8 ZookeeperLeaderElector + onControllerFailover (seed 000)
 
 
+class LeaderSelectors(enum.StrEnum):
+    """Which partition leader election rules the controller's PartitionStateMachine runs."""
+
+    KAFKA_2_X = "2.x"  #: 2.x ``Election.leaderForXxx`` (seeds 002, 003): leaders in assignment order
+    KAFKA_0_8 = "0.8"  #: seed 000's ``PartitionLeaderSelector`` classes (controlled shutdown: ISR head)
+
+
+class ReplicaTable(enum.StrEnum):
+    """Which ReplicaStateMachine valid-previous-states table the controller checks."""
+
+    LATER_2X = "later-2.x"  #: also OfflineReplica -> ReplicaDeletionIneligible (seed 001's deletion prose)
+    PRINTED = "printed"  #: the table seeds 000 and 001 print: Ineligible only from DeletionStarted
+
+
 class FollowerTruncation(enum.StrEnum):
     """How a follower truncates its log."""
 
@@ -95,6 +109,18 @@ class ControllerConfig:
     )
     broker_epoch: bool = key(True, "KIP-380 broker epochs (false: a fast bounce can go unseen)")
     elector: Elector = key(Elector.MODERN, "controller election code", choices=list(Elector))
+    leader_selectors: LeaderSelectors = key(
+        LeaderSelectors.KAFKA_2_X,
+        "partition leader election rules (0.8: seed 000's selectors, whose controlled-shutdown "
+        "selector takes the head of the ISR)",
+        choices=list(LeaderSelectors),
+    )
+    replica_table: ReplicaTable = key(
+        ReplicaTable.LATER_2X,
+        "ReplicaStateMachine table (printed: seeds 000/001, ReplicaDeletionIneligible only from "
+        "ReplicaDeletionStarted; later-2.x: also from OfflineReplica, as seed 001's deletion steps need)",
+        choices=list(ReplicaTable),
+    )
     follower_truncation: FollowerTruncation = key(
         FollowerTruncation.LEADER_EPOCH, "follower log truncation", choices=list(FollowerTruncation)
     )
@@ -147,6 +173,13 @@ class ControllerConfig:
         0,
         "an admin enables unclean.leader.election.enable dynamically for topics 0, 1, ... "
         "(TopicUncleanLeaderElectionEnable)",
+        min=0,
+        max=4,
+    )
+    max_admin_unclean_elections: int = key(
+        0,
+        "an admin runs kafka-leader-election.sh --election-type unclean (ElectLeaders to the controller: "
+        "OfflinePartitionLeaderElectionStrategy(allowUnclean = true) for partitions without a live leader)",
         min=0,
         max=4,
     )
@@ -231,6 +264,7 @@ class ControllerConfig:
             or self.auto_leader_rebalance
             or self.max_controlled_shutdowns
             or self.max_unclean_enables
+            or self.max_admin_unclean_elections
         )
 
     @property

@@ -208,7 +208,7 @@ class KafkaController(AdminWorkflows):
                 )
                 prog = self.resume_deletions() + prog
             elif code == O_ON_TOPIC_DELETION:
-                prog = self.start_replica_deletion(op[1]) + prog
+                prog = self.on_topic_deletion(op[1]) + prog
             elif code == O_DEL_STARTED:
                 self.replica_deletion_started(op[1])
             elif code == O_DEL_COMPLETE:

@@ -39,6 +39,7 @@ from model.controller.actions import (
     AdminEnableUnclean,
     AdminPreferredElection,
     AdminReassign,
+    AdminUncleanElection,
     AutoRebalanceTick,
     ControlledShutdown,
     Crash,
@@ -99,17 +100,19 @@ _ADMIN = (
     AdminReassign,
     AdminPreferredElection,
     AdminEnableUnclean,
+    AdminUncleanElection,
 )
 #: the action types :func:`zk_labels` can label (every other step writes nothing to ZooKeeper)
 ZK_LABELLED = frozenset({ZkServe, SessionExpire, *_ADMIN})
 
 
-@lru_cache(maxsize=1)
-def state_machine_graphs() -> dict[str, Any]:
+@lru_cache(maxsize=2)
+def state_machine_graphs(replica_table: str = "later-2.x") -> dict[str, Any]:
     """The two tables the controller model uses, as networkx graphs by machine name.
 
-    The partition table is seed 003's; the replica table is the later 2.x one, whose extra
-    edge OfflineReplica -> ReplicaDeletionIneligible topic deletion needs (seed 001).
+    The partition table is seed 003's; the replica table is the configured one (``replica_table``):
+    by default the later 2.x one, whose extra edge OfflineReplica -> ReplicaDeletionIneligible
+    topic deletion needs (seed 001); ``printed``: the table seeds 000 and 001 print.
 
     >>> g = state_machine_graphs()
     >>> g["replica"].has_edge("OfflineReplica", "ReplicaDeletionIneligible")
@@ -117,7 +120,10 @@ def state_machine_graphs() -> dict[str, Any]:
     """
     return {
         "partition": transition_graph(StateMachine.PARTITION),
-        "replica": transition_graph(StateMachine.REPLICA, TableVersion.KAFKA_LATER_2_X),
+        "replica": transition_graph(
+            StateMachine.REPLICA,
+            TableVersion.KAFKA_2_X if replica_table == "printed" else TableVersion.KAFKA_LATER_2_X,
+        ),
     }
 
 
@@ -229,7 +235,7 @@ def expected_labels(sys: Cluster) -> list[tuple[str, ...]]:
     (22, False)
     """
     out: list[tuple[str, ...]] = []
-    for name, graph in state_machine_graphs().items():
+    for name, graph in state_machine_graphs(str(sys.cfg.replica_table)).items():
         for u, v in graph.edges:
             out.append(("state_machines", name, f"{u}->{v}"))
     cfg = sys.cfg
@@ -238,6 +244,8 @@ def expected_labels(sys: Cluster) -> list[tuple[str, ...]]:
         out.append(("elections", "offline", outcome))
     for outcome in ("isr", "none"):
         out.append(("elections", "new_partition", outcome))
+    if cfg.max_admin_unclean_elections:
+        out += [("elections", "admin_unclean", o) for o in ("isr", "unclean", "none")]
     if cfg.max_reassignments:
         out += [("elections", "reassign", o) for o in ("isr", "none")]
     if cfg.max_preferred_elections or cfg.auto_leader_rebalance:
@@ -284,6 +292,8 @@ def sequence_arrow(a: Any) -> tuple[str, str, str]:
         return f"broker {a.broker}", "ZooKeeper", f"shrink ISR of partition {a.partition} (drop {a.follower})"
     if isinstance(a, AdminCreateTopic):
         return "admin", "ZooKeeper", f"create topic {a.topic}"
+    if isinstance(a, AdminUncleanElection):
+        return "admin", f"broker {a.controller}", "ElectLeaders (unclean)"
     if isinstance(a, _ADMIN):
         return "admin", "ZooKeeper", str(a).removeprefix("admin: ")
     if isinstance(a, AutoRebalanceTick):

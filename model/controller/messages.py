@@ -37,6 +37,7 @@ EVENT_NAMES = (
     "AutoPreferredReplicaLeaderElection",
     "ControlledShutdown",
     "TopicUncleanLeaderElectionEnable",
+    "ReplicaLeaderElection (unclean, admin)",
 )
 (
     EV_DELETE_TOPICS,
@@ -49,7 +50,8 @@ EVENT_NAMES = (
     EV_AUTO_REBALANCE,
     EV_CONTROLLED_SHUTDOWN,
     EV_UNCLEAN_ENABLE,
-) = range(7, 17)
+    EV_ADMIN_UNCLEAN,
+) = range(7, 18)
 
 # ZooKeeper request ops (first item of a request tuple; responses reuse the op)
 (
@@ -145,8 +147,11 @@ def admin_write_epoch(req: tuple) -> int:
 
 # election strategies (doElectLeaderForPartitions) and other partition-state writes, as tagged on
 # the write request
-S_OFFLINE, S_REASSIGN, S_PREFERRED, S_CONTROLLED_SHUTDOWN, S_INIT, S_REMOVE, S_EPOCH = range(7)
-STRATEGY_NAMES = ("offline", "reassign", "preferred", "controlled_shutdown")  #: coverage labels
+S_OFFLINE, S_REASSIGN, S_PREFERRED, S_CONTROLLED_SHUTDOWN, S_INIT, S_REMOVE, S_EPOCH, S_ADMIN_UNCLEAN = range(
+    8
+)
+#: coverage labels, by strategy (S_ADMIN_UNCLEAN: OfflinePartitionLeaderElectionStrategy(allowUnclean = true))
+STRATEGY_NAMES = ("offline", "reassign", "preferred", "controlled_shutdown", "", "", "", "admin_unclean")
 
 # controller-to-broker request kinds
 M_LEADER_AND_ISR, M_UPDATE_METADATA, M_STOP_REPLICA, M_CS_RESPONSE = 0, 1, 2, 3

@@ -215,7 +215,9 @@ class ReplicaManager(Cluster):
         ln = nodes[ld]
         send = None
         if f not in lr2.isr and offset >= lr2.hw and (not lr2.ar or f in lr2.ar) and lr2.zkv >= 0:
-            isr = tuple(x for x in self.slots[p] if x in lr2.isr or x == f)
+            # Partition.maybeExpandIsr: inSyncReplicas + replica, appended (seed 002: the ISR keeps
+            # its own order; only a new partition's ISR is in assignment order)
+            isr = (*lr2.isr, f)
             send = UpdateIsr(Q_UPDATE_ISR, p, PartZ(ld, lr2.epoch, isr, ln.seen_epoch, lr2.zkv))
             lr2 = lr2._replace(pend=True)
         if fr2 == fr and lr2 == lr and acked is s.acked:

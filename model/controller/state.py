@@ -46,6 +46,7 @@ class Zk(NamedTuple):
     preferred: tuple[int, ...] = ()  #: /admin/preferred_replica_election partitions
     preferreds: int = 0  #: preferred elections the admin requested so far
     unclean_dyn: tuple[int, ...] = ()  #: topics whose unclean.leader.election.enable was set dynamically
+    admin_elections: int = 0  #: admin-triggered unclean elections (ElectLeaders) requested so far
 
 
 class Ctx(NamedTuple):
@@ -145,3 +146,5 @@ D_DELETED, D_ADDED, D_REASSIGNED, D_PREFERRED, D_SHUTDOWN, D_UNCLEAN_DYN, D_AUTO
 # a failover picked up a reassignment in progress / then it completed; a deletion was resumed on
 # broker startup / then it completed
 D_PICKED_UP, D_RESUMED, D_DEL_RESUME, D_DELETED_AFTER_RESUME = (1 << i for i in range(7, 11))
+# an admin-triggered unclean election (allowUnclean = true) elected a leader outside the ISR
+D_ADMIN_UNCLEAN = 1 << 11

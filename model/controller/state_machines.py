@@ -13,13 +13,14 @@ from explorer.speedups import set_item
 from model.controller.base import (
     ELECTION_OUTCOME_LABEL,
     VALID_PARTITION_TRANSITION,
-    VALID_REPLICA_TRANSITION,
     ControllerBase,
 )
+from model.controller.config import LeaderSelectors
 from model.controller.messages import (
     Q_DELETE_ISR_CHANGES,
     Q_READ_PARTS,
     Q_WRITE_PARTS,
+    S_ADMIN_UNCLEAN,
     S_EPOCH,
     S_INIT,
     S_OFFLINE,
@@ -32,7 +33,7 @@ from model.controller.messages import (
     UpdateLeaderAndIsr,
 )
 from model.controller.program import W_ELECT_PARTS, W_ELECT_WRITE, W_INIT, W_RM_READ, W_RM_WRITE
-from model.controller.state import D_ADDED, D_PREFERRED, D_UNCLEAN_DYN, PartZ
+from model.controller.state import D_ADDED, D_ADMIN_UNCLEAN, D_PREFERRED, D_UNCLEAN_DYN, PartZ
 from model.election import (
     NO_LEADER,
     ElectionOutcome,
@@ -45,6 +46,12 @@ from model.election import (
     new_leader_and_isr,
     offline_partition_leader_election_strategy,
     remove_replica_from_isr,
+)
+from model.leader_selectors import (
+    legacy_controlled_shutdown_leader_selector,
+    legacy_offline_partition_leader_selector,
+    legacy_preferred_replica_partition_leader_selector,
+    legacy_reassigned_partition_leader_selector,
 )
 from model.state_machines import PartitionState, ReplicaState, initial_partition_state, initial_replica_state
 
@@ -91,7 +98,7 @@ class StateMachines(ControllerBase):
                 cur = self.ctx.rstates[p][i]
                 if (
                     self.ctx.deleting
-                    and not VALID_REPLICA_TRANSITION[(cur, ReplicaState.OnlineReplica)]
+                    and not self.sys.valid_replica[(cur, ReplicaState.OnlineReplica)]
                     and self.is_topic_queued_up_for_deletion(p)
                     and not sys.cfg.strict_deletion_transitions
                 ):
@@ -184,9 +191,14 @@ class StateMachines(ControllerBase):
         cfg = sys.cfg
         ctx = self.ctx
         ar = ctx.ar[p]
+        if cfg.leader_selectors is LeaderSelectors.KAFKA_0_8 and strategy != S_EPOCH:
+            return self.select_leader_0_8(strategy, p, cur, live, dyn)
         if strategy == S_OFFLINE:
             unclean = cfg.unclean(p) or (p // sys.ppt) in dyn
             return offline_partition_leader_election_strategy(ar, cur, live, False, unclean)
+        if strategy == S_ADMIN_UNCLEAN:
+            # OfflinePartitionLeaderElectionStrategy(allowUnclean = true): the admin override
+            return offline_partition_leader_election_strategy(ar, cur, live, True, cfg.unclean(p))
         if strategy == S_REASSIGN:
             return leader_for_reassign(ar, cur, live)
         if strategy == S_PREFERRED:
@@ -197,6 +209,25 @@ class StateMachines(ControllerBase):
         # S_CONTROLLED_SHUTDOWN: liveOrShuttingDownBrokerIds
         live_or_shutting = tuple(b for b, e in enumerate(ctx.live) if e)
         return leader_for_controlled_shutdown(ar, cur, live_or_shutting, ctx.shutting)
+
+    def select_leader_0_8(
+        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+    ) -> Any:
+        """Seed 000's ``PartitionLeaderSelector`` for ``strategy`` (``leader_selectors = "0.8"``):
+        OfflinePartition, ReassignedPartition, PreferredReplicaPartition, ControlledShutdown. Their
+        ``zkVersion + 1`` is not used: the write is conditioned on the version read, as in 2.x."""
+        sys = self.sys
+        ctx = self.ctx
+        ar = ctx.ar[p]
+        if strategy in (S_OFFLINE, S_ADMIN_UNCLEAN):
+            unclean = strategy == S_ADMIN_UNCLEAN or sys.cfg.unclean(p) or (p // sys.ppt) in dyn
+            return legacy_offline_partition_leader_selector(ar, cur, live, unclean)
+        if strategy == S_REASSIGN:
+            return legacy_reassigned_partition_leader_selector(ar, cur, live)
+        if strategy == S_PREFERRED:
+            return legacy_preferred_replica_partition_leader_selector(ar, cur, live)
+        live_or_shutting = tuple(b for b, e in enumerate(ctx.live) if e)
+        return legacy_controlled_shutdown_leader_selector(ar, cur, live_or_shutting, ctx.shutting)
 
     def elect_leader_for_partitions_read(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
         ctx = self.ctx
@@ -220,9 +251,10 @@ class StateMachines(ControllerBase):
                 continue
             new = PartZ(lai.leader, lai.leader_epoch, lai.isr, ctx.epoch, z.version)
             # 0: clean; 1: unclean by the static topic config; 2: by a dynamically enabled one
+            # 3: by the admin override (allowUnclean = true)
             u = 0
             if res.outcome == ElectionOutcome.UNCLEAN:
-                u = 1 if cfg.unclean(p) else 2
+                u = 3 if strategy == S_ADMIN_UNCLEAN else 1 if cfg.unclean(p) else 2
             writes.append((p, new, res.live_replicas, u))
         if not writes:
             self.send_requests_to_brokers(batch)
@@ -264,6 +296,8 @@ class StateMachines(ControllerBase):
                 self.history |= 1
                 if unclean == 2:
                     self.done |= D_UNCLEAN_DYN
+                elif unclean == 3:
+                    self.done |= D_ADMIN_UNCLEAN
             if strategy == S_PREFERRED:
                 self.done |= D_PREFERRED
             for r in recipients:
@@ -288,7 +322,7 @@ class StateMachines(ControllerBase):
                 continue
             i = sys.rindex[p][b]
             cur = ctx.rstates[p][i]
-            if not VALID_REPLICA_TRANSITION[(cur, ReplicaState.OfflineReplica)]:
+            if not self.sys.valid_replica[(cur, ReplicaState.OfflineReplica)]:
                 self.record_invalid(1, p, cur, ReplicaState.OfflineReplica)
                 continue
             if ctx.leaders[p] is None:

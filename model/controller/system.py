@@ -20,6 +20,7 @@ from model.controller.actions import (
     AdminEnableUnclean,
     AdminPreferredElection,
     AdminReassign,
+    AdminUncleanElection,
     AutoRebalanceTick,
     ControlledShutdown,
     ProcessEvent,
@@ -30,6 +31,7 @@ from model.controller.config import Start
 from model.controller.controller import KafkaController
 from model.controller.coverage import ZK_LABELLED, expected_labels, sequence_arrow, zk_labels
 from model.controller.messages import (
+    EV_ADMIN_UNCLEAN,
     EV_AUTO_REBALANCE,
     EV_CONTROLLED_SHUTDOWN,
     EV_DELETE_TOPICS,
@@ -92,6 +94,7 @@ class ControllerSystem(Brokers):
             cfg.auto_leader_rebalance,
             cfg.max_controlled_shutdowns,
             cfg.max_controlled_shutdowns,
+            cfg.max_admin_unclean_elections,
         )
         kinds = (*kinds, *(k for k, on in zip(ADMIN_KINDS, flags) if on))
         return (*kinds, "TimePasses") if cfg.liveness else kinds
@@ -215,6 +218,17 @@ class ControllerSystem(Brokers):
                 self._fire(ns, ControllerEvent(EV_UNCLEAN_ENABLE, t), "watch")
                 zk2 = zk._replace(unclean_dyn=(*zk.unclean_dyn, t))
                 yield AdminEnableUnclean(t), s._replace(zk=zk2, nodes=tuple(ns))
+        if zk.admin_elections < cfg.max_admin_unclean_elections and zk.controller is not None:
+            # the admin client sends ElectLeaders(UNCLEAN) to the controller it found; the controller
+            # queues ReplicaLeaderElection(AdminClientTriggered)
+            ctl = zk.controller[0]
+            cn = nodes[ctl]
+            if cn.alive and cn.ctx is not None:
+                ev = ControllerEvent(EV_ADMIN_UNCLEAN, -1)
+                if ev not in cn.events:
+                    cn = cn._replace(events=(*cn.events, ev))
+                zk2 = zk._replace(admin_elections=zk.admin_elections + 1)
+                yield AdminUncleanElection(ctl), s._replace(zk=zk2, nodes=set_item(nodes, ctl, cn))
         if cfg.auto_leader_rebalance:
             for b, n in enumerate(nodes):
                 # the check interval (300 s) is long next to event processing: the task fires

@@ -6,7 +6,6 @@ ineligible, ``resumeDeletions``, ``startReplicaDeletion``, StopReplica responses
 from __future__ import annotations
 
 from explorer.speedups import set_item
-from model.controller.base import VALID_REPLICA_TRANSITION
 from model.controller.messages import (
     M_STOP_REPLICA,
     Q_DELETE_DELETIONS,
@@ -106,6 +105,19 @@ class TopicDeletionManager(TopicChanges):
             prog += [(O_ON_TOPIC_DELETION, t) for t in eligible]
         return tuple(prog)
 
+    def on_topic_deletion(self, t: int) -> tuple:
+        """``onTopicDeletion``: the topic's partitions -> OfflinePartition (seed 002: a partition
+        goes offline when its topic is deleted and stays offline while the deletion runs, until
+        ``completeDeleteTopic`` makes it NonExistentPartition), then ``onPartitionDeletion`` ->
+        ``startReplicaDeletion``."""
+        ctx = self.ctx
+        if t in ctx.deleting:
+            for p in self.topic_partitions(t):
+                st = self.ctx.pstates[p]
+                if st != PartitionState.NonExistentPartition and st != PartitionState.OfflinePartition:
+                    self.set_pstate(p, PartitionState.OfflinePartition)
+        return self.start_replica_deletion(t)
+
     def start_replica_deletion(self, t: int) -> tuple:
         """``startReplicaDeletion``: dead replicas -> ReplicaDeletionIneligible (and the topic
         ineligible); live ones not yet deleted -> OfflineReplica -> ReplicaDeletionStarted."""
@@ -134,7 +146,7 @@ class TopicDeletionManager(TopicChanges):
         only with ``strict_deletion_transitions``)."""
         if (
             self.sys.cfg.strict_deletion_transitions
-            or VALID_REPLICA_TRANSITION[(self.rstate(p, r), ReplicaState.ReplicaDeletionIneligible)]
+            or self.sys.valid_replica[(self.rstate(p, r), ReplicaState.ReplicaDeletionIneligible)]
         ):
             self.set_rstate(p, r, ReplicaState.ReplicaDeletionIneligible)
 

@@ -1,0 +1,241 @@
+"""Fidelity of the controller model to the seeds (issue 19): ISR order, leader selectors, partition
+and replica states during topic deletion, the admin-triggered unclean election."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+import invariants.controller as spec
+from explorer.config import ConfigError, load_config
+from explorer.core import CheckResult
+from explorer.engines.bfs import check_bfs
+from invariants.controller_fidelity import fidelity_properties, isr_order_kept
+from invariants.mutants.controller import ControllerConfig, build
+from model.controller import D_ADMIN_UNCLEAN, S_CONTROLLED_SHUTDOWN, ControllerSystem, ReplicaTable, State
+from model.controller.coverage import state_machine_graphs
+from model.election import LeaderAndIsr
+from model.state_machines import PartitionState, ReplicaState
+
+# three replicas of one partition; broker 0 (the first controller, and the partition's leader)
+# crashes and comes back: its replica rejoins the ISR after the others
+REJOIN = {
+    "brokers": 3,
+    "replication_factor": 3,
+    "max_crashes": 1,
+    "max_restarts": 1,
+    "max_session_expiries": 0,
+    "send_update_metadata": False,
+}
+
+
+def _find(sys: ControllerSystem, goal: Callable[[State], bool]) -> State:
+    """The first state (breadth first) that satisfies ``goal``."""
+    init = sys.init_states()[0]
+    seen = {init}
+    frontier = [init]
+    while frontier:
+        nxt = []
+        for s in frontier:
+            for _, t in sys.successors(s):
+                if t not in seen:
+                    if goal(t):
+                        return t
+                    seen.add(t)
+                    nxt.append(t)
+        frontier = nxt
+    raise AssertionError("goal not reachable")
+
+
+def _rejoined(s: State) -> bool:
+    z = s.zk.parts[0]
+    return z.leader == 1 and len(z.isr) == 3
+
+
+def test_rejoining_replica_is_appended() -> None:
+    """Partition.maybeExpandIsr appends: broker 0 rejoins an ISR led by 1 as its last member,
+    not in assignment order (0, 1, 2)."""
+    s = _find(build(ControllerConfig(**REJOIN)), _rejoined)
+    assert s.zk.parts[0].isr == (1, 2, 0)
+
+
+def test_isr_order_property_holds() -> None:
+    c = ControllerConfig(**REJOIN)
+    sys = build(c)
+    r = check_bfs(sys, fidelity_properties(c, sys), model="controller", config=c)
+    assert r.exit_reason.value == "complete"
+    assert r.violations == []
+
+
+def test_isr_order_property_catches_assignment_order() -> None:
+    """A write that rebuilds the ISR in assignment order (the model before issue 19) breaks it."""
+    sys = build(ControllerConfig(**REJOIN))
+    check = isr_order_kept(sys)
+    s = _find(sys, lambda t: t.zk.parts[0].isr == (1, 2))
+    z = s.zk.parts[0]
+    for isr, ok in (((1, 2, 0), True), ((0, 1, 2), False), ((2,), True), ((2, 1), False)):
+        t = s._replace(zk=s.zk._replace(parts=(z._replace(isr=isr, version=z.version + 1),)))
+        assert check(s, None, t) is ok, isr
+
+
+def _shutdown_leader(selectors: str, isr: tuple[int, ...]) -> int | None:
+    """The leader the active controller's ``elect_leader_for_partition`` picks when broker 1,
+    the leader, shuts down, for an ISR of the given order."""
+    sys = build(ControllerConfig(**REJOIN, leader_selectors=selectors))
+    s = sys.init_states()[0]
+    b = s.zk.controller[0]
+    w = sys.controller_cls(sys, s, b, s.nodes[b])
+    w.ctx = w.ctx._replace(shutting=(1,))
+    cur = LeaderAndIsr(1, 3, isr, 5)
+    res = w.elect_leader_for_partition(S_CONTROLLED_SHUTDOWN, 0, cur, w.live_broker_ids(), ())
+    return None if res.leader_and_isr is None else res.leader_and_isr.leader
+
+
+def test_isr_order_decides_the_controlled_shutdown_leader() -> None:
+    """Seed 000's ControlledShutdownLeaderSelector takes the head of the ISR without the
+    shutting-down broker: with Kafka's order (1, 2, 0) broker 2 leads, with assignment order
+    (0, 1, 2) broker 0 would. The 2.x rule walks the assignment and picks 0 either way."""
+    assert _shutdown_leader("0.8", (1, 2, 0)) == 2
+    assert _shutdown_leader("0.8", (0, 1, 2)) == 0
+    assert _shutdown_leader("2.x", (1, 2, 0)) == 0
+    assert _shutdown_leader("2.x", (0, 1, 2)) == 0
+
+
+@pytest.mark.slow
+def test_isr_order_decides_the_leader_end_to_end() -> None:
+    """With seed 000's selectors the controller itself elects broker 2 on a controlled shutdown of
+    leader 1 once 0 has rejoined (ISR (1, 2, 0)); assignment order would have elected 0."""
+    c = ControllerConfig(**REJOIN, leader_selectors="0.8", max_controlled_shutdowns=1)
+    sys = build(c)
+
+    def goal(s: State) -> bool:
+        z = s.zk.parts[0]
+        return s.shutdowns == 1 and z.leader == 2 and z.isr == (2, 0) and s.nodes[1].cs != 0
+
+    s = _find(sys, goal)
+    assert s.zk.parts[0].isr == (2, 0)
+
+
+# -- topic deletion: partition state and the replica table ---------------------------------------
+
+ADMIN = "configs/controller-admin.toml"
+DELETE_NO_FAULT = {
+    "brokers": 2,
+    "max_topic_deletions": 1,
+    "max_crashes": 0,
+    "max_restarts": 0,
+    "max_session_expiries": 0,
+    "send_update_metadata": False,
+}
+
+
+def _reachable(sys: ControllerSystem) -> list[State]:
+    init = sys.init_states()[0]
+    seen = {init}
+    todo = [init]
+    while todo:
+        s = todo.pop()
+        for _, t in sys.successors(s):
+            if t not in seen:
+                seen.add(t)
+                todo.append(t)
+    return list(seen)
+
+
+def test_partition_offline_while_its_topic_is_deleted() -> None:
+    """Seed 002: a partition goes OfflinePartition when its topic is deleted and stays there
+    while the deletion runs (NonExistentPartition once completeDeleteTopic runs)."""
+    states = _reachable(build(ControllerConfig(**DELETE_NO_FAULT)))
+    started = [
+        ctx
+        for s in states
+        for n in s.nodes
+        if (ctx := n.ctx) is not None and ReplicaState.ReplicaDeletionStarted in ctx.rstates[0]
+    ]
+    assert started
+    assert all(ctx.pstates[0] == PartitionState.OfflinePartition for ctx in started)
+    assert any(
+        s.zk.gone and n.ctx is not None and n.ctx.pstates[0] == PartitionState.NonExistentPartition
+        for s in states
+        for n in s.nodes
+    )
+
+
+def _admin(overrides: list[str], only: str | None = None) -> CheckResult:
+    c = load_config(ControllerConfig, ADMIN, overrides)
+    props = spec.properties(c)
+    if only is not None:
+        props = [p for p in props if p.name == only]
+    return check_bfs(build(c), props, model="controller", config=c, keep_going=only is None)
+
+
+def test_replica_table_key() -> None:
+    assert ControllerConfig().replica_table is ReplicaTable.LATER_2X
+    assert ControllerConfig(replica_table="printed").replica_table is ReplicaTable.PRINTED
+    with pytest.raises(ConfigError, match="replica_table"):
+        load_config(ControllerConfig, None, ["replica_table=0.9"])
+    printed = state_machine_graphs("printed")["replica"]
+    later = state_machine_graphs("later-2.x")["replica"]
+    assert set(later.edges) - set(printed.edges) == {("OfflineReplica", "ReplicaDeletionIneligible")}
+
+
+@pytest.mark.slow
+def test_printed_table_deletion_completes_without_the_later_edge() -> None:
+    """With the table seeds 000 and 001 print, a dead broker's replica cannot go OfflineReplica ->
+    ReplicaDeletionIneligible: Kafka logs and skips it, the topic stays ineligible until the
+    broker is back, and the deletion still completes (every property, liveness included)."""
+    r = _admin(["replica_table=printed"])
+    assert r.exit_reason.value == "complete" and r.violations == []
+    assert {"topic_deleted", "deletion_resumed_on_startup"} <= set(r.witnesses)
+    assert r.properties["deletion_eventually_completes"]["status"] == "held"
+
+
+def test_printed_table_rejects_seed_001s_dead_replica_step() -> None:
+    """Recorded strictly, seed 001's startReplicaDeletion step (dead replicas ->
+    ReplicaDeletionIneligible) is an invalid transition of the printed table, reached sooner than
+    the later table's invalid ones (a deleted replica's broker failing: length 17)."""
+    r = _admin(["replica_table=printed", "strict_deletion_transitions=true"], only="valid_transitions")
+    assert [(v.property, v.length) for v in r.violations] == [("valid_transitions", 10)]
+    # broker 1 is dead when the deletion starts: its replica is OfflineReplica
+    actions = [step.action for step in r.violations[0].trace]
+    assert actions[1] == "broker 1: crashes" and "TopicDeletion" in actions[-2]
+    r = _admin(["strict_deletion_transitions=true"], only="valid_transitions")
+    assert [(v.property, v.length) for v in r.violations] == [("valid_transitions", 17)]
+
+
+# -- the admin-triggered unclean election ---------------------------------------------------------
+
+# partition [0, 1]: follower 1 leaves the ISR when it crashes, then the leader dies and 1 is the
+# only live replica
+ADMIN_UNCLEAN = {
+    "brokers": 2,
+    "replication_factor": 2,
+    "max_crashes": 2,
+    "max_restarts": 1,
+    "max_session_expiries": 0,
+    "send_update_metadata": False,
+}
+
+
+def test_admin_unclean_election_off_by_default() -> None:
+    c = ControllerConfig(**ADMIN_UNCLEAN)
+    assert c.max_admin_unclean_elections == 0 and not c.admin
+    assert "AdminUncleanElection" not in build(c).action_kinds()
+    assert not any(s.history & 1 for s in _reachable(build(c)))
+
+
+def test_admin_unclean_election_elects_outside_the_isr() -> None:
+    """allowUnclean = true (AdminClientTriggered) ignores the topic's
+    unclean.leader.election.enable (false here): the live out-of-sync replica leads, ISR = [it];
+    every property holds."""
+    c = ControllerConfig(**ADMIN_UNCLEAN, max_admin_unclean_elections=1)
+    sys = build(c)
+    assert "AdminUncleanElection" in sys.action_kinds()
+    states = _reachable(sys)
+    unclean = [s for s in states if s.done & D_ADMIN_UNCLEAN]
+    assert unclean and all(s.history & 1 for s in unclean)
+    assert any(len(s.zk.parts[0].isr) == 1 and s.zk.parts[0].leader == s.zk.parts[0].isr[0] for s in unclean)
+    r = check_bfs(sys, spec.properties(c), model="controller", config=c, keep_going=True)
+    assert r.exit_reason.value == "complete" and r.violations == []
+    assert r.distinct_states == len(states)
