@@ -32,6 +32,7 @@ from invariants.controller_convergence import (
     replica_states_match_liveness,
     serving,
 )
+from invariants.controller_fidelity import fidelity_properties
 from invariants.mutants.controller import ControllerConfig, build
 from model.controller import (
     D_ADDED,
@@ -701,6 +702,7 @@ def properties(config: ControllerConfig) -> list[Property]:
                 "(seed 001 新建 Topic: onNewTopicCreation -> onNewPartitionCreation)",
             )
         )
+    props += fidelity_properties(config, sys, guard=zk_changed)
     props += admin_properties(config, sys)
     if any(config.unclean(p) for p in range(np_)):
         props.append(
