@@ -121,7 +121,8 @@ CASES = [
         walks=1000,
     ),
     # uniform walks miss it in 10000 walks; swarm seed 0 finds it at walk 465. Its trace is
-    # 1-minimal at 22 steps and bfs needs 283k states to reach the shortest (20): with the
+    # 1-minimal at 22 steps and bfs needs 319k states to reach the shortest (20; 283k before
+    # the ISR kept Kafka's order, which tells apart ISRs that differ only in order): with the
     # default budget of 50k states the shrinker ends at 22, two steps over
     Case(
         "controller",
@@ -133,7 +134,7 @@ CASES = [
         bfs=20,
         walks=1000,
         swarm=True,
-        bfs_max_states=300_000,
+        bfs_max_states=400_000,
     ),
 ]
 
