@@ -43,7 +43,7 @@ from explorer.api import CheckOptions
 from explorer.config import ConfigError, load_config
 from explorer.core import CheckResult
 from explorer.frontend import format_result, registry, run_check, run_proofs
-from explorer.report import render_html
+from explorer.report import mutation_summary, render_html
 from explorer.search import Progress
 from explorer.tracefile import ReplayError, replay_steps, write_json_atomic
 
@@ -456,11 +456,26 @@ def suite_summary(doc_entries: list[dict[str, Any]], wall_seconds: float) -> dic
     }
 
 
-def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = False) -> int:
+def _read_mutation(path: str) -> dict[str, Any]:
+    """A ``kafka-mc mutate --json`` result; ConfigError (one line) if it is not one."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"--mutation {path}: cannot be read ({type(e).__name__})") from None
+    if not isinstance(doc, dict) or doc.get("schema") != "kafka-mc/mutation/1":
+        raise ConfigError(f"--mutation {path}: not a kafka-mc mutate result (schema kafka-mc/mutation/1)")
+    return doc
+
+
+def run_release(
+    suite_path: str, *, report_dir: str = "reports", quiet: bool = False, mutation: str | None = None
+) -> int:
     """Run every entry of the suite, print a summary, write ``report.json``,
     ``index.html`` and ``junit.xml`` under ``report_dir/<run-id>/`` (``latest``
-    points there)."""
+    points there). ``mutation`` names a ``kafka-mc mutate --json`` result whose score and
+    survivors the report shows."""
     entries = load_suite(suite_path)
+    mutation_doc = None if mutation is None else mutation_summary(_read_mutation(mutation))
     run_id = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     t_start = time.monotonic()
     done: list[tuple[SuiteEntry, CheckResult, str, str, list[dict[str, Any]]]] = []
@@ -516,6 +531,8 @@ def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = F
         "summary": suite_summary(doc_entries, time.monotonic() - t_start),
         "entries": doc_entries,
     }
+    if mutation_doc is not None:
+        doc["mutation"] = mutation_doc
     write_json_atomic(out / "report.json", doc)
     (out / "index.html").write_text(render_html(doc), encoding="utf-8")
     tree = ET.ElementTree(_junit(done))
@@ -536,6 +553,8 @@ def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = F
         f"(search {summ['search_seconds']:.1f} s); coverage: {sm or 'no state machines'}, action kinds "
         f"{summ['action_kinds']['enabled']}/{summ['action_kinds']['declared']} enabled; report in {out}"
     )
+    if mutation_doc is not None:
+        print(f"release: mutation score {mutation_doc['line']}")
     if failed:
         print(f"release: FAILED: {', '.join(failed)}")
         return 1
