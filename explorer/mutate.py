@@ -199,7 +199,7 @@ def _run_worker(
     job: dict[str, Any], entries: list[SuiteEntry], *, source: SourceMutant | None, hard_limit: float
 ) -> dict[str, dict[str, Any]]:
     """Run one mutant's checks in a subprocess; each entry's cell by name (missing ones timeout)."""
-    with tempfile.TemporaryDirectory(prefix="kafka-mc-mutant-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="kafka-mc-mutant-", ignore_cleanup_errors=True) as tmp:
         tmpdir = Path(tmp)
         out = tmpdir / "cells.jsonl"
         cwd = tmpdir / "run"
@@ -223,15 +223,20 @@ def _run_worker(
             try:
                 code = proc.wait(timeout=hard_limit)
             except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
                 code = None
+            finally:  # a timeout, or the harness interrupted: the worker does not outlive it
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
         cells: dict[str, dict[str, Any]] = {}
-        if out.exists():
+        tail: list[str] = []
+        try:  # a missing file (the temporary directory removed under us) loses cells, not the run
             for line in out.read_text(encoding="utf-8").splitlines():
                 c = json.loads(line)
                 cells[c["entry"]] = c
-        tail = (tmpdir / "stderr").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
+            tail = (tmpdir / "stderr").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
+        except (OSError, ValueError):
+            pass
         killed = any(c["status"] == KILLED for c in cells.values())
         for e in entries:
             if e.name in cells:
