@@ -1,8 +1,9 @@
 """The ``kafka-mc`` command line.
 
 Commands: ``check`` (explore a model and check its properties), ``models`` (list the
-models and their config keys), ``replay`` (re-execute a saved counterexample) and
-``release`` (run a suite of checks: the main job).
+models and their config keys), ``replay`` (re-execute a saved counterexample),
+``release`` (run a suite of checks: the main job) and ``mutate`` (which mutants of a model
+the checks kill, ``explorer/mutate.py``).
 
 Exit codes: 0 every property holds and the search completed; 1 a property is
 violated (or a trace no longer replays); 2 usage or configuration error; 3 a budget
@@ -379,7 +380,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def _cmd_release(args: argparse.Namespace) -> int:
     from explorer.release import run_release
 
-    return run_release(args.suite, report_dir=args.report_dir, quiet=args.quiet)
+    return run_release(args.suite, report_dir=args.report_dir, quiet=args.quiet, mutation=args.mutation)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -485,7 +486,12 @@ def build_parser() -> argparse.ArgumentParser:
     rel.add_argument("--suite", default=str(PROJECT_ROOT / "configs" / "release.toml"), help="the suite TOML")
     rel.add_argument("--report-dir", default="reports", help="where reports/<run-id>/ is written")
     rel.add_argument("--quiet", action="store_true", help="no progress line")
+    rel.add_argument("--mutation", metavar="FILE", help="a `kafka-mc mutate --json` result to report")
     rel.set_defaults(func=_cmd_release)
+
+    from explorer.mutate import add_parser as add_mutate
+
+    add_mutate(sub)
     return p
 
 

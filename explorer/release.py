@@ -44,7 +44,7 @@ from explorer.api import CheckOptions
 from explorer.config import ConfigError, load_config, parse_override
 from explorer.core import CheckResult, ExitReason
 from explorer.frontend import CHECK_ENGINES, format_result, registry, run_check, run_proofs
-from explorer.report import render_html
+from explorer.report import mutation_summary, render_html
 from explorer.search import Progress, stop_requested
 from explorer.tracefile import ReplayError, replay_steps, write_json_atomic
 
@@ -565,16 +565,31 @@ def _point_latest(report_dir: str, run_id: str) -> None:
     os.replace(tmp, latest)
 
 
-def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = False) -> int:
+def _read_mutation(path: str) -> dict[str, Any]:
+    """A ``kafka-mc mutate --json`` result; ConfigError (one line) if it is not one."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"--mutation {path}: cannot be read ({type(e).__name__})") from None
+    if not isinstance(doc, dict) or doc.get("schema") != "kafka-mc/mutation/1":
+        raise ConfigError(f"--mutation {path}: not a kafka-mc mutate result (schema kafka-mc/mutation/1)")
+    return doc
+
+
+def run_release(
+    suite_path: str, *, report_dir: str = "reports", quiet: bool = False, mutation: str | None = None
+) -> int:
     """Run every entry of the suite, print a summary, write ``report.json``,
     ``index.html`` and ``junit.xml`` under ``report_dir/<run-id>/`` (``latest``
-    points there).
+    points there). ``mutation`` names a ``kafka-mc mutate --json`` result whose score and
+    survivors the report shows.
 
     Every entry is loaded and checked before the first search. An interrupt (Ctrl-C,
     SIGTERM) ends the entry that runs, marks the rest ``not-run``, still writes the
     report, and exits 3 (unless an entry failed: 1).
     """
     entries = load_suite(suite_path)
+    mutation_doc = None if mutation is None else mutation_summary(_read_mutation(mutation))
     if os.path.exists(report_dir) and not os.path.isdir(report_dir):
         raise ConfigError(f"--report-dir {report_dir}: not a directory")
     try:
@@ -646,6 +661,8 @@ def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = F
     }
     if interrupted:
         doc["interrupted"] = True
+    if mutation_doc is not None:
+        doc["mutation"] = mutation_doc
     write_json_atomic(out / "report.json", doc)
     _write_text_atomic(out / "index.html", render_html(doc))
     junit = _junit(done)
@@ -670,6 +687,8 @@ def run_release(suite_path: str, *, report_dir: str = "reports", quiet: bool = F
     )
     if interrupted:
         print(f"release: interrupted; not run: {', '.join(not_run) or 'none'}")
+    if mutation_doc is not None:
+        print(f"release: mutation score {mutation_doc['line']}")
     if failed:
         print(f"release: FAILED: {', '.join(failed)}")
         return 1

@@ -568,6 +568,46 @@ def _suite(summary: dict[str, Any]) -> str:
     )
 
 
+def mutation_summary(doc: dict[str, Any]) -> dict[str, Any]:
+    """What the release report shows of a ``kafka-mc mutate`` result: the score and the
+    mutants not killed (survived, timeout, crashed).
+
+    >>> s = mutation_summary({"score": {"score": 0.5, "killed": 1, "considered": 2}, "entries": [],
+    ...     "mutants": [{"name": "a", "status": "killed"}, {"name": "b", "status": "survived", "doc": "d"}]})
+    >>> s["line"], s["survivors"]
+    ('50.0% (1 of 2 non-equivalent mutants killed)', [{'name': 'b', 'status': 'survived', 'doc': 'd'}])
+    """
+    sc = doc.get("score", {})
+    pct = "n/a" if sc.get("score") is None else f"{sc['score']:.1%}"
+    return {
+        "score": sc,
+        "line": f"{pct} ({sc.get('killed', 0)} of {sc.get('considered', 0)} non-equivalent mutants killed)",
+        "entries": [e["name"] for e in doc.get("entries", [])],
+        "survivors": [
+            {"name": m["name"], "status": m["status"], "doc": m.get("doc", "")}
+            for m in doc.get("mutants", [])
+            if m["status"] not in ("killed", "equivalent")
+        ],
+    }
+
+
+def _mutation(m: dict[str, Any] | None) -> str:
+    if not m:
+        return ""
+    rows = "".join(
+        f"<tr><td><code>{_e(s['name'])}</code></td><td>{_e(s['status'])}</td><td>{_e(s['doc'])}</td></tr>"
+        for s in m["survivors"]
+    )
+    table = (
+        f"<table><tr><th>mutant</th><th>status</th><th>what it changes</th></tr>{rows}</table>"
+        if rows
+        else ""
+    )
+    return (
+        f"<h2>Mutation score</h2><p><b>{_e(m['line'])}</b> against {_e(', '.join(m['entries']))}</p>{table}"
+    )
+
+
 def render_html(doc: dict[str, Any]) -> str:
     """Render a release report document as one self-contained HTML page."""
     entries = doc.get("entries", [])
@@ -580,6 +620,7 @@ def render_html(doc: dict[str, Any]) -> str:
         "<h2>Summary</h2>",
         _summary(entries),
         _suite(doc.get("summary", {})),
+        _mutation(doc.get("mutation")),
     ]
     for k, en in enumerate(entries):
         r = en["result"]

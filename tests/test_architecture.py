@@ -41,10 +41,17 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("search machinery and the symbolic harness", ("explorer.search", "explorer.symbolic")),
     ("engines", ("explorer.engines",)),
     ("the check API", ("explorer.api",)),
-    ("what the front ends share", ("explorer.frontend", "explorer.shrunk")),
+    ("what the front ends share", ("explorer.frontend", "explorer.shrunk", "explorer.source_mutants")),
     (
         "front ends",
-        ("explorer.cli", "explorer.release", "explorer.shrink", "explorer.__main__", "explorer"),
+        (
+            "explorer.cli",
+            "explorer.release",
+            "explorer.shrink",
+            "explorer.mutate",
+            "explorer.__main__",
+            "explorer",
+        ),
     ),
 ]
 #: what model/ may import from the explorer (the contracts a model is written against)

@@ -25,23 +25,31 @@ from explorer.config import key
 from explorer.speedups import set_item
 from invariants.mutants import Catalogue
 from model.controller import ControllerConfig as ModelControllerConfig
-from model.controller import ControllerSystem, Node, State, Zk
+from model.controller import ControllerSystem, Elector, Node, State, Zk
 from model.controller.controller import KafkaController
 from model.controller.messages import (
+    EV_EXPIRE,
     EV_REASSIGN_ISR,
     EV_REELECT,
+    M_LEADER_AND_ISR,
     Q_DELETE_TOPIC,
+    Q_READ_CTL,
+    Q_REGISTER_BROKER,
+    Q_UPDATE_ISR,
     S_CONTROLLED_SHUTDOWN,
     S_OFFLINE,
     S_PREFERRED,
+    RegisterBroker,
+    UpdateIsr,
 )
-from model.controller.program import O_REMOVE_ISR, O_TRIGGER, W_REGISTER
+from model.controller.program import O_REASSIGN, O_REMOVE_ISR, O_SEND_UM, O_TRIGGER, W_REGISTER
 from model.election import (
     NO_LEADER,
     ElectionOutcome,
     ElectionResult,
     LeaderAndIsr,
     leader_for_controlled_shutdown,
+    leader_for_preferred_replica,
     offline_partition_leader_election_strategy,
 )
 from model.state_machines import PartitionState, ReplicaState
@@ -371,6 +379,298 @@ class FenceLessThan(ControllerSystem):
     @staticmethod
     def epoch_fence_holds(zk: Zk, fence: int) -> bool:
         return fence == -1 or not zk.epoch_version < fence
+
+
+# -- issue 20: more Kafka-plausible mistakes, one method each (the mutation harness's catalogue) --
+
+
+@controller_mutant(
+    "no-um-on-broker-startup",
+    "onBrokerStartup sends no UpdateMetadata to the live brokers before the replicas",
+)
+class NoUmOnBrokerStartup(KafkaController):
+    __slots__ = ()
+
+    def on_broker_startup(self, brokers: tuple[int, ...]) -> tuple:
+        self.send_requests_to_brokers(self.replicas_to_online(brokers))
+        prog: tuple = ((O_TRIGGER,),)
+        ctx = self.ctx
+        if ctx.reassigning:
+            prog += tuple((O_REASSIGN, p, 1) for p, rar in ctx.reassigning if any(b in rar for b in brokers))
+        if ctx.deleting:
+            prog += self.resume_deletion_for_brokers(brokers)
+        return prog
+
+
+@controller_mutant(
+    "startup-skips-online-replicas",
+    "onBrokerStartup does not move the restarted broker's replicas to OnlineReplica (no LeaderAndIsr)",
+)
+class StartupSkipsOnlineReplicas(KafkaController):
+    __slots__ = ()
+
+    def on_broker_startup(self, brokers: tuple[int, ...]) -> tuple:
+        self.send_update_metadata_request()
+        prog: tuple = ((O_TRIGGER,),)
+        ctx = self.ctx
+        if ctx.reassigning:
+            prog += tuple((O_REASSIGN, p, 1) for p, rar in ctx.reassigning if any(b in rar for b in brokers))
+        if ctx.deleting:
+            prog += self.resume_deletion_for_brokers(brokers)
+        return prog
+
+
+@controller_mutant("startup-no-trigger", "onBrokerStartup does not call triggerOnlinePartitionStateChange")
+class StartupNoTrigger(KafkaController):
+    __slots__ = ()
+
+    def on_broker_startup(self, brokers: tuple[int, ...]) -> tuple:
+        prog = super().on_broker_startup(brokers)
+        assert prog[0] == (O_TRIGGER,)
+        return prog[1:]
+
+
+@controller_mutant(
+    "no-um-on-broker-failure", "onBrokerFailure sends no UpdateMetadata when no partition lost its leader"
+)
+class NoUmOnBrokerFailure(KafkaController):
+    __slots__ = ()
+
+    def on_broker_failure(self, brokers: tuple[int, ...]) -> tuple:
+        return tuple(op for op in super().on_broker_failure(brokers) if op != (O_SEND_UM,))
+
+
+@controller_mutant(
+    "dead-broker-not-removed", "processBrokerChange computes no dead brokers (a lost registration is ignored)"
+)
+class DeadBrokerNotRemoved(KafkaController):
+    __slots__ = ()
+
+    def process_broker_change(self, cur: tuple[int, ...], rest: tuple) -> None:
+        if self.ctx is not None:
+            cur = tuple(c or was for c, was in zip(cur, self.ctx.live))
+        super().process_broker_change(cur, rest)
+
+
+@controller_mutant(
+    "lai-to-old-isr",
+    "an election sends the LeaderAndIsr to the old ISR instead of the live assigned replicas",
+)
+class LaiToOldIsr(KafkaController):
+    __slots__ = ()
+
+    def elect_leader_for_partition(
+        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+    ) -> Any:
+        res = super().elect_leader_for_partition(strategy, p, cur, live, dyn)
+        return res._replace(live_replicas=cur.isr)
+
+
+@controller_mutant(
+    "offline-election-ignores-liveness",
+    "the offline election takes every assigned replica as live (elects a dead ISR member)",
+)
+class OfflineElectionIgnoresLiveness(KafkaController):
+    __slots__ = ()
+
+    def elect_leader_for_partition(
+        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+    ) -> Any:
+        if strategy == S_OFFLINE:
+            live = self.ctx.ar[p]
+        return super().elect_leader_for_partition(strategy, p, cur, live, dyn)
+
+
+@controller_mutant(
+    "preferred-ignores-liveness",
+    "the preferred replica election elects the preferred replica even if it is dead",
+)
+class PreferredIgnoresLiveness(KafkaController):
+    __slots__ = ()
+
+    def elect_leader_for_partition(
+        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+    ) -> Any:
+        if strategy == S_PREFERRED:
+            return leader_for_preferred_replica(self.ctx.ar[p], cur, tuple(range(self.sys.nb)))
+        return super().elect_leader_for_partition(strategy, p, cur, live, dyn)
+
+
+@controller_mutant(
+    "remove-isr-no-epoch-bump", "doRemoveReplicasFromIsr writes the shrunk ISR with the old leader epoch"
+)
+class RemoveIsrNoEpochBump(KafkaController):
+    __slots__ = ()
+
+    def remove_replica_from_isr(self, cur: LeaderAndIsr, b: int) -> LeaderAndIsr | None:
+        lai = super().remove_replica_from_isr(cur, b)
+        return None if lai is None else lai._replace(leader_epoch=cur.leader_epoch)
+
+
+@controller_mutant(
+    "elect-trusts-cached-state",
+    "doElectLeaderForPartitions elects from the context's cached partition state, not the one read from ZooKeeper",
+)
+class ElectTrustsCachedState(KafkaController):
+    __slots__ = ()
+
+    def elect_leader_for_partitions_read(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
+        if self.ctx is not None:
+            cached = tuple((p, self.ctx.leaders[p] or z) for p, z in resp[1])
+            resp = (resp[0], cached, *resp[2:])
+        super().elect_leader_for_partitions_read(resp, data, batch, rest)
+
+
+@controller_mutant(
+    "isr-change-keeps-cached-state",
+    "IsrChangeNotification does not update the context's leader and ISR from what it read",
+)
+class IsrChangeKeepsCachedState(KafkaController):
+    __slots__ = ()
+
+    def process_isr_change_notification(self, parts: tuple[int, ...], states: tuple, rest: tuple) -> None:
+        super().process_isr_change_notification(parts, (None,) * len(states), rest)
+
+
+@controller_mutant(
+    "unfenced-controller-writes",
+    "the controller's ZooKeeper writes carry no check of /controller_epoch's version",
+)
+class UnfencedControllerWrites(KafkaController):
+    __slots__ = ()
+
+    def fence(self) -> int:
+        return -1
+
+
+@controller_mutant(
+    "resign-keeps-channels",
+    "onControllerResignation does not shut the channels: queued requests still go out",
+)
+class ResignKeepsChannels(KafkaController):
+    __slots__ = ()
+
+    def on_controller_resignation(self) -> None:
+        self.watch = False
+        self.ctx = None  # type: ignore[assignment]
+
+
+@controller_mutant(
+    "resign-keeps-context",
+    "onControllerResignation keeps the controller context (the old controller acts on)",
+)
+class ResignKeepsContext(KafkaController):
+    __slots__ = ()
+
+    def on_controller_resignation(self) -> None:
+        ctx = self.ctx
+        super().on_controller_resignation()
+        self.ctx = ctx
+
+
+@controller_mutant(
+    "expire-no-resign", "the (queued) session-expiry handler re-registers without onControllerResignation"
+)
+class ExpireNoResign(KafkaController):
+    __slots__ = ()
+
+    def process_event(self, ev: tuple[int, int]) -> None:
+        if ev[0] == EV_EXPIRE and self.sys.cfg.elector is not Elector.LEGACY:
+            self.active_id = -1
+            self.send_zk(RegisterBroker(Q_REGISTER_BROKER, True))
+            return
+        super().process_event(ev)
+
+
+@controller_mutant(
+    "stop-replica-error-as-success",
+    "a StopReplica error response counts as a successful replica deletion (the deletion completes anyway)",
+)
+class StopReplicaErrorAsSuccess(KafkaController):
+    __slots__ = ()
+
+    def stop_replica_response(self, b: int, mask: int, error: bool) -> None:
+        super().stop_replica_response(b, mask, False)
+
+
+@controller_mutant(
+    "reassign-no-stop-old",
+    "a completed reassignment skips steps 8-9: OAR - RAR are neither removed from the ISR nor stopped",
+)
+class ReassignNoStopOld(KafkaController):
+    __slots__ = ()
+
+    def reassign_stop_old(self, p: int, old: tuple[int, ...], rest: tuple) -> bool:
+        return super().reassign_stop_old(p, (), rest)
+
+
+@MUTANTS.register(
+    "broker-accepts-equal-leader-epoch",
+    "a broker applies a LeaderAndIsr whose leader epoch equals (is not newer than) its own",
+)
+class BrokerAcceptsEqualLeaderEpoch(ControllerSystem):
+    def _deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
+        msg = s.chans[sender * self.nb + d][0]
+        n = s.nodes[d]
+        if msg[0] != M_LEADER_AND_ISR:
+            return super()._deliver(s, sender, d)
+        equal = {e[0]: e[2] for e in msg[3] if n.reps[e[0]].epoch == e[2]}
+        if not equal:
+            return super()._deliver(s, sender, d)
+        # as if the replica had the previous epoch, then restore it where the request was dropped
+        reps = n.reps
+        for p, ep in equal.items():
+            reps = set_item(reps, p, reps[p]._replace(epoch=ep - 1))
+        act, t = super()._deliver(s._replace(nodes=set_item(s.nodes, d, n._replace(reps=reps))), sender, d)
+        nd = t.nodes[d]
+        reps = nd.reps
+        for p, ep in equal.items():
+            if reps[p].epoch == ep - 1:
+                reps = set_item(reps, p, reps[p]._replace(epoch=ep))
+        return act, t._replace(nodes=set_item(t.nodes, d, nd._replace(reps=reps)))
+
+
+@MUTANTS.register(
+    "broker-epoch-check-le",
+    "a broker rejects controller requests whose broker epoch is <= its own (not only older ones)",
+)
+class BrokerEpochCheckLe(ControllerSystem):
+    def _deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
+        msg = s.chans[sender * self.nb + d][0]
+        n = s.nodes[d]
+        if not self.cfg.broker_epoch or msg[2] != n.bepoch:
+            return super()._deliver(s, sender, d)
+        raised = s._replace(nodes=set_item(s.nodes, d, n._replace(bepoch=n.bepoch + 1)))
+        act, t = super()._deliver(raised, sender, d)
+        return act, t._replace(nodes=set_item(t.nodes, d, t.nodes[d]._replace(bepoch=n.bepoch)))
+
+
+@MUTANTS.register(
+    "isr-update-unconditional",
+    "a leader's ISR shrink/expand write to ZooKeeper is not conditioned on the zkVersion it read",
+)
+class IsrUpdateUnconditional(ControllerSystem):
+    def _zk_serve(self, s: State, b: int) -> tuple[Any, State]:
+        n = s.nodes[b]
+        req = n.zk_out[0]
+        cur = s.zk.parts[req[1]] if req[0] == Q_UPDATE_ISR else None
+        if cur is not None:
+            req = UpdateIsr(req[0], req[1], req[2]._replace(version=cur.version))
+            s = s._replace(nodes=set_item(s.nodes, b, n._replace(zk_out=(req, *n.zk_out[1:]))))
+        return super()._zk_serve(s, b)
+
+
+@MUTANTS.register(
+    "ctl-watch-not-rearmed",
+    "reading /controller does not re-arm a watch the broker lost (after a session expiry no Reelect reaches it)",
+)
+class CtlWatchNotRearmed(ControllerSystem):
+    def _zk_serve(self, s: State, b: int) -> tuple[Any, State]:
+        n = s.nodes[b]
+        act, t = super()._zk_serve(s, b)
+        if n.zk_out[0][0] == Q_READ_CTL and not n.ctl_watch:
+            t = t._replace(nodes=set_item(t.nodes, b, t.nodes[b]._replace(ctl_watch=False)))
+        return act, t
 
 
 @dataclass(frozen=True)

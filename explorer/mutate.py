@@ -1,0 +1,589 @@
+"""``kafka-mc mutate``: how many bugs would the checks catch? A mutation harness.
+
+It runs mutants of a model against chosen checks (release-suite entries, or one
+``--config`` with ``--set``) and prints a kill matrix: per mutant and entry, the
+property that killed it and the length of its counterexample, or ``survived`` (the
+entry passed: every expectation met), ``timeout`` (the budget ran out first) or
+``crashed`` (the mutant failed to import or raised). Two kinds of mutants:
+
+- **catalogue mutants**: every name the model's config key ``mutant`` accepts except
+  ``none`` (for ``--system module:factory``, the names of the module's ``MUTANTS``),
+  selected with ``--set mutant=NAME``;
+- **source mutants**: small changes generated from the AST of the model's source
+  (:mod:`explorer.source_mutants`; by default the files of the package that defines the
+  model's system class, ``--exclude coverage.py``), sampled with ``--sample N --seed S``.
+  A source mutant runs on a copy: the top-level package holding the file is copied to a
+  temporary directory, the one file patched, and the check run in a subprocess whose
+  ``PYTHONPATH`` puts that directory first. The project's tree is never modified.
+
+Every mutant (and, first, the unmutated model: the baseline, which must pass each
+entry) runs in its own subprocess (``python -m explorer.mutate JOB``) with a hard time
+limit. An entry's verdict is the release suite's (``explorer.release``): a mutant is
+**killed** by an entry the release suite would fail (a property expected to hold
+violated, a witness or coverage requirement unmet). The score is killed / (mutants not
+marked equivalent); ``--crash-kills`` counts crashed mutants as killed. Equivalent
+mutants (a change that cannot alter behaviour) are listed, with a one-line reason each,
+in a TOML file (``--equivalent``; default ``invariants/mutants/<model>_equivalent.toml``)
+keyed by catalogue name or source-mutant id; they are reported but neither run nor scored.
+
+``--json FILE`` writes the matrix (schema ``kafka-mc/mutation/1``), which
+``kafka-mc release --mutation FILE`` summarises in the release report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import traceback
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from explorer.api import CheckOptions
+from explorer.config import ConfigError
+from explorer.frontend import UsageError, model_spec, positive, run_check
+from explorer.release import SuiteEntry, _verdict, check_requirements, load_suite
+from explorer.source_mutants import SourceMutant, apply_mutant, generate_files, sample
+from explorer.tracefile import write_json_atomic
+
+__all__ = ["SCHEMA", "add_parser", "run_mutants", "score_of"]
+
+SCHEMA = "kafka-mc/mutation/1"
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+#: statuses of one mutant on one entry (and of a mutant overall)
+KILLED, SURVIVED, TIMEOUT, CRASHED, EQUIVALENT, NOT_RUN = (
+    "killed",
+    "survived",
+    "timeout",
+    "crashed",
+    "equivalent",
+    "not run",
+)
+#: seconds a worker may take beyond its entries' budgets (imports, building, coverage)
+WORKER_SLACK = 60.0
+
+
+# -- what to run ------------------------------------------------------------------------------
+
+
+def _entries(args: argparse.Namespace) -> list[SuiteEntry]:
+    """The entries each mutant runs against, with the budget and the ``--set`` overrides."""
+    if (args.suite is None) == (args.config is None and args.system is None):
+        raise UsageError("give --suite FILE --entries NAMES, or --config FILE / --system MODULE:FACTORY")
+    if args.suite is not None:
+        suite = {e.name: e for e in load_suite(args.suite)}
+        names = [n for n in (args.entries or "").split(",") if n]
+        if not names:
+            raise UsageError("--entries: name the suite entries to run (comma-separated)")
+        unknown = [n for n in names if n not in suite]
+        if unknown:
+            raise UsageError(f"--entries: {unknown[0]!r} is not in {args.suite} (has: {', '.join(suite)})")
+        chosen = [suite[n] for n in names]
+        models = {e.model for e in chosen}
+        if len(models) > 1 or (args.model and args.model not in models):
+            raise UsageError(f"the entries check several models ({', '.join(sorted(models))}); mutate one")
+        if any(e.engine == "symbolic" for e in chosen):
+            raise UsageError("--entries: proof entries (engine symbolic) cannot be mutated")
+    elif args.system is not None:
+        chosen = [SuiteEntry(name="system", model=args.system)]
+    else:
+        if not args.model:
+            raise UsageError("--config needs the MODEL")
+        chosen = [
+            SuiteEntry(name=Path(args.config).stem, model=args.model, config=os.path.abspath(args.config))
+        ]
+    scoped: dict[str, list[str]] = {}
+    common: list[str] = []
+    for s in args.set:
+        head, sep, rest = s.partition(":")
+        if sep and head in {e.name for e in chosen}:
+            scoped.setdefault(head, []).append(rest)
+        else:
+            common.append(s)
+    return [
+        dataclasses.replace(
+            e, set=(*e.set, *common, *scoped.get(e.name, [])), max_seconds=args.max_seconds, max_states=None
+        )
+        for e in chosen
+    ]
+
+
+def _catalogue(model: str) -> list[str]:
+    """The model's catalogue mutant names, ``none`` left out: the choices of its config key
+    ``mutant`` (registered model) or the names of ``MUTANTS`` in the factory's module."""
+    if ":" in model:
+        module = importlib.import_module(model.partition(":")[0])
+        cat = getattr(module, "MUTANTS", ())
+        names = list(cat.names() if hasattr(cat, "names") else cat)
+    else:
+        fields = {f.name: f for f in dataclasses.fields(model_spec(model).config_cls)}
+        f = fields.get("mutant")
+        names = list(f.metadata.get("choices") or ()) if f is not None else []
+    return [n for n in names if n != "none"]
+
+
+def _default_sources(model: str) -> list[Path]:
+    """The source files of a model: the package defining its system class (its ``*.py``, not
+    recursive) or, for a top-level module or a class in a top-level package, that one file."""
+    if ":" in model:
+        module = importlib.import_module(model.partition(":")[0])
+    else:
+        spec = model_spec(model)
+        from explorer.config import load_config
+
+        system = spec.build(load_config(spec.config_cls))
+        module = sys.modules[type(system).__module__]
+    path = Path(module.__file__ or "")
+    if "." in (module.__package__ or "") or path.name == "__init__.py":  # e.g. model.controller.system
+        return sorted(path.parent.glob("*.py"))
+    return [path]
+
+
+def _source_mutants(args: argparse.Namespace, model: str) -> list[SourceMutant]:
+    if args.source:
+        files: list[Path] = []
+        for s in args.source:
+            p = Path(s)
+            files += sorted(p.glob("*.py")) if p.is_dir() else [p]
+    else:
+        files = _default_sources(model)
+    files = [f for f in files if f.name not in set(args.exclude)]
+    try:
+        muts = generate_files(PROJECT_ROOT, files)
+    except ValueError as e:
+        raise UsageError(f"--source: {e}") from None
+    if args.ids:
+        want = args.ids.split(",")
+        by_id = {m.id: m for m in muts}
+        missing = [i for i in want if i not in by_id]
+        if missing:
+            raise UsageError(f"--ids: no source mutant {missing[0]!r}")
+        return [by_id[i] for i in want]
+    if args.sample is None and not args.all_source:
+        return []
+    return sample(muts, args.sample, args.seed)
+
+
+def load_equivalent(path: Path | None) -> dict[str, str]:
+    """Mutant (name or id) -> why it is equivalent, from the TOML file's ``[equivalent]`` table."""
+    if path is None or not path.is_file():
+        return {}
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: malformed TOML: {e}") from None
+    table = doc.get("equivalent", {})
+    if not isinstance(table, dict) or not all(isinstance(v, str) and v for v in table.values()):
+        raise ConfigError(f'{path}: expected an [equivalent] table of "mutant" = "reason"')
+    return dict(table)
+
+
+# -- running one mutant -----------------------------------------------------------------------
+
+
+def _entry_json(e: SuiteEntry) -> dict[str, Any]:
+    return {**dataclasses.asdict(e), "set": list(e.set), "violates": list(e.violates)}
+
+
+def _run_worker(
+    job: dict[str, Any], entries: list[SuiteEntry], *, source: SourceMutant | None, hard_limit: float
+) -> dict[str, dict[str, Any]]:
+    """Run one mutant's checks in a subprocess; each entry's cell by name (missing ones timeout)."""
+    with tempfile.TemporaryDirectory(prefix="kafka-mc-mutant-", ignore_cleanup_errors=True) as tmp:
+        tmpdir = Path(tmp)
+        out = tmpdir / "cells.jsonl"
+        cwd = tmpdir / "run"
+        cwd.mkdir()
+        if source is not None:
+            top = source.file.split("/")[0]
+            shutil.copytree(PROJECT_ROOT / top, cwd / top, ignore=shutil.ignore_patterns("__pycache__"))
+            target = cwd / source.file
+            target.write_text(apply_mutant(target.read_text(encoding="utf-8"), source), encoding="utf-8")
+        job = {**job, "entries": [_entry_json(e) for e in entries], "out": str(out)}
+        (tmpdir / "job.json").write_text(json.dumps(job), encoding="utf-8")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([str(cwd), str(PROJECT_ROOT), env.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        )
+        env.pop("PYTHONSAFEPATH", None)
+        cmd = [sys.executable, "-m", "explorer.mutate", str(tmpdir / "job.json")]
+        t0 = time.monotonic()
+        with open(tmpdir / "stderr", "wb") as err:
+            proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=err, stderr=err, start_new_session=True)
+            try:
+                code = proc.wait(timeout=hard_limit)
+            except subprocess.TimeoutExpired:
+                code = None
+            finally:  # a timeout, or the harness interrupted: the worker does not outlive it
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+        cells: dict[str, dict[str, Any]] = {}
+        tail: list[str] = []
+        try:  # a missing file (the temporary directory removed under us) loses cells, not the run
+            for line in out.read_text(encoding="utf-8").splitlines():
+                c = json.loads(line)
+                cells[c["entry"]] = c
+            tail = (tmpdir / "stderr").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
+        except (OSError, ValueError):
+            pass
+        killed = any(c["status"] == KILLED for c in cells.values())
+        for e in entries:
+            if e.name in cells:
+                continue
+            if code == 0 and killed and job.get("first_kill"):
+                cells[e.name] = {"entry": e.name, "status": NOT_RUN, "message": "killed by an earlier entry"}
+                continue
+            if code is None:
+                msg = f"the worker ran out of its hard limit ({hard_limit:.0f} s)"
+                cells[e.name] = {"entry": e.name, "status": TIMEOUT, "message": msg}
+            else:
+                msg = f"the worker exited with code {code}: " + " | ".join(tail)
+                cells[e.name] = {"entry": e.name, "status": CRASHED, "message": msg}
+            cells[e.name]["seconds"] = round(time.monotonic() - t0, 2)
+        return cells
+
+
+def _cell(e: SuiteEntry, extra: Sequence[str], keep_going: bool) -> dict[str, Any]:
+    """Check one entry (in the worker) and classify the outcome."""
+    t0 = time.monotonic()
+    options = CheckOptions(
+        engine=e.engine,
+        max_seconds=e.max_seconds,
+        max_states=e.max_states,
+        keep_going=keep_going or e.expect == "violation",
+    )
+    try:
+        if ":" in e.model:
+            r, _, _ = run_check(None, options, system_ref=e.model, overrides=[*e.set, *extra])
+        else:
+            r, _, _ = run_check(e.model, options, config_path=e.config, overrides=[*e.set, *extra])
+    except Exception as ex:  # a mutant may raise anything: that is its outcome
+        frames = traceback.extract_tb(ex.__traceback__)
+        where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+        return {
+            "entry": e.name,
+            "status": CRASHED,
+            "message": f"{type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}{where}",
+            "seconds": round(time.monotonic() - t0, 2),
+        }
+    reqs = check_requirements(e, r)
+    verdict, msg = _verdict(e, r, reqs)
+    cell: dict[str, Any] = {
+        "entry": e.name,
+        "status": {"fail": KILLED, "pass": SURVIVED}.get(verdict, TIMEOUT),
+        "message": msg,
+        "seconds": round(r.seconds, 2),
+        "distinct_states": r.distinct_states,
+        "violations": [{"property": v.property, "length": v.length} for v in r.violations],
+    }
+    if cell["status"] == KILLED:
+        expected = set(e.violates)
+        bad = sorted(
+            (v for v in r.violations if v.property not in expected), key=lambda v: (v.length, v.property)
+        )
+        if bad:
+            cell["property"], cell["length"] = bad[0].property, bad[0].length
+        else:
+            unmet = [q["key"] for q in reqs if not q["met"]]
+            cell["property"] = "coverage: " + (unmet[0] if unmet else "expected violations")
+    return cell
+
+
+def _worker_main(job_path: str) -> int:
+    """The subprocess side: run the job's entries, append one JSON line per entry."""
+    job = json.loads(Path(job_path).read_text(encoding="utf-8"))
+    with open(job["out"], "a", encoding="utf-8") as out:
+        for ed in job["entries"]:
+            e = SuiteEntry(**{**ed, "set": tuple(ed["set"]), "violates": tuple(ed["violates"])})
+            cell = _cell(e, job["overrides"], job["keep_going"])
+            out.write(json.dumps(cell) + "\n")
+            out.flush()
+            if job.get("first_kill") and cell["status"] == KILLED:
+                break
+    return 0
+
+
+# -- the matrix -------------------------------------------------------------------------------
+
+
+def mutant_status(cells: dict[str, dict[str, Any]], crash_kills: bool = False) -> str:
+    """A mutant's overall status from its cells: killed by any entry, else crashed, timeout,
+    survived (in that order).
+
+    >>> mutant_status({"a": {"status": "survived"}, "b": {"status": "killed"}})
+    'killed'
+    >>> mutant_status({"a": {"status": "crashed"}}), mutant_status({"a": {"status": "crashed"}}, True)
+    ('crashed', 'killed')
+    """
+    st = {c["status"] for c in cells.values()}
+    if KILLED in st or (crash_kills and CRASHED in st):
+        return KILLED
+    for s in (CRASHED, TIMEOUT, SURVIVED):
+        if s in st:
+            return s
+    return NOT_RUN
+
+
+def score_of(mutants: list[dict[str, Any]]) -> dict[str, Any]:
+    """Counts per status and the score killed / (mutants not marked equivalent).
+
+    >>> score_of([{"status": "killed"}, {"status": "survived"}, {"status": "equivalent"}])["score"]
+    0.5
+    """
+    counts = {
+        s: sum(1 for m in mutants if m["status"] == s)
+        for s in (KILLED, SURVIVED, TIMEOUT, CRASHED, EQUIVALENT)
+    }
+    considered = len(mutants) - counts[EQUIVALENT]
+    return {
+        **counts,
+        "mutants": len(mutants),
+        "considered": considered,
+        "score": round(counts[KILLED] / considered, 4) if considered else None,
+    }
+
+
+def _cell_text(c: dict[str, Any] | None) -> str:
+    if c is None:
+        return "-"
+    if c["status"] == NOT_RUN:
+        return "-"
+    if c["status"] == KILLED:
+        n = c.get("length")
+        return f"{c.get('property', '?')}" + (f" ({n})" if n is not None else "")
+    return c["status"]
+
+
+def format_matrix(doc: dict[str, Any]) -> str:
+    """The kill matrix as a text table, then the score line."""
+    names = [e["name"] for e in doc["entries"]]
+    rows = [["mutant", "status", *names]]
+    for m in doc["mutants"]:
+        rows.append([m["name"], m["status"], *(_cell_text(m["cells"].get(n)) for n in names)])
+    width = [min(max(len(r[i]) for r in rows), 44) for i in range(len(rows[0]))]
+    lines = ["  ".join(x[:w].ljust(w) for x, w in zip(r, width)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in width))
+    s = doc["score"]
+    pct = "n/a" if s["score"] is None else f"{s['score']:.1%}"
+    lines.append(
+        f"mutation score {pct}: {s['killed']} killed of {s['considered']} non-equivalent mutants "
+        f"({s['survived']} survived, {s['timeout']} timeout, {s['crashed']} crashed, {s['equivalent']} equivalent)"
+    )
+    return "\n".join(lines)
+
+
+def run_mutants(
+    entries: list[SuiteEntry],
+    catalogue: list[str],
+    sources: list[SourceMutant],
+    *,
+    docs: dict[str, str] | None = None,
+    equivalent: dict[str, str] | None = None,
+    keep_going: bool = False,
+    first_kill: bool = False,
+    crash_kills: bool = False,
+    baseline: bool = True,
+    jobs: int = 1,
+    log: Any = None,
+) -> dict[str, Any]:
+    """Run the baseline, then every mutant against every entry; the result document."""
+    equivalent = equivalent or {}
+    docs = docs or {}
+    budget = sum(e.max_seconds or 600 for e in entries)
+    hard = budget * 1.5 + WORKER_SLACK
+
+    def say(text: str) -> None:
+        if log is not None:
+            print(text, file=log, flush=True)
+
+    base_cells: dict[str, dict[str, Any]] = {}
+    if baseline:
+        base_cells = _run_worker(
+            {"overrides": [], "keep_going": keep_going}, entries, source=None, hard_limit=hard
+        )
+        bad = {n: c for n, c in base_cells.items() if c["status"] != SURVIVED}
+        say("baseline: " + ", ".join(f"{n} {c['status']}" for n, c in base_cells.items()))
+        if bad:
+            n, c = next(iter(bad.items()))
+            raise UsageError(
+                f"the unmutated model does not pass entry {n} ({c['status']}: {c.get('message', '')}); "
+                "fix the entry or raise --max-seconds"
+            )
+    todo: list[tuple[str, str, str, SourceMutant | None]] = [
+        (name, "catalogue", docs.get(name, ""), None) for name in catalogue
+    ] + [(m.id, "source", m.description, m) for m in sources]
+
+    def one(item: tuple[str, str, str, SourceMutant | None]) -> dict[str, Any]:
+        name, kind, doc, src = item
+        rec: dict[str, Any] = {"name": name, "kind": kind, "doc": doc}
+        if name in equivalent:
+            return {**rec, "status": EQUIVALENT, "equivalent": equivalent[name], "cells": {}}
+        overrides = [f"mutant={name}"] if kind == "catalogue" else []
+        t0 = time.monotonic()
+        job = {"overrides": overrides, "keep_going": keep_going, "first_kill": first_kill}
+        try:
+            cells = _run_worker(job, entries, source=src, hard_limit=hard)
+        except (ValueError, SyntaxError) as e:  # the mutant could not be written
+            cells = {en.name: {"entry": en.name, "status": CRASHED, "message": str(e)} for en in entries}
+        rec.update(
+            status=mutant_status(cells, crash_kills), seconds=round(time.monotonic() - t0, 1), cells=cells
+        )
+        say(f"{rec['status']:>9}  {name}  ({rec['seconds']} s)")
+        return rec
+
+    if jobs > 1:
+        with ThreadPoolExecutor(jobs) as pool:
+            mutants = list(pool.map(one, todo))
+    else:
+        mutants = [one(x) for x in todo]
+    return {
+        "schema": SCHEMA,
+        "entries": [
+            {
+                "name": e.name,
+                "model": e.model,
+                "config": e.config,
+                "set": list(e.set),
+                "max_seconds": e.max_seconds,
+            }
+            for e in entries
+        ],
+        "keep_going": keep_going,
+        "first_kill": first_kill,
+        "crash_kills": crash_kills,
+        "baseline": base_cells,
+        "mutants": mutants,
+        "score": score_of(mutants),
+    }
+
+
+# -- the command ------------------------------------------------------------------------------
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``kafka-mc mutate`` on the CLI's subparsers."""
+    p = sub.add_parser("mutate", help="mutation testing: which mutants of a model do the checks kill?")
+    p.add_argument("model", nargs="?", help="a model name (default: the suite entries' model)")
+    p.add_argument("--suite", metavar="FILE", help="a release suite TOML (with --entries)")
+    p.add_argument(
+        "--entries", metavar="NAMES", help="comma-separated suite entries to run each mutant against"
+    )
+    p.add_argument("--config", metavar="FILE", help="instead of a suite: one configuration of MODEL")
+    p.add_argument("--system", metavar="MODULE:FACTORY", help="instead of a suite: a user TransitionSystem")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="[ENTRY:]KEY=VALUE",
+        help="override a config key (of every entry, or of ENTRY only)",
+    )
+    p.add_argument(
+        "--max-seconds", type=float, default=60.0, metavar="S", help="budget per entry (default 60)"
+    )
+    p.add_argument(
+        "--continue", dest="keep_going", action="store_true", help="collect every violated property"
+    )
+    p.add_argument(
+        "--first-kill",
+        action="store_true",
+        help="once an entry kills a mutant, do not run it against the later entries (cells: not run)",
+    )
+    p.add_argument("--no-catalogue", action="store_true", help="run no catalogue mutant")
+    p.add_argument("--mutants", metavar="NAMES", help="only these catalogue mutants (comma-separated)")
+    p.add_argument("--sample", type=int, metavar="N", help="run N source mutants, sampled with --seed")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
+    p.add_argument("--all-source", action="store_true", help="run every source mutant (many)")
+    p.add_argument("--ids", metavar="IDS", help="run these source mutants (comma-separated ids)")
+    p.add_argument(
+        "--source", action="append", default=[], metavar="PATH", help="files or directories to mutate"
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="file names not to mutate (default: coverage.py; coverage labels change no behaviour)",
+    )
+    p.add_argument("--equivalent", metavar="FILE", help="the equivalent-mutant catalogue (TOML)")
+    p.add_argument("--crash-kills", action="store_true", help="count crashed mutants as killed")
+    p.add_argument("--no-baseline", action="store_true", help="do not check that the unmutated model passes")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="mutants run at once (default 1)")
+    p.add_argument("--list", action="store_true", help="list the selected mutants and stop")
+    p.add_argument("--json", metavar="FILE", help="write the kill matrix as JSON")
+    p.add_argument("--quiet", action="store_true", help="no line per mutant on stderr")
+    p.set_defaults(func=cmd_mutate)
+
+
+def cmd_mutate(args: argparse.Namespace) -> int:
+    """``kafka-mc mutate``: 0 when no considered mutant survived, 1 otherwise."""
+    positive("--max-seconds", args.max_seconds)
+    positive("--jobs", args.jobs)
+    positive("--sample", args.sample)
+    if args.exclude is None:
+        args.exclude = ["coverage.py"]
+    entries = _entries(args)
+    model = entries[0].model
+    catalogue = [] if args.no_catalogue else _catalogue(model)
+    if args.mutants:
+        want = args.mutants.split(",")
+        unknown = [n for n in want if n not in catalogue]
+        if unknown:
+            raise UsageError(f"--mutants: {unknown[0]!r} is not in the catalogue of {model}")
+        catalogue = want
+    sources = _source_mutants(args, model)
+    eq_path = Path(args.equivalent) if args.equivalent else None
+    if eq_path is None and ":" not in model:
+        eq_path = PROJECT_ROOT / "invariants" / "mutants" / f"{model.replace('-', '_')}_equivalent.toml"
+    elif eq_path is not None and not eq_path.is_file():
+        raise UsageError(f"--equivalent {eq_path}: no such file")
+    equivalent = load_equivalent(eq_path)
+    if args.list:
+        for n in catalogue:
+            print(f"catalogue  {n}" + (f"  [equivalent: {equivalent[n]}]" if n in equivalent else ""))
+        for m in sources:
+            print(
+                f"source     {m.id}  {m.description}"
+                + (f"  [equivalent: {equivalent[m.id]}]" if m.id in equivalent else "")
+            )
+        return 0
+    if not catalogue and not sources:
+        raise UsageError(
+            "no mutants selected (catalogue empty or --no-catalogue, and no --sample/--ids/--all-source)"
+        )
+    if args.json:
+        d = os.path.dirname(os.path.abspath(args.json))
+        if not os.path.isdir(d):
+            raise UsageError(f"--json {args.json}: directory {d} does not exist")
+    doc = run_mutants(
+        entries,
+        catalogue,
+        sources,
+        equivalent=equivalent,
+        keep_going=args.keep_going,
+        first_kill=args.first_kill,
+        crash_kills=args.crash_kills,
+        baseline=not args.no_baseline,
+        jobs=args.jobs,
+        log=None if args.quiet else sys.stderr,
+    )
+    doc["model"] = model
+    doc["sample"] = {"n": args.sample, "seed": args.seed} if sources and args.sample else None
+    print(format_matrix(doc))
+    if args.json:
+        write_json_atomic(args.json, doc)
+    return 0 if doc["score"]["considered"] == doc["score"]["killed"] else 1
+
+
+if __name__ == "__main__":  # the worker: python -m explorer.mutate JOB
+    sys.exit(_worker_main(sys.argv[1]))

@@ -1,0 +1,273 @@
+"""Source mutants: small syntactic changes to a model's Python source, generated from its AST.
+
+Each :class:`SourceMutant` changes one place of one file and has a stable id
+``file:line:col:operator`` (the file relative to the project root, the node's 1-based line
+and 0-based column). The operators:
+
+========== ============================================================================
+operator   change
+========== ============================================================================
+``lt-le``  a comparison operator swapped (``<``/``<=``, ``>``/``>=``, ``==``/``!=``;
+           named ``<from>-<to>``, with ``#k`` for the k-th operator of a chain)
+``and-or`` a boolean ``and`` made ``or`` (``or-and`` the reverse)
+``drop``   an assignment or expression statement of a function body replaced by ``pass``
+           (docstrings are kept)
+``not-if`` an ``if`` (or ``elif``) condition negated
+``int+1``  a small integer constant (0..8) plus one; ``int-1`` minus one
+``ret-flip`` ``return True`` made ``return False`` and the reverse
+========== ============================================================================
+
+Generation is deterministic: the same source gives the same mutants in the same order
+(by file, line, column, operator). :func:`apply_mutant` rewrites only the mutated node's
+text (UTF-8 byte offsets from the AST), so the rest of the file stays as written. Nodes
+inside f-strings are left alone (their positions are unreliable before Python 3.12).
+
+>>> src = "def f(x):\\n    return x < 2\\n"
+>>> [m.operator for m in generate("m.py", src)]
+['lt-le', 'int+1', 'int-1']
+>>> print(apply_mutant(src, generate("m.py", src)[0]), end="")
+def f(x):
+    return (x <= 2)
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["OPERATORS", "SourceMutant", "apply_mutant", "generate", "generate_files", "sample"]
+
+_CMP = {
+    ast.Lt: (ast.LtE, "lt", "le"),
+    ast.LtE: (ast.Lt, "le", "lt"),
+    ast.Gt: (ast.GtE, "gt", "ge"),
+    ast.GtE: (ast.Gt, "ge", "gt"),
+    ast.Eq: (ast.NotEq, "eq", "ne"),
+    ast.NotEq: (ast.Eq, "ne", "eq"),
+}
+#: the operator families (an id's operator starts with one of these)
+OPERATORS = ("cmp", "and-or", "or-and", "drop", "not-if", "int+1", "int-1", "ret-flip")
+#: integer constants mutated by plus/minus one
+SMALL_INTS = range(0, 9)
+
+
+@dataclass(frozen=True)
+class SourceMutant:
+    """One change at one node: the file (relative path), the node's position, the operator,
+    and a one-line description of the change."""
+
+    file: str
+    line: int
+    col: int
+    operator: str
+    description: str
+
+    @property
+    def id(self) -> str:
+        """``file:line:col:operator``, stable while the file's text above the node is."""
+        return f"{self.file}:{self.line}:{self.col}:{self.operator}"
+
+
+def _in_fstring(tree: ast.AST) -> set[int]:
+    """The ids of every node inside an f-string."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            out |= {id(n) for n in ast.walk(node)}
+    return out
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
+
+
+def _function_statements(tree: ast.AST) -> Iterable[ast.stmt]:
+    """Assignments and expression statements anywhere inside a function body (not docstrings)."""
+    seen: set[int] = set()
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(fn):
+            if id(node) in seen or node is fn:
+                continue
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)):
+                if isinstance(node, ast.AnnAssign) and node.value is None:
+                    continue
+                if _is_docstring(node):
+                    continue
+                seen.add(id(node))
+                yield node
+
+
+def _mutants_of(file: str, tree: ast.AST) -> list[SourceMutant]:
+    skip = _in_fstring(tree)
+    out: list[SourceMutant] = []
+
+    def add(node: ast.AST, op: str, desc: str) -> None:
+        out.append(SourceMutant(file, node.lineno, node.col_offset, op, desc))  # type: ignore[attr-defined]
+
+    # annotations are never evaluated by the models: leave their constants alone
+    for node in ast.walk(tree):
+        for ann in _annotations(node):
+            skip |= {id(n) for n in ast.walk(ann)}
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Compare):
+            for k, cmp in enumerate(node.ops):
+                if type(cmp) in _CMP:
+                    _, a, b = _CMP[type(cmp)]
+                    suffix = f"#{k}" if len(node.ops) > 1 else ""
+                    add(node, f"{a}-{b}{suffix}", f"comparison {a} made {b}")
+        elif isinstance(node, ast.BoolOp):
+            if isinstance(node.op, ast.And):
+                add(node, "and-or", "`and` made `or`")
+            else:
+                add(node, "or-and", "`or` made `and`")
+        elif isinstance(node, ast.If):
+            add(node.test, "not-if", "`if` condition negated")
+        elif isinstance(node, ast.Return):
+            v = node.value
+            if isinstance(v, ast.Constant) and isinstance(v.value, bool):
+                add(v, "ret-flip", f"`return {v.value}` made `return {not v.value}`")
+        elif isinstance(node, ast.Constant) and type(node.value) is int and node.value in SMALL_INTS:
+            add(node, "int+1", f"constant {node.value} made {node.value + 1}")
+            add(node, "int-1", f"constant {node.value} made {node.value - 1}")
+    for stmt in _function_statements(tree):
+        if id(stmt) not in skip:
+            add(stmt, "drop", f"statement dropped ({type(stmt).__name__})")
+    return out
+
+
+def _annotations(node: ast.AST) -> list[ast.expr]:
+    out: list[ast.expr] = []
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if node.returns is not None:
+            out.append(node.returns)
+        a = node.args
+        for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+            if arg is not None and arg.annotation is not None:
+                out.append(arg.annotation)
+    elif isinstance(node, ast.AnnAssign):
+        out.append(node.annotation)
+    return out
+
+
+def generate(file: str, source: str) -> list[SourceMutant]:
+    """Every mutant of one file's source, sorted by (line, column, operator).
+
+    >>> [(m.line, m.operator) for m in generate("x.py", "def f(a, b):\\n    y = a and b\\n    return True\\n")]
+    [(2, 'drop'), (2, 'and-or'), (3, 'ret-flip')]
+    """
+    tree = ast.parse(source, file)
+    muts = _mutants_of(file, tree)
+    return sorted(set(muts), key=lambda m: (m.line, m.col, m.operator))
+
+
+def generate_files(root: Path, files: Sequence[Path]) -> list[SourceMutant]:
+    """Every mutant of the files (paths under ``root``; ids name them relative to it), in file order."""
+    out: list[SourceMutant] = []
+    for f in sorted(files):
+        rel = f.resolve().relative_to(root.resolve()).as_posix()
+        out += generate(rel, f.read_text(encoding="utf-8"))
+    return out
+
+
+def sample(mutants: Sequence[SourceMutant], n: int | None, seed: int) -> list[SourceMutant]:
+    """``n`` of the mutants chosen with ``random.Random(seed)`` (all when n is None or larger),
+    kept in generation order.
+
+    >>> ms = generate("x.py", "def f(a):\\n    return a < 1 or a > 5\\n")
+    >>> sample(ms, 2, 7) == sample(ms, 2, 7), len(sample(ms, 2, 7)), len(sample(ms, None, 0)) == len(ms)
+    (True, 2, True)
+    """
+    if n is None or n >= len(mutants):
+        return list(mutants)
+    picked = sorted(random.Random(seed).sample(range(len(mutants)), n))
+    return [mutants[i] for i in picked]
+
+
+def _find(tree: ast.AST, m: SourceMutant) -> ast.AST:
+    """The node a mutant changes (the statement, test, comparison, bool op or constant)."""
+    kinds: tuple[type, ...]
+    op = m.operator
+    if op == "drop":
+        kinds = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
+    elif op in ("and-or", "or-and"):
+        kinds = (ast.BoolOp,)
+    elif op.startswith("int") or op == "ret-flip":
+        kinds = (ast.Constant,)
+    elif op == "not-if":
+        kinds = (ast.expr,)
+    else:
+        kinds = (ast.Compare,)
+    if op == "not-if":
+        cands: list[ast.AST] = [n.test for n in ast.walk(tree) if isinstance(n, ast.If)]
+    else:
+        cands = [n for n in ast.walk(tree) if isinstance(n, kinds)]
+    for n in cands:
+        if getattr(n, "lineno", None) == m.line and getattr(n, "col_offset", None) == m.col:
+            if op.startswith("int") and type(getattr(n, "value", None)) is not int:
+                continue
+            if op == "ret-flip" and not isinstance(getattr(n, "value", None), bool):
+                continue
+            if op in ("and-or", "or-and") and isinstance(getattr(n, "op", None), ast.And) != (op == "and-or"):
+                continue
+            return n
+    raise ValueError(f"{m.id}: no such node in the source (has the file changed?)")
+
+
+def _replacement(node: ast.AST, m: SourceMutant) -> str:
+    op = m.operator
+    if op == "drop":
+        return "pass"
+    if op == "not-if":
+        return f"(not ({ast.unparse(node)}))"
+    if op in ("and-or", "or-and"):
+        assert isinstance(node, ast.BoolOp)
+        new = ast.BoolOp(op=ast.Or() if op == "and-or" else ast.And(), values=node.values)
+        return f"({ast.unparse(new)})"
+    if op.startswith("int"):
+        assert isinstance(node, ast.Constant) and type(node.value) is int
+        value: int = node.value
+        return f"({value + (1 if op == 'int+1' else -1)})"
+    if op == "ret-flip":
+        assert isinstance(node, ast.Constant)
+        return str(not node.value)
+    assert isinstance(node, ast.Compare)
+    k = op.partition("#")[2]
+    idx = int(k) if k else 0
+    ops = list(node.ops)
+    ops[idx] = _CMP[type(ops[idx])][0]()
+    return f"({ast.unparse(ast.Compare(left=node.left, ops=ops, comparators=node.comparators))})"
+
+
+def apply_mutant(source: str, m: SourceMutant) -> str:
+    """The source with mutant ``m`` applied: the node's text replaced, everything else kept.
+
+    >>> src = "def f(a):\\n    if a == 1:\\n        a += 1\\n    return a\\n"
+    >>> ms = {x.operator: x for x in generate("f.py", src)}
+    >>> print(apply_mutant(src, ms["not-if"]).splitlines()[1])
+        if (not (a == 1)):
+    >>> print(apply_mutant(src, ms["drop"]).splitlines()[2])
+            pass
+    """
+    tree = ast.parse(source)
+    node = _find(tree, m)
+    data = source.encode("utf-8")
+    starts = [0]
+    for line in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    a = starts[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
+    b = starts[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]
+    out = data[:a] + _replacement(node, m).encode("utf-8") + data[b:]
+    text = out.decode("utf-8")
+    ast.parse(text)  # the mutant must still be Python
+    return text

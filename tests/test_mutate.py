@@ -1,0 +1,190 @@
+"""The mutation harness (``kafka-mc mutate``, explorer/mutate.py) and its source-mutant
+generator (explorer/source_mutants.py): the generator on small snippets, and the
+bookkeeping on the toy model ``tests/toy_mutation.py`` (fast: each mutant is a
+subprocess of about half a second). A sample on the controller is marked ``slow``."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.cli import main
+from explorer.mutate import format_matrix, mutant_status, score_of
+from explorer.report import mutation_summary, render_html
+from explorer.source_mutants import apply_mutant, generate, generate_files, sample
+
+ROOT = Path(__file__).resolve().parents[1]
+TOY = "tests/toy_mutation.py"
+
+
+def _one(src: str, operator: str) -> str:
+    """The source with the single mutant of ``operator`` applied."""
+    ms = [m for m in generate("s.py", src) if m.operator == operator]
+    assert len(ms) == 1, [m.id for m in generate("s.py", src)]
+    return apply_mutant(src, ms[0])
+
+
+@pytest.mark.parametrize(
+    ("src", "operator", "expected"),
+    [
+        ("x = a < b\n", "lt-le", "x = (a <= b)\n"),
+        ("x = a <= b\n", "le-lt", "x = (a < b)\n"),
+        ("x = a > b\n", "gt-ge", "x = (a >= b)\n"),
+        ("x = a >= b\n", "ge-gt", "x = (a > b)\n"),
+        ("x = a == b\n", "eq-ne", "x = (a != b)\n"),
+        ("x = a != b\n", "ne-eq", "x = (a == b)\n"),
+        ("x = a < b < c\n", "lt-le#1", "x = (a < b <= c)\n"),
+        ("x = a and b\n", "and-or", "x = (a or b)\n"),
+        ("x = a or b\n", "or-and", "x = (a and b)\n"),
+        ("x = 2\n", "int+1", "x = (3)\n"),
+        ("x = 0\n", "int-1", "x = (-1)\n"),
+        ("if a:\n    b()\n", "not-if", "if (not (a)):\n    b()\n"),
+        ("def f():\n    return True\n", "ret-flip", "def f():\n    return False\n"),
+        ("def f():\n    '''doc'''\n    y()\n", "drop", "def f():\n    '''doc'''\n    pass\n"),
+    ],
+)
+def test_each_operator_on_a_snippet(src: str, operator: str, expected: str) -> None:
+    assert _one(src, operator) == expected
+
+
+def test_what_is_not_mutated() -> None:
+    src = (
+        "def f(a: int = 2) -> None:\n"  # the annotation is left alone, the default is not
+        "    '''a docstring is never dropped'''\n"
+        "    print(f'{a < 1}')\n"  # nothing inside an f-string
+        "    return a is None or 10\n"  # 10 is no small int; `is` is not swapped
+        "x = 1\n"  # a module-level assignment is not dropped
+    )
+    ops = sorted(m.id for m in generate("s.py", src))
+    assert ops == [
+        "s.py:1:15:int+1",
+        "s.py:1:15:int-1",
+        "s.py:3:4:drop",
+        "s.py:4:11:or-and",
+        "s.py:5:4:int+1",
+        "s.py:5:4:int-1",
+    ]
+
+
+def test_apply_keeps_the_rest_of_the_file_and_utf8() -> None:
+    src = "# 新建 Topic: a comment with non-ASCII text\ndef f(a):  # 注释\n    return a < 2  # keep me\n"
+    m = next(m for m in generate("s.py", src) if m.operator == "lt-le")
+    assert apply_mutant(src, m) == src.replace("a < 2", "(a <= 2)")
+
+
+def test_generation_is_deterministic_with_stable_ids() -> None:
+    files = sorted((ROOT / "model" / "controller").glob("*.py"))
+    a, b = generate_files(ROOT, files), generate_files(ROOT, list(reversed(files)))
+    assert [m.id for m in a] == [m.id for m in b]
+    assert len({m.id for m in a}) == len(a) > 1000
+    assert a[0].id.startswith("model/controller/")
+    assert [m.id for m in sample(a, 30, 5)] == [m.id for m in sample(a, 30, 5)]
+    assert [m.id for m in sample(a, 30, 5)] != [m.id for m in sample(a, 30, 6)]
+    for m in sample(a, 60, 1):  # every sampled mutant applies and is still Python
+        ast.parse(apply_mutant((ROOT / m.file).read_text(encoding="utf-8"), m))
+
+
+def test_status_and_score() -> None:
+    assert mutant_status({}) == "not run"
+    assert mutant_status({"a": {"status": "timeout"}, "b": {"status": "survived"}}) == "timeout"
+    s = score_of([{"status": "killed"}, {"status": "crashed"}, {"status": "equivalent"}])
+    assert (s["killed"], s["considered"], s["score"]) == (1, 2, 0.5)
+    assert score_of([{"status": "equivalent"}])["score"] is None
+
+
+def _mutate(tmp_path: Path, *extra: str) -> tuple[int, dict]:
+    out = tmp_path / "m.json"
+    code = main(["mutate", "--system", "tests.toy_mutation:make", "--quiet", "--json", str(out), *extra])
+    return code, json.loads(out.read_text())
+
+
+def test_toy_kill_matrix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = (ROOT / TOY).read_bytes()
+    eq = tmp_path / "eq.toml"
+    eq.write_text(f'[equivalent]\n"{TOY}:41:8:drop" = "renaming it would be equivalent"\n')
+    ids = [f"{TOY}:37:11:not-if", f"{TOY}:42:11:lt-le", f"{TOY}:55:22:int+1", f"{TOY}:41:8:drop"]
+    code, doc = _mutate(tmp_path, "--set", "limit=2", "--ids", ",".join(ids), "--equivalent", str(eq))
+    assert code == 1  # not every mutant was killed
+    by = {m["name"]: m for m in doc["mutants"]}
+    assert [m["kind"] for m in doc["mutants"]] == ["catalogue"] * 2 + ["source"] * 4
+    assert by["overflow"]["status"] == "killed"
+    assert by["overflow"]["cells"]["system"]["property"] == "within_limit"
+    assert by["overflow"]["cells"]["system"]["length"] == 3
+    # the mutated copy is what runs: only the copy raises
+    crashed = by[f"{TOY}:37:11:not-if"]
+    assert crashed["status"] == "crashed"
+    assert "RuntimeError: the mutated copy ran" in crashed["cells"]["system"]["message"]
+    assert by[f"{TOY}:42:11:lt-le"]["status"] == "killed"
+    assert by[f"{TOY}:55:22:int+1"]["status"] == "survived"  # the factory's default is overridden
+    assert by[f"{TOY}:41:8:drop"]["status"] == "equivalent"
+    assert doc["baseline"]["system"]["status"] == "survived"
+    assert (doc["score"]["killed"], doc["score"]["considered"]) == (3, 5)
+    assert (ROOT / TOY).read_bytes() == before  # the real tree is never modified
+    table = capsys.readouterr().out
+    assert "within_limit (3)" in table and "mutation score 60.0%" in table
+    assert table == format_matrix(doc) + "\n"
+
+
+def test_toy_crash_kills_and_timeout(tmp_path: Path) -> None:
+    code, doc = _mutate(tmp_path, "--ids", f"{TOY}:37:11:not-if", "--mutants", "stuck", "--crash-kills")
+    assert code == 0 and [m["status"] for m in doc["mutants"]] == ["killed", "killed"]
+    code, doc = _mutate(
+        tmp_path, "--no-baseline", "--mutants", "overflow", "--set", "limit=100000000", "--max-seconds", "0.3"
+    )
+    assert code == 1 and doc["mutants"][0]["status"] == "timeout"
+
+
+def test_baseline_must_pass_and_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["mutate", "--system", "tests.toy_mutation:make", "--quiet"]
+    assert main([*argv, "--set", "limit=100000000", "--max-seconds", "0.3"]) == 2
+    assert "the unmutated model does not pass entry system" in capsys.readouterr().err
+    assert main([*argv, "--mutants", "nope"]) == 2
+    assert main(["mutate", "--suite", str(ROOT / "configs" / "release.toml"), "--entries", "nope"]) == 2
+    assert main(["mutate", "controller"]) == 2  # no suite and no config
+    assert main([*argv, "--list", "--sample", "3", "--seed", "1"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2 + 3
+
+
+def test_release_report_shows_the_mutation_score() -> None:
+    mut = {
+        "schema": "kafka-mc/mutation/1",
+        "entries": [{"name": "controller-small"}],
+        "score": {"score": 0.75, "killed": 3, "considered": 4},
+        "mutants": [{"name": "no-watch", "status": "survived", "doc": "the watch is not re-registered"}],
+    }
+    page = render_html({"entries": [], "mutation": mutation_summary(mut)})
+    assert "<h2>Mutation score</h2>" in page and "75.0% (3 of 4" in page and "no-watch" in page
+    assert "Mutation score" not in render_html({"entries": []})
+
+
+@pytest.mark.slow
+def test_controller_small_sample(tmp_path: Path) -> None:
+    """A few catalogue and source mutants of the controller on controller-small (about a minute)."""
+    out = tmp_path / "m.json"
+    code = main(
+        [
+            "mutate",
+            "--suite",
+            str(ROOT / "configs" / "release.toml"),
+            "--entries",
+            "controller-small",
+            "--mutants",
+            "no-epoch-bump,no-leader-epoch-bump,leader-outside-isr",
+            "--sample",
+            "4",
+            "--seed",
+            "3",
+            "--max-seconds",
+            "30",
+            "--quiet",
+            "--json",
+            str(out),
+        ]
+    )
+    doc = json.loads(out.read_text())
+    assert code in (0, 1)
+    assert [m["status"] for m in doc["mutants"][:3]] == ["killed"] * 3
+    assert len(doc["mutants"]) == 7 and all(m["status"] != "not run" for m in doc["mutants"])
