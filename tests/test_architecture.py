@@ -21,8 +21,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("model", "invariants", "explorer")
 MAX_LINES = 800
-#: explorer modules allowed over MAX_LINES, with the reason (none today)
-LONG_MODULES: dict[str, str] = {}
+#: modules of model/ and explorer/ allowed over MAX_LINES, with the reason
+LONG_MODULES: dict[str, str] = {
+    "model.election": "Kafka 2.x's election rules, each with its doctests; 803 lines, ~800",
+}
 
 #: the layers of explorer/, lowest first; a module may import its own layer or lower ones
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
@@ -208,12 +210,21 @@ def test_explorer_module_imports_only_its_layer_or_lower(name: str) -> None:
     assert upward == [], f"{name} ({LAYERS[mine][0]}) imports a higher layer"
 
 
-def test_no_explorer_module_over_800_lines() -> None:
+def test_no_model_or_explorer_module_over_800_lines() -> None:
     long = {
         name: n
         for name, path in SOURCES.items()
-        if name.split(".")[0] == "explorer"
+        if name.split(".")[0] in ("model", "explorer")
         and (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
         and name not in LONG_MODULES
     }
     assert long == {}
+
+
+def test_every_package_is_installed() -> None:
+    """pyproject.toml lists every package (a non-editable install would miss one it lacks)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {_module_name(p) for pkg in PACKAGES for p in (ROOT / pkg).rglob("__init__.py")}
+    assert found <= listed, sorted(found - listed)

@@ -32,9 +32,9 @@ from model.purgatory import (
     PurgatorySystem,
     State,
     Thread,
-    _go,
 )
 from model.purgatory import PurgatoryConfig as ModelPurgatoryConfig
+from model.purgatory.actions import _go
 
 __all__ = ["MUTANTS", "CompletedGet", "CompletedSet", "PurgatoryConfig", "build"]
 

@@ -26,10 +26,9 @@ from model.simple_timing_wheel import (
     SimpleTimingWheel,
     State,
     TriggerPc,
-    _insert,
-    _set_heap,
 )
 from model.simple_timing_wheel import SimpleTimingWheelConfig as ModelSimpleTimingWheelConfig
+from model.simple_timing_wheel.system import _insert, _set_heap
 
 __all__ = ["MUTANTS", "SimpleTimingWheelConfig", "build"]
 
