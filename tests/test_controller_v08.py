@@ -237,6 +237,35 @@ def test_0_8_failover_sends_what_seed_000_prints() -> None:
     )
 
 
+def test_0_8_cold_start_creates_the_partition_state_unfenced() -> None:
+    """A cold start (broker 1 not yet registered): seed 000's ``elect`` and
+    ``onControllerFailover``, then NewPartition -> OnlinePartition by
+    ``initializeLeaderAndIsrForPartition`` (502-548): the first live assigned replica leads,
+    ISR = the live assigned replicas, ``createPersistentPath`` with no controller-epoch check
+    (2.x conditions it on /controller_epoch's zkVersion, KAFKA-6082)."""
+    writes = {}
+    for version in ("0.8", "2.x"):
+        sys = build(ControllerConfig(brokers=2, start="cold", kafka_version=version))
+        steps = _quiet(sys, sys.init_states()[0])
+        zk = [a.req for a, _, _ in steps if isinstance(a, ZkServe) and a.broker == 0]
+        if version == "0.8":
+            assert [REQUEST_NAMES[q[0]] for q in zk[1:7]] == [
+                "getData /controller and /controller_epoch",
+                "create /controller (ephemeral)",
+                "getData /controller_epoch",
+                "setData /controller_epoch",
+                "read context and register controller watches",
+                "write partition states",
+            ]
+        write = next(q for q in zk if REQUEST_NAMES[q[0]] == "write partition states")
+        writes[version] = write
+        first = "LeaderAndIsr" if version == "0.8" else "UpdateMetadata"  # 2.x: UM before the machines
+        assert _sent(sys, steps, 0)[0] == (first, 0)
+    _, parts, fence, _, create, _ = writes["0.8"]
+    assert create and parts[0][0] == 0 and (parts[0][1].leader, parts[0][1].isr) == (0, (0,))
+    assert fence == -1 and writes["2.x"][2] == 1
+
+
 def test_0_8_failover_order_after_the_replica_state_machine() -> None:
     """Seed 000 238-281: partitionStateMachine.startup(), maybeTriggerPartitionReassignment,
     maybeTriggerPreferredReplicaElection, sendUpdateMetadataRequest, deleteTopicManager.start();
