@@ -92,6 +92,8 @@ def _coerce(name: str, tp: Any, value: Any, meta: Any) -> Any:
             raise ConfigError(f"{name}: expected a string, got {value!r}")
         return value
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)  # a version-like choice read as a TOML number: 0.8 -> "0.8"
         for m in tp:
             if value == m.value or value == m.name or value is m:
                 return m

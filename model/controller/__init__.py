@@ -11,7 +11,8 @@ ordinary actions bounded by budgets. Sources: seed 004 lines 1160-1420 (2.x ``el
 ``onBrokerStartup`` / ``onBrokerFailure``), seed 003 (state machine startup,
 ``doElectLeaderForPartitions``, ``leaderForOffline``), seed 002
 (``doRemoveReplicasFromIsr``), seed 000 (the 0.8 ``ZookeeperLeaderElector`` and
-``onControllerFailover``: the ``elector = legacy`` variant).
+``onControllerFailover``: the ``elector = legacy`` variant; the whole 0.8 controller with
+``kafka_version = "0.8"``, ``v08.py``).
 
 Granularity (one step = one action)
 -----------------------------------
@@ -202,6 +203,7 @@ from model.controller.config import (
     Elector,
     ExpiryHandling,
     FollowerTruncation,
+    KafkaVersion,
     LeaderSelectors,
     ReplicaTable,
     Start,
@@ -394,6 +396,7 @@ __all__ = [
     "ExpiryHandling",
     "Fetch",
     "FollowerTruncation",
+    "KafkaVersion",
     "LeaderSelectors",
     "Node",
     "PartZ",

@@ -17,7 +17,7 @@ from model.controller.program import (
     O_SEND_UM,
     O_TRIGGER,
 )
-from model.controller.state import D_DEL_RESUME
+from model.controller.state import D_DEL_RESUME, PartZ
 from model.controller.state_machines import StateMachines
 from model.election import NO_LEADER
 from model.state_machines import PartitionState
@@ -103,6 +103,11 @@ class BrokerLifecycle(StateMachines):
         self.done |= D_DEL_RESUME
         return ((O_RESUME_TOPIC, topics),)
 
+    def leader_lost(self, z: PartZ, brokers: tuple[int, ...]) -> bool:
+        """``onBrokerFailure``'s test for a partition to go OfflinePartition (``brokers``: the
+        failed ones): 2.x ``partitionsWithOfflineLeader``, no live leader (-1 included)."""
+        return z.leader == NO_LEADER or not self.ctx.live[z.leader]
+
     def on_broker_failure(self, brokers: tuple[int, ...]) -> tuple:
         """``onBrokerFailure`` / ``onReplicasBecomeOffline``."""
         ctx = self.ctx
@@ -110,7 +115,7 @@ class BrokerLifecycle(StateMachines):
             self.ctx = ctx = ctx._replace(shutting=tuple(b for b in ctx.shutting if b not in brokers))
         without_leader = []
         for p, z in enumerate(ctx.leaders):
-            if z is not None and (z.leader == NO_LEADER or not ctx.live[z.leader]):
+            if z is not None and self.leader_lost(z, brokers):
                 if ctx.deleting and self.is_topic_queued_up_for_deletion(p):
                     continue
                 without_leader.append(p)

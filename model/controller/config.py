@@ -7,10 +7,19 @@ workflow budgets) and variants (named switches that bring back an older design).
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass
+from typing import Any
 
 from explorer.config import ConfigError, key, validate
+
+
+class KafkaVersion(enum.StrEnum):
+    """Which controller as a whole: the finer variant keys it implies are ``BY_VERSION``'s."""
+
+    KAFKA_2_X = "2.x"  #: the 2.x controller (seeds 001-004), each finer key free
+    KAFKA_0_8 = "0.8"  #: seed 000's controller as printed (``model/controller/v08.py``)
 
 
 class ZkWriteFencing(enum.StrEnum):
@@ -70,6 +79,39 @@ class Start(enum.StrEnum):
 
 
 @dataclass(frozen=True)
+class ByVersion:
+    """The default of a key that ``kafka_version`` decides: its 2.x and its 0.8 value.
+
+    >>> str(ByVersion(Elector.MODERN, Elector.LEGACY))
+    'modern (kafka_version 0.8: legacy)'
+    """
+
+    kafka_2_x: Any
+    kafka_0_8: Any
+
+    def __str__(self) -> str:
+        return f"{_show(self.kafka_2_x)} (kafka_version 0.8: {_show(self.kafka_0_8)})"
+
+
+def _show(value: Any) -> str:
+    """A key's value as a TOML file writes it (``false``, ``legacy``)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _coerce_choice(name: str, kind: Any, value: Any) -> Any:
+    """``value`` as a member of enum ``kind`` (by value or name), or ConfigError naming ``name``."""
+    if not (isinstance(kind, type) and issubclass(kind, enum.Enum)):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)  # read as a TOML number: 0.8 -> "0.8"
+    for m in kind:
+        if value is m or value == m.value or value == m.name:
+            return m
+    allowed = ", ".join(str(m.value) for m in kind)
+    raise ConfigError(f"{name}: expected one of {allowed}, got {value!r}")
+
+
+@dataclass(frozen=True)
 class ControllerConfig:
     """Bounds and variants of the controller model (defaults: the fixed 2.x design)."""
 
@@ -95,7 +137,7 @@ class ControllerConfig:
     max_records: int = key(0, "records the producer sends (acks=all)", min=0, max=9)
     send_update_metadata: bool = key(True, "model UpdateMetadata requests")
     session_expiry_handling: ExpiryHandling = key(
-        ExpiryHandling.CLEAR_AND_PUT,
+        ByVersion(ExpiryHandling.CLEAR_AND_PUT, ExpiryHandling.QUEUED),
         "2.x client on noticing expiry (legacy elector: always queued, I0Itec ZkClient)",
         choices=list(ExpiryHandling),
     )
@@ -103,26 +145,32 @@ class ControllerConfig:
         ZkResponses.MERGED, "when a client receives a ZooKeeper response", choices=list(ZkResponses)
     )
     zk_write_fencing: ZkWriteFencing = key(
-        ZkWriteFencing.CONTROLLER_EPOCH,
+        ByVersion(ZkWriteFencing.CONTROLLER_EPOCH, ZkWriteFencing.PARTITION_VERSION),
         "controller ZooKeeper writes conditioned on",
         choices=list(ZkWriteFencing),
     )
-    broker_epoch: bool = key(True, "KIP-380 broker epochs (false: a fast bounce can go unseen)")
-    elector: Elector = key(Elector.MODERN, "controller election code", choices=list(Elector))
+    broker_epoch: bool = key(
+        ByVersion(True, False), "KIP-380 broker epochs (false: a fast bounce can go unseen)"
+    )
+    elector: Elector = key(
+        ByVersion(Elector.MODERN, Elector.LEGACY), "controller election code", choices=list(Elector)
+    )
     leader_selectors: LeaderSelectors = key(
-        LeaderSelectors.KAFKA_2_X,
+        ByVersion(LeaderSelectors.KAFKA_2_X, LeaderSelectors.KAFKA_0_8),
         "partition leader election rules (0.8: seed 000's selectors, whose controlled-shutdown "
         "selector takes the head of the ISR)",
         choices=list(LeaderSelectors),
     )
     replica_table: ReplicaTable = key(
-        ReplicaTable.LATER_2X,
+        ByVersion(ReplicaTable.LATER_2X, ReplicaTable.PRINTED),
         "ReplicaStateMachine table (printed: seeds 000/001, ReplicaDeletionIneligible only from "
         "ReplicaDeletionStarted; later-2.x: also from OfflineReplica, as seed 001's deletion steps need)",
         choices=list(ReplicaTable),
     )
     follower_truncation: FollowerTruncation = key(
-        FollowerTruncation.LEADER_EPOCH, "follower log truncation", choices=list(FollowerTruncation)
+        ByVersion(FollowerTruncation.LEADER_EPOCH, FollowerTruncation.HIGH_WATERMARK),
+        "follower log truncation",
+        choices=list(FollowerTruncation),
     )
     topics_created_later: int = key(
         0,
@@ -196,9 +244,22 @@ class ControllerConfig:
         "deletion round, which then waits for another trigger: L2 fails)",
     )
     liveness: bool = key(False, "check the eventually properties (bfs keeps every explored edge in memory)")
+    kafka_version: KafkaVersion = key(
+        KafkaVersion.KAFKA_2_X,
+        "the controller as a whole (0.8: seed 000's, model/controller/v08.py; it implies the 0.8 value "
+        "of elector, leader_selectors, replica_table, zk_write_fencing, broker_epoch, "
+        "follower_truncation and session_expiry_handling, and rejects a key set otherwise)",
+        choices=list(KafkaVersion),
+    )
 
     def __post_init__(self) -> None:
+        self._resolve_by_version()
         validate(self)
+        if self.kafka_version is KafkaVersion.KAFKA_0_8 and self.max_admin_unclean_elections:
+            raise ConfigError(
+                "max_admin_unclean_elections: kafka_version 0.8 has no admin unclean election "
+                "(ElectLeaders, Kafka 2.4); set it to 0"
+            )
         b = self.brokers
         if self.replication_factor > b:
             raise ConfigError(f"replication_factor: {self.replication_factor} exceeds brokers ({b})")
@@ -241,6 +302,36 @@ class ControllerConfig:
             for i, reps in enumerate(self.reassignment):
                 if not reps or len(set(reps)) != len(reps) or any(r >= b for r in reps):
                     raise ConfigError(f"reassignment[{i}]: needs distinct existing brokers")
+
+    def _resolve_by_version(self) -> None:
+        """Give each key left at its ``ByVersion`` default the value of ``kafka_version``;
+        with 0.8, a key set to another value is a contradiction (ConfigError naming it).
+
+        >>> ControllerConfig(kafka_version="0.8").elector
+        <Elector.LEGACY: 'legacy'>
+        >>> ControllerConfig(kafka_version="0.8", elector="modern")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        explorer.config.ConfigError: elector: modern contradicts kafka_version = 0.8 (which implies legacy)
+        """
+        version = _coerce_choice("kafka_version", KafkaVersion, self.kafka_version)
+        object.__setattr__(self, "kafka_version", version)
+        v08 = version is KafkaVersion.KAFKA_0_8
+        for f in dataclasses.fields(self):
+            implied = f.default
+            if not isinstance(implied, ByVersion):
+                continue
+            value = getattr(self, f.name)
+            if isinstance(value, ByVersion):
+                object.__setattr__(self, f.name, value.kafka_0_8 if v08 else value.kafka_2_x)
+                continue
+            if v08:
+                given = _coerce_choice(f.name, type(implied.kafka_0_8), value)
+                if given != implied.kafka_0_8:
+                    raise ConfigError(
+                        f"{f.name}: {_show(given)} contradicts kafka_version = 0.8 "
+                        f"(which implies {_show(implied.kafka_0_8)})"
+                    )
 
     def targets(self) -> tuple[tuple[int, ...], ...]:
         """Reassignment targets (RAR) per partition.

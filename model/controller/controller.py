@@ -449,8 +449,16 @@ class KafkaController(AdminWorkflows):
         batch = self.replicas_to_online([b for b, e in enumerate(live) if e])
         self.send_requests_to_brokers(batch)
         # partitionStateMachine.startup(): triggerOnlinePartitionStateChange
-        prog = ((O_TRIGGER,), *(((O_SEND_UM,),) if legacy else ()), *admin_prog, *rest)
-        self.run(prog)
+        self.run((*self.failover_after_replica_startup(admin_prog), *rest))
+
+    def failover_after_replica_startup(self, admin_prog: tuple) -> tuple:
+        """The steps of ``onControllerFailover`` after ``replicaStateMachine.startup()``:
+        ``partitionStateMachine.startup()`` (``triggerOnlinePartitionStateChange``), the legacy
+        elector's ``sendUpdateMetadataRequest``, then the admin steps (``admin_prog``, from
+        :meth:`on_controller_failover_admin`). ``kafka_version = "0.8"`` orders them as seed 000
+        prints (``model/controller/v08.py``)."""
+        legacy = self.sys.cfg.elector is Elector.LEGACY
+        return ((O_TRIGGER,), *(((O_SEND_UM,),) if legacy else ()), *admin_prog)
 
     def on_controller_failover_admin(self, admin: tuple) -> tuple:
         """``onControllerFailover``'s admin steps: ``initializePartitionReassignment``,

@@ -341,6 +341,12 @@ class StateMachines(ControllerBase):
         (``doRemoveReplicasFromIsr``, seed 002; ``None``: ``b`` is not in the ISR)."""
         return remove_replica_from_isr(cur, b)
 
+    def offline_replica_recipients(self, p: int, b: int, z: PartZ) -> tuple[int, ...]:
+        """Who gets the LeaderAndIsr of partition ``p`` once replica ``b`` is removed from its
+        ISR (``z``, as written): 2.x, every other assigned replica (seed 000's diagram [4] sends
+        it to the leader only: ``kafka_version = "0.8"``)."""
+        return tuple(r for r in self.ctx.ar[p] if r != b)
+
     def remove_replicas_from_isr_read(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
         ctx = self.ctx
         if ctx is None:
@@ -389,9 +395,8 @@ class StateMachines(ControllerBase):
             if z.leader == NO_LEADER:
                 self.history |= 2 << p
             self.set_rstate(p, b, ReplicaState.OfflineReplica)
-            for r in self.ctx.ar[p]:
-                if r != b:
-                    batch_l.append((r, self.entry(p, z)))
+            for r in self.offline_replica_recipients(p, b, z):
+                batch_l.append((r, self.entry(p, z)))
         if retry:
             self.send_zk(GetTopicPartitionStates(Q_READ_PARTS, tuple(retry)))
             self.park(W_RM_READ, (b, tuple(retry)), tuple(batch_l), rest)

@@ -27,7 +27,7 @@ from model.controller.actions import (
     TimePasses,
 )
 from model.controller.broker import Brokers
-from model.controller.config import Start
+from model.controller.config import ControllerConfig, KafkaVersion, Start
 from model.controller.controller import KafkaController
 from model.controller.coverage import ZK_LABELLED, expected_labels, sequence_arrow, zk_labels
 from model.controller.messages import (
@@ -43,6 +43,7 @@ from model.controller.messages import (
     ControllerEvent,
 )
 from model.controller.state import State
+from model.controller.v08 import controller_0_8
 
 
 class ControllerSystem(Brokers):
@@ -56,6 +57,12 @@ class ControllerSystem(Brokers):
     """
 
     controller_cls = KafkaController
+
+    def __init__(self, cfg: ControllerConfig) -> None:
+        super().__init__(cfg)
+        if cfg.kafka_version is KafkaVersion.KAFKA_0_8:
+            # seed 000's controller (model/controller/v08.py), over a mutant's controller too
+            self.controller_cls = controller_0_8(type(self).controller_cls)
 
     def settled_state(self) -> State:
         """The cold start run by a fixed schedule (the first enabled action that is no fault,
