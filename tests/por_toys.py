@@ -51,13 +51,12 @@ class ProcFootprints:
         return frozenset()
 
 
-class Procs:
+class PlainProcs:
     """``k`` independent processes, each counting to ``n``; with ``cycle``, process 0 counts
-    modulo ``n`` for ever (so the reduced search must not ignore the others)."""
+    modulo ``n`` for ever (so the reduced search must not ignore the others). No footprints."""
 
-    def __init__(self, k: int = 3, n: int = 3, cycle: bool = False, declare: bool = True) -> None:
-        self.k, self.n, self.cycle, self.declare = k, n, cycle, declare
-        self._fp = ProcFootprints(k)
+    def __init__(self, k: int = 3, n: int = 3, cycle: bool = False) -> None:
+        self.k, self.n, self.cycle = k, n, cycle
 
     def init_states(self) -> list[tuple[int, ...]]:
         return [(0,) * self.k]
@@ -71,11 +70,6 @@ class Procs:
 
     def is_terminal(self, s: tuple[int, ...]) -> bool:
         return True
-
-    def por_footprints(self) -> ProcFootprints:
-        if not self.declare:
-            raise AttributeError("por_footprints")
-        return self._fp
 
     def properties(self, last: int | None = None) -> list[Property]:
         """Process ``last`` (default the last one) must stay below ``n`` (it does not), and
@@ -91,3 +85,10 @@ def _with_reads(p: Property, reads: frozenset[str]) -> Property:
     import dataclasses
 
     return dataclasses.replace(p, reads=reads)
+
+
+class Procs(PlainProcs):
+    """:class:`PlainProcs` with its footprints declared."""
+
+    def por_footprints(self) -> ProcFootprints:
+        return ProcFootprints(self.k)

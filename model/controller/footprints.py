@@ -6,7 +6,8 @@ and channels (a tuple whose first element is its kind):
 ========================  =====================================================================
 ``("zk", f)``             one field ``f`` of ZooKeeper's data tree (``Zk``; not ``next_session``)
 ``("zks",)``              ``Zk.next_session`` (the server's session counter)
-``("proc", b)``           broker ``b``'s process and session: ``alive``, ``session``, ``expired``
+``("alive", b)``          broker ``b``'s process runs (``alive``)
+``("sess", b)``           its ZooKeeper session as the broker knows it: ``session``, ``expired``
 ``("bep", b)``            the broker epoch it knows (``bepoch``)
 ``("ctl", b)``            its controller's watch flags and ``activeControllerId``
 ``("ctx", b)``            its controller's context (``ctx``)
@@ -164,11 +165,11 @@ QUIET_DISABLED_KINDS = frozenset(
     {"ProcessEvent", "ZkServe", "ZkReply", "Deliver", "SessionNotice", "ShutdownComplete"}
 )
 
-_NODE_KINDS = ("proc", "bep", "ctl", "ctx", "pend", "ev", "zo", "zi", "seen", "cs")
+_NODE_KINDS = ("alive", "sess", "bep", "ctl", "ctx", "pend", "ev", "zo", "zi", "seen", "cs")
 _NODE_FIELDS = (
-    ("alive", "proc"),
-    ("session", "proc"),
-    ("expired", "proc"),
+    ("alive", "alive"),
+    ("session", "sess"),
+    ("expired", "sess"),
     ("bepoch", "bep"),
     ("zk_out", "zo"),
     ("zk_in", "zi"),
@@ -363,7 +364,7 @@ class Footprints:
     def _fire(self, skip: int = -1) -> tuple[set[Loc], set[Loc]]:
         """A watch fired: read every broker's watch flags and liveness, append to its queue."""
         r = {("ctl", c) for c in range(self.nb) if c != skip} | {
-            ("proc", c) for c in range(self.nb) if c != skip
+            (k, c) for c in range(self.nb) if c != skip for k in ("alive", "sess")
         }
         return r | {("ev", c) for c in range(self.nb)}, {("ev", c) for c in range(self.nb) if c != skip}
 
@@ -376,14 +377,14 @@ class Footprints:
         if k in ("PE", "ZR"):
             b = c[1]
             r, w = self._controller(b)
-            r.add(("proc", b))
+            r.add(("alive", b))
             if k == "ZR":
                 r |= {("zi", b, H)}
                 w |= {("zi", b, H), ("bep", b), ("ev", b)}
-                w |= {("rep", b, p) for p in range(self.np)}
+                w |= {(x, b, p) for x in ("rep", "log") for p in range(self.np)}  # an ISR result
         elif k == "ZS":
             b = c[1]
-            r = {("zo", b, H), ("proc", b)} | ALL_ZK
+            r = {("zo", b, H), ("alive", b), ("sess", b)} | ALL_ZK
             w = {("zo", b, H), ("zi", b, T), ("ctl", b)} | ALL_ZK
             fr, fw = self._fire()
             r |= fr
@@ -395,20 +396,25 @@ class Footprints:
         elif k == "DL":
             i = c[1]
             s_, d = divmod(i, nb)
-            r = {("ch", i, H), ("proc", d), ("seen", d), ("bep", d), ("cs", d), ("proc", s_), ("ev", s_)}
-            w = {("ch", i, H), ("seen", d), ("cs", d), ("ev", s_)}
+            r = {("ch", i, H), ("alive", d), ("seen", d), ("bep", d), ("cs", d)}
+            w = {("ch", i, H), ("seen", d), ("cs", d)}
+            if self.sys.admin:  # StopReplica (admin workflows only) answers its sender
+                r |= {("alive", s_), ("ev", s_)}
+                w |= {("ev", s_)}
             w |= {(x, d, p) for x in ("rep", "log") for p in range(self.np)}
         elif k == "PR":
             b, p = c[1], c[2]
-            r = {("proc", b), ("rep", b, p), ("produced",)}
+            r = {("alive", b), ("rep", b, p), ("produced",)}
             w = {("log", b, p), ("produced",)}
         elif k == "FE":
             p = c[2]
-            r = {("proc", x) for x in range(nb)} | {("seen", x) for x in range(nb)}
-            w = {(x, y, p) for x in ("rep", "log") for y in range(nb)} | {("zo", x, T) for x in range(nb)}
+            slots = self.sys.slots[p]  # a follower fetches from a leader among the replicas
+            r = {("alive", x) for x in slots} | {("seen", x) for x in slots}
+            w = {(x, y, p) for x in ("rep", "log") for y in slots} | {("zo", x, T) for x in slots}
         elif k == "SH":
             b, p = c[1], c[2]
-            r = {("proc", x) for x in range(nb)} | {("rep", x, p) for x in range(nb)}
+            slots = self.sys.slots[p]
+            r = {("alive", x) for x in slots} | {("rep", x, p) for x in slots}
             r |= {("log", b, p), ("seen", b)}
             w = {("rep", b, p), ("zo", b, T)}
         elif k in ("CR", "SC"):
@@ -420,18 +426,27 @@ class Footprints:
             if k == "SC":
                 fr, fw = self._fire(skip=b)
                 zk = {("zk", "controller"), ("zk", "brokers")}
-                r |= fr | zk | {(x, y) for x in ("proc", "ctx") for y in range(nb)}
+                r |= fr | zk | {(x, y) for x in ("alive", "ctx") for y in range(nb)}
                 w |= fw | zk
         elif k == "RS":
             b = c[1]
-            r = {("proc", b), ("restarts",), ("zks",)} | epoch
-            w = {("proc", b), ("restarts",), ("zks",), ("zo", b, H), ("zo", b, T), ("zi", b, H), ("zi", b, T)}
+            r = {("alive", b), ("sess", b), ("restarts",), ("zks",)} | epoch
+            w = {
+                ("alive", b),
+                ("sess", b),
+                ("restarts",),
+                ("zks",),
+                ("zo", b, H),
+                ("zo", b, T),
+                ("zi", b, H),
+                ("zi", b, T),
+            }
         elif k == "EX":
             b = c[1]
             fr, fw = self._fire(skip=b)
             zk = {("zk", "controller"), ("zk", "brokers")}
-            r = {("proc", b), ("expiries",)} | zk | epoch | fr
-            w = {("proc", b), ("expiries",)} | zk | fw
+            r = {("alive", b), ("sess", b), ("expiries",)} | zk | epoch | fr
+            w = {("sess", b), ("expiries",)} | zk | fw
         elif k == "NO":
             b = c[1]
             cr, cw = self._controller(b)
@@ -444,17 +459,24 @@ class Footprints:
             w = set(ALL_ZK) | fw
         elif k == "AU":
             r = {("zk", "controller"), ("zk", "admin_elections")} | {
-                (x, y) for x in ("proc", "ctx", "ev") for y in range(nb)
+                (x, y) for x in ("alive", "ctx", "ev") for y in range(nb)
             }
             w = {("zk", "admin_elections")} | {("ev", y) for y in range(nb)}
         elif k == "AT":
             b = c[1]
-            r = {("proc", b), ("ctx", b), ("ev", b), ("pend", b)}
+            r = {("alive", b), ("sess", b), ("ctx", b), ("ev", b), ("pend", b)}
             w = {("ev", b)}
         elif k == "CS":
             b = c[1]
-            r = {("proc", b), ("cs", b), ("shutdowns",), ("zk", "brokers"), ("zk", "controller")}
-            r |= {(x, y) for x in ("proc", "ctx", "ev") for y in range(nb)}
+            r = {
+                ("alive", b),
+                ("sess", b),
+                ("cs", b),
+                ("shutdowns",),
+                ("zk", "brokers"),
+                ("zk", "controller"),
+            }
+            r |= {(x, y) for x in ("alive", "ctx", "ev") for y in range(nb)}
             w = {("cs", b), ("shutdowns",)} | {("ev", y) for y in range(nb)}
         w -= _ACCUMULATORS
         # an action reads what it may write (``invalid`` only to keep the first entry)
@@ -496,7 +518,7 @@ class Footprints:
             r = self._deliver_reads(a)
         elif k == "FE":
             f, p, ld = a.broker, a.partition, a.leader
-            r = {("proc", f), ("proc", ld), ("rep", f, p), ("log", f, p), ("rep", ld, p), ("log", ld, p)}
+            r = {("alive", f), ("alive", ld), ("rep", f, p), ("log", f, p), ("rep", ld, p), ("log", ld, p)}
             r |= {("seen", ld), ("zo", ld, T)}
         elif k in ("PE", "ZR", "NO", "ZS"):
             b = c[1]
@@ -511,7 +533,7 @@ class Footprints:
                 nodes = s.nodes
                 if not (changed & ALL_ZK):
                     # no znode changed, so no watch fired: the other brokers are not read
-                    r -= {(y, x) for y in ("ev", "ctl", "proc") for x in range(self.nb) if x != b}
+                    r -= {(y, x) for y in ("ev", "ctl", "alive", "sess") for x in range(self.nb) if x != b}
                 else:
                     # a fired watch reaches only brokers with a watch set (which it reads, so
                     # no independent action sets one): the others' queues and sessions are
@@ -520,7 +542,7 @@ class Footprints:
                         (y, x)
                         for x in range(self.nb)
                         if x != b and not (nodes[x].watch or nodes[x].ctl_watch)
-                        for y in ("ev", "proc")
+                        for y in ("ev", "alive", "sess")
                     }
         elif k == "EX":
             # the watches it fires reach only brokers with a watch set
@@ -529,7 +551,7 @@ class Footprints:
                 (y, x)
                 for x in range(self.nb)
                 if x != c[1] and not (nodes[x].watch or nodes[x].ctl_watch)
-                for y in ("ev", "proc")
+                for y in ("ev", "alive", "sess")
             }
         else:
             return Footprint(static.reads, w) if w != static.writes else static
@@ -540,14 +562,14 @@ class Footprints:
         i = snd * self.nb + d
         msg = a.msg
         kind = msg[0]
-        r: set[Loc] = {("ch", i, H), ("proc", d), ("seen", d), ("bep", d)}
+        r: set[Loc] = {("ch", i, H), ("alive", d), ("seen", d), ("bep", d)}
         if kind == M_LEADER_AND_ISR:
             for entry in msg[3]:
                 r |= {("rep", d, entry[0]), ("log", d, entry[0])}
         elif kind == M_STOP_REPLICA:
             mask = msg[3][0]
             r |= {(x, d, p) for x in ("rep", "log") for p in range(self.np) if (mask >> p) & 1}
-            r |= {("proc", snd), ("ev", snd)}
+            r |= {("alive", snd), ("ev", snd)}
         elif kind == M_CS_RESPONSE:
             r.add(("cs", d))
         elif kind != M_UPDATE_METADATA:  # pragma: no cover - every message kind is above
@@ -617,7 +639,7 @@ class Footprints:
                     return self._writers([("ch", i, T)])
                 n = s.nodes[d]
                 if not n.alive:
-                    return self._writers([("proc", d)])
+                    return self._writers([("alive", d)])
                 msg = s.chans[i][0]
                 return self._writers([("rep", d, e[0]) for e in msg[3]] if msg[0] == M_LEADER_AND_ISR else [])
             b = c[1]
@@ -625,9 +647,9 @@ class Footprints:
             if k == "ZS":
                 if not n.zk_out:
                     return self._writers([("zo", b, T)])
-                return self._writers([("proc", b)])
+                return self._writers([("alive", b), ("sess", b)])
             if not n.alive:
-                return self._writers([("proc", b)])
+                return self._writers([("alive", b)])
             if k == "ZR":
                 return self._writers([("zi", b, T)])
             if n.pending is not None:
@@ -640,30 +662,51 @@ class Footprints:
                 return set()
             if epoch_spent:
                 return self._writers([("zk", "epoch")])
-            return self._writers([("proc", c[1])])
+            return self._writers([("alive", c[1])])
         if k == "RS":
             if s.restarts >= cfg.max_restarts:
                 return set()
             if epoch_spent:
                 return self._writers([("zk", "epoch")])
-            return self._writers([("proc", c[1])])
+            return self._writers([("alive", c[1]), ("sess", c[1])])
         if k == "EX":
             n = s.nodes[c[1]]
             if not self.sys.session_live(n):
-                return self._writers([("proc", c[1])])
+                return self._writers([("sess", c[1])])
             # live session, alive: the fault budget stops it until the broker dies
-            locs = [("proc", c[1])]
+            locs = [("alive", c[1])]
             if epoch_spent:
                 locs.append(("zk", "epoch"))
             return self._writers(locs)
         if k == "NO":
-            return self._writers([("proc", c[1])])
+            return self._writers([("sess", c[1])])
+        if k in ("PR", "FE", "SH") and c[2] not in self.sys.parts_of[c[1]]:
+            return set()  # not a replica: the data plane never runs it
+        if k in ("FE", "SH"):
+            b, p = c[1], c[2]
+            n = s.nodes[b]
+            if not n.alive:
+                return self._writers([("alive", b)])
+            r = n.reps[p]
+            if k == "SH" or r.leader < 0 or r.leader == b:
+                # not following (or, shrinking: not leading, pending, nobody to drop): its own
+                # replica's state or the followers' (their replicas, liveness, fetched offsets)
+                slots = self.sys.slots[p]
+                return self._writers(
+                    [("rep", b, p), ("log", b, p)]
+                    + [(x, y, p) for x in ("rep", "log") for y in slots]
+                    + [("alive", y) for y in slots]
+                )
+            ld = r.leader
+            return self._writers(
+                [("alive", ld), ("rep", ld, p), ("log", ld, p), ("rep", b, p), ("log", b, p)]
+            )
         if k == "PR":
             if s.produced >= cfg.max_records:
                 return set()
             b, p = c[1], c[2]
             n = s.nodes[b]
-            return self._writers([("proc", b)] if not n.alive else [("rep", b, p)])
+            return self._writers([("alive", b)] if not n.alive else [("rep", b, p)])
         if k == "TP" and not cfg.liveness:
             return set()
         if k == "AC" and zk.created >= self.sys.later:
