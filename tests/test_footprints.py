@@ -118,7 +118,7 @@ def test_steps_change_only_what_their_class_declares(sampled: Any) -> None:
 
 def test_disabled_classes_stay_disabled_without_their_enablers(sampled: Any) -> None:
     system, fp, states, _ = sampled
-    for s in states:
+    for s in states[::3]:
         succ = list(system.successors(s))
         enabled = {fp.class_of(a) for a, _ in succ}
         for c in fp.classes:
