@@ -175,7 +175,9 @@ def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> Sui
     max_states = _number(where, c, "max_states", integer=True)
     reduce = c.get("reduce", "none")
     if reduce not in REDUCTIONS or (reduce != "none" and engine != "bfs"):
-        raise ConfigError(f"{where}: reduce must be one of {', '.join(REDUCTIONS)} (bfs only), got {reduce!r}")
+        raise ConfigError(
+            f"{where}: reduce must be one of {', '.join(REDUCTIONS)} (bfs only), got {reduce!r}"
+        )
     cfg = c.get("config")
     if cfg is not None and (not isinstance(cfg, str) or not cfg):
         raise ConfigError(f"{where}: config must be a non-empty file name, got {cfg!r}")

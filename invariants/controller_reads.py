@@ -26,7 +26,9 @@ from explorer.core import Property
 __all__ = ["READS", "declare_reads"]
 
 _QUIET = frozenset({"@quiet", "ch", "ev", "pend", "zo", "zi", "alive", "sess", "cs"})
-_NODE = frozenset({"alive", "sess", "bep", "ctl", "ctx", "pend", "ev", "zo", "zi", "seen", "rep", "log", "cs"})
+_NODE = frozenset(
+    {"alive", "sess", "bep", "ctl", "ctx", "pend", "ev", "zo", "zi", "seen", "rep", "log", "cs"}
+)
 
 READS: dict[str, frozenset[str]] = {
     # controller

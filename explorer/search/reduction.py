@@ -78,13 +78,14 @@ class AmpleSets:
 
     def _refresh(self) -> None:
         """The union of what the undecided properties read (``None``: everything)."""
-        plain: set[str] | None = set()
+        plain: set[str] = set()
+        everything = False
         guarded: dict[str, set[str]] = {}
         for p in self.props:
             if p.name in self.settled:
                 continue
             if p.reads is None:
-                plain = None
+                everything = True
                 break
             guards = [r[1:] for r in p.reads if r.startswith("@")]
             kinds = {r for r in p.reads if not r.startswith("@")}
@@ -93,7 +94,7 @@ class AmpleSets:
                     guarded.setdefault(g, set()).update(kinds)
             else:
                 plain.update(kinds)
-        self._plain = None if plain is None else frozenset(plain)
+        self._plain: frozenset[str] | None = None if everything else frozenset(plain)
         self._guarded = [(frozenset(k), self.fp.guard_disabled(g)) for g, k in guarded.items()]
 
     def decided(self, found: dict[str, Any], witnesses: dict[str, Any]) -> None:

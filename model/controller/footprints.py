@@ -101,7 +101,7 @@ from model.controller.messages import (
     Q_UPDATE_ISR,
     Q_WRITE_PARTS,
 )
-from model.controller.state import Node, State, Zk
+from model.controller.state import State, Zk
 
 #: the ``Zk`` fields each ZooKeeper request reads (and may write); the others read every field
 _ZK_OPS: dict[int, frozenset] = {
@@ -390,9 +390,9 @@ class Footprints:
             r |= fr
             w |= fw
             if self.sys.merged:
-                cr, cw = self._static(("ZR", b))
-                r |= cr | {("zi", b, T)}
-                w |= cw | {("zi", b, H)}
+                zr = self._static(("ZR", b))
+                r |= zr.reads | {("zi", b, T)}
+                w |= zr.writes | {("zi", b, H)}
         elif k == "DL":
             i = c[1]
             s_, d = divmod(i, nb)
@@ -450,9 +450,9 @@ class Footprints:
         elif k == "NO":
             b = c[1]
             cr, cw = self._controller(b)
-            node = self._node(b, (*_NODE_KINDS, "rep"))
-            r = cr | node | {("zks",)}
-            w = cw | node | {("zks",)}
+            own: set[Loc] = self._node(b, (*_NODE_KINDS, "rep"))
+            r = cr | own | {("zks",)}
+            w = cw | own | {("zks",)}
         elif k in ("AC", "AD", "AA", "AR", "AP", "AE"):
             fr, fw = self._fire()
             r = set(ALL_ZK) | fr
@@ -643,7 +643,7 @@ class Footprints:
                 msg = s.chans[i][0]
                 return self._writers([("rep", d, e[0]) for e in msg[3]] if msg[0] == M_LEADER_AND_ISR else [])
             b = c[1]
-            n: Node = s.nodes[b]
+            n = s.nodes[b]
             if k == "ZS":
                 if not n.zk_out:
                     return self._writers([("zo", b, T)])
