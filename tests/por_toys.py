@@ -92,3 +92,132 @@ class Procs(PlainProcs):
 
     def por_footprints(self) -> ProcFootprints:
         return ProcFootprints(self.k)
+
+
+class Op(NamedTuple):
+    """One instruction: when variable ``guard`` holds ``value`` (``guard`` -1: always), set
+    variable ``target`` to ``(target + add) % 3`` (``add`` 1 or 2) or to ``add - 3`` (3 to 5)."""
+
+    guard: int
+    value: int
+    target: int
+    add: int
+
+
+class Run(NamedTuple):
+    """Process ``proc`` executes its current instruction."""
+
+    proc: int
+
+    def __str__(self) -> str:
+        return f"process {self.proc} runs"
+
+
+class RandomProcs:
+    """Processes running straight-line (or, with ``cycle``, looping) programs over shared
+    variables 0..2, from a seed: a random test bed for the reduction. State: (pcs, vars)."""
+
+    def __init__(self, seed: int, k: int = 3, nvars: int = 3, length: int = 3) -> None:
+        import random
+
+        rnd = random.Random(seed)
+        self.k, self.nvars, self.length = k, nvars, length
+        self.cycle = tuple(rnd.random() < 0.5 for _ in range(k))
+        self.progs = tuple(
+            tuple(
+                Op(
+                    rnd.choice([-1, *range(nvars)]),
+                    rnd.randrange(3),
+                    rnd.randrange(nvars),
+                    rnd.choice([1, 2, 3, 4, 5]),
+                )
+                for _ in range(length)
+            )
+            for _ in range(k)
+        )
+        self.prop_vars = tuple(sorted(rnd.sample(range(nvars), rnd.choice([1, 2]))))
+        self.targets = tuple(rnd.randrange(3) for _ in self.prop_vars)
+
+    @classmethod
+    def scripted(cls, progs: list[list[Op]], nvars: int, prop_vars: tuple[int, ...]) -> RandomProcs:
+        """Straight-line programs given explicitly."""
+        p = cls(0, k=len(progs), nvars=nvars, length=len(progs[0]))
+        p.progs = tuple(tuple(prog) for prog in progs)
+        p.cycle = (False,) * len(progs)
+        p.prop_vars, p.targets = prop_vars, (0,) * len(prop_vars)
+        return p
+
+    def init_states(self) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+        return [((0,) * self.k, (0,) * self.nvars)]
+
+    def successors(self, s: tuple[tuple[int, ...], tuple[int, ...]]) -> Iterator[tuple[Run, Any]]:
+        pcs, vs = s
+        for i in range(self.k):
+            if pcs[i] >= self.length:
+                continue
+            op = self.progs[i][pcs[i]]
+            if op.guard >= 0 and vs[op.guard] != op.value:
+                continue
+            new = (vs[op.target] + op.add) % 3 if op.add < 3 else op.add - 3
+            nvs = (*vs[: op.target], new, *vs[op.target + 1 :])
+            pc = pcs[i] + 1
+            if self.cycle[i] and pc == self.length:
+                pc = 0
+            yield Run(i), ((*pcs[:i], pc, *pcs[i + 1 :]), nvs)
+
+    def is_terminal(self, s: Any) -> bool:
+        return True
+
+    def properties(self) -> list[Property]:
+        """An invariant and a witness over ``prop_vars`` (the variables they read)."""
+        pv, tg = self.prop_vars, self.targets
+        reads = frozenset(f"v{v}" for v in pv)
+
+        def hit(s: Any) -> bool:
+            return all(s[1][v] == t for v, t in zip(pv, tg))
+
+        bad = always("not_hit", lambda s: not hit(s), "the target values are never all held")
+        seen = reachable("hit", hit, "the target values are all held")
+        return [_with_reads(bad, reads), _with_reads(seen, reads)]
+
+    def por_footprints(self) -> RandomFootprints:
+        return RandomFootprints(self)
+
+
+class RandomFootprints:
+    """Footprints of :class:`RandomProcs`: process ``i`` owns ``("pc{i}",)``; an instruction
+    reads its guard and target and writes its target."""
+
+    def __init__(self, sys: RandomProcs) -> None:
+        self.sys = sys
+        self.static = {}
+        for i, prog in enumerate(sys.progs):
+            r = {(f"pc{i}",)} | {(f"v{op.guard}",) for op in prog if op.guard >= 0}
+            w = {(f"pc{i}",)} | {(f"v{op.target}",) for op in prog}
+            self.static[i] = _Fp(frozenset(r | w), frozenset(w))
+
+    def class_of(self, a: Run) -> int:
+        return a.proc
+
+    def footprint(self, s: Any, a: Run, t: Any, changed: Any = None) -> _Fp:
+        op = self.sys.progs[a.proc][s[0][a.proc]]
+        r = {(f"pc{a.proc}",), (f"v{op.target}",)} | ({(f"v{op.guard}",)} if op.guard >= 0 else set())
+        w = {(f"pc{a.proc}",), (f"v{op.target}",)}
+        return _Fp(frozenset(r), frozenset(w))
+
+    def dependent_classes(self, fp: _Fp) -> frozenset[int]:
+        return frozenset(i for i, f in self.static.items() if fp.conflicts(f))
+
+    def enabling_classes(self, s: Any, c: int) -> set[int]:
+        pc = s[0][c]
+        if pc >= self.sys.length:
+            return set()  # finished for ever
+        guard = self.sys.progs[c][pc].guard
+        return {i for i, f in self.static.items() if (f"v{guard}",) in f.writes}
+
+    def changed_locs(self, s: Any, t: Any) -> set[tuple]:
+        out = {(f"pc{i}",) for i in range(self.sys.k) if s[0][i] != t[0][i]}
+        return out | {(f"v{v}",) for v in range(self.sys.nvars) if s[1][v] != t[1][v]}
+
+    def guard_disabled(self, name: str) -> frozenset[str]:
+        return frozenset()
