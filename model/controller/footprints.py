@@ -424,6 +424,7 @@ class Footprints:
             r = r | chans | {("crashes",)} | epoch
             w = w | chans | {("crashes",)}
             if k == "SC":
+                w = w | {("done",)}  # D_SHUTDOWN
                 fr, fw = self._fire(skip=b)
                 zk = {("zk", "controller"), ("zk", "brokers")}
                 r |= fr | zk | {(x, y) for x in ("alive", "ctx") for y in range(nb)}
@@ -478,9 +479,12 @@ class Footprints:
             }
             r |= {(x, y) for x in ("alive", "ctx", "ev") for y in range(nb)}
             w = {("cs", b), ("shutdowns",)} | {("ev", y) for y in range(nb)}
-        w -= _ACCUMULATORS
+        # ``done`` is read too in admin configurations (a resumed reassignment or deletion
+        # completes only after the bit of its pick-up is set): an ordinary location there
+        acc = _ACCUMULATORS - {("done",)} if self.admin_done else _ACCUMULATORS
+        w -= acc
         # an action reads what it may write (``invalid`` only to keep the first entry)
-        r = (r | w) - _ACCUMULATORS - {("invalid",)}
+        r = (r | w) - acc - {("invalid",)}
         return Footprint(frozenset(r), frozenset(w))
 
     def class_footprint(self, c: tuple) -> Footprint:
