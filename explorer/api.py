@@ -61,5 +61,12 @@ def check(system: Any, properties: Iterable[Property], options: CheckOptions = _
     >>> from tests.toys import Grid
     >>> check(Grid(3), Grid(3).properties(), CheckOptions(workers=2)).distinct_states
     16
+    >>> check(Grid(3), [], CheckOptions(workers=2, reduce="por")).notes[-1]
+    'reduce por: not applied (the serial bfs engine only); every successor was followed'
     """
-    return get_engine(options.engine)(system, properties, options)
+    result = get_engine(options.engine)(system, properties, options)
+    if options.reduce != "none" and (options.engine != "bfs" or options.workers != 1):
+        result.notes.append(
+            f"reduce {options.reduce}: not applied (the serial bfs engine only); every successor was followed"
+        )
+    return result

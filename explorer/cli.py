@@ -154,6 +154,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         keep_going=args.keep_going,
         deadlock=not args.no_deadlock,
         workers=args.workers,
+        reduce=args.reduce,
         progress=None if args.quiet else Progress(),
         engine_options=_engine_options(args),
     )
@@ -409,6 +410,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         metavar="N",
         help="bfs: expand states in N worker processes (default 1, the serial engine); same result",
+    )
+    c.add_argument(
+        "--reduce",
+        default="none",
+        metavar="KIND",
+        help="bfs: none (default) or por (partial-order reduction; docs/reduction.md)",
     )
     c.add_argument("--max-depth", type=int, metavar="N", help="stop after N BFS levels")
     c.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states")

@@ -155,6 +155,13 @@ class Property:
     #: ``check`` where the guard is false; properties sharing one guard object have it
     #: evaluated once per transition (:func:`transition_groups`). None: always checked.
     guard: Callable[[Any, Any, Any], bool] | None = None
+    #: for partial-order reduction (``--reduce por``): the location kinds of the system's
+    #: footprints (``por_footprints()``) that ``check`` reads; a step that changes none of
+    #: them cannot change its verdict (for ``transition``: a step that changes none of them
+    #: satisfies it). An entry ``"@name"`` says ``check`` holds wherever the system's guard
+    #: ``name`` does not (steps never enabled there cannot turn it true). None: it reads
+    #: everything, so every step is visible to it (no reduction).
+    reads: frozenset[str] | None = None
 
 
 def always(

@@ -30,7 +30,7 @@ from explorer.config import load_config, parse_override
 from explorer.core import CheckResult, ModelSpec
 from explorer.encoding import EncodingError, encode
 from explorer.engines import ENGINES
-from explorer.search import polled, trace_step
+from explorer.search import REDUCTIONS, polled, trace_step
 from explorer.tracefile import ReplayError, replay_steps
 
 __all__ = [
@@ -198,6 +198,10 @@ def _validate(o: CheckOptions) -> None:
         raise UsageError(f"--workers: at most {MAX_WORKERS}, got {o.workers}")
     if o.workers != 1 and o.engine != "bfs":
         raise UsageError(f"--workers applies to --engine bfs only, not to --engine {o.engine}")
+    if o.reduce not in REDUCTIONS:
+        raise UsageError(f"--reduce {o.reduce}: unknown reduction (available: {', '.join(REDUCTIONS)})")
+    if o.reduce != "none" and (o.engine != "bfs" or o.workers != 1):
+        raise UsageError(f"--reduce {o.reduce} applies to the serial bfs engine only (no --workers)")
     positive("--max-depth", o.max_depth)
     positive("--max-states", o.max_states)
     positive("--max-seconds", o.max_seconds)

@@ -9,6 +9,7 @@ A suite is TOML with one ``[[check]]`` table per entry::
     set = ["tick_ms=1"]                # optional overrides
     engine = "bfs"
     max_seconds = 600                  # the entry's budget
+    reduce = "none"                    # or "por": partial-order reduction (bfs; docs/reduction.md)
     expect = "hold"                    # or "violation": the model is known broken
     violates = ["deadlock"]            # with expect = "violation": exactly these
     # required coverage (optional; an unmet requirement fails the entry):
@@ -45,7 +46,7 @@ from explorer.config import ConfigError, load_config, parse_override
 from explorer.core import CheckResult, ExitReason
 from explorer.frontend import CHECK_ENGINES, format_result, registry, run_check, run_proofs
 from explorer.report import mutation_summary, render_html
-from explorer.search import Progress, stop_requested
+from explorer.search import REDUCTIONS, Progress, stop_requested
 from explorer.tracefile import ReplayError, replay_steps, write_json_atomic
 
 __all__ = ["SuiteEntry", "load_suite", "run_release"]
@@ -65,6 +66,7 @@ _KEYS = {
     "engine",
     "max_seconds",
     "max_states",
+    "reduce",
     "expect",
     "violates",
     *_REQUIRE_KEYS,
@@ -85,6 +87,8 @@ class SuiteEntry:
     engine: str = "bfs"
     max_seconds: float | None = None
     max_states: int | None = None
+    #: state-space reduction of the entry's bfs run (``none`` or ``por``, docs/reduction.md)
+    reduce: str = "none"
     expect: str = "hold"
     violates: tuple[str, ...] = field(default=())
     #: coverage requirements: key (``require_*``) -> value, as validated by :func:`load_suite`
@@ -169,6 +173,11 @@ def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> Sui
         raise ConfigError(f"{where}: engine must be one of {', '.join(engines)}, got {engine!r}")
     max_seconds = _number(where, c, "max_seconds", integer=False)
     max_states = _number(where, c, "max_states", integer=True)
+    reduce = c.get("reduce", "none")
+    if reduce not in REDUCTIONS or (reduce != "none" and engine != "bfs"):
+        raise ConfigError(
+            f"{where}: reduce must be one of {', '.join(REDUCTIONS)} (bfs only), got {reduce!r}"
+        )
     cfg = c.get("config")
     if cfg is not None and (not isinstance(cfg, str) or not cfg):
         raise ConfigError(f"{where}: config must be a non-empty file name, got {cfg!r}")
@@ -208,6 +217,7 @@ def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> Sui
         engine=engine,
         max_seconds=max_seconds,
         max_states=max_states,
+        reduce=reduce,
         expect=expect,
         violates=violates,
         require=require,
@@ -613,6 +623,7 @@ def run_release(
                     engine=e.engine,
                     max_seconds=e.max_seconds,
                     max_states=e.max_states,
+                    reduce=e.reduce,
                     keep_going=e.expect == "violation",
                     progress=None if quiet else Progress(),
                 )
@@ -644,6 +655,7 @@ def run_release(
             {
                 "name": e.name,
                 "expect": e.expect,
+                "reduce": e.reduce,
                 "violates": list(e.violates),
                 "status": s,
                 "message": m,

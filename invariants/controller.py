@@ -33,6 +33,7 @@ from invariants.controller_convergence import (
     serving,
 )
 from invariants.controller_fidelity import fidelity_properties
+from invariants.controller_reads import declare_reads
 from invariants.mutants.controller import ControllerConfig, build
 from model.controller import (
     D_ADDED,
@@ -710,7 +711,7 @@ def properties(config: ControllerConfig) -> list[Property]:
                 "unclean_election", lambda s: bool(s.history & 1), "an unclean leader election is written"
             )
         )
-    return props
+    return declare_reads(props)
 
 
 def _not(f: Any) -> Any:

@@ -45,6 +45,9 @@ class CheckOptions:
         Where the progress line goes (None: no progress line).
     model, config:
         The model's name and configuration, copied into the result.
+    reduce:
+        State-space reduction of the exhaustive search: ``none`` (default) or ``por``
+        (partial-order reduction, serial ``bfs`` only; ``docs/reduction.md``).
     engine_options:
         The engine's own keyword options (simulate: seed, walks, depth, weights,
         fault_probabilities, swarm; hypothesis: profile, seed, max_examples,
@@ -62,6 +65,7 @@ class CheckOptions:
     progress: Progress | None = None
     model: str = ""
     config: Any = None
+    reduce: str = "none"
     engine_options: Mapping[str, Any] = field(default_factory=dict)
 
 

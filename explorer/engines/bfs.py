@@ -49,6 +49,7 @@ from explorer.search import (
     declared_labels,
     label_counting,
     polled,
+    por_setup,
     property_table,
     stop_requested,
 )
@@ -78,6 +79,7 @@ def check_bfs(
     deadlock: bool = True,
     progress: Progress | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    reduce: str = "none",
 ) -> CheckResult:
     """Explore every reachable state of ``system`` breadth first and check ``properties``.
 
@@ -85,6 +87,8 @@ def check_bfs(
     case the shortest violation of every property is collected. Budgets end the
     search with exit reason ``budget_exhausted`` and the budget's name. The search with
     worker processes (``--workers``) is :func:`explorer.engines.pbfs.check_pbfs`.
+    ``reduce="por"`` follows only an ample subset of each state's successors
+    (:mod:`explorer.search.reduction`).
     """
     props = list(properties)
     always_p = [p for p in props if p.kind is PropertyKind.ALWAYS]
@@ -171,6 +175,7 @@ def check_bfs(
     in_level = False
     s = a = None
     polling = polled()
+    ample, por_notes = por_setup(system, props, reduce)
     try:
         polling.__enter__()
         while frontier and not stop:
@@ -184,6 +189,9 @@ def check_bfs(
             for count, s in enumerate(frontier):
                 n = 0
                 succ = successors(s)
+                if ample is not None:
+                    ample.decided(found, witnesses)
+                    succ = ample.successors(s, list(succ), depth, parents)
                 if edges is not None:
                     succ = edges[s] = list(succ)
                 for a, t in succ:
@@ -317,7 +325,7 @@ def check_bfs(
         witness_lengths={n: len(build_trace(system, parents, w)) - 1 for n, w in witnesses.items()},
         live_status=live_status,
     )
-    notes: list[str] = []
+    notes: list[str] = por_notes(ample)
     declared = system.action_kinds() if hasattr(system, "action_kinds") else None
     result = CheckResult(
         model=model,
@@ -395,5 +403,6 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
         keep_going=options.keep_going,
         deadlock=options.deadlock,
         progress=options.progress,
+        reduce=options.reduce,
         **options.engine_options,
     )

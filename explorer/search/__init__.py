@@ -17,12 +17,15 @@ from __future__ import annotations
 from explorer.search.coverage import Coverage, coverage_of, declared_labels, label_counting, nest_labels
 from explorer.search.liveness import LivenessViolation, check_leads_to, check_liveness
 from explorer.search.progress import Progress
+from explorer.search.reduction import REDUCTIONS, AmpleSets, por_setup
 from explorer.search.results import DEADLOCK_PROPERTY, collision_odds, property_table
 from explorer.search.stopping import clear_stop, polled, request_stop, stop_on_signals, stop_requested
 from explorer.search.traces import build_trace, cut_cycles, trace_step, trace_steps
 
 __all__ = [
     "DEADLOCK_PROPERTY",
+    "REDUCTIONS",
+    "AmpleSets",
     "Coverage",
     "LivenessViolation",
     "Progress",
@@ -37,6 +40,7 @@ __all__ = [
     "label_counting",
     "nest_labels",
     "polled",
+    "por_setup",
     "property_table",
     "request_stop",
     "stop_on_signals",
