@@ -395,5 +395,5 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
         keep_going=options.keep_going,
         deadlock=options.deadlock,
         progress=options.progress,
-        **options.engine_options,
+        **{k: v for k, v in options.engine_options.items() if k != "visited"},  # "states": this engine
     )
