@@ -254,7 +254,7 @@ def _run_check(
         raise UsageError(str(e).splitlines()[0]) from None
     except UntrustedResultError as e:
         raise EngineError(str(e).splitlines()[0]) from None
-    except ModelError:
+    except (ModelError, OSError):  # OSError: the engine's own files (a checkpoint, a full disk)
         raise
     except ValueError as e:
         raise UsageError(str(e).splitlines()[0]) from None

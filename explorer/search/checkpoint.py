@@ -192,15 +192,17 @@ def write_snapshot(folder: Path, seq: int, state: dict[str, Any], table: Any, fr
 
 def read_snapshot(folder: Path) -> tuple[dict[str, Any], Any, list[Path]] | None:
     """The current snapshot: (state, fingerprint table, frontier files), or None if the
-    run was killed before its first snapshot. Unfinished ``tmp-`` folders are removed."""
+    run was killed before its first snapshot. Every other snapshot folder (unfinished, or
+    renamed but never made current) is removed."""
     folder = Path(folder)
-    for old in folder.iterdir():
-        if old.is_dir() and old.name.startswith("tmp-"):
-            shutil.rmtree(old)
     current = folder / "CURRENT"
-    if not current.exists():
+    name = current.read_text().strip() if current.exists() else None
+    for old in folder.iterdir():
+        if old.is_dir() and old.name.startswith(("tmp-", "snap-")) and old.name != name:
+            shutil.rmtree(old)
+    if name is None:
         return None
-    snap = folder / current.read_text().strip()
+    snap = folder / name
     try:
         with open(snap / "state.pkl", "rb") as fh:
             state = pickle.load(fh)
