@@ -332,12 +332,13 @@ def _lean_options(args: argparse.Namespace) -> dict[str, Any]:
     if not lean:
         return {}
     if args.workers != 1:
-        raise UsageError(
-            "--visited fingerprints and --checkpoint work with the serial bfs only (--workers 1)"
-        )
+        for flag, value in (("--checkpoint", args.checkpoint), ("--frontier-batch", args.frontier_batch)):
+            if value is not None:
+                raise UsageError(f"{flag} works with the serial bfs only (--workers 1)")
+        return {"visited": "fingerprints"}
     out: dict[str, Any] = {"visited": "fingerprints"}
     if args.frontier_batch is not None:
-        out["batch"] = args.frontier_batch
+        out["frontier_batch"] = args.frontier_batch
     if args.checkpoint is not None:
         out["checkpoint"] = args.checkpoint
         if args.checkpoint_every is not None:
@@ -530,7 +531,8 @@ def build_parser() -> argparse.ArgumentParser:
     ln.add_argument(
         "--visited",
         choices=("states", "fingerprints"),
-        help="bfs visited set: states (default, a dict of states) or fingerprints (~16 B/state)",
+        help="bfs visited set: states (default, a dict of states) or fingerprints (~16 B/state; "
+        "with --workers: in the driver)",
     )
     ln.add_argument(
         "--frontier-batch",

@@ -151,7 +151,8 @@ def test_resume_conflicts_are_exit_2(tmp_path: Path, capsys: Any) -> None:
     "extra, word",
     [
         (["--engine", "simulate", "--visited", "fingerprints"], "--visited"),
-        (["--workers", "2", "--visited", "fingerprints"], "--workers"),
+        (["--workers", "2", "--checkpoint", "x"], "--checkpoint"),
+        (["--workers", "2", "--visited", "fingerprints", "--frontier-batch", "9"], "--frontier-batch"),
         (["--visited", "states", "--checkpoint", "x"], "--checkpoint"),
         (["--checkpoint-every", "5"], "--checkpoint-every"),
         (["--frontier-batch", "5"], "--frontier-batch"),

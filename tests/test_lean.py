@@ -14,6 +14,7 @@ from explorer.core import CheckResult, ExitReason, always, transition
 from explorer.engines.base import ModelError
 from explorer.engines.bfs import check_bfs
 from explorer.engines.lean import FingerprintCollisionError, check_lean
+from explorer.engines.pbfs import HashCollisionError, check_pbfs
 from explorer.search.visited import (
     NO_PARENT,
     FingerprintTable,
@@ -30,7 +31,7 @@ from tests.toys import Grid, LabelledGrid, Retransmit
 def same(system: Any, props: list[Any], batch: int = 3, **kw: Any) -> CheckResult:
     """Run bfs and the lean bfs (a tiny frontier batch, so levels go to disk); assert equal results."""
     a = check_bfs(system, props, **kw)
-    b = check_lean(system, props, batch=batch, **kw)
+    b = check_lean(system, props, frontier_batch=batch, **kw)
     assert comparable(b) == comparable(a)
     assert any("collision odds" in n for n in b.notes)
     return a
@@ -145,6 +146,38 @@ def test_controller_ref_cut_mid_level() -> None:
     assert same(system, props, max_states=3_000, batch=500).budget == "max_states"
 
 
+# -- the multi-process bfs with fingerprints (--workers N --visited fingerprints) -------------------
+
+
+def same_workers(system: Any, props: list[Any], **kw: Any) -> CheckResult:
+    """bfs and the 2-worker bfs keeping fingerprints in its driver: equal results."""
+    a = check_bfs(system, props, **kw)
+    b = check_pbfs(system, props, workers=2, serial_below=2, batch=3, visited="fingerprints", **kw)
+    assert comparable(b) == comparable(a)
+    assert any("64-bit fingerprints" in n for n in b.notes)
+    return a
+
+
+@pytest.mark.parametrize("keep_going", [False, True])
+def test_workers_toys_equal_bfs(keep_going: bool) -> None:
+    for g in (Grid(6), Grid(4, limit=5), Grid(5, terminal=False), LabelledGrid(8, limit=12)):
+        same_workers(g, g.properties(), keep_going=keep_going)
+        same_workers(g, g.properties(), keep_going=keep_going, max_states=17)
+
+
+def test_workers_controller_mutant_and_small_config() -> None:
+    system, props = build("controller", "configs/controller-small.toml", ["mutant=no-epoch-bump"])
+    assert same_workers(system, props).violations
+    system, props = build(*SMALL_CONFIGS[1])
+    same_workers(system, props, keep_going=True)
+
+
+def test_workers_replay_mismatch_is_a_collision_error() -> None:
+    g = Drifting()
+    with pytest.raises(HashCollisionError, match="trace replay"):
+        check_pbfs(g, g.properties(), workers=2, serial_below=2, visited="fingerprints")
+
+
 # -- errors ------------------------------------------------------------------------------------------
 
 
@@ -153,7 +186,7 @@ def test_model_error_same_as_bfs() -> None:
     with pytest.raises(ModelError) as a:
         check_bfs(g, g.properties())
     with pytest.raises(ModelError) as b:
-        check_lean(g, g.properties(), batch=2)
+        check_lean(g, g.properties(), frontier_batch=2)
     assert a.value.message == b.value.message and a.value.trace == b.value.trace
     assert a.value.result is not None and b.value.result is not None
     assert comparable(a.value.result) == comparable(b.value.result)

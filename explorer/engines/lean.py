@@ -11,7 +11,7 @@ keeps no state object once it is expanded:
   a file (:class:`~explorer.search.visited.ParentLog`); a counterexample is replayed from
   it through ``successors``, each fingerprint checked (a mismatch is a collision:
   :class:`FingerprintCollisionError`);
-* a level's new states stay in memory up to ``batch`` states, then go to disk in batch
+* a level's new states stay in memory up to ``frontier_batch`` states, then go to disk in batch
   files (:class:`~explorer.search.frontier.LevelQueue`).
 
 With ``checkpoint=DIR`` a snapshot is written at a level boundary whenever
@@ -96,7 +96,7 @@ OPTION_KEYS = (
     "max_seconds",
     "keep_going",
     "deadlock",
-    "batch",
+    "frontier_batch",
     "checkpoint_every",
 )
 
@@ -126,7 +126,7 @@ def check_lean(
     deadlock: bool = True,
     progress: Progress | None = None,
     clock: Callable[[], float] = time.perf_counter,
-    batch: int = DEFAULT_BATCH,
+    frontier_batch: int = DEFAULT_BATCH,
     checkpoint: str | Path | None = None,
     checkpoint_every: float = DEFAULT_EVERY,
     resume: bool = False,
@@ -134,7 +134,7 @@ def check_lean(
 ) -> CheckResult:
     """The ``bfs`` search with the lean visited set: the result :func:`check_bfs` gives.
 
-    ``batch``: states of a level held in memory (the rest on disk). ``checkpoint``: a
+    ``frontier_batch``: states of a level held in memory (the rest on disk). ``checkpoint``: a
     folder for snapshots, every ``checkpoint_every`` seconds at a level boundary;
     ``resume``: continue the snapshot in ``checkpoint`` (the options must be the ones it
     was started with; ``run_info``, what the command line named, goes in its manifest).
@@ -146,7 +146,7 @@ def check_lean(
         "max_seconds": max_seconds,
         "keep_going": keep_going,
         "deadlock": deadlock,
-        "batch": batch,
+        "frontier_batch": frontier_batch,
         "checkpoint_every": checkpoint_every,
     }
     if any(p.kind is PropertyKind.EVENTUALLY for p in props):
@@ -161,7 +161,7 @@ def check_lean(
             config=config,
             progress=progress,
             clock=clock,
-            **{k: v for k, v in options.items() if k not in ("batch", "checkpoint_every")},
+            **{k: v for k, v in options.items() if k not in ("frontier_batch", "checkpoint_every")},
         )
     folder = None if checkpoint is None else Path(checkpoint)
     snapshot = None
@@ -234,7 +234,7 @@ class _Search:
     def run(self) -> CheckResult:
         system, props, o, clock, work = self.system, self.props, self.o, self.clock, self.work
         max_depth, max_states, max_seconds = o["max_depth"], o["max_states"], o["max_seconds"]
-        keep_going, deadlock_on, batch = o["keep_going"], o["deadlock"], o["batch"]
+        keep_going, deadlock_on, batch = o["keep_going"], o["deadlock"], o["frontier_batch"]
         progress = self.progress
         always_p = [p for p in props if p.kind is PropertyKind.ALWAYS]
         trans_p = [p for p in props if p.kind is PropertyKind.TRANSITION]
@@ -617,7 +617,7 @@ def _chain(path: list[Any]) -> dict[Any, Any]:
 
 def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
     """The lean ``bfs`` behind :func:`explorer.api.check` (``engine_options["visited"]``
-    is ``"fingerprints"``; its other keys: ``batch``, ``checkpoint``, ``checkpoint_every``,
+    is ``"fingerprints"``; its other keys: ``frontier_batch``, ``checkpoint``, ``checkpoint_every``,
     ``resume``, ``run_info``).
 
     >>> from tests.toys import Grid
