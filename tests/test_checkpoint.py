@@ -82,7 +82,9 @@ def killed_then_resumed(tmp: Path, model_args: list[str], crashes: list[str], ba
     "crashes",
     [
         pytest.param(["state:3"], marks=pytest.mark.slow),  # mid-search, after a few snapshots
-        ["snapshot-written:4", "snapshot-renamed:2", "state:9"],  # inside snapshots, then mid-level
+        pytest.param(  # inside snapshots, then mid-level
+            ["snapshot-written:4", "snapshot-renamed:2", "state:9"], marks=pytest.mark.slow
+        ),
         pytest.param(["state:1"], marks=pytest.mark.slow),  # before the first snapshot: starts over
     ],
     ids=["mid-level", "in-snapshots", "before-first"],
@@ -121,6 +123,45 @@ def test_sigkill_at_a_random_moment(tmp_path: Path) -> None:
     r = kafka_mc(["check", "--resume", str(ck), "--quiet", "--json", str(out)])
     assert r.returncode in (0, 1), r.stderr
     assert comparable(json.loads(out.read_text())) == reference(tmp_path, model_args)
+
+
+class Killed(BaseException):
+    """Stands for SIGKILL in the in-process test (no ``except Exception`` catches it)."""
+
+
+def test_in_process_crashes_then_resume_equal(tmp_path: Path, monkeypatch: Any) -> None:
+    """The fast stand-in for the SIGKILL tests (marked slow): the crash points raise, in
+    this process, at several places in a row; each resume continues the last snapshot."""
+    from explorer.engines import lean
+    from explorer.search import checkpoint
+    from tests.toys import Grid
+
+    g = Grid(12, limit=8)
+    ref = lean.check_lean(g, g.properties(), keep_going=True)
+    ck = tmp_path / "ck"
+    passes: dict[str, int] = {}
+    armed: list[str] = []
+
+    def crash(where: str) -> None:
+        passes[where] = passes.get(where, 0) + 1
+        if armed and armed[0] == f"{where}:{passes[where]}":
+            armed.pop(0)
+            raise Killed
+
+    monkeypatch.setattr(lean, "crash_point", crash)
+    monkeypatch.setattr(checkpoint, "crash_point", crash)
+    for i, point in enumerate(["snapshot-written:3", "snapshot-renamed:2", "state:4", None]):
+        passes.clear()
+        armed[:] = [point] if point else []
+        kw: dict[str, Any] = dict(keep_going=True, frontier_batch=4, checkpoint=ck, checkpoint_every=0.0)
+        if point is None:
+            r = lean.check_lean(g, g.properties(), resume=True, **kw)
+        else:
+            with pytest.raises(Killed):
+                lean.check_lean(g, g.properties(), resume=i > 0, **kw)
+    from tests.test_pbfs import comparable as same_fields
+
+    assert same_fields(r) == same_fields(ref) and r.violations
 
 
 # -- usage errors ------------------------------------------------------------------------------------

@@ -124,6 +124,7 @@ def test_liveness_is_the_plain_bfs() -> None:
     assert comparable(r) == comparable(check_bfs(s, s.properties()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model, path, overrides", SMALL_CONFIGS)
 @pytest.mark.parametrize("batch", [7, 100_000])
 def test_small_configs_equal_bfs(model: str, path: str, overrides: list[str], batch: int) -> None:
@@ -131,7 +132,14 @@ def test_small_configs_equal_bfs(model: str, path: str, overrides: list[str], ba
     same(system, props, batch=batch, keep_going=True)
 
 
-@pytest.mark.parametrize("mutant", ["no-epoch-bump", "no-leader-epoch-bump", "skip-replica-init"])
+@pytest.mark.parametrize(
+    "mutant",
+    [
+        pytest.param("no-epoch-bump", marks=pytest.mark.slow),
+        pytest.param("no-leader-epoch-bump", marks=pytest.mark.slow),
+        pytest.param("skip-replica-init", marks=pytest.mark.slow),
+    ],
+)
 def test_controller_mutant_counterexamples_equal(mutant: str) -> None:
     system, props = build(
         "controller", "configs/controller-small.toml", [f"mutant={mutant}", "max_session_expiries=1"]
@@ -141,6 +149,12 @@ def test_controller_mutant_counterexamples_equal(mutant: str) -> None:
     same(system, props, keep_going=True, batch=50)
 
 
+def test_controller_small_mutant_equal() -> None:
+    system, props = build("controller", "configs/controller-small.toml", ["mutant=no-epoch-bump"])
+    assert same(system, props, keep_going=True).violations
+
+
+@pytest.mark.slow
 def test_controller_ref_cut_mid_level() -> None:
     system, props = build("controller", "configs/controller-ref.toml")
     assert same(system, props, max_states=3_000, batch=500).budget == "max_states"
@@ -165,6 +179,7 @@ def test_workers_toys_equal_bfs(keep_going: bool) -> None:
         same_workers(g, g.properties(), keep_going=keep_going, max_states=17)
 
 
+@pytest.mark.slow
 def test_workers_controller_mutant_and_small_config() -> None:
     system, props = build("controller", "configs/controller-small.toml", ["mutant=no-epoch-bump"])
     assert same_workers(system, props).violations

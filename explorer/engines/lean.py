@@ -34,6 +34,7 @@ Example
 from __future__ import annotations
 
 import gc
+import json
 import shutil
 import tempfile
 import time
@@ -140,7 +141,7 @@ def check_lean(
     was started with; ``run_info``, what the command line named, goes in its manifest).
     """
     props = list(properties)
-    options = {
+    options: dict[str, Any] = {
         "max_depth": max_depth,
         "max_states": max_states,
         "max_seconds": max_seconds,
@@ -159,18 +160,23 @@ def check_lean(
             props,
             model=model,
             config=config,
+            max_depth=max_depth,
+            max_states=max_states,
+            max_seconds=max_seconds,
+            keep_going=keep_going,
+            deadlock=deadlock,
             progress=progress,
             clock=clock,
-            **{k: v for k, v in options.items() if k not in ("frontier_batch", "checkpoint_every")},
         )
     folder = None if checkpoint is None else Path(checkpoint)
     snapshot = None
     if folder is not None and resume:
         manifest = read_manifest(folder)
-        mine = {"model": model, "config": config_to_dict(config), "options": options}
-        for key, value in mine.items():
+        given = _as_json({"model": model, "config": config_to_dict(config), "options": options})
+        for key, value in given.items():
             stored = manifest.get(key)
             if key == "options":
+                stored = stored if isinstance(stored, dict) else {}
                 bad = [k for k in value if value[k] != stored.get(k)]
                 if bad:
                     raise CheckpointError(
@@ -203,6 +209,16 @@ def check_lean(
     finally:
         if folder is None:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _as_json(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` as the manifest stores it (lists for tuples, strings for other values).
+
+    >>> _as_json({"a": (1, 2)})
+    {'a': [1, 2]}
+    """
+    out: dict[str, Any] = json.loads(json.dumps(doc, sort_keys=True, default=str))
+    return out
 
 
 class _Search:
