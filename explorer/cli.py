@@ -538,7 +538,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--frontier-batch",
         type=int,
         metavar="N",
-        help="fingerprints: states of a level kept in memory (100000)",
+        help="fingerprints: states of a level kept in memory (50000)",
     )
     ln.add_argument(
         "--checkpoint", metavar="DIR", help="write snapshots to DIR (implies --visited fingerprints)"

@@ -83,11 +83,11 @@ from explorer.search.visited import NO_PARENT, ParentLog, ReplayMismatch, new_ta
 __all__ = ["DEFAULT_BATCH", "FingerprintCollisionError", "check_lean", "run"]
 
 #: states of a level kept in memory before the rest goes to disk (``--frontier-batch``)
-DEFAULT_BATCH = 100_000
+DEFAULT_BATCH = 50_000
 #: seconds between two checkpoints (``--checkpoint-every``)
 DEFAULT_EVERY = 600.0
 #: parent records buffered before they are appended to the file
-_LOG_FLUSH = 1 << 21
+_LOG_FLUSH = 1 << 19
 #: the first new states whose C fingerprint is compared with explorer.encoding's
 _SELF_CHECKS = 256
 #: the options a checkpoint records (a resumed run takes them from there)
