@@ -409,7 +409,7 @@ class _Search:
                     break
                 t0 = clock()
                 nq = LevelQueue(frontier_dir, depth + 1, batch)
-                tail = nq.tail
+                tail, cap = nq.tail, nq.threshold
                 level_generated = n = 0
                 before, in_level = known, True
                 rank = known - len(frontier)  # index of the level's first state
@@ -462,8 +462,9 @@ class _Search:
                                 _Found(DEADLOCK_PROPERTY, s, message="no successor (deadlock)"),
                                 rank + count,
                             )
-                        if len(tail) >= batch:
+                        if len(tail) >= cap:
                             nq.spill()
+                            tail, cap = nq.tail, nq.threshold
                         if len(log_buf) >= _LOG_FLUSH:
                             log.flush()
                         if stop:

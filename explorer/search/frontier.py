@@ -1,12 +1,14 @@
-"""A BFS level's states, in memory up to a batch and on disk beyond it.
+"""A BFS level's states: the first ones in memory, the rest on disk.
 
 :class:`LevelQueue` collects the new states of one level in order. The engine appends
 to :attr:`LevelQueue.tail`, a plain list (the hot path stays a list append), and calls
-:meth:`LevelQueue.spill_if_full` after each expanded state: a full tail (``batch``
-states) is pickled to a file in the run's folder and emptied. Reading the level back
-(:meth:`LevelQueue.batches`) yields the files' batches in order, each file deleted once
-read, then the tail. So memory holds one batch being written and one being read,
-whatever the width of the level. A level below ``batch`` states never touches the disk.
+:meth:`LevelQueue.spill` after an expanded state once the tail holds
+:attr:`LevelQueue.threshold` states. The first ``limit`` states of the level stay in
+memory (the *head*); every later ``chunk`` states are pickled to a file in the run's
+folder. Reading the level back (:meth:`LevelQueue.batches`) yields the head, then the
+files' batches in order (each file deleted once read), then the tail. So memory holds at
+most ``limit + chunk`` states of a level, whatever its width, and a level of ``W`` states
+writes only its ``W - limit`` last ones to disk (a level below ``limit`` never does).
 
 States are pickled (protocol 5) a batch at a time, so the sub-records a batch's states
 share are written once and stay shared when read back.
@@ -14,12 +16,13 @@ share are written once and stay shared when read back.
 Example
 -------
 >>> import tempfile
->>> q = LevelQueue(Path(tempfile.mkdtemp()), 1, batch=2)
->>> for s in range(5):
+>>> q = LevelQueue(Path(tempfile.mkdtemp()), 1, limit=2, chunk=2)
+>>> for s in range(7):
 ...     q.tail.append(s)
-...     q.spill_if_full()
+...     if len(q.tail) >= q.threshold:
+...         q.spill()
 >>> len(q), len(q.files), [list(b) for b in q.batches()]
-(5, 2, [[0, 1], [2, 3], [4]])
+(7, 2, [[0, 1], [2, 3], [4, 5], [6]])
 """
 
 from __future__ import annotations
@@ -32,70 +35,90 @@ from typing import Any
 
 __all__ = ["LevelQueue"]
 
+#: states per batch file
+CHUNK = 10_000
+
 
 class LevelQueue:
-    """The states of level ``depth``: spilled batch files, then the in-memory ``tail``."""
+    """The states of level ``depth``: the in-memory head, spilled batch files, the tail."""
 
-    def __init__(self, folder: Path, depth: int, batch: int, files: list[Path] | None = None, size: int = 0):
+    def __init__(
+        self,
+        folder: Path,
+        depth: int,
+        limit: int,
+        files: list[Path] | None = None,
+        size: int = 0,
+        chunk: int = CHUNK,
+    ):
         self.folder = Path(folder)
         self.depth = depth
-        self.batch = max(1, batch)
+        self.limit = max(1, limit)
+        self.chunk = max(1, min(chunk, self.limit))
+        self.head: list[Any] = []
         self.files: list[Path] = list(files or [])
         self.tail: list[Any] = []
-        self._spilled = size  # states in the files (not counting a persisted tail)
-        self._persisted_tail = False  # the last file is a copy of the tail
+        self._spilled = size  # states in the files (not counting persisted copies)
+        self._copies: list[Path] = []  # files written by persist() of states kept in memory
+        self._written = 0
 
     def __len__(self) -> int:
-        return self._spilled + len(self.tail)
+        return len(self.head) + self._spilled + len(self.tail)
+
+    @property
+    def threshold(self) -> int:
+        """The tail's length at which :meth:`spill` is due."""
+        return self.chunk if self.head or self.files else self.limit
 
     def _write(self, states: list[Any], sync: bool = False) -> Path:
-        path = self.folder / f"L{self.depth:06d}-{len(self.files):06d}.pkl"
+        path = self.folder / f"L{self.depth:06d}-{self._written:06d}.pkl"
+        self._written += 1
         with open(path, "wb") as f:
             pickle.dump(states, f, protocol=5)
             if sync:
                 f.flush()
                 os.fsync(f.fileno())
-        self.files.append(path)
         return path
 
-    def spill_if_full(self) -> None:
-        """Write the tail to a new file when it holds ``batch`` states."""
-        if len(self.tail) >= self.batch:
-            self.spill()
-
     def spill(self) -> None:
-        """Write the tail to a new file and empty it (the same list object)."""
-        self._write(self.tail)
-        self._spilled += len(self.tail)
-        self.tail.clear()
+        """The first time: the tail becomes the head (kept in memory); later: the tail goes
+        to a new file. Either way the engine continues with a new, empty :attr:`tail`."""
+        if not self.head and not self.files:
+            self.head = self.tail
+        else:
+            self.files.append(self._write(self.tail))
+            self._spilled += len(self.tail)
+        self.tail = []
 
     def persist(self) -> list[Path]:
-        """Every state on disk (the tail too, without dropping it from memory), synced:
-        the files that hold the whole level, in order (for a snapshot)."""
+        """Every state on disk (head and tail written too, but kept in memory), synced: the
+        files that hold the whole level, in order (for a snapshot)."""
         for p in self.files:
             with open(p, "rb") as f:
                 os.fsync(f.fileno())
-        if self.tail:
-            self._write(self.tail, sync=True)
-            self._persisted_tail = True
-        return list(self.files)
+        head = [self._write(self.head, sync=True)] if self.head else []
+        tail = [self._write(self.tail, sync=True)] if self.tail else []
+        self._copies = head + tail
+        return head + self.files + tail
 
     def batches(self) -> Iterator[list[Any]]:
         """The level's states batch by batch, in order; each file is deleted once read."""
-        tail_on_disk = self._persisted_tail
-        files = self.files[:-1] if tail_on_disk else self.files
-        for p in files:
+        for p in self._copies:
+            os.unlink(p)
+        self._copies = []
+        if self.head:
+            head, self.head = self.head, []
+            yield head
+        for p in self.files:
             with open(p, "rb") as f:
                 states = pickle.load(f)
             os.unlink(p)
             yield states
-        if tail_on_disk:
-            os.unlink(self.files[-1])
         if self.tail:
             yield self.tail
 
     def discard(self) -> None:
         """Delete the files not read (a search that stopped in the middle)."""
-        for p in self.files:
+        for p in [*self.files, *self._copies]:
             if p.exists():
                 p.unlink()
