@@ -164,6 +164,36 @@ def test_in_process_crashes_then_resume_equal(tmp_path: Path, monkeypatch: Any) 
     assert same_fields(r) == same_fields(ref) and r.violations
 
 
+def test_checkpoint_of_the_c_table_resumes_in_pure_python(tmp_path: Path, monkeypatch: Any) -> None:
+    """The table's layout is the same in C and in Python: a run resumed without the C
+    module (a machine without a compiler) continues the C run's snapshot."""
+    from explorer.engines import lean
+    from explorer.search import checkpoint, visited
+    from tests.toys import LabelledGrid
+
+    g = LabelledGrid(14)
+    ref = lean.check_lean(g, g.properties())
+    ck = tmp_path / "ck"
+    calls = [0]
+
+    def crash(where: str) -> None:
+        calls[0] += where == "state"
+        if calls[0] == 12:
+            raise Killed
+
+    monkeypatch.setattr(lean, "crash_point", crash)
+    monkeypatch.setattr(checkpoint, "crash_point", lambda where: None)
+    kw: dict[str, Any] = dict(frontier_batch=5, checkpoint=ck, checkpoint_every=0.0)
+    with pytest.raises(Killed):
+        lean.check_lean(g, g.properties(), **kw)
+    monkeypatch.setattr(visited, "FingerprintTable", visited.PyFingerprintTable)
+    monkeypatch.setattr(lean, "crash_point", lambda where: None)
+    r = lean.check_lean(g, g.properties(), resume=True, **kw)
+    from tests.test_pbfs import comparable as same_fields
+
+    assert same_fields(r) == same_fields(ref)
+
+
 # -- usage errors ------------------------------------------------------------------------------------
 
 
