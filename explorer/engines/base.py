@@ -46,7 +46,9 @@ class CheckOptions:
     model, config:
         The model's name and configuration, copied into the result.
     engine_options:
-        The engine's own keyword options (simulate: seed, walks, depth, weights,
+        The engine's own keyword options (bfs: visited ``"fingerprints"``, and serially
+        frontier_batch, checkpoint, checkpoint_every, resume, run_info (docs/scale.md);
+        simulate: seed, walks, depth, weights,
         fault_probabilities, swarm; hypothesis: profile, seed, max_examples,
         stateful_step_count, database; spark: master, partitions, checkpoint_dir, ...;
         symbolic: only).
