@@ -227,3 +227,12 @@ def test_replay_mismatch_is_a_collision_error() -> None:
     g = Drifting()
     with pytest.raises(FingerprintCollisionError, match="replay failed: step 1"):
         check_lean(g, g.properties())
+
+
+@pytest.mark.slow
+def test_controller_admin_equal_bfs_serial_and_workers() -> None:
+    system, props = build("controller", "configs/controller-admin.toml", ["liveness=false"])
+    a = check_bfs(system, props, keep_going=True)
+    b = check_lean(system, props, keep_going=True, frontier_batch=500)
+    c = check_pbfs(system, props, workers=2, keep_going=True, serial_below=100, visited="fingerprints")
+    assert comparable(b) == comparable(a) == comparable(c)
