@@ -122,7 +122,8 @@ def fingerprint_table_class() -> Any:
     >>> fingerprint_table_class() is None or fingerprint_table_class()(8).capacity == 8
     True
     """
-    return None if _C is None else _C.FpTable
+    # None too with a module built before FpTable existed (rebuild it to get the C table)
+    return None if _C is None else getattr(_C, "FpTable", None)
 
 
 def install_fast_replace(cls: T) -> T:
