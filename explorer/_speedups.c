@@ -12,6 +12,7 @@
  *   encode(value)               explorer.encoding.encode(value)
  *   fingerprint(value)          explorer.encoding.fingerprint(value)
  *   fingerprint_bytes(data)     explorer.encoding.fingerprint_bytes(data)
+ *   FpTable(capacity, data, count)  a set of 64-bit fingerprints (explorer.search.visited)
  *   _configure(encode_other, set_item_slow)
  *                               the Python callables for values this module does not
  *                               encode itself (enums, dataclasses, errors) and for
@@ -771,6 +772,271 @@ blake2b_64(const unsigned char *data, size_t len)
     return h[0]; /* the digest is h[0]'s 8 bytes, little endian */
 }
 
+/* ------------------------------------------------------------------ FpTable */
+
+/* A set of 64-bit fingerprints in one open-addressing array (explorer/search/visited.py
+   is the pure-Python twin, with the same layout, so a saved table loads in either).
+   Slot of a key: the high 64 bits of key * capacity (any capacity, not only powers of
+   two); linear probing upwards, wrapping at the end; 0 marks an empty slot, so the
+   fingerprint 0 is stored as 1. Grown by half when more than 4/5 full, by re-inserting
+   the slots in order into the new array. */
+typedef struct {
+    PyObject_HEAD
+    uint64_t *slots;
+    Py_ssize_t cap;
+    Py_ssize_t count;
+    Py_ssize_t exports; /* buffers handed out: the array may not move while > 0 */
+} FpTableObject;
+
+static PyTypeObject FpTable_Type;
+
+static inline Py_ssize_t
+fpt_slot(uint64_t key, Py_ssize_t cap)
+{
+    return (Py_ssize_t)(((unsigned __int128)key * (unsigned __int128)(uint64_t)cap) >> 64);
+}
+
+/* 1 if inserted, 0 if present */
+static inline int
+fpt_put(uint64_t *slots, Py_ssize_t cap, uint64_t key)
+{
+    Py_ssize_t i = fpt_slot(key, cap);
+    for (;;) {
+        uint64_t v = slots[i];
+        if (v == 0) {
+            slots[i] = key;
+            return 1;
+        }
+        if (v == key) {
+            return 0;
+        }
+        if (++i == cap) {
+            i = 0;
+        }
+    }
+}
+
+static inline Py_ssize_t
+fpt_limit(Py_ssize_t cap)
+{
+    return cap - cap / 5; /* at most 4/5 full */
+}
+
+static int
+fpt_grow(FpTableObject *self)
+{
+    if (self->exports > 0) {
+        PyErr_SetString(PyExc_BufferError, "FpTable: cannot grow while its buffer is exported");
+        return -1;
+    }
+    Py_ssize_t ncap = self->cap + self->cap / 2;
+    uint64_t *n = (uint64_t *)PyMem_RawCalloc((size_t)ncap, sizeof(uint64_t));
+    if (n == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < self->cap; i++) {
+        uint64_t v = self->slots[i];
+        if (v != 0) {
+            fpt_put(n, ncap, v);
+        }
+    }
+    PyMem_RawFree(self->slots);
+    self->slots = n;
+    self->cap = ncap;
+    return 0;
+}
+
+static PyObject *
+fpt_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"capacity", "data", "count", NULL};
+    Py_ssize_t cap = 1024, count = 0;
+    PyObject *data = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|nOn:FpTable", kwlist, &cap, &data, &count)) {
+        return NULL;
+    }
+    if (cap < 8) {
+        cap = 8;
+    }
+    FpTableObject *self = (FpTableObject *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->slots = (uint64_t *)PyMem_RawCalloc((size_t)cap, sizeof(uint64_t));
+    if (self->slots == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    self->cap = cap;
+    if (data != Py_None) {
+        Py_buffer view;
+        if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
+            Py_DECREF(self);
+            return NULL;
+        }
+        if (view.len != cap * (Py_ssize_t)sizeof(uint64_t)) {
+            PyBuffer_Release(&view);
+            Py_DECREF(self);
+            PyErr_SetString(PyExc_ValueError, "FpTable: data is not capacity * 8 bytes");
+            return NULL;
+        }
+        memcpy(self->slots, view.buf, (size_t)view.len);
+        PyBuffer_Release(&view);
+        self->count = count;
+    }
+    return (PyObject *)self;
+}
+
+static void
+fpt_dealloc(FpTableObject *self)
+{
+    PyMem_RawFree(self->slots);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static inline int
+fpt_key(PyObject *fp, uint64_t *key)
+{
+    uint64_t k = PyLong_AsUnsignedLongLong(fp);
+    if (k == (uint64_t)-1 && PyErr_Occurred()) {
+        return -1;
+    }
+    *key = k ? k : 1;
+    return 0;
+}
+
+static int
+fpt_insert(FpTableObject *self, uint64_t key)
+{
+    if (self->count >= fpt_limit(self->cap) && fpt_grow(self) < 0) {
+        return -1;
+    }
+    int r = fpt_put(self->slots, self->cap, key);
+    self->count += r;
+    return r;
+}
+
+static PyObject *
+fpt_add(FpTableObject *self, PyObject *fp)
+{
+    uint64_t key;
+    if (fpt_key(fp, &key) < 0) {
+        return NULL;
+    }
+    int r = fpt_insert(self, key);
+    if (r < 0) {
+        return NULL;
+    }
+    return PyBool_FromLong(r);
+}
+
+/* add_state(state): fingerprint the state (as fingerprint()) and insert it; the
+   fingerprint if it was new, None if it was there */
+static PyObject *
+fpt_add_state(FpTableObject *self, PyObject *state)
+{
+    unsigned char stack[BUF_STACK];
+    Buf b = {stack, 0, BUF_STACK, 0};
+    if (enc(&b, state) < 0) {
+        buf_free(&b);
+        return NULL;
+    }
+    uint64_t f = blake2b_64(b.p, (size_t)b.len);
+    buf_free(&b);
+    int r = fpt_insert(self, f ? f : 1);
+    if (r < 0) {
+        return NULL;
+    }
+    if (r == 0) {
+        Py_RETURN_NONE;
+    }
+    return PyLong_FromUnsignedLongLong(f);
+}
+
+static int
+fpt_contains(FpTableObject *self, PyObject *fp)
+{
+    uint64_t key;
+    if (fpt_key(fp, &key) < 0) {
+        return -1;
+    }
+    Py_ssize_t i = fpt_slot(key, self->cap);
+    for (;;) {
+        uint64_t v = self->slots[i];
+        if (v == 0) {
+            return 0;
+        }
+        if (v == key) {
+            return 1;
+        }
+        if (++i == self->cap) {
+            i = 0;
+        }
+    }
+}
+
+static Py_ssize_t
+fpt_len(FpTableObject *self)
+{
+    return self->count;
+}
+
+static int
+fpt_getbuffer(FpTableObject *self, Py_buffer *view, int flags)
+{
+    int r = PyBuffer_FillInfo(view, (PyObject *)self, self->slots,
+                              self->cap * (Py_ssize_t)sizeof(uint64_t), 1, flags);
+    if (r == 0) {
+        self->exports++;
+    }
+    return r;
+}
+
+static void
+fpt_releasebuffer(FpTableObject *self, Py_buffer *view)
+{
+    self->exports--;
+}
+
+static PyBufferProcs fpt_as_buffer = {
+    (getbufferproc)fpt_getbuffer,
+    (releasebufferproc)fpt_releasebuffer,
+};
+
+static PySequenceMethods fpt_as_sequence = {
+    .sq_length = (lenfunc)fpt_len,
+    .sq_contains = (objobjproc)fpt_contains,
+};
+
+static PyMethodDef fpt_methods[] = {
+    {"add", (PyCFunction)fpt_add, METH_O,
+     "add(fp)\n--\n\nInsert the fingerprint fp: True if it was new, False if it was there."},
+    {"add_state", (PyCFunction)fpt_add_state, METH_O,
+     "add_state(state)\n--\n\nInsert fingerprint(state): the fingerprint if new, None if there."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef fpt_members[] = {
+    {"capacity", T_PYSSIZET, offsetof(FpTableObject, cap), READONLY, "slots in the array"},
+    {NULL},
+};
+
+static PyTypeObject FpTable_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "explorer._speedups.FpTable",
+    .tp_doc = "FpTable(capacity=1024, data=None, count=0): a set of 64-bit fingerprints "
+              "(open addressing, linear probing; the buffer is the slot array).",
+    .tp_basicsize = sizeof(FpTableObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = fpt_new,
+    .tp_dealloc = (destructor)fpt_dealloc,
+    .tp_methods = fpt_methods,
+    .tp_members = fpt_members,
+    .tp_as_sequence = &fpt_as_sequence,
+    .tp_as_buffer = &fpt_as_buffer,
+};
+
 /* ------------------------------------------------------------------ module functions */
 
 static PyObject *
@@ -840,7 +1106,7 @@ static struct PyModuleDef speedups_module = {
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
-    if (PyType_Ready(&FastReplace_Type) < 0) {
+    if (PyType_Ready(&FastReplace_Type) < 0 || PyType_Ready(&FpTable_Type) < 0) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&speedups_module);
@@ -850,6 +1116,12 @@ PyInit__speedups(void)
     Py_INCREF(&FastReplace_Type);
     if (PyModule_AddObject(m, "FastReplace", (PyObject *)&FastReplace_Type) < 0) {
         Py_DECREF(&FastReplace_Type);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&FpTable_Type);
+    if (PyModule_AddObject(m, "FpTable", (PyObject *)&FpTable_Type) < 0) {
+        Py_DECREF(&FpTable_Type);
         Py_DECREF(m);
         return NULL;
     }

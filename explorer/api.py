@@ -62,11 +62,13 @@ def check(system: Any, properties: Iterable[Property], options: CheckOptions = _
     >>> check(Grid(3), Grid(3).properties(), CheckOptions(workers=2)).distinct_states
     16
     >>> check(Grid(3), [], CheckOptions(workers=2, reduce="por")).notes[-1]
-    'reduce por: not applied (the serial bfs engine only); every successor was followed'
+    'reduce por: not applied (the serial bfs engine with --visited states only); every successor was followed'
     """
     result = get_engine(options.engine)(system, properties, options)
-    if options.reduce != "none" and (options.engine != "bfs" or options.workers != 1):
+    lean = options.engine_options.get("visited", "states") == "fingerprints"
+    if options.reduce != "none" and (options.engine != "bfs" or options.workers != 1 or lean):
         result.notes.append(
-            f"reduce {options.reduce}: not applied (the serial bfs engine only); every successor was followed"
+            f"reduce {options.reduce}: not applied (the serial bfs engine with --visited states only);"
+            " every successor was followed"
         )
     return result

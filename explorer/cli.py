@@ -115,6 +115,8 @@ def reference_config(model: str) -> Path | None:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    if args.resume is not None:
+        _resume_args(args)
     if (args.model is None) == (args.system is None):
         raise UsageError("name a MODEL or give --system package.module:factory (not both)")
     if args.defaults and args.config is not None:
@@ -238,11 +240,12 @@ def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
     if given_hyp and args.engine != "hypothesis":
         flag = {"stateful_step_count": "steps"}.get(given_hyp[0], given_hyp[0])
         raise UsageError(f"--{flag.replace('_', '-')} applies to --engine hypothesis only")
+    lean = _lean_options(args)
     spk = {
         "master": args.master,
         "partitions": args.partitions,
         "checkpoint_dir": args.checkpoint_dir,
-        "checkpoint_every": args.checkpoint_every,
+        "checkpoint_every": args.checkpoint_every if args.engine == "spark" else None,
         "run_dir": args.run_dir,
         "local_frontier": args.local_frontier,
     }
@@ -274,6 +277,10 @@ def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.engine == "spark":
         positive("--partitions", args.partitions)
         positive("--checkpoint-every", args.checkpoint_every)
+        if args.checkpoint_every is not None:
+            if args.checkpoint_every != int(args.checkpoint_every):
+                raise UsageError(f"--checkpoint-every: a number of levels, got {args.checkpoint_every:g}")
+            spk["checkpoint_every"] = int(args.checkpoint_every)
         if args.local_frontier is not None and args.local_frontier < 0:
             raise UsageError(f"--local-frontier: must be 0 or more, got {args.local_frontier}")
         out = {k: v for k, v in spk.items() if v is not None}
@@ -293,7 +300,102 @@ def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
         if args.seed is not None:
             out["seed"] = args.seed
         return out
-    return {}
+    return lean
+
+
+def _lean_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The lean bfs's engine options (``--visited``, ``--frontier-batch``, ``--checkpoint``...)."""
+    given = [
+        f
+        for f, v in (
+            ("--visited", args.visited),
+            ("--frontier-batch", args.frontier_batch),
+            ("--checkpoint", args.checkpoint),
+        )
+        if v is not None
+    ]
+    if given and args.engine != "bfs":
+        raise UsageError(f"{given[0]} applies to --engine bfs only")
+    if args.checkpoint_every is not None and args.engine != "spark" and args.checkpoint is None:
+        raise UsageError("--checkpoint-every applies to --checkpoint DIR (bfs) or --engine spark")
+    if args.engine != "bfs":
+        return {}
+    if args.checkpoint is not None and args.visited == "states":
+        raise UsageError("--checkpoint needs --visited fingerprints (the states are not saved)")
+    if args.checkpoint is not None and not args.checkpoint.strip():
+        raise UsageError("--checkpoint: empty folder name")
+    lean = args.visited == "fingerprints" or args.checkpoint is not None
+    if args.frontier_batch is not None and not lean:
+        raise UsageError("--frontier-batch applies to --visited fingerprints")
+    positive("--frontier-batch", args.frontier_batch)
+    if args.checkpoint_every is not None and args.checkpoint_every < 0:
+        raise UsageError(f"--checkpoint-every: seconds, 0 or more, got {args.checkpoint_every:g}")
+    if not lean:
+        return {}
+    if args.workers != 1:
+        for flag, value in (("--checkpoint", args.checkpoint), ("--frontier-batch", args.frontier_batch)):
+            if value is not None:
+                raise UsageError(f"{flag} works with the serial bfs only (--workers 1)")
+        return {"visited": "fingerprints"}
+    out: dict[str, Any] = {"visited": "fingerprints"}
+    if args.frontier_batch is not None:
+        out["frontier_batch"] = args.frontier_batch
+    if args.checkpoint is not None:
+        out["checkpoint"] = args.checkpoint
+        if args.checkpoint_every is not None:
+            out["checkpoint_every"] = args.checkpoint_every
+        out["resume"] = bool(getattr(args, "resuming", False))
+        out["run_info"] = {k: getattr(args, k) for k in _RESUMED}
+        if args.config is not None:  # a resumed run may start in another folder
+            out["run_info"]["config"] = os.path.abspath(args.config)
+    return out
+
+
+#: what ``--resume DIR`` takes from the checkpoint (the command line may repeat it, not change it)
+_RESUMED = (
+    "model",
+    "system",
+    "config",
+    "defaults",
+    "set",
+    "engine",
+    "workers",
+    "max_depth",
+    "max_states",
+    "max_seconds",
+    "keep_going",
+    "no_deadlock",
+    "visited",
+    "frontier_batch",
+    "checkpoint_every",
+)
+
+
+def _resume_args(args: argparse.Namespace) -> None:
+    """Fill ``args`` from the checkpoint's manifest for ``--resume DIR``; UsageError (exit 2)
+    on an option given on the command line that differs from the checkpoint's."""
+    from explorer.search.checkpoint import CheckpointError, read_manifest
+
+    try:
+        run = read_manifest(Path(args.resume)).get("run") or {}
+    except CheckpointError as e:
+        raise UsageError(str(e)) from None
+    if not run:
+        raise UsageError(f"--resume {args.resume}: the checkpoint was not written by kafka-mc check")
+    if args.checkpoint is not None and os.path.abspath(args.checkpoint) != os.path.abspath(args.resume):
+        raise UsageError(f"--checkpoint {args.checkpoint}: conflicts with --resume {args.resume}")
+    defaults = build_parser().parse_args(["check"])
+    for key in _RESUMED:
+        given, stored = getattr(args, key), run.get(key)
+        if key == "config" and given is not None and stored is not None:
+            given = os.path.abspath(given)
+        if given != getattr(defaults, key) and given != stored:
+            flag = "MODEL" if key == "model" else "--" + key.replace("_", "-")
+            raise UsageError(
+                f"{flag} {given}: conflicts with the checkpoint's {stored} (options come from it)"
+            )
+        setattr(args, key, stored)
+    args.checkpoint, args.resuming = args.resume, True
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
@@ -432,6 +534,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="let --save-traces write into a folder that already holds trace files",
     )
     c.add_argument("--quiet", action="store_true", help="no progress line")
+    ln = c.add_argument_group("lean bfs: fingerprints, frontier on disk, checkpoints (see docs/scale.md)")
+    ln.add_argument(
+        "--visited",
+        choices=("states", "fingerprints"),
+        help="bfs visited set: states (default, a dict of states) or fingerprints (~16 B/state; "
+        "with --workers: in the driver)",
+    )
+    ln.add_argument(
+        "--frontier-batch",
+        type=int,
+        metavar="N",
+        help="fingerprints: states of a level kept in memory (50000)",
+    )
+    ln.add_argument(
+        "--checkpoint", metavar="DIR", help="write snapshots to DIR (implies --visited fingerprints)"
+    )
+    ln.add_argument("--resume", metavar="DIR", help="continue the checkpoint in DIR (its options apply)")
     sp = c.add_argument_group("spark engine (see docs/spark.md)")
     sp.add_argument("--master", help="Spark master URL (default local[*])")
     sp.add_argument("--partitions", type=int, metavar="N", help="partitions (default: total cores)")
@@ -439,7 +558,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--checkpoint-dir", metavar="DIR", help="reliable checkpoint directory (shared on a cluster)"
     )
     sp.add_argument(
-        "--checkpoint-every", type=int, metavar="N", help="levels between checkpoints (default 8)"
+        "--checkpoint-every",
+        type=float,
+        metavar="N",
+        help="spark: levels between checkpoints (default 8); bfs --checkpoint: seconds (default 600)",
     )
     sp.add_argument("--run-dir", metavar="DIR", help="where each level's states are written")
     sp.add_argument("--local-frontier", type=int, metavar="N", help="levels below N states run in the driver")

@@ -202,6 +202,8 @@ def _validate(o: CheckOptions) -> None:
         raise UsageError(f"--reduce {o.reduce}: unknown reduction (available: {', '.join(REDUCTIONS)})")
     if o.reduce != "none" and (o.engine != "bfs" or o.workers != 1):
         raise UsageError(f"--reduce {o.reduce} applies to the serial bfs engine only (no --workers)")
+    if o.reduce != "none" and o.engine_options.get("visited", "states") == "fingerprints":
+        raise UsageError(f"--reduce {o.reduce} applies to --visited states only, not to --visited fingerprints")
     positive("--max-depth", o.max_depth)
     positive("--max-states", o.max_states)
     positive("--max-seconds", o.max_seconds)
@@ -258,7 +260,7 @@ def _run_check(
         raise UsageError(str(e).splitlines()[0]) from None
     except UntrustedResultError as e:
         raise EngineError(str(e).splitlines()[0]) from None
-    except ModelError:
+    except (ModelError, OSError):  # OSError: the engine's own files (a checkpoint, a full disk)
         raise
     except ValueError as e:
         raise UsageError(str(e).splitlines()[0]) from None

@@ -9,7 +9,9 @@ functions run in pure Python. Both give identical results:
 * :func:`install_fast_replace` -- a faster ``_replace`` for a ``NamedTuple`` class;
 * :func:`set_item` -- ``(*t[:i], v, *t[i + 1 :])``, a tuple with one item replaced;
 * :func:`encode`, :func:`fingerprint`, :func:`fingerprint_bytes` -- exactly
-  :mod:`explorer.encoding`'s functions (which stay the pure reference).
+  :mod:`explorer.encoding`'s functions (which stay the pure reference);
+* :func:`fingerprint_table_class` -- the C set of 64-bit fingerprints (its pure-Python
+  twin is :class:`explorer.search.visited.PyFingerprintTable`).
 
 ``ACTIVE`` tells which is in use.
 
@@ -42,6 +44,7 @@ __all__ = [
     "encode",
     "fingerprint",
     "fingerprint_bytes",
+    "fingerprint_table_class",
     "install_fast_replace",
     "set_item",
 ]
@@ -111,6 +114,16 @@ else:
     fingerprint_bytes = encoding.fingerprint_bytes
 
 _ORIGINAL = "__wrapped__"
+
+
+def fingerprint_table_class() -> Any:
+    """The C ``FpTable`` class when the accelerator is in use, else None.
+
+    >>> fingerprint_table_class() is None or fingerprint_table_class()(8).capacity == 8
+    True
+    """
+    # None too with a module built before FpTable existed (rebuild it to get the C table)
+    return None if _C is None else getattr(_C, "FpTable", None)
 
 
 def install_fast_replace(cls: T) -> T:

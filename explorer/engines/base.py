@@ -49,7 +49,9 @@ class CheckOptions:
         State-space reduction of the exhaustive search: ``none`` (default) or ``por``
         (partial-order reduction, serial ``bfs`` only; ``docs/reduction.md``).
     engine_options:
-        The engine's own keyword options (simulate: seed, walks, depth, weights,
+        The engine's own keyword options (bfs: visited ``"fingerprints"``, and serially
+        frontier_batch, checkpoint, checkpoint_every, resume, run_info (docs/scale.md);
+        simulate: seed, walks, depth, weights,
         fault_probabilities, swarm; hypothesis: profile, seed, max_examples,
         stateful_step_count, database; spark: master, partitions, checkpoint_dir, ...;
         symbolic: only).

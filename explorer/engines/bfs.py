@@ -404,5 +404,5 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
         deadlock=options.deadlock,
         progress=options.progress,
         reduce=options.reduce,
-        **options.engine_options,
+        **{k: v for k, v in options.engine_options.items() if k != "visited"},  # "states": this engine
     )

@@ -49,13 +49,18 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import shutil
+import tempfile
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from explorer import speedups
 from explorer.core import (
     CheckResult,
     ExitReason,
@@ -80,10 +85,13 @@ from explorer.search import (
     property_table,
     stop_requested,
 )
+from explorer.search.visited import NO_PARENT, ParentLog, ReplayMismatch, new_table, replay_path
 
 __all__ = ["HashCollisionError", "PbfsStats", "check_pbfs", "run"]
 
 _INF = (1 << 63, 0, 0, 0)
+_TWO63, _TWO64 = 1 << 63, 1 << 64
+_MASK = _TWO64 - 1
 #: the cut reason of a level stopped by a signal (not a budget)
 _INTERRUPTED = "interrupted"
 
@@ -161,6 +169,68 @@ def _trace(system: Any, visited: dict[int, int | None], h: int, extra_index: int
     return build_trace(system, parents, states[-1], extra)
 
 
+class _LeanVisited:
+    """The driver's visited set with ``visited="fingerprints"``: a fingerprint table and the
+    parent records by state index (:mod:`explorer.search.visited`), in place of the dict
+    ``hash -> parent hash``. Keys are stable fingerprints as signed int64 (the workers'
+    :func:`_signed_fingerprint`)."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="kafka-mc-pbfs-"))
+        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.folder), True)
+        self.table = new_table()
+        self.log = ParentLog(self.folder / "parents.bin")
+        self.removed = 0  # new states of a level cut short, left in the table
+
+    def __len__(self) -> int:
+        return len(self.table) - self.removed
+
+    def index_of(self, h: int) -> int:
+        """The index of the state whose key is ``h`` (its first record)."""
+        self.log.flush()
+        fps = np.memmap(self.log.path, dtype=np.uint64, mode="r").reshape(-1, 2)[:, 1]
+        hit = np.flatnonzero(fps == np.uint64(h & _MASK))
+        if not len(hit):  # pragma: no cover - every reported key was recorded
+            raise HashCollisionError(f"trace replay: no state has the fingerprint {h & _MASK:016x}")
+        return int(hit[0])
+
+    def depth(self, h: int) -> int:
+        """The BFS depth of the state whose key is ``h``."""
+        i, d = self.index_of(h), 0
+        while (i := self.log.record(i)[0]) != NO_PARENT:
+            d += 1
+        return d
+
+    def trace(self, system: Any, h: int, extra_index: int | None = None) -> Any:
+        """The counterexample to the state whose key is ``h`` (then its successor ``extra_index``)."""
+        try:
+            states = replay_path(system.init_states, _ordered_successors(system), self.log, self.index_of(h))
+        except ReplayMismatch as e:
+            raise HashCollisionError(f"trace replay: {e}") from None
+        parents = {t: s for s, t in itertools.pairwise(states)}
+        parents[states[0]] = None
+        extra = None
+        if extra_index is not None:
+            extra = list(_ordered_successors(system)(states[-1]))[extra_index]
+        return build_trace(system, parents, states[-1], extra)
+
+    def close(self) -> None:
+        """Delete the records."""
+        self.log.close()
+        self._cleanup()
+
+
+def _signed_fingerprint(state: Any) -> int:
+    """:func:`explorer.encoding.fingerprint` as a signed int64 (the key numpy arrays carry).
+
+    >>> from explorer.encoding import fingerprint
+    >>> _signed_fingerprint((1, 2)) & _MASK == fingerprint((1, 2))
+    True
+    """
+    f = speedups.fingerprint(state)
+    return f - _TWO64 if f >= _TWO63 else f
+
+
 def check_pbfs(
     system: Any,
     properties: Iterable[Property],
@@ -178,11 +248,15 @@ def check_pbfs(
     batch: int = 512,
     serial_below: int = 2000,
     stats: PbfsStats | None = None,
+    visited: str = "states",
 ) -> CheckResult:
     """The :func:`explorer.engines.bfs.check_bfs` search with ``workers`` processes; the same result.
 
     ``batch`` parents go in one message; levels below ``serial_below`` states run in
     the driver. Pass a :class:`PbfsStats` as ``stats`` to get the run's load balance.
+    ``visited="fingerprints"``: the driver keeps stable 64-bit fingerprints in a table
+    and parent records on disk (about 16 B/state plus the level in hand) instead of a
+    dict of hashes; the workers send fingerprints instead of Python hashes.
 
     >>> from tests.toys import Grid
     >>> r = check_pbfs(Grid(4), Grid(4).properties(), workers=2, serial_below=3)
@@ -191,6 +265,8 @@ def check_pbfs(
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
+    if visited not in ("states", "fingerprints"):
+        raise ValueError(f"visited must be 'states' or 'fingerprints', got {visited!r}")
     props = list(properties)
     common: dict[str, Any] = dict(
         model=model,
@@ -220,7 +296,9 @@ def check_pbfs(
     applied: dict[str, bool] = {p.name: False for p in props if p.applies is not None}
     found: dict[str, tuple[Any, ...]] = {}  # name -> event (key, name, kind, data)
     witnesses: dict[str, int] = {}  # name -> hash
-    visited: dict[int, int | None] = {}
+    lean = _LeanVisited() if visited == "fingerprints" else None
+    seen: Any = {} if lean is None else lean
+    key: Callable[[Any], int] = hash if lean is None else _signed_fingerprint
     levels: list[LevelStats] = []
     generated = 0
     budget: str | None = None
@@ -232,7 +310,7 @@ def check_pbfs(
     new_by = np.zeros(0, dtype=np.int64)
     label_base: dict[Any, int] = {}
 
-    exp = Expander(system, props, deadlock, batch)
+    exp = Expander(system, props, deadlock, batch, key)
     pool: LocalPool | ProcessPool = LocalPool(exp)
     gmaps: list[list[int]] = [[]]  # per worker: local type id -> global type id
     owner: list[int] = []
@@ -255,9 +333,16 @@ def check_pbfs(
     init_states: list[Any] = []
     for j, s in enumerate(system.init_states()):
         generated += 1
-        h = hash(s)
-        if h not in visited:
-            visited[h] = None
+        h = key(s)
+        if lean is not None:
+            new = lean.table.add(h & _MASK)
+            if new:
+                lean.log.append(NO_PARENT, j, h & _MASK)
+        else:
+            new = h not in seen
+            if new:
+                seen[h] = None
+        if new:
             init_states.append(s)
             frontier_hashes.append(h)
             exp.level[h] = (s, -1, j)
@@ -296,6 +381,10 @@ def check_pbfs(
             cut_budget: str | None = None
             pool.start_level()
             L = len(frontier_hashes)
+            if lean is not None:  # the level's states have the indices base .. base + L - 1
+                base, add, lbuf = len(lean) - L, lean.table.add, lean.log.buf
+                if len(lbuf) >= 1 << 21:
+                    lean.log.flush()
             tm = clock()
             for pos in range(L):
                 w = owner[pos]
@@ -329,21 +418,34 @@ def check_pbfs(
                 n = Cl[pi]
                 ph = frontier_hashes[pos]
                 mine = per_worker_new[w]
-                for k in range(off, off + n):
-                    h = Hl[k]
-                    if h not in visited:
-                        visited[h] = ph
-                        newidx.append(k)
-                        mine.append(len(new_hashes))
-                        new_hashes.append(h)
-                        new_owner.append(w)
-                        new_prank.append(pos)
+                if lean is not None:
+                    plink = (base + pos) << 32
+                    for k in range(off, off + n):
+                        h = Hl[k]
+                        if add(h & _MASK):
+                            lbuf.append(plink | (k - off))
+                            lbuf.append(h & _MASK)
+                            newidx.append(k)
+                            mine.append(len(new_hashes))
+                            new_hashes.append(h)
+                            new_owner.append(w)
+                            new_prank.append(pos)
+                else:
+                    for k in range(off, off + n):
+                        h = Hl[k]
+                        if h not in seen:
+                            seen[h] = ph
+                            newidx.append(k)
+                            mine.append(len(new_hashes))
+                            new_hashes.append(h)
+                            new_owner.append(w)
+                            new_prank.append(pos)
                 cur[3] = pi + 1
                 cur[4] = off + n
                 if pos >= stop_rank:
                     cut = pos
                     break
-                if max_states is not None and len(visited) >= max_states:
+                if max_states is not None and len(seen) >= max_states:
                     cut, cut_budget = pos, "max_states"
                     break
                 if (pos & 255) == 0:
@@ -356,7 +458,7 @@ def check_pbfs(
                         break
                     if progress is not None:
                         el = now - start
-                        progress.update(depth + 1, L, len(visited), len(visited) / el if el else 0.0)
+                        progress.update(depth + 1, L, len(seen), len(seen) / el if el else 0.0)
             merge_seconds += clock() - tm
             pool.finish_level(abort=cut is not None)
             # the new states: each to the worker that generated it; check always/reachable there
@@ -400,8 +502,11 @@ def check_pbfs(
                 elif cut_budget is not None:
                     budget, reason = cut_budget, ExitReason.BUDGET_EXHAUSTED
                 n_new = next((i for i, pr in enumerate(new_prank) if pr > cut), len(new_prank))
-                for h in new_hashes[n_new:]:
-                    del visited[h]
+                if lean is not None:
+                    lean.removed += len(new_hashes) - n_new
+                else:
+                    for h in new_hashes[n_new:]:
+                        del seen[h]
                 del new_hashes[n_new:], new_owner[n_new:]
             generated += level_generated
             if new_hashes or level_generated:
@@ -418,6 +523,8 @@ def check_pbfs(
     except BaseException:
         polling.__exit__(None, None, None)
         pool.close()  # no orphan workers, whatever failed
+        if lean is not None:
+            lean.close()
         if progress is not None:
             progress.close()
         raise
@@ -453,15 +560,12 @@ def check_pbfs(
     for name, ev in found.items():
         p = by_name[name]
         kind, data = ev[2], ev[3]
-        if kind == "t":
-            trace = _trace(system, visited, data[0], data[1])
-            message = f"{name} does not hold"
-        elif kind == "d":
-            trace = _trace(system, visited, data)
-            message = "no successor (deadlock)"
+        where, extra_index = (data[0], data[1]) if kind == "t" else (data, None)
+        if lean is not None:
+            trace = lean.trace(system, where, extra_index)
         else:
-            trace = _trace(system, visited, data)
-            message = f"{name} does not hold"
+            trace = _trace(system, seen, where, extra_index)
+        message = "no successor (deadlock)" if kind == "d" else f"{name} does not hold"
         violations.append(Violation(p.name, p.kind.value, p.doc, message, len(trace) - 1, trace))
     complete = reason is ExitReason.COMPLETE and (keep_going or not found)
     if violations:
@@ -477,10 +581,12 @@ def check_pbfs(
         [*props, *([deadlock_prop] if deadlock else [])],
         violations,
         complete=complete,
-        distinct=len(visited),
+        distinct=len(seen),
         transitions=generated - levels[0].generated,
         applied=applied,
-        witness_lengths={n: len(_chain(visited, w)) - 1 for n, w in witnesses.items()},
+        witness_lengths={
+            n: lean.depth(w) if lean is not None else len(_chain(seen, w)) - 1 for n, w in witnesses.items()
+        },
     )
 
     cov = Coverage()
@@ -493,19 +599,21 @@ def check_pbfs(
     declared = system.action_kinds() if hasattr(system, "action_kinds") else None
     labelled = hasattr(system, "successors_labelled")
     notes = [
-        f"bfs with {workers} worker processes: states are told apart by 64-bit hashes; "
-        f"collision odds about {collision_odds(len(visited)):.1e}"
+        f"bfs with {workers} worker processes: states are told apart by 64-bit "
+        f"{'hashes' if lean is None else 'fingerprints'}; collision odds about {collision_odds(len(seen)):.1e}"
     ]
+    if lean is not None:
+        lean.close()
     return CheckResult(
         model=model,
         config=config_to_dict(config),
         engine="bfs",
         exit_reason=reason,
-        distinct_states=len(visited),
+        distinct_states=len(seen),
         generated_states=generated,
         max_depth=max_level,
         seconds=seconds,
-        states_per_second=len(visited) / seconds if seconds > 0 else 0.0,
+        states_per_second=len(seen) / seconds if seconds > 0 else 0.0,
         violations=violations,
         witnesses={k: v["witness_length"] for k, v in prop_table.items() if "witness_length" in v},
         properties=prop_table,

@@ -33,7 +33,7 @@ import signal
 import time
 import traceback
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -53,9 +53,19 @@ class Expander:
     Runs in the driver for small levels and in each forked worker afterwards.
     """
 
-    def __init__(self, system: Any, props: list[Property], deadlock: bool, batch: int):
+    def __init__(
+        self,
+        system: Any,
+        props: list[Property],
+        deadlock: bool,
+        batch: int,
+        key: Callable[[Any], int] = hash,
+    ):
         self.system = system
         self.batch = batch
+        #: a state's 64-bit key: Python's hash (the same in forked processes), or with
+        #: ``--visited fingerprints`` the stable fingerprint as a signed int64
+        self.key = key
         self.labels: dict[Any, int] = {}
         self.succ = label_counting(system, self.labels) or system.successors
         self.labelled = getattr(system, "successors_labelled", None)
@@ -97,6 +107,7 @@ class Expander:
         succ = self.succ
         type_ids = self.type_ids
         applies_trans = self.applies_trans
+        key = self.key
         for start in range(0, len(frontier), self.batch):
             R = ranks[start : start + self.batch]
             if self.labelled is not None:
@@ -114,7 +125,7 @@ class Expander:
                     if tid is None:
                         tid = type_ids[tp] = len(type_ids)
                         new_types.append((tid, a, (r, n)))
-                    h = hash(t)
+                    h = key(t)
                     H.append(h)
                     T.append(tid)
                     if self.trans:
@@ -129,7 +140,7 @@ class Expander:
                                         for g, its in self.trans
                                         if (kept := [x for x in its if x is not item])
                                     ]
-                                    events.append(((r, n, 0, item[0]), item[1], "t", (hash(s), n)))
+                                    events.append(((r, n, 0, item[0]), item[1], "t", (key(s), n)))
                         if applies_trans:
                             for ap in list(applies_trans):
                                 if ap[1](s, a, t):
@@ -141,7 +152,7 @@ class Expander:
                 C.append(n)
                 if n == 0 and self.deadlock and not (self.is_terminal is not None and self.is_terminal(s)):
                     self.deadlock = False
-                    events.append(((r, AFTER, 2, 0), "deadlock", "d", hash(s)))
+                    events.append(((r, AFTER, 2, 0), "deadlock", "d", key(s)))
             self.n_parents += len(C)
             self.n_successors += len(H)
             yield (

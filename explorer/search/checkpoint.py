@@ -1,0 +1,213 @@
+"""Checkpoint folders of the lean ``bfs``: a manifest, consistent snapshots, atomic switches.
+
+A checkpoint folder ``DIR`` holds
+
+=====================  ===============================================================
+``manifest.json``      written once when the run starts: the format, the model, its
+                       configuration, every option of the search, and what the command
+                       line named (model, ``--config``, ``--set``), so that
+                       ``--resume DIR`` needs nothing else
+``parents.bin``        the parent records (:class:`~explorer.search.visited.ParentLog`),
+                       append-only: a snapshot notes how many records it knows
+``frontier/``          the level being written, in batch files (:mod:`explorer.search.frontier`)
+``snap-NNNNNN/``       a snapshot: ``state.pkl`` (counters, levels, coverage, violations
+                       found so far, ...), ``table.bin`` (the fingerprint table) and the
+                       frontier's batch files ``F000000.pkl``... (hard links, so the run
+                       deleting its own copies does not touch them)
+``CURRENT``            the name of the valid snapshot
+=====================  ===============================================================
+
+A snapshot is written into ``tmp-NNNNNN/``, every file synced, renamed to
+``snap-NNNNNN/``, and only then named in ``CURRENT`` (written to ``CURRENT.tmp`` and
+renamed over it, an atomic step); older snapshots are removed after. A ``kill -9`` at
+any moment leaves ``CURRENT`` naming a complete snapshot (or no snapshot yet).
+
+Example
+-------
+>>> import tempfile
+>>> d = Path(tempfile.mkdtemp())
+>>> write_manifest(d, {"model": "toy"})
+>>> read_manifest(d)["model"], read_snapshot(d)
+('toy', None)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import signal
+from pathlib import Path
+from typing import Any
+
+from explorer.search.visited import load_table, save_table
+
+__all__ = [
+    "FORMAT",
+    "CheckpointError",
+    "crash_point",
+    "prepare_folder",
+    "read_manifest",
+    "read_snapshot",
+    "write_manifest",
+    "write_snapshot",
+]
+
+#: the checkpoint format; a folder of another format is refused
+FORMAT = 1
+#: fault injection for tests: ``WHERE:N`` kills the process (SIGKILL) the N-th time the
+#: search passes the point ``WHERE`` (see :func:`crash_point`)
+CRASH_ENV = "KAFKA_MC_CRASH_AT"
+_passes: dict[str, int] = {}
+
+
+class CheckpointError(ValueError):
+    """A checkpoint folder that cannot be used (one line naming it and why)."""
+
+
+def crash_point(where: str) -> None:
+    """Die by SIGKILL here if ``$KAFKA_MC_CRASH_AT`` is ``WHERE:N`` and this is the N-th pass.
+
+    Only the tests set it; a run without it is not affected.
+
+    >>> crash_point("level")  # the variable is not set: nothing happens
+    """
+    spec = os.environ.get(CRASH_ENV)
+    if not spec:
+        return
+    name, _, n = spec.partition(":")
+    if name != where:
+        return
+    _passes[where] = _passes.get(where, 0) + 1
+    if str(_passes[where]) == n:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def prepare_folder(folder: Path) -> None:
+    """Make ``folder`` ready for a new checkpoint: created, or empty; never an old one.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()); prepare_folder(d); (d / "frontier").is_dir()
+    True
+    >>> write_manifest(d, {}); prepare_folder(d)
+    Traceback (most recent call last):
+    ...
+    explorer.search.checkpoint.CheckpointError: --checkpoint ...: already holds a checkpoint; \
+--resume it, or name an empty folder
+    """
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise CheckpointError(f"--checkpoint {folder}: not a directory")
+    if (folder / "manifest.json").exists():
+        raise CheckpointError(
+            f"--checkpoint {folder}: already holds a checkpoint; --resume it, or name an empty folder"
+        )
+    if folder.exists() and any(folder.iterdir()):
+        raise CheckpointError(f"--checkpoint {folder}: not empty; name an empty or new folder")
+    try:
+        (folder / "frontier").mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise CheckpointError(f"--checkpoint {folder}: cannot create it ({e.strerror})") from None
+
+
+def write_manifest(folder: Path, doc: dict[str, Any]) -> None:
+    """Write ``manifest.json`` (atomically), adding the format number."""
+    data = json.dumps({"format": FORMAT, **doc}, indent=2, sort_keys=True, default=str)
+    _write_atomic(Path(folder) / "manifest.json", data.encode())
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """The manifest of the checkpoint in ``folder``; CheckpointError if there is none.
+
+    >>> read_manifest(Path("/nonexistent"))
+    Traceback (most recent call last):
+    ...
+    explorer.search.checkpoint.CheckpointError: --resume /nonexistent: no checkpoint there (no manifest.json)
+    """
+    path = Path(folder) / "manifest.json"
+    try:
+        doc = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise CheckpointError(f"--resume {folder}: no checkpoint there (no manifest.json)") from None
+    except (OSError, ValueError) as e:
+        raise CheckpointError(f"--resume {folder}: unreadable manifest.json ({e})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise CheckpointError(
+            f"--resume {folder}: checkpoint format {doc.get('format')!r}, expected {FORMAT}"
+        )
+    return doc
+
+
+def write_snapshot(folder: Path, seq: int, state: dict[str, Any], table: Any, frontier: list[Path]) -> None:
+    """Write snapshot ``seq`` (the search's ``state``, the ``table``, the ``frontier`` files)
+    and make it the current one; remove the older ones."""
+    folder = Path(folder)
+    tmp = folder / f"tmp-{seq:06d}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    save_table(table, tmp / "table.bin")
+    for k, f in enumerate(frontier):
+        os.link(f, tmp / f"F{k:06d}.pkl")
+    doc = {
+        **state,
+        "frontier_files": len(frontier),
+        "table_capacity": table.capacity,
+        "table_count": len(table),
+    }
+    with open(tmp / "state.pkl", "wb") as fh:
+        pickle.dump(doc, fh, protocol=5)
+        fh.flush()
+        os.fsync(fh.fileno())
+    _fsync_dir(tmp)
+    crash_point("snapshot-written")
+    final = folder / f"snap-{seq:06d}"
+    os.rename(tmp, final)
+    _fsync_dir(folder)
+    crash_point("snapshot-renamed")
+    _write_atomic(folder / "CURRENT", final.name.encode())
+    for old in folder.iterdir():
+        if old.is_dir() and old.name.startswith(("snap-", "tmp-")) and old.name != final.name:
+            shutil.rmtree(old)
+
+
+def read_snapshot(folder: Path) -> tuple[dict[str, Any], Any, list[Path]] | None:
+    """The current snapshot: (state, fingerprint table, frontier files), or None if the
+    run was killed before its first snapshot. Every other snapshot folder (unfinished, or
+    renamed but never made current) is removed."""
+    folder = Path(folder)
+    current = folder / "CURRENT"
+    name = current.read_text().strip() if current.exists() else None
+    for old in folder.iterdir():
+        if old.is_dir() and old.name.startswith(("tmp-", "snap-")) and old.name != name:
+            shutil.rmtree(old)
+    if name is None:
+        return None
+    snap = folder / name
+    try:
+        with open(snap / "state.pkl", "rb") as fh:
+            state = pickle.load(fh)
+        table = load_table(snap / "table.bin", state["table_capacity"], state["table_count"])
+    except (OSError, pickle.UnpicklingError, KeyError, ValueError) as e:
+        raise CheckpointError(f"--resume {folder}: snapshot {snap.name} unreadable ({e})") from None
+    files = [snap / f"F{k:06d}.pkl" for k in range(state["frontier_files"])]
+    return state, table, files

@@ -1,0 +1,320 @@
+"""The lean visited set: 64-bit fingerprints in one open-addressing array, and the
+parent records from which a counterexample is replayed.
+
+:class:`FingerprintTable` is a set of 64-bit fingerprints (:func:`explorer.encoding.fingerprint`,
+the same in every process and every run) held in one array of ``uint64`` slots, 8 bytes a
+slot and no Python object per state. The C accelerator's ``FpTable``
+(``explorer/_speedups.c``) is used when it is built; :class:`PyFingerprintTable` is its
+pure-Python twin with the very same layout, so a table saved by either loads in either:
+
+* the home slot of a key is ``(key * capacity) >> 64`` (any capacity, not only powers
+  of two); collisions probe linearly upwards and wrap; ``0`` marks an empty slot, so the
+  fingerprint 0 is stored as 1;
+* the array grows by half (re-inserting its slots in order) once it is 4/5 full, so it
+  holds between 8 / 0.8 = 10 and 8 / 0.533 = 15 bytes per state.
+
+:class:`ParentLog` keeps, per state index (the order the search first meets states),
+a 16-byte record ``(parent index << 32 | successor index, fingerprint)`` in a file; the
+initial states have the parent index ``NO_PARENT`` and their position in
+``init_states()``. :func:`replay_path` rebuilds the states from an initial state to any
+index by re-running ``successors`` and checks each fingerprint: a mismatch (a 64-bit
+collision merged two states, or the model is not deterministic) raises
+:class:`ReplayMismatch`.
+
+Example
+-------
+>>> t = new_table(8)
+>>> t.add(5), t.add(5), 5 in t, 6 in t, len(t)
+(True, False, True, False, 1)
+>>> py = PyFingerprintTable(8)
+>>> for k in (5, 7, 2**64 - 1):
+...     _ = py.add(k)
+>>> bytes(table_buffer(py)) == bytes(table_buffer(_twin(py)))
+True
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from explorer import encoding, speedups
+
+__all__ = [
+    "NO_PARENT",
+    "FingerprintTable",
+    "ParentLog",
+    "PyFingerprintTable",
+    "ReplayMismatch",
+    "load_table",
+    "new_table",
+    "replay_path",
+    "save_table",
+    "table_buffer",
+]
+
+#: the parent index of an initial state
+NO_PARENT = 0xFFFFFFFF
+_MASK = (1 << 64) - 1
+
+
+class ReplayMismatch(RuntimeError):
+    """A stored path no longer replays: no successor has the recorded fingerprint."""
+
+
+class PyFingerprintTable:
+    """The pure-Python twin of the C ``FpTable``: same layout, same growth, same answers.
+
+    >>> t = PyFingerprintTable(8)
+    >>> [t.add(k) for k in (0, 1, 3)], len(t), t.capacity
+    ([True, False, True], 2, 8)
+    """
+
+    def __init__(self, capacity: int = 1024, data: Any = None, count: int = 0):
+        cap = max(8, capacity)
+        if data is None:
+            self.slots = array("Q", bytes(8 * cap))
+            self.count = 0
+        else:
+            self.slots = array("Q")
+            self.slots.frombytes(bytes(data))
+            if len(self.slots) != cap:
+                raise ValueError("FpTable: data is not capacity * 8 bytes")
+            self.count = count
+        self.capacity = cap
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __contains__(self, fp: int) -> bool:
+        key = fp or 1
+        slots, cap = self.slots, self.capacity
+        i = (key * cap) >> 64
+        while True:
+            v = slots[i]
+            if v == 0:
+                return False
+            if v == key:
+                return True
+            i += 1
+            if i == cap:
+                i = 0
+
+    def _grow(self) -> None:
+        old = self.slots
+        cap = self.capacity + self.capacity // 2
+        slots = array("Q", bytes(8 * cap))
+        for v in old:
+            if v:
+                i = (v * cap) >> 64
+                while slots[i]:
+                    i += 1
+                    if i == cap:
+                        i = 0
+                slots[i] = v
+        self.slots, self.capacity = slots, cap
+
+    def add(self, fp: int) -> bool:
+        """Insert ``fp``: True if it was new, False if it was there."""
+        if fp < 0 or fp > _MASK:
+            raise OverflowError("a fingerprint is an unsigned 64-bit int")
+        if self.count >= self.capacity - self.capacity // 5:
+            self._grow()
+        key = fp or 1
+        slots, cap = self.slots, self.capacity
+        i = (key * cap) >> 64
+        while True:
+            v = slots[i]
+            if v == 0:
+                slots[i] = key
+                self.count += 1
+                return True
+            if v == key:
+                return False
+            i += 1
+            if i == cap:
+                i = 0
+
+    def add_state(self, state: Any) -> int | None:
+        """Insert ``fingerprint(state)``: the fingerprint if it was new, None if it was there."""
+        fp = speedups.fingerprint(state)
+        return fp if self.add(fp) else None
+
+
+#: the table class in use: the C ``FpTable`` when the accelerator is built
+FingerprintTable: Any = speedups.fingerprint_table_class() or PyFingerprintTable
+
+
+def new_table(capacity: int = 1024) -> Any:
+    """An empty fingerprint table (C when built, else pure Python).
+
+    >>> len(new_table())
+    0
+    """
+    return FingerprintTable(capacity)
+
+
+def table_buffer(table: Any) -> memoryview:
+    """The table's slot array as bytes (no copy), in either implementation.
+
+    >>> len(table_buffer(new_table(8)))
+    64
+    """
+    if isinstance(table, PyFingerprintTable):
+        return memoryview(table.slots).cast("B")
+    return memoryview(table).cast("B")
+
+
+def _twin(table: Any) -> Any:
+    """The same table in the other implementation (for tests)."""
+    other = FingerprintTable if isinstance(table, PyFingerprintTable) else PyFingerprintTable
+    return other(table.capacity, bytes(table_buffer(table)), len(table))
+
+
+def save_table(table: Any, path: Path) -> None:
+    """Write the slot array to ``path`` (flushed to disk).
+
+    >>> import tempfile
+    >>> t = new_table(8); _ = t.add(3)
+    >>> p = Path(tempfile.mkdtemp()) / "t.bin"; save_table(t, p)
+    >>> 3 in load_table(p, 8, 1)
+    True
+    """
+    with open(path, "wb") as f:
+        f.write(table_buffer(table))
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def load_table(path: Path, capacity: int, count: int) -> Any:
+    """The table saved by :func:`save_table` (``capacity`` slots, ``count`` fingerprints)."""
+    return FingerprintTable(capacity, Path(path).read_bytes(), count)
+
+
+class ParentLog:
+    """Per state index, ``(parent index << 32 | successor index, fingerprint)``, in a file.
+
+    Records are buffered in memory and appended by :meth:`flush`; :meth:`record` reads
+    one back. The file only grows, so a snapshot that noted :attr:`count` stays valid
+    whatever is appended later (:meth:`truncate` drops the rest on resume).
+
+    >>> import tempfile
+    >>> log = ParentLog(Path(tempfile.mkdtemp()) / "parents.bin")
+    >>> log.append(NO_PARENT, 0, 11); log.append(0, 2, 12); log.flush()
+    >>> log.count, log.record(1)
+    (2, (0, 2, 12))
+    """
+
+    RECORD = 16
+
+    def __init__(self, path: Path, resume_count: int | None = None):
+        self.path = Path(path)
+        if resume_count is None:
+            self.path.write_bytes(b"")
+            self.flushed = 0
+        else:
+            self.truncate(resume_count)
+        self.buf = array("Q")
+        self._reader: Any = None
+
+    @property
+    def count(self) -> int:
+        """Records written so far (flushed or not)."""
+        return self.flushed + len(self.buf) // 2
+
+    def append(self, parent: int, succ: int, fp: int) -> None:
+        """Add the record of the next state index."""
+        self.buf.append((parent << 32) | succ)
+        self.buf.append(fp)
+
+    def flush(self, sync: bool = False) -> None:
+        """Append the buffered records to the file (``sync``: and to the disk)."""
+        if self.buf:
+            with open(self.path, "ab") as f:
+                self.buf.tofile(f)
+                if sync:
+                    f.flush()
+                    os.fsync(f.fileno())
+            self.flushed += len(self.buf) // 2
+            del self.buf[:]
+        elif sync:
+            with open(self.path, "ab") as f:
+                os.fsync(f.fileno())
+
+    def truncate(self, count: int) -> None:
+        """Keep the first ``count`` records of the file (those a snapshot knows)."""
+        size = self.path.stat().st_size
+        if size < count * self.RECORD:
+            raise ValueError(f"{self.path}: {size // self.RECORD} records, the snapshot needs {count}")
+        os.truncate(self.path, count * self.RECORD)
+        self.flushed = count
+
+    def record(self, index: int) -> tuple[int, int, int]:
+        """``(parent index, successor index, fingerprint)`` of the state ``index``."""
+        if index >= self.flushed:
+            k = 2 * (index - self.flushed)
+            link, fp = self.buf[k], self.buf[k + 1]
+        else:
+            if self._reader is None:
+                self._reader = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+            self._reader.seek(index * self.RECORD)
+            a = array("Q")
+            a.frombytes(self._reader.read(self.RECORD))
+            link, fp = a[0], a[1]
+        return link >> 32, link & 0xFFFFFFFF, fp
+
+    def close(self) -> None:
+        """Close the reader (the file stays)."""
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
+
+def replay_path(
+    init_states: Callable[[], Iterable[Any]],
+    successors: Callable[[Any], Iterable[tuple[Any, Any]]],
+    log: ParentLog,
+    index: int,
+) -> list[Any]:
+    """The states from an initial state to the state ``index``, replayed and checked.
+
+    Each step takes the recorded successor of the previous state and compares its
+    fingerprint with the recorded one; a difference raises :class:`ReplayMismatch`.
+
+    >>> import tempfile
+    >>> log = ParentLog(Path(tempfile.mkdtemp()) / "p.bin")
+    >>> log.append(NO_PARENT, 0, encoding.fingerprint(0)); log.append(0, 0, encoding.fingerprint(1))
+    >>> replay_path(lambda: [0], lambda s: [("inc", s + 1)], log, 1)
+    [0, 1]
+    >>> log.append(1, 0, 12345)
+    >>> replay_path(lambda: [0], lambda s: [("inc", s + 1)], log, 2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    explorer.search.visited.ReplayMismatch: step 2 (state index 2): the replayed state's fingerprint ...
+    """
+    chain: list[tuple[int, int, int]] = []
+    i = index
+    while True:
+        parent, succ, fp = log.record(i)
+        chain.append((i, succ, fp))
+        if parent == NO_PARENT:
+            break
+        i = parent
+    chain.reverse()
+    states: list[Any] = []
+    for step, (i, succ, fp) in enumerate(chain):
+        source: Iterable[Any] = init_states() if not states else (t for _, t in successors(states[-1]))
+        s = next((x for k, x in enumerate(source) if k == succ), None)
+        got = None if s is None else encoding.fingerprint(s)
+        if got != fp:
+            shown = "missing" if got is None else f"{got:016x}"
+            raise ReplayMismatch(
+                f"step {step} (state index {i}): the replayed state's fingerprint is {shown}, "
+                f"the recorded one {fp:016x} (a 64-bit fingerprint collision, or a model that "
+                "is not deterministic)"
+            )
+        states.append(s)
+    return states
