@@ -17,13 +17,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import pickle
 import re
 import shutil
 import tempfile
 import threading
 import time
 import types
+import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +43,7 @@ from explorer.core import (
 )
 from explorer.engines.base import CheckOptions
 from explorer.engines.spark.fingerprints import FingerprintCollisionError, state_fingerprint
-from explorer.engines.spark.levels import LevelStore, rebuild_path
+from explorer.engines.spark.levels import LevelStore, pick_winners, rebuild_path
 from explorer.engines.spark.partitions import (
     IDX_BITS,
     PHASE_DEADLOCK,
@@ -51,16 +51,16 @@ from explorer.engines.spark.partitions import (
     PHASE_TRANSITION,
     Acc,
     Job,
+    LevelCtx,
     SummaryParam,
     check_state,
     cloudpickle_dumps,
     collision_error,
     dumps,
-    expand_partition,
-    merge_partition,
     partition_of,
     pending_applies,
     run_applies,
+    step_partition,
     truncated_partition,
 )
 from explorer.engines.spark.session import check_java, probe_master, start_session
@@ -84,28 +84,15 @@ class _SparkState:
     owned: Any  # the SparkSession we created (stopped at the end), or None
     job_b: Any
     partitions: int
+    token: str = ""  # names this run in the workers' caches
     rdd: Any = None
     level_keys: Any = None  # broadcast of the current frontier's sorted keys (None: keys are ranks)
     broadcasts: list[tuple[int, Any]] = field(default_factory=list)
+    deltas: list[Any] = field(default_factory=list)  # broadcasts of (fps, levels) first seen, per level
     levels_run: int = 0
     checkpointing: bool = False
     summaries: Any = None  # the accumulator of level summaries
-
-
-def _union(a: Any, b: Any) -> Any:
-    """Partitioner-aware union of two RDDs co-partitioned by ``partition_of``.
-
-    ``RDD.union`` would re-serialise both sides (an extra Python pass over the
-    visited sets) because their serializers differ in batching only; the byte
-    format is the same, so the JVM union is wrapped directly.
-    """
-    from pyspark import RDD
-
-    rdd: Any = RDD(a._jrdd.union(b._jrdd), a.ctx, a.ctx.serializer)
-    rdd.partitioner = a.partitioner
-    if rdd.getNumPartitions() != a.getNumPartitions():  # pragma: no cover - a Spark change
-        raise RuntimeError("spark engine: the union of co-partitioned RDDs is not partitioner-aware")
-    return rdd
+    profile: list[dict[str, float]] = field(default_factory=list)  # per Spark level: costs measured
 
 
 class _Search:
@@ -288,7 +275,7 @@ class _Search:
         self.depth += 1
 
     # ---- Spark levels
-    def to_spark(self) -> None:
+    def to_spark(self, store: LevelStore) -> None:
         """Move the search to Spark: distribute the visited set and the frontier."""
         o = self.o
         spark = o["spark"]
@@ -301,7 +288,11 @@ class _Search:
         nparts = o["partitions"] or max(int(sc.defaultParallelism), 1)
         self.job.partitions = nparts
         st = _SparkState(
-            sc=sc, owned=owned, job_b=sc.broadcast(cloudpickle_dumps(self.job)), partitions=nparts
+            sc=sc,
+            owned=owned,
+            job_b=sc.broadcast(cloudpickle_dumps(self.job)),
+            partitions=nparts,
+            token=uuid.uuid4().hex,
         )
         st.summaries = sc.accumulator({}, SummaryParam())
         ckpt = o["checkpoint_dir"]
@@ -311,38 +302,33 @@ class _Search:
             sc.setCheckpointDir(str(ckpt))
             st.checkpointing = True
         assert self.visited_fps is not None
-        visited = np.fromiter(self.visited_fps, dtype=np.uint64, count=len(self.visited_fps))
+        # every state seen so far, tagged with its level, is the first delta of the visited set
+        first = [store.get(lv)[1] for lv in range(self.depth + 1)]
+        tags = [np.full(len(f), lv, dtype=np.int32) for lv, f in enumerate(first)]
+        st.deltas.append(sc.broadcast((np.concatenate(first), np.concatenate(tags))))
         self.visited = self.visited_fps = None
-        vparts = visited % np.uint64(nparts)
         fparts = (self.frontier_fps % np.uint64(nparts)).tolist()
-        fronts: list[tuple[list[int], list[int], list[Any]]] = [([], [], []) for _ in range(nparts)]
-        for r, (q, f, s) in enumerate(zip(fparts, self.frontier_fps.tolist(), self.frontier)):
+        fronts: list[tuple[list[int], list[Any]]] = [([], []) for _ in range(nparts)]
+        for r, (q, s) in enumerate(zip(fparts, self.frontier)):
             fronts[q][0].append(r)
-            fronts[q][1].append(f)
-            fronts[q][2].append(s)
-        recs: list[tuple[int, tuple[str, Any]]] = []
-        for q in range(nparts):
-            keys, fps, states = fronts[q]
-            block = dumps((np.array(keys, dtype=np.int64), np.array(fps, dtype=np.uint64), states))
-            recs.append((q, ("S", None)))
-            recs.append((q, ("F", block)))
-            recs.append((q, ("V", pickle.dumps(np.sort(visited[vparts == q]), protocol=5))))
+            fronts[q][1].append(s)
+        recs = [(q, ("B", dumps((np.array(fronts[q][0], dtype=np.int64), fronts[q][1])))) for q in range(nparts)]
         self.frontier = []
         rdd = sc.parallelize(recs, nparts).partitionBy(nparts, partition_of)
         st.rdd = rdd.persist(_storage_level())
         self.spark = st
 
     def spark_level(self, store: LevelStore, clock: Callable[[], float], deadline: float | None) -> None:
-        """One level as Spark jobs; on a stop inside the level, re-count it up to the stop."""
+        """One level as one Spark job (one stage, no shuffle); on a stop inside the level,
+        re-count it up to the stop."""
         st = self.spark
         assert st is not None
         t0 = clock()
-        level, nparts, job_b = self.depth, st.partitions, st.job_b
+        level, nparts, job_b, front = self.depth, st.partitions, st.job_b, self.frontier_size
         done = frozenset(self.total.applies)
-        expand = functools.partial(expand_partition, job_b, level, st.level_keys, done)
-        merge = functools.partial(merge_partition, job_b, level, done, st.summaries)
-        cands = st.rdd.mapPartitionsWithIndex(expand).partitionBy(nparts, partition_of)
-        nxt = _union(st.rdd, cands).mapPartitionsWithIndex(merge, preservesPartitioning=True)
+        ctx = LevelCtx(st.token, level, st.level_keys, list(st.deltas), done, st.summaries)
+        step = functools.partial(step_partition, job_b, ctx)
+        nxt = st.rdd.mapPartitionsWithIndex(step, preservesPartitioning=True)
         nxt = nxt.persist(_storage_level())
         st.levels_run += 1
         checkpoint = st.checkpointing and st.levels_run % self.o["checkpoint_every"] == 0
@@ -358,13 +344,8 @@ class _Search:
         if summaries is None:  # cancelled at the deadline
             nxt.unpersist()
             return
-        acc = Acc()
-        for a, _, _ in summaries:
-            acc.merge(a)
-        all_keys = np.concatenate([s[1] for s in summaries])
-        all_fps = np.concatenate([s[2] for s in summaries])
-        order = np.argsort(all_keys, kind="stable")
-        keys, fps = all_keys[order], all_fps[order]
+        t_job = clock()
+        acc, keys, fps = pick_winners(summaries)
         # where would bfs have stopped inside this level?
         cut, budget = None, None
         if acc.events and not self.keep_going:
@@ -382,7 +363,7 @@ class _Search:
             keep = parent_rank <= cut
             keys, fps = keys[keep], fps[keep]
             new_b = st.sc.broadcast(keys)
-            trunc = functools.partial(truncated_partition, job_b, level, st.level_keys, done, cut, new_b)
+            trunc = functools.partial(truncated_partition, job_b, ctx, cut, new_b)
             accs = self._run(st, lambda: st.rdd.mapPartitionsWithIndex(trunc).collect(), deadline)
             new_b.destroy()
             if accs is None:
@@ -404,14 +385,31 @@ class _Search:
         old = st.rdd
         st.rdd = nxt
         if not self.stop and len(keys):
-            st.level_keys = st.sc.broadcast(keys)
+            # one broadcast: the next frontier's keys (its ranks) and its fingerprints
+            # (the visited set's delta); the keys are read from the delta's value
+            delta = st.sc.broadcast((fps, np.full(len(fps), level + 1, dtype=np.int32), keys))
+            st.deltas.append(delta)
+            st.level_keys = _KeysOf(delta)
             st.broadcasts.append((self.depth, st.level_keys))
         if checkpoint and nxt.isCheckpointed():
-            # lineage before this level is cut: drop the rank broadcasts it needed
-            for lv, b in [x for x in st.broadcasts if x[0] < self.depth]:
-                b.destroy()
-                st.broadcasts.remove((lv, b))
+            # lineage before this level is cut: the rank tables it needed are no longer read
+            st.broadcasts = [x for x in st.broadcasts if x[0] >= self.depth]
         old.unpersist()
+        cpu = [x[6] for x in summaries]
+        st.profile.append(
+            {
+                "level": level,
+                "frontier": front,
+                "new": len(keys),
+                "candidates": int(sum(len(x[1]) for x in summaries)),
+                "executor_cpu": float(sum(cpu)),
+                "max_partition_cpu": float(max(cpu)),
+                "block_bytes": int(sum(x[7] for x in summaries)),
+                "summary_bytes": int(sum(x[1].nbytes + x[2].nbytes + x[3].nbytes + x[4].nbytes for x in summaries)),
+                "job_seconds": t_job - t0,
+                "driver_seconds": clock() - t_job,
+            }
+        )
 
     def _run(self, st: _SparkState, action: Callable[[], Any], deadline: float | None) -> Any:
         """Run a Spark action; an executor's collision error is raised here as itself."""
@@ -453,12 +451,24 @@ class _Search:
         with contextlib.suppress(Exception):
             if st.rdd is not None:
                 st.rdd.unpersist()
-            for _, b in st.broadcasts:
+            for b in st.deltas:
                 b.destroy()
             st.job_b.destroy()
         if st.owned is not None:
             with contextlib.suppress(Exception):
                 st.owned.stop()
+
+
+class _KeysOf:
+    """The sorted keys of a level, read from the level's delta broadcast (its third item)."""
+
+    def __init__(self, delta: Any):
+        self.delta = delta
+
+    @property
+    def value(self) -> np.ndarray:
+        keys: np.ndarray = self.delta.value[2]
+        return keys
 
 
 def _storage_level() -> Any:
@@ -584,7 +594,7 @@ def check_spark(
                     search.budget, search.reason = "max_seconds", ExitReason.BUDGET_EXHAUSTED
                     break
                 if search.spark is None and search.frontier_size >= local_frontier:
-                    search.to_spark()
+                    search.to_spark(store)
                 if search.spark is None:
                     search.driver_level(store, clock, deadline)
                 else:
