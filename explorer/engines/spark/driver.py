@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import re
 import shutil
 import tempfile
 import threading
 import time
-import types
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -36,14 +36,12 @@ from explorer.core import (
     ExitReason,
     LevelStats,
     Property,
-    PropertyKind,
-    Violation,
     action_kind,
-    config_to_dict,
 )
 from explorer.engines.base import CheckOptions
+from explorer.engines.spark.edges import write_edges
 from explorer.engines.spark.fingerprints import FingerprintCollisionError, state_fingerprint
-from explorer.engines.spark.levels import LevelStore, pick_winners, rebuild_path
+from explorer.engines.spark.levels import LevelStore, pick_winners
 from explorer.engines.spark.partitions import (
     IDX_BITS,
     PHASE_DEADLOCK,
@@ -57,22 +55,18 @@ from explorer.engines.spark.partitions import (
     cloudpickle_dumps,
     collision_error,
     dumps,
+    live_recorder,
     partition_of,
     pending_applies,
     run_applies,
     step_partition,
     truncated_partition,
 )
+from explorer.engines.spark.result import assemble_result
 from explorer.engines.spark.session import check_java, probe_master, start_session
 from explorer.search import (
-    DEADLOCK_PROPERTY,
     Progress,
-    collision_odds,
-    coverage_of,
-    declared_labels,
     label_counting,
-    property_table,
-    trace_step,
 )
 
 __all__ = ["check_spark", "run"]
@@ -118,6 +112,7 @@ class _Search:
         self.depth = 0
         self.spark: _SparkState | None = None
         self.driver_levels = 0
+        self.kind_names: list[str] = []  # action kinds of the edge files (eventually properties)
         # driver-side search state (until the search moves to Spark)
         self.visited: set[Any] | None = set()  # states, as bfs keeps them
         self.visited_fps: set[int] | None = set()
@@ -184,14 +179,20 @@ class _Search:
         max_states = self.o["max_states"]
         progress = self.o["progress"]
         start = self.o["start"]
+        live = live_recorder(job)
+        front_fps = self.frontier_fps.tolist()
         for r, s in enumerate(self.frontier):
             n = 0
+            if live is not None:
+                live.state(front_fps[r], s)
             for a, t in successors(s):
                 tp = type(a)
                 kind = kinds.get(tp)
                 if kind is None:
                     kind = kinds[tp] = action_kind(a)
                 enabled[kind] = enabled.get(kind, 0) + 1
+                if live is not None:
+                    live.edge(front_fps[r], a, fp_of(t), self._kind_id(kind))
                 if job.trans:
                     for pidx, name, chk in job.trans:
                         if not chk(s, a, t):
@@ -238,11 +239,19 @@ class _Search:
         acc.events.clear()
         acc.witnesses.clear()
         self.total.merge(acc)
+        if live is not None:
+            arrays = live.arrays()
+            write_edges(self.o["run_dir"], level, [arrays], [arrays[5]])
         keys = np.array(new_keys, dtype=np.int64)
         fps = np.array(new_fps, dtype=np.uint64)
         self._finish_level(store, level, acc.generated, keys, fps, clock() - t0)
         self.frontier, self.frontier_size = nxt, len(nxt)
         self.driver_levels += 1
+
+    def _kind_id(self, kind: str) -> int:
+        if kind not in self.kind_names:
+            self.kind_names.append(kind)
+        return self.kind_names.index(kind)
 
     def _new_fp(self, s: Any) -> int:
         assert self.visited is not None and self.visited_fps is not None
@@ -312,7 +321,9 @@ class _Search:
         for r, (q, s) in enumerate(zip(fparts, self.frontier)):
             fronts[q][0].append(r)
             fronts[q][1].append(s)
-        recs = [(q, ("B", dumps((np.array(fronts[q][0], dtype=np.int64), fronts[q][1])))) for q in range(nparts)]
+        recs = [
+            (q, ("B", dumps((np.array(fronts[q][0], dtype=np.int64), fronts[q][1])))) for q in range(nparts)
+        ]
         self.frontier = []
         rdd = sc.parallelize(recs, nparts).partitionBy(nparts, partition_of)
         st.rdd = rdd.persist(_storage_level())
@@ -346,6 +357,11 @@ class _Search:
             return
         t_job = clock()
         acc, keys, fps = pick_winners(summaries)
+        if self.job.live:
+            parts = [x[8] for x in summaries]
+            ids = [np.array([self._kind_id(k) for k in x[5]], dtype=np.int32) for x in summaries]
+            kinds = [t[e[5]] if len(e[5]) else e[5] for t, e in zip(ids, parts)]
+            write_edges(self.o["run_dir"], level, parts, kinds)
         # where would bfs have stopped inside this level?
         cut, budget = None, None
         if acc.events and not self.keep_going:
@@ -405,7 +421,9 @@ class _Search:
                 "executor_cpu": float(sum(cpu)),
                 "max_partition_cpu": float(max(cpu)),
                 "block_bytes": int(sum(x[7] for x in summaries)),
-                "summary_bytes": int(sum(x[1].nbytes + x[2].nbytes + x[3].nbytes + x[4].nbytes for x in summaries)),
+                "summary_bytes": int(
+                    sum(x[1].nbytes + x[2].nbytes + x[3].nbytes + x[4].nbytes for x in summaries)
+                ),
                 "job_seconds": t_job - t0,
                 "driver_seconds": clock() - t_job,
             }
@@ -614,138 +632,12 @@ def check_spark(
                 progress.close()
             search.close()
         seconds = clock() - start
-        return _result(search, store, model, config, seconds, local_frontier)
+        if search.spark is not None and search.spark.profile:
+            (rdir / "spark-profile.json").write_text(json.dumps(search.spark.profile, indent=1))
+        return assemble_result(search, store, model, config, seconds, local_frontier)
     finally:
         if own_run_dir:
             shutil.rmtree(rdir, ignore_errors=True)
-
-
-def _result(
-    search: _Search,
-    store: LevelStore,
-    model: str,
-    config: Any,
-    seconds: float,
-    local_frontier: int,
-) -> CheckResult:
-    """Assemble the CheckResult exactly as ``check_bfs`` does."""
-    props, job = search.props, search.job
-    deadlock_prop = DEADLOCK_PROPERTY
-    by_name = {p.name: p for p in props}
-    by_name["deadlock"] = deadlock_prop
-    violations: list[Violation] = []
-    for name, key in sorted(search.found.items(), key=lambda kv: kv[1]):
-        p = by_name[name]
-        level, r, i, phase, _ = key
-        if level < 0:  # an initial state
-            path = rebuild_path(job, store, 0, r)
-        elif phase == PHASE_STATE:
-            keys, _ = store.get(level + 1)
-            rank = int(np.searchsorted(keys, (r << IDX_BITS) | i))
-            path = rebuild_path(job, store, level + 1, rank)
-        else:
-            path = rebuild_path(job, store, level, r)
-            if phase == PHASE_TRANSITION:
-                succ = list(job.system.successors(path[-1][1]))
-                path.append(succ[i])
-        trace = []
-        prev = None
-        for n, (a, s) in enumerate(path):
-            trace.append(trace_step(n, prev, a, s))
-            prev = s
-        message = "no successor (deadlock)" if phase == PHASE_DEADLOCK else f"{name} does not hold"
-        violations.append(Violation(p.name, p.kind.value, p.doc, message, len(trace) - 1, trace))
-    store.forget()
-    reason = search.reason
-    # every reachable state was explored: no budget or interrupt, and no early stop
-    complete = reason is ExitReason.COMPLETE and (search.keep_going or not search.found)
-    if violations:
-        reason = ExitReason.VIOLATION
-    reach_p = [p for p in props if p.kind is PropertyKind.REACHABLE]
-    for p in reach_p:
-        if complete and p.name not in search.witnesses:
-            violations.append(
-                Violation(p.name, p.kind.value, p.doc, f"{p.name}: no reachable state is a witness", 0, [])
-            )
-    if violations and complete:
-        reason = ExitReason.VIOLATION
-
-    levels = search.levels
-    max_level = max((lv.depth for lv in levels if lv.new_states), default=0)
-    applied = {p.name: p.name in search.total.applies for p in props if p.applies is not None}
-    prop_table = property_table(
-        [*props, *([deadlock_prop] if job.deadlock else [])],
-        violations,
-        complete=complete,
-        distinct=search.distinct,
-        transitions=search.generated - search.init_generated,
-        applied=applied,
-        witness_lengths={n: w[0] + 1 for n, w in search.witnesses.items()},
-    )
-
-    unsupported = [p for p in props if p.kind is PropertyKind.EVENTUALLY]
-    notes = [
-        f"{p.name}: eventually-properties are checked by the bfs engine only (run it with --engine bfs)"
-        for p in unsupported
-    ]
-    odds = collision_odds(search.distinct)
-    notes.append(
-        f"fingerprint collision odds {odds:.1e} ({search.distinct:,} distinct states, 64-bit fingerprints, "
-        "about n^2/2^65)"
-    )
-    st = search.spark
-    if st is None:
-        notes.append(
-            f"spark: all {search.driver_levels} levels ran in the driver (frontiers below {local_frontier:,})"
-        )
-    else:
-        notes.append(
-            f"spark: {search.driver_levels} levels in the driver, {st.levels_run} on Spark "
-            f"({st.sc.master}, {st.partitions} partitions, "
-            + (
-                f"reliable checkpoints every {search.o['checkpoint_every']} levels)"
-                if st.checkpointing
-                else "no reliable checkpoints: give a checkpoint directory on shared storage)"
-            )
-        )
-    declared = search.system.action_kinds() if hasattr(search.system, "action_kinds") else None
-    cov = types.SimpleNamespace(
-        enabled=dict(search.total.enabled),
-        new=dict(search.total.new_by),
-        sample={k: _KindName(k) for k in search.total.enabled},
-    )
-    return CheckResult(
-        model=model,
-        config=config_to_dict(config),
-        engine="spark",
-        exit_reason=reason,
-        distinct_states=search.distinct,
-        generated_states=search.generated,
-        max_depth=max_level,
-        seconds=seconds,
-        states_per_second=search.distinct / seconds if seconds > 0 else 0.0,
-        violations=violations,
-        witnesses={k: v["witness_length"] for k, v in prop_table.items() if "witness_length" in v},
-        properties=prop_table,
-        levels=levels,
-        coverage=coverage_of(
-            cov,  # type: ignore[arg-type]
-            declared,
-            dict(search.total.labels) if hasattr(search.system, "successors_labelled") else None,
-            declared_labels(search.system),
-        ),
-        budget=search.budget,
-        notes=notes,
-    )
-
-
-class _KindName:
-    """Stands for an action of a kind when coverage is counted by kind name."""
-
-    __slots__ = ("kind",)
-
-    def __init__(self, kind: str):
-        self.kind = kind
 
 
 def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from explorer.core import Property, PropertyKind, action_kind, render_state
+from explorer.engines.spark.edges import LiveRecorder
 from explorer.engines.spark.fingerprints import FingerprintCollisionError, check_fingerprint
 from explorer.search import label_counting
 
@@ -77,6 +78,7 @@ class Job:
             (i, p.name, p.check) for i, p in enumerate(self.props) if p.kind is PropertyKind.TRANSITION
         ]
         self.reach = [(p.name, p.check) for p in self.props if p.kind is PropertyKind.REACHABLE]
+        self.live = [p for p in self.props if p.kind is PropertyKind.EVENTUALLY]
         self.applies_state = [
             (p.name, p.applies) for p in self.props if p.kind is PropertyKind.ALWAYS and p.applies is not None
         ]
@@ -287,7 +289,9 @@ def frontier_of(ctx: LevelCtx, index: int, iterator: Iterable[Any]) -> tuple[lis
     return pos[won].tolist(), [states[j] for j in won.tolist()]
 
 
-def step_partition(job_b: Any, ctx: LevelCtx, index: int, iterator: Iterable[Any]) -> Iterator[tuple[str, Any]]:
+def step_partition(
+    job_b: Any, ctx: LevelCtx, index: int, iterator: Iterable[Any]
+) -> Iterator[tuple[str, Any]]:
     """One partition's part of a level: expand its frontier, keep the fresh candidates.
 
     Successors are fingerprinted; those first seen at an earlier level (this
@@ -311,11 +315,15 @@ def step_partition(job_b: Any, ctx: LevelCtx, index: int, iterator: Iterable[Any
     c_fps: list[int] = []
     c_kind: list[int] = []
     c_states: list[Any] = []
-    local: dict[Any, None] = {}  # successors seen in this partition at this level
+    local: dict[Any, int] = {}  # successors seen in this partition at this level: their fingerprints
     local_fp: dict[int, Any] = {}
+    live = live_recorder(job)
     generated = 0
     for r, s in zip(ranks, states):
         n = 0
+        fs = fp_of(s) if live is not None else 0
+        if live is not None:
+            live.state(fs, s)
         for a, t in successors(s):
             tp = type(a)
             kind = kinds.get(tp)
@@ -330,17 +338,20 @@ def step_partition(job_b: Any, ctx: LevelCtx, index: int, iterator: Iterable[Any
                         record_event(acc, name, (level, r, n, PHASE_TRANSITION, pidx))
                 if pend_t:
                     run_applies(acc, pend_t, s, a, t)
-            if t not in local:
+            f = local.get(t)
+            if f is None:
                 f = fp_of(t)
                 other = local_fp.get(f)
                 if other is not None:
                     raise collision_error(f, other, t)
-                local[t] = None
+                local[t] = f
                 local_fp[f] = t
                 c_keys.append((r << IDX_BITS) | n)
                 c_fps.append(f)
                 c_kind.append(kind_ids[kind])
                 c_states.append(t)
+            if live is not None:
+                live.edge(fs, a, f, kind_ids[kind])
             n += 1
         if n > IDX_MASK:
             raise RuntimeError(f"a state has {n} successors; the spark engine handles at most {IDX_MASK}")
@@ -368,9 +379,17 @@ def step_partition(job_b: Any, ctx: LevelCtx, index: int, iterator: Iterable[Any
         del _LIVE[old]
     _LIVE[(ctx.token, level + 1, index)] = (keys, new_states)
     blob = dumps((keys, new_states))
-    summary = (acc, keys, fps, checks, kind_arr, list(kind_ids), time.process_time() - cpu0, len(blob))
+    edges = live.arrays() if live is not None else None
+    summary = (acc, keys, fps, checks, kind_arr, list(kind_ids), time.process_time() - cpu0, len(blob), edges)
     ctx.summaries.add({(level, index): summary})
     yield "B", blob
+
+
+def live_recorder(job: Job) -> Any:
+    """A recorder of goal/trigger bits and edges when the job has ``eventually`` properties."""
+    if not job.live:
+        return None
+    return LiveRecorder(job.live, job.fp)
 
 
 def collision_error(f: int, a: Any, b: Any) -> FingerprintCollisionError:
