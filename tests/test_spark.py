@@ -353,36 +353,6 @@ def test_missing_java_is_a_one_line_error(tmp_path: Path, monkeypatch: pytest.Mo
         check_spark(Grid(2), [], master="local[1]")
 
 
-def test_cli_usage_error_compatible() -> None:
-    # SparkSetupError carries one line; the CLI maps it to exit code 2 like UsageError
-    assert issubclass(SparkSetupError, Exception)
-    assert sys.modules["explorer.engines.spark"].__all__.count("SparkSetupError") == 1
-
-
-@pytest.mark.spark
-def test_cli_spark_engine_matches_bfs(tmp_path: Path) -> None:
-    import json
-
-    from explorer.cli import main
-
-    out = {}
-    for engine in ("bfs", "spark"):
-        f = tmp_path / f"{engine}.json"
-        extra = ["--master", "local[2]", "--local-frontier", "0", "--run-dir", str(tmp_path / "run")]
-        argv = [
-            "check",
-            "timing-wheel",
-            "--config",
-            str(ROOT / "configs" / "timing-wheel-small.toml"),
-            "--quiet",
-        ]
-        code = main([*argv, "--engine", engine, "--json", str(f), *(extra if engine == "spark" else [])])
-        assert code == 0
-        out[engine] = json.loads(f.read_text())
-    for k in ("distinct_states", "generated_states", "max_depth", "exit_reason", "properties", "coverage"):
-        assert out["spark"][k] == out["bfs"][k], k
-
-
 # -- eventually properties on Spark: edges as fingerprint records, SCCs over numpy arrays ------------
 
 
@@ -464,3 +434,33 @@ def test_controller_liveness_identical_to_bfs(spark: Any, overrides: list[str], 
     s = check_spark(spec.build(c), props, model="controller", config=c, spark=spark, local_frontier=0)
     assert_same(b, s)
     assert_traces_replay(spec.build(c), s)
+
+
+def test_cli_usage_error_compatible() -> None:
+    # SparkSetupError carries one line; the CLI maps it to exit code 2 like UsageError
+    assert issubclass(SparkSetupError, Exception)
+    assert sys.modules["explorer.engines.spark"].__all__.count("SparkSetupError") == 1
+
+
+@pytest.mark.spark
+def test_cli_spark_engine_matches_bfs(tmp_path: Path) -> None:
+    import json
+
+    from explorer.cli import main
+
+    out = {}
+    for engine in ("bfs", "spark"):
+        f = tmp_path / f"{engine}.json"
+        extra = ["--master", "local[2]", "--local-frontier", "0", "--run-dir", str(tmp_path / "run")]
+        argv = [
+            "check",
+            "timing-wheel",
+            "--config",
+            str(ROOT / "configs" / "timing-wheel-small.toml"),
+            "--quiet",
+        ]
+        code = main([*argv, "--engine", engine, "--json", str(f), *(extra if engine == "spark" else [])])
+        assert code == 0
+        out[engine] = json.loads(f.read_text())
+    for k in ("distinct_states", "generated_states", "max_depth", "exit_reason", "properties", "coverage"):
+        assert out["spark"][k] == out["bfs"][k], k

@@ -322,7 +322,8 @@ class _Search:
             fronts[q][0].append(r)
             fronts[q][1].append(s)
         recs = [
-            (q, ("B", dumps((np.array(fronts[q][0], dtype=np.int64), fronts[q][1])))) for q in range(nparts)
+            (q, ("B", -1, dumps((np.array(fronts[q][0], dtype=np.int64), fronts[q][1]))))
+            for q in range(nparts)
         ]
         self.frontier = []
         rdd = sc.parallelize(recs, nparts).partitionBy(nparts, partition_of)
@@ -330,8 +331,8 @@ class _Search:
         self.spark = st
 
     def spark_level(self, store: LevelStore, clock: Callable[[], float], deadline: float | None) -> None:
-        """One level as one Spark job (one stage, no shuffle); on a stop inside the level,
-        re-count it up to the stop."""
+        """One level as one Spark job (fresh candidates shuffled to their owners, pickled
+        once); on a stop inside the level, re-count it up to the stop."""
         st = self.spark
         assert st is not None
         t0 = clock()
@@ -339,7 +340,7 @@ class _Search:
         done = frozenset(self.total.applies)
         ctx = LevelCtx(st.token, level, st.level_keys, list(st.deltas), done, st.summaries)
         step = functools.partial(step_partition, job_b, ctx)
-        nxt = st.rdd.mapPartitionsWithIndex(step, preservesPartitioning=True)
+        nxt = st.rdd.mapPartitionsWithIndex(step).partitionBy(nparts, partition_of)
         nxt = nxt.persist(_storage_level())
         st.levels_run += 1
         checkpoint = st.checkpointing and st.levels_run % self.o["checkpoint_every"] == 0

@@ -264,28 +264,34 @@ def seen_before(ctx: LevelCtx, fps: np.ndarray) -> np.ndarray:
 def frontier_of(ctx: LevelCtx, index: int, iterator: Iterable[Any]) -> tuple[list[int], list[Any]]:
     """The ranks and states of partition ``index``'s frontier, in rank order.
 
-    The block holds the candidates this partition generated (the winners and the
-    states another partition discovered first); the level's sorted keys pick the
-    winners and give their ranks. The live states are reused when this worker made
-    them (no unpickling), else the block is unpickled.
+    The blocks are the fresh candidates every partition sent here (those whose
+    fingerprint this partition owns), winners and states another partition
+    discovered first alike; the level's sorted keys pick the winners and give their
+    ranks. The block this worker made for itself is reused live (no unpickling)
+    when Spark runs the partition here again; the others are unpickled.
     """
-    live = _LIVE.get((ctx.token, ctx.level, index))
-    if live is None:
-        keys: np.ndarray = np.zeros(0, dtype=np.int64)
-        states: list[Any] = []
-        for tag, payload in _records(iterator):
-            if tag == "B":
-                keys, states = pickle.loads(payload)
-    else:
-        keys, states = live
+    key_parts: list[np.ndarray] = []
+    states: list[Any] = []
+    for tag, gen, payload in _records(iterator):
+        if tag != "B":
+            continue
+        live = _LIVE.get((ctx.token, ctx.level, index)) if gen == index else None
+        keys, part = live if live is not None else pickle.loads(payload)
+        key_parts.append(keys)
+        states.extend(part)
+    if not states:
+        return [], []
+    keys = np.concatenate(key_parts)
     if ctx.level_keys is None:
-        return keys.tolist(), states  # keys are ranks already (the first Spark level)
+        order = np.argsort(keys, kind="stable")  # keys are ranks (the first Spark level)
+        return keys[order].tolist(), [states[j] for j in order.tolist()]
     table = ctx.level_keys.value
-    if not len(table) or not len(keys):
+    if not len(table):
         return [], []
     pos = np.searchsorted(table, keys)
     np.minimum(pos, len(table) - 1, out=pos)
     won = np.nonzero(table[pos] == keys)[0]
+    won = won[np.argsort(pos[won], kind="stable")]
     return pos[won].tolist(), [states[j] for j in won.tolist()]
 
 
@@ -296,8 +302,9 @@ def step_partition(
 
     Successors are fingerprinted; those first seen at an earlier level (this
     worker's copy of the visited set) are dropped, the rest (the first of each
-    state in this partition) are checked as new states and kept here, pickled once
-    as this partition's next block. Only their keys, fingerprints, check hashes and
+    state in this partition) are checked as new states and sent, pickled once, to
+    the partition owning their fingerprint (one block per owner; the shuffle
+    balances the partitions). Only their keys, fingerprints, check hashes and
     action kinds go to the driver (in the summary), which picks the winner of each
     fingerprint (the smallest key) and so the next frontier's ranks.
     """
@@ -377,12 +384,20 @@ def step_partition(
         checks[j] = check_of(t)
     for old in [k for k in _LIVE if k[0] != ctx.token or k[1] <= level]:
         del _LIVE[old]
-    _LIVE[(ctx.token, level + 1, index)] = (keys, new_states)
-    blob = dumps((keys, new_states))
+    # each fresh candidate goes to the partition owning its fingerprint, pickled once
+    owner = (fps % np.uint64(job.partitions)).astype(np.int64)
+    blocks = []
+    for q in np.unique(owner).tolist():
+        sel = np.nonzero(owner == q)[0]
+        part = (keys[sel], [new_states[j] for j in sel.tolist()])
+        if q == index:
+            _LIVE[(ctx.token, level + 1, index)] = part
+        blocks.append((q, ("B", index, dumps(part))))
     edges = live.arrays() if live is not None else None
-    summary = (acc, keys, fps, checks, kind_arr, list(kind_ids), time.process_time() - cpu0, len(blob), edges)
+    nbytes = sum(len(b[1][2]) for b in blocks)
+    summary = (acc, keys, fps, checks, kind_arr, list(kind_ids), time.process_time() - cpu0, nbytes, edges)
     ctx.summaries.add({(level, index): summary})
-    yield "B", blob
+    yield from blocks
 
 
 def live_recorder(job: Job) -> Any:

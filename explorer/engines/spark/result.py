@@ -133,11 +133,12 @@ def assemble_result(
         if st.profile:
             cpu = sum(x["executor_cpu"] for x in st.profile)
             fixed = sorted(x["job_seconds"] + x["driver_seconds"] for x in st.profile)
-            notes.append(
+            notes.insert(
+                len(notes) - 1,  # the levels note stays the last
                 f"spark: {cpu:.1f} s of executor CPU in level tasks, "
                 f"{sum(x['block_bytes'] for x in st.profile) / 2**20:.1f} MiB of pickled frontier blocks, "
                 f"{sum(x['summary_bytes'] for x in st.profile) / 2**20:.1f} MiB of candidate records to the driver; "
-                f"fastest level {fixed[0]:.3f} s (profile per level: spark-profile.json in the run directory)"
+                f"fastest level {fixed[0]:.3f} s (profile per level: spark-profile.json in the run directory)",
             )
     declared = search.system.action_kinds() if hasattr(search.system, "action_kinds") else None
     cov = types.SimpleNamespace(
