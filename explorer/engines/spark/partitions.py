@@ -196,7 +196,7 @@ def cloudpickle_dumps(obj: Any) -> bytes:
     return bytes(cloudpickle.dumps(obj, protocol=5))
 
 
-def _records(iterator: Iterable[Any]) -> Iterator[tuple[str, Any]]:
+def _records(iterator: Iterable[Any]) -> Iterator[Any]:
     """Records of the state RDD, with the partition number dropped where present."""
     for rec in iterator:
         if isinstance(rec[0], int):
