@@ -176,6 +176,34 @@ def _code(template: str, path: str, sets: list[str], name: str, **subs: Any) -> 
     return code
 
 
+NETWORK_BYTES_PER_S = 125e6  # 1 Gbit/s between executors, for the projection
+
+
+def project(profile: list[dict[str, Any]], before: float, fixed: float, cores: int) -> dict[str, float]:
+    """Seconds the Spark levels of ``profile`` would take on ``cores`` cores (one partition each).
+
+    The model: a level costs the fixed cost of a Spark level (``fixed``, measured on the
+    60-level chain), plus its executor CPU spread over the cores with the imbalance
+    measured (slowest partition / mean partition, at least 1), plus its pickled blocks
+    crossing the network ((k-1)/k of them, at ``NETWORK_BYTES_PER_S``, not overlapped),
+    plus the driver's own seconds (winners, level file, broadcast), which do not shrink.
+    ``before`` is what precedes the Spark levels (session start, driver levels).
+
+    >>> p = [{"executor_cpu": 8.0, "max_partition_cpu": 4.0, "block_bytes": 0, "driver_seconds": 0.5}]
+    >>> project(p, 1.0, 0.1, 4)["total"]
+    3.6
+    """
+    parts_measured = 2
+    cpu = sum(x["executor_cpu"] for x in profile)
+    t = before
+    for x in profile:
+        mean = x["executor_cpu"] / parts_measured
+        imbalance = max(x["max_partition_cpu"] / mean, 1.0) if mean > 0 else 1.0
+        t += fixed + x["executor_cpu"] / cores * imbalance
+        t += x["block_bytes"] * (cores - 1) / cores / NETWORK_BYTES_PER_S + x["driver_seconds"]
+    return {"total": round(t, 2), "executor_cpu": cpu}
+
+
 def main() -> None:
     """Run the engines alternately and print the side-by-side table."""
     ap = argparse.ArgumentParser()
@@ -265,6 +293,19 @@ def main() -> None:
         print(f"fixed cost of one Spark level (60-level chain, local[2], median level): {per_level:.3f} s")
         out["chain"] = chain
         out["per_level"] = per_level
+    if "spark" in runs and runs["spark"][0]["profile"] and "per_level" in out:
+        r0 = runs["spark"][0]
+        prof = r0["profile"]
+        spark_levels = sum(p["job_seconds"] + p["driver_seconds"] for p in prof)
+        before = r0["total"] - spark_levels  # session start and the driver's levels
+        print(
+            f"projection (model in docs/spark.md; measured here: {r0['total']:.1f} s on local[2], "
+            f"{before:.1f} s of it before the first Spark level):"
+        )
+        for k in (2, 4, 16, 64):
+            pr = project(prof, before, out["per_level"], k)
+            print(f"  {k:3d} cores: {pr['total']:8.1f} s")
+        out["projection"] = {k: project(prof, before, out["per_level"], k) for k in (2, 4, 16, 64)}
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(out, fh, indent=1)

@@ -1,11 +1,13 @@
 """What runs on the executors of the ``spark`` engine: one partition's part of a level.
 
-A level is :func:`expand_partition` (map side: successors of the partition's frontier,
-transition checks, coverage, one block of candidates per target partition), one
-shuffle, then :func:`merge_partition` (reduce side: drop visited fingerprints, keep the
-smallest key per fingerprint, check the new states); :func:`truncated_partition`
-recounts a level up to the state where ``bfs`` would have stopped. Counters travel as
-:class:`Acc`; the system and properties as a broadcast :class:`Job`.
+A level is :func:`step_partition`: the partition's frontier (:func:`frontier_of`:
+its winners, picked from the blocks sent to it with the level's sorted keys),
+successors, transition checks, coverage, fingerprints, the drop of states already
+visited (:func:`seen_before`, this worker's copy of the visited set), the checks of
+the fresh candidates, and one pickled block per owner partition;
+:func:`truncated_partition` recounts a level up to the state where ``bfs`` would have
+stopped. Counters travel as :class:`Acc`; the system and properties as a broadcast
+:class:`Job`; the level's parameters as a :class:`LevelCtx`.
 
 Example
 -------
