@@ -194,9 +194,11 @@ class _Search:
                 if live is not None:
                     live.edge(front_fps[r], a, fp_of(t), self._kind_id(kind))
                 if job.trans:
-                    for pidx, name, chk in job.trans:
-                        if not chk(s, a, t):
-                            self._event_now(name, (level, r, n, PHASE_TRANSITION, pidx))
+                    for guard, checks in job.trans:
+                        if guard is None or guard(s, a, t):
+                            for pidx, name, chk in checks:
+                                if not chk(s, a, t):
+                                    self._event_now(name, (level, r, n, PHASE_TRANSITION, pidx))
                     if pend_t:
                         run_applies(acc, pend_t, s, a, t)
                 if t not in visited:

@@ -19,6 +19,7 @@ Example
 
 from __future__ import annotations
 
+import gc
 import pickle
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -27,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.core import Property, PropertyKind, action_kind, render_state
+from explorer.core import Property, PropertyKind, action_kind, render_state, transition_groups
 from explorer.engines.spark.edges import LiveRecorder
 from explorer.engines.spark.fingerprints import FingerprintCollisionError, check_fingerprint
 from explorer.search import label_counting
@@ -76,8 +77,10 @@ class Job:
         self.always = [
             (i, p.name, p.check) for i, p in enumerate(self.props) if p.kind is PropertyKind.ALWAYS
         ]
+        # transition checks grouped by guard, as bfs runs them: a group only where its guard holds
         self.trans = [
-            (i, p.name, p.check) for i, p in enumerate(self.props) if p.kind is PropertyKind.TRANSITION
+            (guard, [(i, p.name, chk) for i, p, chk in checks])
+            for guard, checks in transition_groups(self.props)
         ]
         self.reach = [(p.name, p.check) for p in self.props if p.kind is PropertyKind.REACHABLE]
         self.live = [p for p in self.props if p.kind is PropertyKind.EVENTUALLY]
@@ -299,7 +302,7 @@ def frontier_of(ctx: LevelCtx, index: int, iterator: Iterable[Any]) -> tuple[lis
 
 def step_partition(
     job_b: Any, ctx: LevelCtx, index: int, iterator: Iterable[Any]
-) -> Iterator[tuple[str, Any]]:
+) -> list[tuple[int, tuple[str, int, bytes]]]:
     """One partition's part of a level: expand its frontier, keep the fresh candidates.
 
     Successors are fingerprinted; those first seen at an earlier level (this
@@ -310,6 +313,20 @@ def step_partition(
     action kinds go to the driver (in the summary), which picks the winner of each
     fingerprint (the smallest key) and so the next frontier's ranks.
     """
+    # states are immutable records: no reference cycles, so the cyclic collector
+    # would only re-scan them (bfs pauses it as well)
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _step(job_b, ctx, index, iterator)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _step(
+    job_b: Any, ctx: LevelCtx, index: int, iterator: Iterable[Any]
+) -> list[tuple[int, tuple[str, int, bytes]]]:
     cpu0 = time.process_time()
     job = _load_job(job_b)
     level = ctx.level
@@ -342,9 +359,11 @@ def step_partition(
                     kind_ids[kind] = len(kind_ids)
             enabled[kind] = enabled.get(kind, 0) + 1
             if trans:
-                for pidx, name, chk in trans:
-                    if not chk(s, a, t):
-                        record_event(acc, name, (level, r, n, PHASE_TRANSITION, pidx))
+                for guard, checks in trans:
+                    if guard is None or guard(s, a, t):
+                        for pidx, name, chk in checks:
+                            if not chk(s, a, t):
+                                record_event(acc, name, (level, r, n, PHASE_TRANSITION, pidx))
                 if pend_t:
                     run_applies(acc, pend_t, s, a, t)
             f = local.get(t)
@@ -379,11 +398,11 @@ def step_partition(
     # the checks bfs makes on a new state: on every fresh candidate (a state found by
     # several partitions is checked in each; the smallest event key is the winner's)
     pend_s = pending_applies(job.applies_state, ctx.done)
-    checks = np.zeros(len(new_states), dtype=np.uint64)
+    check_hashes = np.zeros(len(new_states), dtype=np.uint64)
     check_of = job.check_fp
     for j, (k, t) in enumerate(zip(keys.tolist(), new_states)):
         check_state(job, acc, t, level, k >> IDX_BITS, k & IDX_MASK, pend_s)
-        checks[j] = check_of(t)
+        check_hashes[j] = check_of(t)
     for old in [k for k in _LIVE if k[0] != ctx.token or k[1] <= level]:
         del _LIVE[old]
     # each fresh candidate goes to the partition owning its fingerprint, pickled once
@@ -397,9 +416,19 @@ def step_partition(
         blocks.append((q, ("B", index, dumps(part))))
     edges = live.arrays() if live is not None else None
     nbytes = sum(len(b[1][2]) for b in blocks)
-    summary = (acc, keys, fps, checks, kind_arr, list(kind_ids), time.process_time() - cpu0, nbytes, edges)
+    summary = (
+        acc,
+        keys,
+        fps,
+        check_hashes,
+        kind_arr,
+        list(kind_ids),
+        time.process_time() - cpu0,
+        nbytes,
+        edges,
+    )
     ctx.summaries.add({(level, index): summary})
-    yield from blocks
+    return blocks
 
 
 def live_recorder(job: Job) -> Any:
@@ -440,9 +469,11 @@ def truncated_partition(
                 if kind is None:
                     kind = kinds[tp] = action_kind(a)
                 enabled[kind] = enabled.get(kind, 0) + 1
-                for pidx, name, chk in job.trans:
-                    if not chk(s, a, t):
-                        record_event(acc, name, (level, r, n, PHASE_TRANSITION, pidx))
+                for guard, checks in job.trans:
+                    if guard is None or guard(s, a, t):
+                        for pidx, name, chk in checks:
+                            if not chk(s, a, t):
+                                record_event(acc, name, (level, r, n, PHASE_TRANSITION, pidx))
                 if pend_t:
                     run_applies(acc, pend_t, s, a, t)
                 if (r << IDX_BITS) | n in new:
