@@ -1,25 +1,32 @@
-"""The spark engine (``local[2]``) against bfs on the largest reference configuration.
+"""Serial bfs, ``--workers 2`` and the spark engine (``local[2]``) side by side, with CPU per state.
 
-Picks the ``configs/*-ref.toml`` with the most distinct states (or ``--config``),
-then runs, each in a fresh process and alternating, ``--runs`` times (default 3):
-bfs; spark with the default hybrid (small levels in the driver); and spark with every
-level on Spark (``local_frontier=0``). The Spark session is started before the clock
-starts (its start-up time is printed apart). Prints medians side by side, the ratios,
-the fixed cost of one Spark level (a 60-level chain of single states), and each
-engine's peak driver memory (the Python process; Spark's JVM is a separate process).
-Target: spark local[2] at least 1.6x faster than bfs.
+By default the full ``configs/controller-ref.toml`` (``--max-states N`` for a prefix,
+``--config`` for another file). Each engine runs in a fresh process, alternating,
+``--runs`` times (default 1: the full run is minutes per engine). Printed per engine:
+wall seconds (spark: with the session's start-up, which is also printed apart), CPU
+seconds per distinct state, and the ratios to serial bfs.
 
-Also prints what one state costs in one process (successors, fingerprints of its
-successors, pickling), which bounds what Spark can gain: bfs pays only the first.
+CPU is measured as
 
-Run: ``python -m benchmarks.bench_spark [--runs 3] [--config configs/x-ref.toml] [--set k=v ...]
-[--max-states N]``
+- bfs: the process's own CPU time;
+- ``--workers 2``: the driver's plus its forked workers' (``os.times``, children reaped);
+- spark: the *executor* CPU, summed over the level tasks by the engine itself
+  (``time.process_time`` in each task, ``spark-profile.json``), and the CPU of every
+  process under the run (Python workers, daemon, JVM; ``/proc``, reaped children
+  included) as a second figure.
+
+Also printed: the fixed cost of one Spark level (a 60-level chain of single states,
+median of the per-level ``job + driver`` seconds), what one state costs in one
+process (successors, fingerprints, pickling), and the per-level profile of the spark
+run (frontier, executor CPU, slowest partition, bytes, driver seconds), which
+``docs/spark.md`` projects to more cores. ``--json FILE`` writes everything.
+
+Run: ``python -m benchmarks.bench_spark [--runs 1] [--max-states N] [--json out.json]``
 """
 
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 from typing import Any
@@ -29,38 +36,82 @@ from benchmarks.common import RSS_PRELUDE, median, run_child
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LOAD = """
-import sys, time
+import os, sys, time, json
 sys.path.insert(0, __ROOT__)
 import invariants
 from explorer.config import load_config
-path, overrides = __PATH__, __SETS__
-name = path.split("/")[-1][: -len("-ref.toml")] if path.endswith("-ref.toml") else __NAME__
+path, overrides, name = __PATH__, __SETS__, __NAME__
 spec = invariants.get_model(name)
 config = load_config(spec.config_cls, path, overrides)
 system, props = spec.build(config), spec.properties(config)
+def cpu_self():
+    t = os.times()
+    return t.user + t.system
+def cpu_children():
+    t = os.times()
+    return t.children_user + t.children_system
+CLK = os.sysconf("SC_CLK_TCK")
+def cpu_tree():
+    # CPU of every process below this one, with the reaped children of each counted
+    procs = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                st = open(f"/proc/{d}/stat").read()
+            except OSError:
+                continue
+            f = st[st.rfind(")") + 2 :].split()
+            procs[int(d)] = (int(f[1]), sum(int(x) for x in f[11:15]) / CLK)
+    me, total = os.getpid(), 0.0
+    for p, (pp, cpu) in procs.items():
+        q = pp
+        while q in procs and q != me:
+            q = procs[q][0]
+        if q == me and p != me:
+            total += cpu
+    return total
 """
 
 BFS = """
 from explorer.engines.bfs import check_bfs
-r = check_bfs(system, props, keep_going=True, max_states=__MAX__)
+from explorer.engines.pbfs import check_pbfs
+c0, k0 = cpu_self(), cpu_children()
+if __WORKERS__ > 1:
+    r = check_pbfs(system, props, keep_going=True, max_states=__MAX__, workers=__WORKERS__)
+else:
+    r = check_bfs(system, props, keep_going=True, max_states=__MAX__)
+cpu = cpu_self() - c0 + cpu_children() - k0
 print(json.dumps({"seconds": r.seconds, "distinct": r.distinct_states, "generated": r.generated_states,
-                  "depth": r.max_depth, "peak_kib": peak_kib()}))
+                  "depth": r.max_depth, "cpu": cpu, "peak_kib": peak_kib()}))
 """
 
 SPARK = """
+import tempfile
 from explorer.engines.spark import check_spark, spark_session
 t0 = time.perf_counter()
 spark = spark_session("local[2]", conf={"spark.driver.memory": "4g"})
 spark.sparkContext.parallelize([1, 2], 2).count()  # executors' Python workers up
 startup = time.perf_counter() - t0
-r = check_spark(system, props, keep_going=True, spark=spark, local_frontier=__LF__, max_states=__MAX__)
-print(json.dumps({"seconds": r.seconds, "distinct": r.distinct_states, "generated": r.generated_states,
-                  "depth": r.max_depth, "peak_kib": peak_kib(), "startup": startup, "note": r.notes[-1]}))
+run_dir = tempfile.mkdtemp(prefix="bench-spark-")
+c0, t0c = cpu_self(), cpu_tree()
+r = check_spark(system, props, keep_going=True, spark=spark, local_frontier=__LF__, max_states=__MAX__,
+                run_dir=run_dir)
+total = time.perf_counter() - t0
+tree = cpu_tree() - t0c
+driver = cpu_self() - c0
+prof_path = os.path.join(run_dir, "spark-profile.json")
+profile = json.load(open(prof_path)) if os.path.exists(prof_path) else []
+print(json.dumps({"seconds": r.seconds, "total": total, "startup": startup, "distinct": r.distinct_states,
+                  "generated": r.generated_states, "depth": r.max_depth, "cpu": sum(p["executor_cpu"] for p in profile),
+                  "tree_cpu": tree, "driver_cpu": driver, "peak_kib": peak_kib(),
+                  "note": [n for n in r.notes if n.startswith("spark:")], "profile": profile}))
 spark.stop()
+import shutil
+shutil.rmtree(run_dir, ignore_errors=True)
 """
 
 CHAIN = """
-import sys, time
+import sys, time, json, tempfile, os
 sys.path.insert(0, __ROOT__)
 from explorer.core import always
 from explorer.engines.spark import check_spark, spark_session
@@ -70,12 +121,14 @@ class Chain:
     def is_terminal(self, s): return True
 spark = spark_session("local[2]")
 check_spark(Chain(), [], spark=spark, local_frontier=0, max_depth=3)  # warm up
-r = check_spark(Chain(), [always("any", lambda s: True, "")], spark=spark, local_frontier=0)
-spark_levels = len(r.levels) - 1
-print(json.dumps({"seconds": r.seconds, "levels": spark_levels, "peak_kib": peak_kib()}))
+d = tempfile.mkdtemp()
+r = check_spark(Chain(), [always("any", lambda s: True, "")], spark=spark, local_frontier=0, run_dir=d)
+prof = json.load(open(os.path.join(d, "spark-profile.json")))
+per = sorted(p["job_seconds"] + p["driver_seconds"] for p in prof)
+print(json.dumps({"seconds": r.seconds, "levels": len(prof), "per_level_median": per[len(per) // 2],
+                  "per_level_mean": r.seconds / len(prof)}))
 spark.stop()
 """
-
 
 COSTS = """
 import pickle
@@ -109,91 +162,153 @@ print(json.dumps({
 """
 
 
-def _code(
-    template: str, path: str, sets: list[str], name: str, lf: int = 10_000, cap: int | None = None
-) -> str:
-    return (
+def _code(template: str, path: str, sets: list[str], name: str, **subs: Any) -> str:
+    code = (
         RSS_PRELUDE
         + LOAD.replace("__ROOT__", repr(ROOT))
         .replace("__PATH__", repr(path))
         .replace("__SETS__", repr(sets))
         .replace("__NAME__", repr(name))
-        + template.replace("__LF__", str(lf)).replace("__MAX__", repr(cap))
+        + template
     )
+    for k, v in subs.items():
+        code = code.replace(f"__{k.upper()}__", repr(v))
+    return code
 
 
-def pick_reference() -> tuple[str, int]:
-    """The ref configuration with the most distinct states (one bfs run each)."""
-    best = ("", -1)
-    for path in sorted(glob.glob(os.path.join(ROOT, "configs", "*-ref.toml"))):
-        name = os.path.basename(path)[: -len("-ref.toml")]
-        try:
-            got = run_child(_code(BFS, path, [], name))
-        except Exception as e:  # a model not registered (yet)
-            print(f"  skipped {os.path.basename(path)}: {type(e).__name__}")
-            continue
-        print(f"  {os.path.basename(path)}: {got['distinct']:,} distinct states, bfs {got['seconds']:.2f} s")
-        if got["distinct"] > best[1]:
-            best = (path, got["distinct"])
-    return best
+NETWORK_BYTES_PER_S = 125e6  # 1 Gbit/s between executors, for the projection
+
+
+def project(profile: list[dict[str, Any]], before: float, fixed: float, cores: int) -> dict[str, float]:
+    """Seconds the Spark levels of ``profile`` would take on ``cores`` cores (one partition each).
+
+    The model: a level costs the fixed cost of a Spark level (``fixed``, measured on the
+    60-level chain), plus its executor CPU spread over the cores with the imbalance
+    measured (slowest partition / mean partition, at least 1), plus its pickled blocks
+    crossing the network ((k-1)/k of them, at ``NETWORK_BYTES_PER_S``, not overlapped),
+    plus the driver's own seconds (winners, level file, broadcast), which do not shrink.
+    ``before`` is what precedes the Spark levels (session start, driver levels).
+
+    >>> p = [{"executor_cpu": 8.0, "max_partition_cpu": 4.0, "block_bytes": 0, "driver_seconds": 0.5}]
+    >>> project(p, 1.0, 0.1, 4)["total"]
+    3.6
+    """
+    parts_measured = 2
+    cpu = sum(x["executor_cpu"] for x in profile)
+    t = before
+    for x in profile:
+        mean = x["executor_cpu"] / parts_measured
+        imbalance = max(x["max_partition_cpu"] / mean, 1.0) if mean > 0 else 1.0
+        t += fixed + x["executor_cpu"] / cores * imbalance
+        t += x["block_bytes"] * (cores - 1) / cores / NETWORK_BYTES_PER_S + x["driver_seconds"]
+    return {"total": round(t, 2), "executor_cpu": cpu}
 
 
 def main() -> None:
-    """Print the medians, ratios, per-level cost and peak memory."""
+    """Run the engines alternately and print the side-by-side table."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--config", help="a configuration file instead of the largest ref")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--config", default=os.path.join(ROOT, "configs", "controller-ref.toml"))
     ap.add_argument("--model", help="the model of --config when its name is not <model>-ref.toml")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override")
-    ap.add_argument("--max-states", type=int, help="stop both engines at this many distinct states")
+    ap.add_argument("--max-states", type=int, help="stop every engine at this many distinct states")
+    ap.add_argument("--local-frontier", type=int, default=10_000, help="the spark engine's local_frontier")
+    ap.add_argument("--skip", action="append", default=[], choices=["bfs", "workers2", "spark", "chain"])
+    ap.add_argument("--json", help="write every measurement here")
     args = ap.parse_args()
+    path = os.path.abspath(args.config)
+    base = os.path.basename(path)
+    name = args.model or (base[: -len("-ref.toml")] if base.endswith("-ref.toml") else base.split(".")[0])
     cap = args.max_states
-    if args.config:
-        path = os.path.abspath(args.config)
-    else:
-        print("reference configurations:")
-        path, _ = pick_reference()
-    name = args.model or os.path.basename(path)[: -len("-ref.toml")]
     print(
         f"benchmark: {os.path.relpath(path, ROOT)} {' '.join(args.set)}"
-        + (f" (first {cap:,} states)" if cap else "")
+        + (f" (first {cap:,} states)" if cap else " (full)")
     )
     costs = run_child(_code(COSTS, path, args.set, name))
     print(
-        "CPU per state, one process ({states:,} sampled states): successors {successors_us:.1f} us "
-        "({successors_per_state:.2f} successors); fingerprint {fingerprint_us_per_successor:.1f} us per "
-        "successor; pickle {pickle_us:.1f} us, unpickle {unpickle_us:.1f} us ({bytes_per_state:.0f} bytes)".format(
+        "one process, {states:,} sampled states: successors {successors_us:.1f} us a state "
+        "({successors_per_state:.2f} successors); fingerprint {fingerprint_us_per_successor:.1f} us a "
+        "successor; pickle {pickle_us:.1f} us, unpickle {unpickle_us:.1f} us a state ({bytes_per_state:.0f} bytes)".format(
             **costs
         )
     )
-    runs: dict[str, list[dict[str, Any]]] = {"bfs": [], "spark": [], "spark-all": []}
+    engines = {
+        "bfs": _code(BFS, path, args.set, name, max=cap, workers=1),
+        "workers2": _code(BFS, path, args.set, name, max=cap, workers=2),
+        "spark": _code(SPARK, path, args.set, name, max=cap, lf=args.local_frontier),
+    }
+    engines = {k: v for k, v in engines.items() if k not in args.skip}
+    runs: dict[str, list[dict[str, Any]]] = {k: [] for k in engines}
     for _ in range(args.runs):
-        runs["bfs"].append(run_child(_code(BFS, path, args.set, name, cap=cap)))
-        runs["spark"].append(run_child(_code(SPARK, path, args.set, name, 10_000, cap)))
-        runs["spark-all"].append(run_child(_code(SPARK, path, args.set, name, 0, cap)))
-    first = runs["bfs"][0]
+        for label, code in engines.items():
+            runs[label].append(run_child(code))
+            r = runs[label][-1]
+            print(f"  {label}: {r.get('total', r['seconds']):.1f} s, {r['distinct']:,} states", flush=True)
+    first = next(iter(runs.values()))[0]
     for label, rs in runs.items():
         for r in rs:
             assert (r["distinct"], r["generated"], r["depth"]) == (
                 first["distinct"],
                 first["generated"],
                 first["depth"],
-            ), (label, r, first)
-    print(f"{first['distinct']:,} distinct states, {first['generated']:,} generated, depth {first['depth']}")
-    med = {k: median([r["seconds"] for r in rs]) for k, rs in runs.items()}
+            ), (label, r)
+    n = first["distinct"]
+    print(f"{n:,} distinct states, {first['generated']:,} generated, depth {first['depth']}")
+    out: dict[str, Any] = {"costs": costs, "distinct": n, "runs": runs}
+    wall = {k: median([r.get("total", r["seconds"]) for r in rs]) for k, rs in runs.items()}
+    cpu = {k: median([r["cpu"] for r in rs]) for k, rs in runs.items()}
+    print(f"{'engine':<10} {'wall s':>8} {'vs bfs':>7} {'CPU us/state':>13} {'vs bfs':>7}  notes")
     for label, rs in runs.items():
-        secs = [round(r["seconds"], 2) for r in rs]
-        peak = max(r["peak_kib"] for r in rs) / 1024
-        extra = ""
-        if "startup" in rs[0]:
-            extra = f"  (+ session start {median([r['startup'] for r in rs]):.1f} s; {rs[0]['note']})"
-        print(f"{label:<10} median {med[label]:7.2f} s  runs {secs}  driver peak {peak:,.0f} MiB{extra}")
-    print(f"speed-up spark (hybrid) vs bfs: {med['bfs'] / med['spark']:.2f}x  (target >= 1.6x)")
-    print(f"speed-up spark (all levels on Spark) vs bfs: {med['bfs'] / med['spark-all']:.2f}x")
-    chain = [run_child(RSS_PRELUDE + CHAIN.replace("__ROOT__", repr(ROOT))) for _ in range(args.runs)]
-    per_level = median([c["seconds"] / c["levels"] for c in chain])
-    print(f"fixed cost of one Spark level (60-level chain, local[2]): {per_level:.3f} s")
-    print(json.dumps({"medians": med, "per_level": per_level}))
+        note = ""
+        if label == "spark":
+            r0 = rs[0]
+            note = (
+                f"session start {median([r['startup'] for r in rs]):.1f} s included; executor CPU in level tasks; "
+                f"all processes {median([r['tree_cpu'] + r['driver_cpu'] for r in rs]) / n * 1e6:.1f} us/state; "
+                + "; ".join(r0["note"])
+            )
+        elif label == "workers2":
+            note = "driver + workers"
+        ratio = wall["bfs"] / wall[label] if "bfs" in wall else float("nan")
+        cratio = cpu[label] / cpu["bfs"] if "bfs" in cpu else float("nan")
+        print(
+            f"{label:<10} {wall[label]:8.1f} {ratio:6.2f}x {cpu[label] / n * 1e6:13.1f} {cratio:6.2f}x  {note}"
+        )
+    if "spark" in runs and runs["spark"][0]["profile"]:
+        prof = runs["spark"][0]["profile"]
+        print(
+            "spark levels (first run): level frontier new cand  exec-CPU  max-part  block-KiB  summ-KiB  job-s  driver-s"
+        )
+        for p in prof:
+            print(
+                f"  {p['level']:3d} {p['frontier']:9,d} {p['new']:8,d} {p['candidates']:8,d} {p['executor_cpu']:8.2f} "
+                f"{p['max_partition_cpu']:8.2f} {p['block_bytes'] / 1024:9.0f} {p['summary_bytes'] / 1024:8.0f} "
+                f"{p['job_seconds']:6.2f} {p['driver_seconds']:6.3f}"
+            )
+    if "chain" not in args.skip:
+        chain = [
+            run_child(RSS_PRELUDE + CHAIN.replace("__ROOT__", repr(ROOT))) for _ in range(max(args.runs, 1))
+        ]
+        per_level = median([c["per_level_median"] for c in chain])
+        print(f"fixed cost of one Spark level (60-level chain, local[2], median level): {per_level:.3f} s")
+        out["chain"] = chain
+        out["per_level"] = per_level
+    if "spark" in runs and runs["spark"][0]["profile"] and "per_level" in out:
+        r0 = runs["spark"][0]
+        prof = r0["profile"]
+        spark_levels = sum(p["job_seconds"] + p["driver_seconds"] for p in prof)
+        before = r0["total"] - spark_levels  # session start and the driver's levels
+        print(
+            f"projection (model in docs/spark.md; measured here: {r0['total']:.1f} s on local[2], "
+            f"{before:.1f} s of it before the first Spark level):"
+        )
+        for k in (2, 4, 16, 64):
+            pr = project(prof, before, out["per_level"], k)
+            print(f"  {k:3d} cores: {pr['total']:8.1f} s")
+        out["projection"] = {k: project(prof, before, out["per_level"], k) for k in (2, 4, 16, 64)}
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(out, fh, indent=1)
 
 
 if __name__ == "__main__":

@@ -353,6 +353,89 @@ def test_missing_java_is_a_one_line_error(tmp_path: Path, monkeypatch: pytest.Mo
         check_spark(Grid(2), [], master="local[1]")
 
 
+# -- eventually properties on Spark: edges as fingerprint records, SCCs over numpy arrays ------------
+
+
+class Spin:
+    """Sent messages may be lost and retried forever: ``delivered`` fails as a fair lasso."""
+
+    def init_states(self) -> list[tuple[bool, bool]]:
+        return [(False, False)]
+
+    def successors(self, s: tuple[bool, bool]) -> list[tuple[str, tuple[bool, bool]]]:
+        sent, delivered = s
+        if delivered:
+            return []
+        if not sent:
+            return [("send", (True, False))]
+        return [("lose", (False, False)), ("retry", (True, False))]
+
+    def is_terminal(self, s: tuple[bool, bool]) -> bool:
+        return True
+
+
+def _live_cases() -> dict[str, tuple[Any, list[Any]]]:
+    from explorer.core import eventually
+    from tests.toys import Retransmit
+
+    delivered = eventually("delivered", lambda s: s[1], "the message is delivered", fairness=["str"])
+    return {
+        "fair-holds": (Retransmit(), [delivered]),
+        "unfair-stall-lasso": (Retransmit(), [eventually("delivered", lambda s: s[1], "", fairness=[])]),
+        "system-fairness": (Retransmit(fair=False), Retransmit(fair=False).properties()),
+        "trigger-lasso": (
+            Spin(),
+            [eventually("delivered", lambda s: s[1], "", trigger=lambda s: s[0], fairness=["str"])],
+        ),
+        "ends-without-goal": (Grid(2), [eventually("never", lambda s: s == (9, 9), "")]),
+        "grid-holds": (Grid(3), [eventually("corner", lambda s: s == (3, 3), "")]),
+        "with-safety": (
+            Grid(3, limit=3),
+            [*Grid(3, limit=3).properties(), eventually("c", lambda s: s == (3, 3), "")],
+        ),
+    }
+
+
+@pytest.mark.parametrize("local_frontier", [0, 10**9], ids=["spark", "driver"])
+@pytest.mark.parametrize("case", sorted(_live_cases()))
+def test_eventually_identical_to_bfs(spark: Any, case: str, local_frontier: int) -> None:
+    system, props = _live_cases()[case]
+    for keep_going in (False, True):
+        b = check_bfs(system, props, keep_going=keep_going)
+        s = check_spark(system, props, spark=spark, local_frontier=local_frontier, keep_going=keep_going)
+        assert_same(b, s)
+        assert_traces_replay(system, s)
+        assert not any("bfs engine only" in n for n in s.notes)
+
+
+def test_eventually_can_fail_on_spark(spark: Any) -> None:
+    # the property is checked, not marked unchecked: an unfair stall is a lasso
+    system, props = _live_cases()["unfair-stall-lasso"]
+    s = check_spark(system, props, spark=spark, local_frontier=0)
+    (v,) = s.violations
+    assert v.kind == "eventually" and v.loop_start == 0 and s.properties["delivered"]["status"] == "violated"
+    assert v.trace[-1].fingerprint == v.trace[v.loop_start].fingerprint
+
+
+@pytest.mark.parametrize(
+    ("overrides", "prop"),
+    [
+        (["mutant=no-election-on-broker-failure"], "leader_eventually_elected"),
+        ([], "leader_eventually_elected"),
+    ],
+    ids=["mutant-lasso", "holds"],
+)
+def test_controller_liveness_identical_to_bfs(spark: Any, overrides: list[str], prop: str) -> None:
+    from tests.test_controller_admin import LEADER_CRASH, _config, spec
+
+    c = _config(None, [*LEADER_CRASH, *overrides])
+    props = [p for p in spec.properties(c) if p.name == prop]
+    b = check_bfs(spec.build(c), props, model="controller", config=c)
+    s = check_spark(spec.build(c), props, model="controller", config=c, spark=spark, local_frontier=0)
+    assert_same(b, s)
+    assert_traces_replay(spec.build(c), s)
+
+
 def test_cli_usage_error_compatible() -> None:
     # SparkSetupError carries one line; the CLI maps it to exit code 2 like UsageError
     assert issubclass(SparkSetupError, Exception)

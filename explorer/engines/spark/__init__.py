@@ -9,29 +9,30 @@ How a level runs
 ----------------
 Every state of a BFS level has a *rank*, its position in the order in which ``bfs``
 would have found it; a new state's *key* is ``(parent rank, successor index)`` of the
-first transition (in that order) that reaches it, packed into one int64. States live
-in ``P`` partitions by fingerprint modulo ``P``. One persisted RDD holds, per
-partition, three records: a summary, the frontier block (keys, fingerprints, states)
-and the visited block (a sorted ``uint64`` array of fingerprints). A level is
+first transition (in that order) that reaches it, packed into one int64. The
+persisted RDD holds, per partition, the blocks of *fresh candidates* (keys and
+pickled states) the partitions sent it at the previous level. A level is one Spark
+job:
 
-1. *expand* (map side): each partition runs ``successors`` on its frontier in rank
-   order, checks ``transition`` properties, counts coverage, fingerprints every
-   successor (:func:`explorer.encoding.fingerprint`), keeps the smallest key per
-   fingerprint and sends one block of candidates to each partition;
-2. one shuffle (``partitionBy`` with the identity on the partition number), then a
-   partitioner-aware union with the previous level's RDD, so partition ``p`` sees its
-   own visited set next to its candidates and the visited set is never shuffled;
-3. *merge*: drop visited fingerprints, keep the smallest key per fingerprint, check
-   ``always`` and ``reachable`` properties on the new states, append them to the
-   visited set.
+1. each partition picks its winners from its blocks with the level's sorted keys (a
+   broadcast; their positions are the ranks) and expands them in rank order:
+   ``successors``, ``transition`` properties, coverage, fingerprints;
+2. successors already seen in the partition, or first seen at an earlier level (each
+   Python worker keeps a copy of the visited set, merged from per-level broadcasts),
+   are dropped; the rest are checked as new states and sent, pickled once, to the
+   partition owning their fingerprint (the only shuffle);
+3. the driver receives ``(key, fingerprint, check hash, action kind)`` of every fresh
+   candidate (an accumulator), keeps the smallest key per fingerprint (``bfs``'s first
+   discovery; differing check hashes are a collision), sorts the winners into the
+   next ranks and broadcasts their keys and fingerprints.
 
-The driver collects each partition's summary (counters, the smallest event key per
-property, the new keys and fingerprints), sorts the new keys into ranks (broadcast to
-the next level), and writes ``level-NNNNN.npz`` (fingerprint, parent fingerprint and
-key of every new state, in rank order) under the run directory. Counterexamples are
+The driver writes ``level-NNNNN.npz`` (fingerprint, parent fingerprint and key of
+every new state, in rank order) under the run directory. Counterexamples are
 rebuilt from those files: the path of keys is followed back to an initial state and
 then replayed forward through ``successors``, every step's fingerprint compared with
-the stored one (a mismatch raises :class:`FingerprintCollisionError`).
+the stored one (a mismatch raises :class:`FingerprintCollisionError`). ``eventually``
+properties are checked after a complete search on the edges written per level as
+fingerprint records (:mod:`~explorer.engines.spark.liveness`).
 
 When the first violation (without ``keep_going``) or ``max_states`` stops ``bfs``
 in the middle of a level, the level is re-evaluated up to that state (a second small
@@ -58,8 +59,10 @@ Modules
 :mod:`~explorer.engines.spark.session` (Java, master, session),
 :mod:`~explorer.engines.spark.fingerprints` (fast fingerprints),
 :mod:`~explorer.engines.spark.partitions` (what executors run),
-:mod:`~explorer.engines.spark.levels` (level files, trace paths) and
-:mod:`~explorer.engines.spark.driver` (the search loop and the result).
+:mod:`~explorer.engines.spark.levels` (level files, trace paths, winners),
+:mod:`~explorer.engines.spark.edges` and :mod:`~explorer.engines.spark.liveness`
+(``eventually`` properties), :mod:`~explorer.engines.spark.driver` (the search loop) and
+:mod:`~explorer.engines.spark.result` (the result).
 """
 
 from __future__ import annotations

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
-import pickle
 import re
 import shutil
 import tempfile
 import threading
 import time
-import types
+import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,14 +36,12 @@ from explorer.core import (
     ExitReason,
     LevelStats,
     Property,
-    PropertyKind,
-    Violation,
     action_kind,
-    config_to_dict,
 )
 from explorer.engines.base import CheckOptions
+from explorer.engines.spark.edges import write_edges
 from explorer.engines.spark.fingerprints import FingerprintCollisionError, state_fingerprint
-from explorer.engines.spark.levels import LevelStore, rebuild_path
+from explorer.engines.spark.levels import LevelStore, pick_winners
 from explorer.engines.spark.partitions import (
     IDX_BITS,
     PHASE_DEADLOCK,
@@ -51,28 +49,24 @@ from explorer.engines.spark.partitions import (
     PHASE_TRANSITION,
     Acc,
     Job,
+    LevelCtx,
     SummaryParam,
     check_state,
     cloudpickle_dumps,
     collision_error,
     dumps,
-    expand_partition,
-    merge_partition,
+    live_recorder,
     partition_of,
     pending_applies,
     run_applies,
+    step_partition,
     truncated_partition,
 )
+from explorer.engines.spark.result import assemble_result
 from explorer.engines.spark.session import check_java, probe_master, start_session
 from explorer.search import (
-    DEADLOCK_PROPERTY,
     Progress,
-    collision_odds,
-    coverage_of,
-    declared_labels,
     label_counting,
-    property_table,
-    trace_step,
 )
 
 __all__ = ["check_spark", "run"]
@@ -84,28 +78,15 @@ class _SparkState:
     owned: Any  # the SparkSession we created (stopped at the end), or None
     job_b: Any
     partitions: int
+    token: str = ""  # names this run in the workers' caches
     rdd: Any = None
     level_keys: Any = None  # broadcast of the current frontier's sorted keys (None: keys are ranks)
     broadcasts: list[tuple[int, Any]] = field(default_factory=list)
+    deltas: list[Any] = field(default_factory=list)  # broadcasts of (fps, levels) first seen, per level
     levels_run: int = 0
     checkpointing: bool = False
     summaries: Any = None  # the accumulator of level summaries
-
-
-def _union(a: Any, b: Any) -> Any:
-    """Partitioner-aware union of two RDDs co-partitioned by ``partition_of``.
-
-    ``RDD.union`` would re-serialise both sides (an extra Python pass over the
-    visited sets) because their serializers differ in batching only; the byte
-    format is the same, so the JVM union is wrapped directly.
-    """
-    from pyspark import RDD
-
-    rdd: Any = RDD(a._jrdd.union(b._jrdd), a.ctx, a.ctx.serializer)
-    rdd.partitioner = a.partitioner
-    if rdd.getNumPartitions() != a.getNumPartitions():  # pragma: no cover - a Spark change
-        raise RuntimeError("spark engine: the union of co-partitioned RDDs is not partitioner-aware")
-    return rdd
+    profile: list[dict[str, float]] = field(default_factory=list)  # per Spark level: costs measured
 
 
 class _Search:
@@ -131,6 +112,7 @@ class _Search:
         self.depth = 0
         self.spark: _SparkState | None = None
         self.driver_levels = 0
+        self.kind_names: list[str] = []  # action kinds of the edge files (eventually properties)
         # driver-side search state (until the search moves to Spark)
         self.visited: set[Any] | None = set()  # states, as bfs keeps them
         self.visited_fps: set[int] | None = set()
@@ -197,18 +179,26 @@ class _Search:
         max_states = self.o["max_states"]
         progress = self.o["progress"]
         start = self.o["start"]
+        live = live_recorder(job)
+        front_fps = self.frontier_fps.tolist()
         for r, s in enumerate(self.frontier):
             n = 0
+            if live is not None:
+                live.state(front_fps[r], s)
             for a, t in successors(s):
                 tp = type(a)
                 kind = kinds.get(tp)
                 if kind is None:
                     kind = kinds[tp] = action_kind(a)
                 enabled[kind] = enabled.get(kind, 0) + 1
+                if live is not None:
+                    live.edge(front_fps[r], a, fp_of(t), self._kind_id(kind))
                 if job.trans:
-                    for pidx, name, chk in job.trans:
-                        if not chk(s, a, t):
-                            self._event_now(name, (level, r, n, PHASE_TRANSITION, pidx))
+                    for guard, checks in job.trans:
+                        if guard is None or guard(s, a, t):
+                            for pidx, name, chk in checks:
+                                if not chk(s, a, t):
+                                    self._event_now(name, (level, r, n, PHASE_TRANSITION, pidx))
                     if pend_t:
                         run_applies(acc, pend_t, s, a, t)
                 if t not in visited:
@@ -251,11 +241,19 @@ class _Search:
         acc.events.clear()
         acc.witnesses.clear()
         self.total.merge(acc)
+        if live is not None:
+            arrays = live.arrays()
+            write_edges(self.o["run_dir"], level, [arrays], [arrays[5]])
         keys = np.array(new_keys, dtype=np.int64)
         fps = np.array(new_fps, dtype=np.uint64)
         self._finish_level(store, level, acc.generated, keys, fps, clock() - t0)
         self.frontier, self.frontier_size = nxt, len(nxt)
         self.driver_levels += 1
+
+    def _kind_id(self, kind: str) -> int:
+        if kind not in self.kind_names:
+            self.kind_names.append(kind)
+        return self.kind_names.index(kind)
 
     def _new_fp(self, s: Any) -> int:
         assert self.visited is not None and self.visited_fps is not None
@@ -288,7 +286,7 @@ class _Search:
         self.depth += 1
 
     # ---- Spark levels
-    def to_spark(self) -> None:
+    def to_spark(self, store: LevelStore) -> None:
         """Move the search to Spark: distribute the visited set and the frontier."""
         o = self.o
         spark = o["spark"]
@@ -301,7 +299,11 @@ class _Search:
         nparts = o["partitions"] or max(int(sc.defaultParallelism), 1)
         self.job.partitions = nparts
         st = _SparkState(
-            sc=sc, owned=owned, job_b=sc.broadcast(cloudpickle_dumps(self.job)), partitions=nparts
+            sc=sc,
+            owned=owned,
+            job_b=sc.broadcast(cloudpickle_dumps(self.job)),
+            partitions=nparts,
+            token=uuid.uuid4().hex,
         )
         st.summaries = sc.accumulator({}, SummaryParam())
         ckpt = o["checkpoint_dir"]
@@ -311,38 +313,36 @@ class _Search:
             sc.setCheckpointDir(str(ckpt))
             st.checkpointing = True
         assert self.visited_fps is not None
-        visited = np.fromiter(self.visited_fps, dtype=np.uint64, count=len(self.visited_fps))
+        # every state seen so far, tagged with its level, is the first delta of the visited set
+        first = [store.get(lv)[1] for lv in range(self.depth + 1)]
+        tags = [np.full(len(f), lv, dtype=np.int32) for lv, f in enumerate(first)]
+        st.deltas.append(sc.broadcast((np.concatenate(first), np.concatenate(tags))))
         self.visited = self.visited_fps = None
-        vparts = visited % np.uint64(nparts)
         fparts = (self.frontier_fps % np.uint64(nparts)).tolist()
-        fronts: list[tuple[list[int], list[int], list[Any]]] = [([], [], []) for _ in range(nparts)]
-        for r, (q, f, s) in enumerate(zip(fparts, self.frontier_fps.tolist(), self.frontier)):
+        fronts: list[tuple[list[int], list[Any]]] = [([], []) for _ in range(nparts)]
+        for r, (q, s) in enumerate(zip(fparts, self.frontier)):
             fronts[q][0].append(r)
-            fronts[q][1].append(f)
-            fronts[q][2].append(s)
-        recs: list[tuple[int, tuple[str, Any]]] = []
-        for q in range(nparts):
-            keys, fps, states = fronts[q]
-            block = dumps((np.array(keys, dtype=np.int64), np.array(fps, dtype=np.uint64), states))
-            recs.append((q, ("S", None)))
-            recs.append((q, ("F", block)))
-            recs.append((q, ("V", pickle.dumps(np.sort(visited[vparts == q]), protocol=5))))
+            fronts[q][1].append(s)
+        recs = [
+            (q, ("B", -1, dumps((np.array(fronts[q][0], dtype=np.int64), fronts[q][1]))))
+            for q in range(nparts)
+        ]
         self.frontier = []
         rdd = sc.parallelize(recs, nparts).partitionBy(nparts, partition_of)
         st.rdd = rdd.persist(_storage_level())
         self.spark = st
 
     def spark_level(self, store: LevelStore, clock: Callable[[], float], deadline: float | None) -> None:
-        """One level as Spark jobs; on a stop inside the level, re-count it up to the stop."""
+        """One level as one Spark job (fresh candidates shuffled to their owners, pickled
+        once); on a stop inside the level, re-count it up to the stop."""
         st = self.spark
         assert st is not None
         t0 = clock()
-        level, nparts, job_b = self.depth, st.partitions, st.job_b
+        level, nparts, job_b, front = self.depth, st.partitions, st.job_b, self.frontier_size
         done = frozenset(self.total.applies)
-        expand = functools.partial(expand_partition, job_b, level, st.level_keys, done)
-        merge = functools.partial(merge_partition, job_b, level, done, st.summaries)
-        cands = st.rdd.mapPartitionsWithIndex(expand).partitionBy(nparts, partition_of)
-        nxt = _union(st.rdd, cands).mapPartitionsWithIndex(merge, preservesPartitioning=True)
+        ctx = LevelCtx(st.token, level, st.level_keys, list(st.deltas), done, st.summaries)
+        step = functools.partial(step_partition, job_b, ctx)
+        nxt = st.rdd.mapPartitionsWithIndex(step).partitionBy(nparts, partition_of)
         nxt = nxt.persist(_storage_level())
         st.levels_run += 1
         checkpoint = st.checkpointing and st.levels_run % self.o["checkpoint_every"] == 0
@@ -358,13 +358,13 @@ class _Search:
         if summaries is None:  # cancelled at the deadline
             nxt.unpersist()
             return
-        acc = Acc()
-        for a, _, _ in summaries:
-            acc.merge(a)
-        all_keys = np.concatenate([s[1] for s in summaries])
-        all_fps = np.concatenate([s[2] for s in summaries])
-        order = np.argsort(all_keys, kind="stable")
-        keys, fps = all_keys[order], all_fps[order]
+        t_job = clock()
+        acc, keys, fps = pick_winners(summaries)
+        if self.job.live:
+            parts = [x[8] for x in summaries]
+            ids = [np.array([self._kind_id(k) for k in x[5]], dtype=np.int32) for x in summaries]
+            kinds = [t[e[5]] if len(e[5]) else e[5] for t, e in zip(ids, parts)]
+            write_edges(self.o["run_dir"], level, parts, kinds)
         # where would bfs have stopped inside this level?
         cut, budget = None, None
         if acc.events and not self.keep_going:
@@ -382,7 +382,7 @@ class _Search:
             keep = parent_rank <= cut
             keys, fps = keys[keep], fps[keep]
             new_b = st.sc.broadcast(keys)
-            trunc = functools.partial(truncated_partition, job_b, level, st.level_keys, done, cut, new_b)
+            trunc = functools.partial(truncated_partition, job_b, ctx, cut, new_b)
             accs = self._run(st, lambda: st.rdd.mapPartitionsWithIndex(trunc).collect(), deadline)
             new_b.destroy()
             if accs is None:
@@ -404,14 +404,33 @@ class _Search:
         old = st.rdd
         st.rdd = nxt
         if not self.stop and len(keys):
-            st.level_keys = st.sc.broadcast(keys)
+            # one broadcast: the next frontier's keys (its ranks) and its fingerprints
+            # (the visited set's delta); the keys are read from the delta's value
+            delta = st.sc.broadcast((fps, np.full(len(fps), level + 1, dtype=np.int32), keys))
+            st.deltas.append(delta)
+            st.level_keys = _KeysOf(delta)
             st.broadcasts.append((self.depth, st.level_keys))
         if checkpoint and nxt.isCheckpointed():
-            # lineage before this level is cut: drop the rank broadcasts it needed
-            for lv, b in [x for x in st.broadcasts if x[0] < self.depth]:
-                b.destroy()
-                st.broadcasts.remove((lv, b))
+            # lineage before this level is cut: the rank tables it needed are no longer read
+            st.broadcasts = [x for x in st.broadcasts if x[0] >= self.depth]
         old.unpersist()
+        cpu = [x[6] for x in summaries]
+        st.profile.append(
+            {
+                "level": level,
+                "frontier": front,
+                "new": len(keys),
+                "candidates": int(sum(len(x[1]) for x in summaries)),
+                "executor_cpu": float(sum(cpu)),
+                "max_partition_cpu": float(max(cpu)),
+                "block_bytes": int(sum(x[7] for x in summaries)),
+                "summary_bytes": int(
+                    sum(x[1].nbytes + x[2].nbytes + x[3].nbytes + x[4].nbytes for x in summaries)
+                ),
+                "job_seconds": t_job - t0,
+                "driver_seconds": clock() - t_job,
+            }
+        )
 
     def _run(self, st: _SparkState, action: Callable[[], Any], deadline: float | None) -> Any:
         """Run a Spark action; an executor's collision error is raised here as itself."""
@@ -453,12 +472,24 @@ class _Search:
         with contextlib.suppress(Exception):
             if st.rdd is not None:
                 st.rdd.unpersist()
-            for _, b in st.broadcasts:
+            for b in st.deltas:
                 b.destroy()
             st.job_b.destroy()
         if st.owned is not None:
             with contextlib.suppress(Exception):
                 st.owned.stop()
+
+
+class _KeysOf:
+    """The sorted keys of a level, read from the level's delta broadcast (its third item)."""
+
+    def __init__(self, delta: Any):
+        self.delta = delta
+
+    @property
+    def value(self) -> np.ndarray:
+        keys: np.ndarray = self.delta.value[2]
+        return keys
 
 
 def _storage_level() -> Any:
@@ -584,7 +615,7 @@ def check_spark(
                     search.budget, search.reason = "max_seconds", ExitReason.BUDGET_EXHAUSTED
                     break
                 if search.spark is None and search.frontier_size >= local_frontier:
-                    search.to_spark()
+                    search.to_spark(store)
                 if search.spark is None:
                     search.driver_level(store, clock, deadline)
                 else:
@@ -604,138 +635,12 @@ def check_spark(
                 progress.close()
             search.close()
         seconds = clock() - start
-        return _result(search, store, model, config, seconds, local_frontier)
+        if search.spark is not None and search.spark.profile:
+            (rdir / "spark-profile.json").write_text(json.dumps(search.spark.profile, indent=1))
+        return assemble_result(search, store, model, config, seconds, local_frontier)
     finally:
         if own_run_dir:
             shutil.rmtree(rdir, ignore_errors=True)
-
-
-def _result(
-    search: _Search,
-    store: LevelStore,
-    model: str,
-    config: Any,
-    seconds: float,
-    local_frontier: int,
-) -> CheckResult:
-    """Assemble the CheckResult exactly as ``check_bfs`` does."""
-    props, job = search.props, search.job
-    deadlock_prop = DEADLOCK_PROPERTY
-    by_name = {p.name: p for p in props}
-    by_name["deadlock"] = deadlock_prop
-    violations: list[Violation] = []
-    for name, key in sorted(search.found.items(), key=lambda kv: kv[1]):
-        p = by_name[name]
-        level, r, i, phase, _ = key
-        if level < 0:  # an initial state
-            path = rebuild_path(job, store, 0, r)
-        elif phase == PHASE_STATE:
-            keys, _ = store.get(level + 1)
-            rank = int(np.searchsorted(keys, (r << IDX_BITS) | i))
-            path = rebuild_path(job, store, level + 1, rank)
-        else:
-            path = rebuild_path(job, store, level, r)
-            if phase == PHASE_TRANSITION:
-                succ = list(job.system.successors(path[-1][1]))
-                path.append(succ[i])
-        trace = []
-        prev = None
-        for n, (a, s) in enumerate(path):
-            trace.append(trace_step(n, prev, a, s))
-            prev = s
-        message = "no successor (deadlock)" if phase == PHASE_DEADLOCK else f"{name} does not hold"
-        violations.append(Violation(p.name, p.kind.value, p.doc, message, len(trace) - 1, trace))
-    store.forget()
-    reason = search.reason
-    # every reachable state was explored: no budget or interrupt, and no early stop
-    complete = reason is ExitReason.COMPLETE and (search.keep_going or not search.found)
-    if violations:
-        reason = ExitReason.VIOLATION
-    reach_p = [p for p in props if p.kind is PropertyKind.REACHABLE]
-    for p in reach_p:
-        if complete and p.name not in search.witnesses:
-            violations.append(
-                Violation(p.name, p.kind.value, p.doc, f"{p.name}: no reachable state is a witness", 0, [])
-            )
-    if violations and complete:
-        reason = ExitReason.VIOLATION
-
-    levels = search.levels
-    max_level = max((lv.depth for lv in levels if lv.new_states), default=0)
-    applied = {p.name: p.name in search.total.applies for p in props if p.applies is not None}
-    prop_table = property_table(
-        [*props, *([deadlock_prop] if job.deadlock else [])],
-        violations,
-        complete=complete,
-        distinct=search.distinct,
-        transitions=search.generated - search.init_generated,
-        applied=applied,
-        witness_lengths={n: w[0] + 1 for n, w in search.witnesses.items()},
-    )
-
-    unsupported = [p for p in props if p.kind is PropertyKind.EVENTUALLY]
-    notes = [
-        f"{p.name}: eventually-properties are checked by the bfs engine only (run it with --engine bfs)"
-        for p in unsupported
-    ]
-    odds = collision_odds(search.distinct)
-    notes.append(
-        f"fingerprint collision odds {odds:.1e} ({search.distinct:,} distinct states, 64-bit fingerprints, "
-        "about n^2/2^65)"
-    )
-    st = search.spark
-    if st is None:
-        notes.append(
-            f"spark: all {search.driver_levels} levels ran in the driver (frontiers below {local_frontier:,})"
-        )
-    else:
-        notes.append(
-            f"spark: {search.driver_levels} levels in the driver, {st.levels_run} on Spark "
-            f"({st.sc.master}, {st.partitions} partitions, "
-            + (
-                f"reliable checkpoints every {search.o['checkpoint_every']} levels)"
-                if st.checkpointing
-                else "no reliable checkpoints: give a checkpoint directory on shared storage)"
-            )
-        )
-    declared = search.system.action_kinds() if hasattr(search.system, "action_kinds") else None
-    cov = types.SimpleNamespace(
-        enabled=dict(search.total.enabled),
-        new=dict(search.total.new_by),
-        sample={k: _KindName(k) for k in search.total.enabled},
-    )
-    return CheckResult(
-        model=model,
-        config=config_to_dict(config),
-        engine="spark",
-        exit_reason=reason,
-        distinct_states=search.distinct,
-        generated_states=search.generated,
-        max_depth=max_level,
-        seconds=seconds,
-        states_per_second=search.distinct / seconds if seconds > 0 else 0.0,
-        violations=violations,
-        witnesses={k: v["witness_length"] for k, v in prop_table.items() if "witness_length" in v},
-        properties=prop_table,
-        levels=levels,
-        coverage=coverage_of(
-            cov,  # type: ignore[arg-type]
-            declared,
-            dict(search.total.labels) if hasattr(search.system, "successors_labelled") else None,
-            declared_labels(search.system),
-        ),
-        budget=search.budget,
-        notes=notes,
-    )
-
-
-class _KindName:
-    """Stands for an action of a kind when coverage is counted by kind name."""
-
-    __slots__ = ("kind",)
-
-    def __init__(self, kind: str):
-        self.kind = kind
 
 
 def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from explorer.engines.spark.fingerprints import FingerprintCollisionError
-from explorer.engines.spark.partitions import IDX_BITS, IDX_MASK, Job
+from explorer.engines.spark.partitions import IDX_BITS, IDX_MASK, Acc, Job
 
-__all__ = ["LevelStore", "rebuild_path"]
+__all__ = ["LevelStore", "pick_winners", "rebuild_path"]
 
 
 class LevelStore:
@@ -94,3 +94,58 @@ def rebuild_path(job: Job, store: LevelStore, level: int, rank: int) -> list[tup
         a, s = succ[i]
         path.append((a, s))
     return path
+
+
+def pick_winners(summaries: list[tuple[Any, ...]]) -> tuple[Acc, np.ndarray, np.ndarray]:
+    """A level's counters and its new states from the partitions' summaries.
+
+    Each summary holds a partition's fresh candidates (keys, fingerprints, check
+    hashes, action kinds and the kind names). A state found by several partitions
+    is new once, with the smallest key (its first discovery in ``bfs`` order); the
+    same fingerprint with different check hashes is a collision. Returns the merged
+    counters (``new_by`` counted on the winners) and the winners' keys and
+    fingerprints in key order, which is the next frontier's rank order.
+
+    >>> mk = lambda k, f, c: (Acc(), np.array(k, np.int64), np.array(f, np.uint64),
+    ...                       np.array(c, np.uint64), np.zeros(len(k), np.int32), ["step"], 0.0, 0)
+    >>> acc, keys, fps = pick_winners([mk([5, 9], [70, 80], [1, 2]), mk([3], [80], [2])])
+    >>> keys.tolist(), fps.tolist(), acc.new_by
+    ([3, 5], [80, 70], {'step': 2})
+    >>> pick_winners([mk([5], [70], [1]), mk([3], [70], [4])])
+    Traceback (most recent call last):
+    ...
+    explorer.engines.spark.fingerprints.FingerprintCollisionError: fingerprint collision: two different states share fingerprint 0000000000000046 (found by two partitions, their check hashes differ); the counts of this run are not exact
+    """
+    acc = Acc()
+    for x in summaries:
+        acc.merge(x[0])
+    kind_pos: dict[str, int] = {}
+    remapped = []
+    for x in summaries:
+        table = np.array([kind_pos.setdefault(k, len(kind_pos)) for k in x[5]], dtype=np.int32)
+        remapped.append(table[x[4]] if len(x[4]) else x[4].astype(np.int32))
+    keys = np.concatenate([x[1] for x in summaries])
+    fps = np.concatenate([x[2] for x in summaries])
+    checks = np.concatenate([x[3] for x in summaries])
+    kinds = np.concatenate(remapped)
+    order = np.lexsort((keys, fps))
+    f = fps[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = f[1:] != f[:-1]
+    if not first.all():  # one fingerprint from several partitions: the same state?
+        head = np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
+        c = checks[order]
+        bad = np.nonzero(~first & (c != c[head]))[0]
+        if len(bad):
+            raise FingerprintCollisionError(
+                f"fingerprint collision: two different states share fingerprint {int(f[bad[0]]):016x} "
+                "(found by two partitions, their check hashes differ); the counts of this run are not exact"
+            )
+    win = order[first]
+    win = win[np.argsort(keys[win], kind="stable")]
+    names = list(kind_pos)
+    counts = np.bincount(kinds[win], minlength=len(names)) if len(win) else np.zeros(len(names), np.int64)
+    for name, n in zip(names, counts.tolist()):
+        if n:
+            acc.new_by[name] = acc.new_by.get(name, 0) + n
+    return acc, keys[win], fps[win]

@@ -1,11 +1,13 @@
 """What runs on the executors of the ``spark`` engine: one partition's part of a level.
 
-A level is :func:`expand_partition` (map side: successors of the partition's frontier,
-transition checks, coverage, one block of candidates per target partition), one
-shuffle, then :func:`merge_partition` (reduce side: drop visited fingerprints, keep the
-smallest key per fingerprint, check the new states); :func:`truncated_partition`
-recounts a level up to the state where ``bfs`` would have stopped. Counters travel as
-:class:`Acc`; the system and properties as a broadcast :class:`Job`.
+A level is :func:`step_partition`: the partition's frontier (:func:`frontier_of`:
+its winners, picked from the blocks sent to it with the level's sorted keys),
+successors, transition checks, coverage, fingerprints, the drop of states already
+visited (:func:`seen_before`, this worker's copy of the visited set), the checks of
+the fresh candidates, and one pickled block per owner partition;
+:func:`truncated_partition` recounts a level up to the state where ``bfs`` would have
+stopped. Counters travel as :class:`Acc`; the system and properties as a broadcast
+:class:`Job`; the level's parameters as a :class:`LevelCtx`.
 
 Example
 -------
@@ -17,15 +19,18 @@ Example
 
 from __future__ import annotations
 
+import gc
 import pickle
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from explorer.core import Property, PropertyKind, action_kind, render_state
-from explorer.engines.spark.fingerprints import FingerprintCollisionError
+from explorer.core import Property, PropertyKind, action_kind, render_state, transition_groups
+from explorer.engines.spark.edges import LiveRecorder
+from explorer.engines.spark.fingerprints import FingerprintCollisionError, check_fingerprint
 from explorer.search import label_counting
 
 __all__ = [
@@ -36,16 +41,18 @@ __all__ = [
     "PHASE_TRANSITION",
     "Acc",
     "Job",
+    "LevelCtx",
     "SummaryParam",
     "check_state",
     "cloudpickle_dumps",
     "collision_error",
     "dumps",
-    "expand_partition",
-    "merge_partition",
+    "frontier_of",
     "partition_of",
     "pending_applies",
     "run_applies",
+    "seen_before",
+    "step_partition",
     "truncated_partition",
 ]
 
@@ -70,10 +77,13 @@ class Job:
         self.always = [
             (i, p.name, p.check) for i, p in enumerate(self.props) if p.kind is PropertyKind.ALWAYS
         ]
+        # transition checks grouped by guard, as bfs runs them: a group only where its guard holds
         self.trans = [
-            (i, p.name, p.check) for i, p in enumerate(self.props) if p.kind is PropertyKind.TRANSITION
+            (guard, [(i, p.name, chk) for i, p, chk in checks])
+            for guard, checks in transition_groups(self.props)
         ]
         self.reach = [(p.name, p.check) for p in self.props if p.kind is PropertyKind.REACHABLE]
+        self.live = [p for p in self.props if p.kind is PropertyKind.EVENTUALLY]
         self.applies_state = [
             (p.name, p.applies) for p in self.props if p.kind is PropertyKind.ALWAYS and p.applies is not None
         ]
@@ -83,6 +93,7 @@ class Job:
             if p.kind is PropertyKind.TRANSITION and p.applies is not None
         ]
         self.deadlock_index = len(self.props)
+        self.check_fp = check_fingerprint
         self.is_terminal = getattr(self.system, "is_terminal", None)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -190,7 +201,7 @@ def cloudpickle_dumps(obj: Any) -> bytes:
     return bytes(cloudpickle.dumps(obj, protocol=5))
 
 
-def _records(iterator: Iterable[Any]) -> Iterator[tuple[str, Any]]:
+def _records(iterator: Iterable[Any]) -> Iterator[Any]:
     """Records of the state RDD, with the partition number dropped where present."""
     for rec in iterator:
         if isinstance(rec[0], int):
@@ -199,87 +210,232 @@ def _records(iterator: Iterable[Any]) -> Iterator[tuple[str, Any]]:
             yield rec
 
 
-def _frontier_ranks(keys: np.ndarray, level_keys: Any) -> np.ndarray:
-    if level_keys is None:
-        return keys  # keys are ranks already (the first Spark level)
-    return np.searchsorted(level_keys.value, keys)
+@dataclass
+class LevelCtx:
+    """What a level's tasks need besides the job (small: broadcasts travel as handles).
+
+    ``token`` names the run (worker caches are keyed by it); ``level_keys`` is the
+    broadcast of the frontier's sorted keys (None at the first Spark level, whose
+    blocks hold exactly the frontier, keyed by rank); ``deltas[i]`` is the broadcast
+    of ``(fingerprints, levels)`` of the states first seen at Spark level ``i``
+    (``deltas[0]``: every state the driver saw before the search moved to Spark).
+    """
+
+    token: str
+    level: int
+    level_keys: Any
+    deltas: list[Any]
+    done: frozenset[str]
+    summaries: Any = None
 
 
-def expand_partition(
-    job_b: Any, level: int, level_keys: Any, done: frozenset[str], index: int, iterator: Iterable[Any]
-) -> Iterator[tuple[int, tuple[str, Any]]]:
-    """Map side of a level: successors of the partition's frontier, one block per target."""
+#: per Python worker: the run's visited set, ``token -> (sorted fps, their levels, deltas merged)``
+_VISITED: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
+#: per Python worker: live candidates a task produced, ``(token, level, partition) -> (keys, states)``
+_LIVE: dict[tuple[str, int, int], tuple[np.ndarray, list[Any]]] = {}
+
+
+def visited_upto(ctx: LevelCtx) -> tuple[np.ndarray, np.ndarray]:
+    """This worker's copy of the visited set, with every delta of ``ctx`` merged in.
+
+    The sorted fingerprints and, aligned, the level each was first seen at; a task
+    of an older level (recomputed after a lost executor) masks the later levels out.
+    """
+    fps, lv, merged = _VISITED.get(ctx.token, (np.zeros(0, np.uint64), np.zeros(0, np.int32), 0))
+    if merged < len(ctx.deltas):
+        if ctx.token not in _VISITED:
+            _VISITED.clear()  # an earlier run's set
+        add = [ctx.deltas[i].value for i in range(merged, len(ctx.deltas))]
+        dfps = np.concatenate([a[0] for a in add])
+        dlv = np.concatenate([a[1] for a in add])
+        order = np.argsort(dfps, kind="stable")
+        dfps, dlv = dfps[order], dlv[order]
+        pos = np.searchsorted(fps, dfps)
+        fps, lv = np.insert(fps, pos, dfps), np.insert(lv, pos, dlv)
+        _VISITED[ctx.token] = (fps, lv, len(ctx.deltas))
+    return fps, lv
+
+
+def seen_before(ctx: LevelCtx, fps: np.ndarray) -> np.ndarray:
+    """A mask over ``fps``: which were first seen at level ``ctx.level`` or earlier."""
+    vfps, vlv = visited_upto(ctx)
+    if not len(vfps) or not len(fps):
+        return np.zeros(len(fps), dtype=bool)
+    pos = np.searchsorted(vfps, fps)
+    np.minimum(pos, len(vfps) - 1, out=pos)
+    return (vfps[pos] == fps) & (vlv[pos] <= ctx.level)
+
+
+def frontier_of(ctx: LevelCtx, index: int, iterator: Iterable[Any]) -> tuple[list[int], list[Any]]:
+    """The ranks and states of partition ``index``'s frontier, in rank order.
+
+    The blocks are the fresh candidates every partition sent here (those whose
+    fingerprint this partition owns), winners and states another partition
+    discovered first alike; the level's sorted keys pick the winners and give their
+    ranks. The block this worker made for itself is reused live (no unpickling)
+    when Spark runs the partition here again; the others are unpickled.
+    """
+    key_parts: list[np.ndarray] = []
+    states: list[Any] = []
+    for tag, gen, payload in _records(iterator):
+        if tag != "B":
+            continue
+        live = _LIVE.get((ctx.token, ctx.level, index)) if gen == index else None
+        keys, part = live if live is not None else pickle.loads(payload)
+        key_parts.append(keys)
+        states.extend(part)
+    if not states:
+        return [], []
+    keys = np.concatenate(key_parts)
+    if ctx.level_keys is None:
+        order = np.argsort(keys, kind="stable")  # keys are ranks (the first Spark level)
+        return keys[order].tolist(), [states[j] for j in order.tolist()]
+    table = ctx.level_keys.value
+    if not len(table):
+        return [], []
+    pos = np.searchsorted(table, keys)
+    np.minimum(pos, len(table) - 1, out=pos)
+    won = np.nonzero(table[pos] == keys)[0]
+    won = won[np.argsort(pos[won], kind="stable")]
+    return pos[won].tolist(), [states[j] for j in won.tolist()]
+
+
+def step_partition(
+    job_b: Any, ctx: LevelCtx, index: int, iterator: Iterable[Any]
+) -> list[tuple[int, tuple[str, int, bytes]]]:
+    """One partition's part of a level: expand its frontier, keep the fresh candidates.
+
+    Successors are fingerprinted; those first seen at an earlier level (this
+    worker's copy of the visited set) are dropped, the rest (the first of each
+    state in this partition) are checked as new states and sent, pickled once, to
+    the partition owning their fingerprint (one block per owner; the shuffle
+    balances the partitions). Only their keys, fingerprints, check hashes and
+    action kinds go to the driver (in the summary), which picks the winner of each
+    fingerprint (the smallest key) and so the next frontier's ranks.
+    """
+    # states are immutable records: no reference cycles, so the cyclic collector
+    # would only re-scan them (bfs pauses it as well)
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _step(job_b, ctx, index, iterator)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _step(
+    job_b: Any, ctx: LevelCtx, index: int, iterator: Iterable[Any]
+) -> list[tuple[int, tuple[str, int, bytes]]]:
+    cpu0 = time.process_time()
     job = _load_job(job_b)
-    block = None
-    for tag, payload in _records(iterator):
-        if tag == "F":
-            block = payload
+    level = ctx.level
+    ranks, states = frontier_of(ctx, index, iterator)
     acc = Acc()
-    nparts = job.partitions
-    if block is not None:
-        keys, _fps, states = pickle.loads(block)
-        ranks = _frontier_ranks(keys, level_keys).tolist()
-        successors, fp_of = label_counting(job.system, acc.labels) or job.system.successors, job.fp
-        trans, pend_t = job.trans, pending_applies(job.applies_trans, done)
-        enabled = acc.enabled
-        kinds: dict[type, str] = {}
-        kind_ids: dict[str, int] = {}
-        out_keys: list[list[int]] = [[] for _ in range(nparts)]
-        out_fps: list[list[int]] = [[] for _ in range(nparts)]
-        out_kind: list[list[int]] = [[] for _ in range(nparts)]
-        out_states: list[list[Any]] = [[] for _ in range(nparts)]
-        local: dict[Any, None] = {}  # successors seen in this partition at this level
-        local_fp: dict[int, Any] = {}
-        generated = 0
-        for r, s in zip(ranks, states):
-            n = 0
-            for a, t in successors(s):
-                tp = type(a)
-                kind = kinds.get(tp)
-                if kind is None:
-                    kind = kinds[tp] = action_kind(a)
-                    if kind not in kind_ids:
-                        kind_ids[kind] = len(kind_ids)
-                enabled[kind] = enabled.get(kind, 0) + 1
-                if trans:
-                    for pidx, name, chk in trans:
-                        if not chk(s, a, t):
-                            record_event(acc, name, (level, r, n, PHASE_TRANSITION, pidx))
-                    if pend_t:
-                        run_applies(acc, pend_t, s, a, t)
-                if t not in local:
-                    f = fp_of(t)
-                    other = local_fp.get(f)
-                    if other is not None:
-                        raise collision_error(f, other, t)
-                    local[t] = None
-                    local_fp[f] = t
-                    q = f % nparts
-                    out_keys[q].append((r << IDX_BITS) | n)
-                    out_fps[q].append(f)
-                    out_kind[q].append(kind_ids[kind])
-                    out_states[q].append(t)
-                n += 1
-            if n > IDX_MASK:
-                raise RuntimeError(f"a state has {n} successors; the spark engine handles at most {IDX_MASK}")
-            generated += n
-            if n == 0 and job.deadlock and not (job.is_terminal is not None and job.is_terminal(s)):
-                record_event(acc, "deadlock", (level, r, 0, PHASE_DEADLOCK, job.deadlock_index))
-        acc.generated = generated
-        kind_table = list(kind_ids)
-        for q in range(nparts):
-            if out_keys[q]:
-                blob = dumps(
-                    (
-                        np.array(out_keys[q], dtype=np.int64),
-                        np.array(out_fps[q], dtype=np.uint64),
-                        np.array(out_kind[q], dtype=np.int32),
-                        kind_table,
-                        out_states[q],
-                    )
-                )
-                yield q, ("C", blob)
-    yield index % nparts, ("A", acc)
+    successors, fp_of = label_counting(job.system, acc.labels) or job.system.successors, job.fp
+    trans, pend_t = job.trans, pending_applies(job.applies_trans, ctx.done)
+    enabled = acc.enabled
+    kinds: dict[type, str] = {}
+    kind_ids: dict[str, int] = {}
+    c_keys: list[int] = []
+    c_fps: list[int] = []
+    c_kind: list[int] = []
+    c_states: list[Any] = []
+    local: dict[Any, int] = {}  # successors seen in this partition at this level: their fingerprints
+    local_fp: dict[int, Any] = {}
+    live = live_recorder(job)
+    generated = 0
+    for r, s in zip(ranks, states):
+        n = 0
+        fs = fp_of(s) if live is not None else 0
+        if live is not None:
+            live.state(fs, s)
+        for a, t in successors(s):
+            tp = type(a)
+            kind = kinds.get(tp)
+            if kind is None:
+                kind = kinds[tp] = action_kind(a)
+                if kind not in kind_ids:
+                    kind_ids[kind] = len(kind_ids)
+            enabled[kind] = enabled.get(kind, 0) + 1
+            if trans:
+                for guard, checks in trans:
+                    if guard is None or guard(s, a, t):
+                        for pidx, name, chk in checks:
+                            if not chk(s, a, t):
+                                record_event(acc, name, (level, r, n, PHASE_TRANSITION, pidx))
+                if pend_t:
+                    run_applies(acc, pend_t, s, a, t)
+            f = local.get(t)
+            if f is None:
+                f = fp_of(t)
+                other = local_fp.get(f)
+                if other is not None:
+                    raise collision_error(f, other, t)
+                local[t] = f
+                local_fp[f] = t
+                c_keys.append((r << IDX_BITS) | n)
+                c_fps.append(f)
+                c_kind.append(kind_ids[kind])
+                c_states.append(t)
+            if live is not None:
+                live.edge(fs, a, f, kind_ids[kind])
+            n += 1
+        if n > IDX_MASK:
+            raise RuntimeError(f"a state has {n} successors; the spark engine handles at most {IDX_MASK}")
+        generated += n
+        if n == 0 and job.deadlock and not (job.is_terminal is not None and job.is_terminal(s)):
+            record_event(acc, "deadlock", (level, r, 0, PHASE_DEADLOCK, job.deadlock_index))
+    acc.generated = generated
+    del local, local_fp
+    keys = np.array(c_keys, dtype=np.int64)
+    fps = np.array(c_fps, dtype=np.uint64)
+    fresh = np.nonzero(~seen_before(ctx, fps))[0]
+    keys, fps = keys[fresh], fps[fresh]
+    kind_arr = np.array(c_kind, dtype=np.int32)[fresh]
+    new_states = [c_states[j] for j in fresh.tolist()]
+    del c_states
+    # the checks bfs makes on a new state: on every fresh candidate (a state found by
+    # several partitions is checked in each; the smallest event key is the winner's)
+    pend_s = pending_applies(job.applies_state, ctx.done)
+    check_hashes = np.zeros(len(new_states), dtype=np.uint64)
+    check_of = job.check_fp
+    for j, (k, t) in enumerate(zip(keys.tolist(), new_states)):
+        check_state(job, acc, t, level, k >> IDX_BITS, k & IDX_MASK, pend_s)
+        check_hashes[j] = check_of(t)
+    for old in [k for k in _LIVE if k[0] != ctx.token or k[1] <= level]:
+        del _LIVE[old]
+    # each fresh candidate goes to the partition owning its fingerprint, pickled once
+    owner = (fps % np.uint64(job.partitions)).astype(np.int64)
+    blocks = []
+    for q in np.unique(owner).tolist():
+        sel = np.nonzero(owner == q)[0]
+        part = (keys[sel], [new_states[j] for j in sel.tolist()])
+        if q == index:
+            _LIVE[(ctx.token, level + 1, index)] = part
+        blocks.append((q, ("B", index, dumps(part))))
+    edges = live.arrays() if live is not None else None
+    nbytes = sum(len(b[1][2]) for b in blocks)
+    summary = (
+        acc,
+        keys,
+        fps,
+        check_hashes,
+        kind_arr,
+        list(kind_ids),
+        time.process_time() - cpu0,
+        nbytes,
+        edges,
+    )
+    ctx.summaries.add({(level, index): summary})
+    return blocks
+
+
+def live_recorder(job: Job) -> Any:
+    """A recorder of goal/trigger bits and edges when the job has ``eventually`` properties."""
+    if not job.live:
+        return None
+    return LiveRecorder(job.live, job.fp)
 
 
 def collision_error(f: int, a: Any, b: Any) -> FingerprintCollisionError:
@@ -289,90 +445,15 @@ def collision_error(f: int, a: Any, b: Any) -> FingerprintCollisionError:
     )
 
 
-def merge_partition(
-    job_b: Any, level: int, done: frozenset[str], summaries: Any, index: int, iterator: Iterable[Any]
-) -> Iterator[tuple[str, Any]]:
-    """Reduce side of a level: dedup against the visited set, check new states."""
-    job = _load_job(job_b)
-    visited = np.zeros(0, dtype=np.uint64)
-    acc = Acc()
-    blocks = []
-    for tag, payload in _records(iterator):
-        if tag == "V":
-            visited = pickle.loads(payload)
-        elif tag == "C":
-            blocks.append(pickle.loads(payload))
-        elif tag == "A":
-            acc.merge(payload)
-    new_keys = np.zeros(0, dtype=np.int64)
-    new_fps = np.zeros(0, dtype=np.uint64)
-    new_states: list[Any] = []
-    if blocks:
-        keys = np.concatenate([b[0] for b in blocks])
-        fps = np.concatenate([b[1] for b in blocks])
-        kind_names: list[str] = []
-        kind_pos: dict[str, int] = {}
-        remapped = []
-        for b in blocks:
-            table = np.array([kind_pos.setdefault(k, len(kind_pos)) for k in b[3]], dtype=np.int32)
-            remapped.append(table[b[2]] if len(b[2]) else b[2])
-        kind_names = list(kind_pos)
-        kinds = np.concatenate(remapped)
-        states = [s for b in blocks for s in b[4]]
-        if len(visited):
-            pos = np.searchsorted(visited, fps)
-            np.minimum(pos, len(visited) - 1, out=pos)
-            fresh = np.nonzero(visited[pos] != fps)[0]
-        else:
-            fresh = np.arange(len(fps))
-        order = fresh[np.lexsort((keys[fresh], fps[fresh]))]
-        f = fps[order]
-        first = np.ones(len(order), dtype=bool)
-        first[1:] = f[1:] != f[:-1]
-        if not first.all():  # the same fingerprint from several partitions: same state?
-            head = np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
-            for d in np.nonzero(~first)[0].tolist():
-                a, b = states[order[head[d]]], states[order[d]]
-                if a != b:
-                    raise collision_error(int(f[d]), a, b)
-        win = order[first]
-        win = win[np.argsort(keys[win], kind="stable")]
-        new_keys, new_fps = keys[win], fps[win]
-        new_by = acc.new_by
-        pend_s = pending_applies(job.applies_state, done)
-        for j, k, kid in zip(win.tolist(), new_keys.tolist(), kinds[win].tolist()):
-            t = states[j]
-            new_states.append(t)
-            name = kind_names[kid]
-            new_by[name] = new_by.get(name, 0) + 1
-            check_state(job, acc, t, level, k >> IDX_BITS, k & IDX_MASK, pend_s)
-        visited = np.sort(np.concatenate([visited, new_fps]), kind="stable")
-    summaries.add({(level, index): (acc, new_keys, new_fps)})
-    yield "S", None
-    yield "F", dumps((new_keys, new_fps, new_states))
-    yield "V", pickle.dumps(visited, protocol=5)
-
-
 def truncated_partition(
-    job_b: Any,
-    level: int,
-    level_keys: Any,
-    done: frozenset[str],
-    cut: int,
-    new_keys_b: Any,
-    index: int,
-    iterator: Iterable[Any],
+    job_b: Any, ctx: LevelCtx, cut: int, new_keys_b: Any, index: int, iterator: Iterable[Any]
 ) -> Iterator[Acc]:
     """A level's counters over the frontier states of rank <= ``cut`` only (``bfs`` stopped there)."""
     job = _load_job(job_b)
     acc = Acc()
-    block = None
-    for tag, payload in _records(iterator):
-        if tag == "F":
-            block = payload
-    if block is not None:
-        keys, _fps, states = pickle.loads(block)
-        ranks = _frontier_ranks(keys, level_keys).tolist()
+    level, done = ctx.level, ctx.done
+    ranks, states = frontier_of(ctx, index, iterator)
+    if ranks:
         new = set(new_keys_b.value.tolist())
         enabled = acc.enabled
         kinds: dict[type, str] = {}
@@ -388,9 +469,11 @@ def truncated_partition(
                 if kind is None:
                     kind = kinds[tp] = action_kind(a)
                 enabled[kind] = enabled.get(kind, 0) + 1
-                for pidx, name, chk in job.trans:
-                    if not chk(s, a, t):
-                        record_event(acc, name, (level, r, n, PHASE_TRANSITION, pidx))
+                for guard, checks in job.trans:
+                    if guard is None or guard(s, a, t):
+                        for pidx, name, chk in checks:
+                            if not chk(s, a, t):
+                                record_event(acc, name, (level, r, n, PHASE_TRANSITION, pidx))
                 if pend_t:
                     run_applies(acc, pend_t, s, a, t)
                 if (r << IDX_BITS) | n in new:
