@@ -26,10 +26,14 @@ from explorer.core import ModelSpec, Property, always, eventually, reachable, tr
 from invariants.controller_convergence import (
     broker_views_match_zookeeper,
     context_matches_zookeeper,
+    context_only_while_active,
     controller_converges,
+    controller_steps,
     no_dead_broker_in_written_isr,
     no_leaderless_partition_when_quiet,
+    no_write_over_newer_controller_state,
     replica_states_match_liveness,
+    resigned_controller_sends_nothing,
     serving,
 )
 from invariants.controller_fidelity import fidelity_properties
@@ -59,6 +63,7 @@ from model.controller import (
     WRITES,
     ControllerSystem,
     Deliver,
+    Elector,
     SessionExpire,
     State,
     ZkServe,
@@ -652,7 +657,32 @@ def properties(config: ControllerConfig) -> list[Property]:
             "knows is dead (seed 003 leaderForOffline: isr.filter(liveReplicas))",
             guard=zk_changed,
         ),
+        # what a deposed controller does (fencing makes it harmless, so no quiet state shows it)
+        transition(
+            "resigned_controller_sends_nothing",
+            resigned_controller_sends_nothing,
+            "no controller request is delivered from a broker that resigned (seed 004 "
+            "onControllerResignation: controllerChannelManager.shutdown(); seed 001: 清空请求队列)",
+            applies=_is_deliver,
+            guard=_is_deliver,
+        ),
+        transition(
+            "no_write_over_newer_controller_state",
+            no_write_over_newer_controller_state,
+            "no controller sends a partition-state write over a state a newer controller wrote "
+            "(seed 003 doElectLeaderForPartitions: aborted ... already written by another controller)",
+            guard=controller_steps,
+        ),
     ]
+    if config.elector is not Elector.LEGACY:
+        props.append(
+            always(
+                "context_only_while_active",
+                context_only_while_active,
+                "a broker holds a controller context only while its activeControllerId names itself "
+                "(2.x isActive; seed 004 maybeResign: a controller that sees /controller move resigns)",
+            )
+        )
     if faults:
         props.append(
             reachable(

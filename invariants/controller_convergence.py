@@ -29,6 +29,20 @@ cluster must have converged:
   new partition's initialisation never writes an ISR holding a broker the controller's
   context knows is dead (seed 003 ``leaderForOffline``: ``isr.filter(liveReplicas)``).
 
+Three more read what a deposed controller *does*, since fencing makes its writes harmless
+and the brokers' epoch check its requests (so no quiet state shows the damage):
+
+* ``context_only_while_active``: a broker holds a controller context only while its
+  ``activeControllerId`` names itself (2.x ``isActive = activeControllerId == brokerId``;
+  ``maybeResign``: a controller that reads that ``/controller`` moved resigns, seed 004);
+* ``resigned_controller_sends_nothing`` (transition): no controller request is delivered
+  from a broker that has resigned (seed 004 ``onControllerResignation``:
+  ``controllerChannelManager.shutdown()``; seed 001: 关闭相应的发送线程和清空请求队列);
+* ``no_write_over_newer_controller_state`` (transition): a controller never sends a
+  partition-state write conditioned on a state a newer controller wrote (seed 003
+  ``doElectLeaderForPartitions``: "aborted leader election ... already written by another
+  controller").
+
 >>> from invariants.mutants.controller import ControllerConfig, build
 >>> s = build(ControllerConfig(brokers=2)).init_states()[0]
 >>> quiet(s), controller_converges(s)
@@ -39,7 +53,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.controller import ControllerSystem, State, ZkServe
+from model.controller import ControllerSystem, Deliver, ProcessEvent, State, ZkReply, ZkServe
 from model.controller.messages import Q_WRITE_PARTS, S_INIT, S_OFFLINE
 from model.election import NO_LEADER
 from model.state_machines import PartitionState, ReplicaState
@@ -47,11 +61,15 @@ from model.state_machines import PartitionState, ReplicaState
 __all__ = [
     "broker_views_match_zookeeper",
     "context_matches_zookeeper",
+    "context_only_while_active",
     "controller_converges",
+    "controller_steps",
     "no_dead_broker_in_written_isr",
     "no_leaderless_partition_when_quiet",
+    "no_write_over_newer_controller_state",
     "quiet",
     "replica_states_match_liveness",
+    "resigned_controller_sends_nothing",
     "serving",
 ]
 
@@ -243,3 +261,71 @@ def no_dead_broker_in_written_isr(s: State, a: Any, t: State) -> bool:
     before, after = s.zk.parts, t.zk.parts
     live = ctx.live
     return all(after[p] == before[p] or all(live[r] for r in z.isr) for p, z in a.req[1])
+
+
+def context_only_while_active(s: State) -> bool:
+    """No live broker holds a controller context while its ``activeControllerId`` names another
+    broker (or none): 2.x's ``isActive`` is ``activeControllerId == config.brokerId``, and
+    ``maybeResign`` resigns a controller that reads that ``/controller`` moved.
+
+    Not for the 0.8 elector, whose ``LeaderChangeListener`` sets ``leaderId`` without resigning.
+
+    >>> from invariants.mutants.controller import ControllerConfig, build
+    >>> s = build(ControllerConfig(brokers=2)).init_states()[0]
+    >>> context_only_while_active(s)
+    True
+    >>> n = s.nodes[0]
+    >>> context_only_while_active(s._replace(nodes=(n._replace(active_id=1), s.nodes[1])))
+    False
+    """
+    return all(not n.alive or n.ctx is None or n.active_id == b for b, n in enumerate(s.nodes))
+
+
+def resigned_controller_sends_nothing(s: State, a: Any, t: State) -> bool:
+    """No controller request is delivered from a broker without a controller context (one that
+    resigned, or never was controller): ``onControllerResignation`` shuts the
+    ``ControllerChannelManager`` and its queues go with it.
+
+    >>> from invariants.mutants.controller import ControllerConfig, build
+    >>> s = build(ControllerConfig(brokers=2)).init_states()[0]
+    >>> resigned_controller_sends_nothing(s, Deliver(0, 1, (0, 1, 1, ())), s)
+    True
+    >>> resigned_controller_sends_nothing(s, Deliver(1, 0, (0, 1, 1, ())), s)
+    False
+    """
+    if not isinstance(a, Deliver):
+        return True
+    return s.nodes[a.sender].ctx is not None
+
+
+def controller_steps(s: State, a: Any, t: State) -> bool:
+    """The step runs controller code (an event, or a ZooKeeper response it resumes on): the guard
+    of ``no_write_over_newer_controller_state``, which holds on every other step."""
+    return isinstance(a, (ZkServe, ZkReply, ProcessEvent))
+
+
+def no_write_over_newer_controller_state(s: State, a: Any, t: State) -> bool:
+    """No controller sends a partition-state update conditioned on a state znode a controller
+    of a newer epoch wrote (``doElectLeaderForPartitions`` / ``doRemoveReplicasFromIsr`` abort:
+    "already written by another controller").
+
+    Checked when the request is sent: a write conditioned on the znode's current zkVersion was
+    decided on that very state (every write raises the version), so a current state with a
+    newer controller epoch than the writer's means the writer read it and went on.
+    """
+    zk_parts = t.zk.parts
+    for b, m in enumerate(t.nodes):
+        out = m.zk_out
+        n = s.nodes[b]
+        if out is n.zk_out or not out:
+            continue
+        old = n.zk_out[1:] if isinstance(a, ZkServe) and a.broker == b else n.zk_out
+        k = len(old) if out[: len(old)] == old else 0
+        for req in out[k:]:
+            if req[0] != Q_WRITE_PARTS or req[4]:
+                continue  # not a partition-state update (or a creation, conditioned on absence)
+            for p, z in req[1]:
+                cur = zk_parts[p]
+                if cur is not None and cur.version == z.version and cur.ctl_epoch > req[3]:
+                    return False
+    return True

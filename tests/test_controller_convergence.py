@@ -89,3 +89,67 @@ def test_fence_compared_with_less_than_lets_a_stale_write_land() -> None:
     r = run(None, [*ov, "mutant=fence-less-than"], only="zk_writes_fenced")
     assert [v.property for v in r.violations] == ["zk_writes_fenced"]
     assert run(None, ov, only="zk_writes_fenced").violations == []
+
+
+# -- what a deposed controller does (fencing makes it harmless; no quiet state shows it) ---------
+
+QUEUED_TWO = [*TWO, "session_expiry_handling=queued"]
+"""The release entry ``controller-queued-expiry``: a stale controller's requests are retried in
+its new session, so it reads, writes and resigns after a newer controller took over."""
+
+
+def test_resigned_controller_sends_nothing_can_fail() -> None:
+    """A resignation that leaves the channels open: the queued LeaderAndIsr still goes out."""
+    ov = ["max_session_expiries=1"]
+    r = run(SMALL, [*ov, "mutant=resign-keeps-channels"], only="resigned_controller_sends_nothing")
+    assert [(v.property, v.length) for v in r.violations] == [("resigned_controller_sends_nothing", 8)]
+    assert run(SMALL, ov, only="resigned_controller_sends_nothing").violations == []
+
+
+def test_no_write_over_newer_controller_state_crafted() -> None:
+    """A controller at epoch 1 sends a write conditioned on the state znode's current version,
+    which a controller at epoch 2 wrote: the property fails; at epoch 2 (or on an older version,
+    which the server will reject anyway) it holds."""
+    from invariants.controller_convergence import no_write_over_newer_controller_state as prop
+    from model.controller import Q_WRITE_PARTS, S_OFFLINE, ProcessEvent
+    from model.controller.messages import UpdateLeaderAndIsr
+
+    s = spec.build(ControllerConfig(brokers=2)).init_states()[0]
+    z = s.zk.parts[0]._replace(ctl_epoch=2)
+    s = s._replace(zk=s.zk._replace(parts=(z,)))
+
+    def sent(ctl_epoch: int, version: int):
+        req = UpdateLeaderAndIsr(
+            Q_WRITE_PARTS, ((0, z._replace(version=version)),), 1, ctl_epoch, False, S_OFFLINE
+        )
+        n = s.nodes[0]
+        return s._replace(nodes=(n._replace(zk_out=(*n.zk_out, req)), s.nodes[1]))
+
+    a = ProcessEvent(0, (3, -1))
+    assert not prop(s, a, sent(1, z.version))
+    assert prop(s, a, sent(2, z.version))
+    assert prop(s, a, sent(1, z.version - 1))
+    assert prop(s, a, s)
+
+
+def test_context_only_while_active_is_not_checked_for_the_08_elector() -> None:
+    names = {p.name for p in spec.properties(ControllerConfig(brokers=2, elector="legacy"))}
+    assert "context_only_while_active" not in names
+    assert "context_only_while_active" in {p.name for p in spec.properties(ControllerConfig(brokers=2))}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "mutant, prop, length",
+    [
+        ("ignores-newer-controller-state", "no_write_over_newer_controller_state", 15),
+        ("no-resign-on-controller-moved", "context_only_while_active", 14),
+        ("resign-keeps-channels", "resigned_controller_sends_nothing", 9),
+    ],
+)
+def test_deposed_controller_properties_fail_on_queued_expiry(mutant: str, prop: str, length: int) -> None:
+    """The fencing-hidden mutants, killed on the ``controller-queued-expiry`` entry's bounds
+    (about a minute each on a loaded 2-core machine): each property holds without the mutant."""
+    r = run(None, [*QUEUED_TWO, f"mutant={mutant}"], only=prop)
+    assert [(v.property, v.length) for v in r.violations] == [(prop, length)]
+    assert run(None, QUEUED_TWO, only=prop).violations == []
