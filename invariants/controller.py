@@ -28,7 +28,7 @@ from invariants.controller_convergence import (
     context_matches_zookeeper,
     context_only_while_active,
     controller_converges,
-    controller_steps,
+    metadata_cache_matches_zookeeper,
     no_dead_broker_in_written_isr,
     no_leaderless_partition_when_quiet,
     no_write_over_newer_controller_state,
@@ -340,7 +340,11 @@ def deleted_topics_gone(sys: ControllerSystem):
         zk = s.zk
         for t in zk.gone:
             ps = range(t * ppt, (t + 1) * ppt)
-            if t in zk.delete_topics or any(zk.parts[p] is not None or p in zk.isr_changes for p in ps):
+            if (
+                t in zk.delete_topics
+                or any(zk.parts[p] is not None for p in ps)
+                or any(e[0] in ps for e in zk.isr_changes)
+            ):
                 return False
             for n in s.nodes:
                 ctx = n.ctx
@@ -633,7 +637,8 @@ def properties(config: ControllerConfig) -> list[Property]:
             "context_matches_zookeeper",
             context_matches_zookeeper(sys),
             "once quiet, the active controller's context equals ZooKeeper: live brokers with their epochs, "
-            "every partition's leader and leader epoch (seed 004 onControllerFailover)",
+            "every partition's leader, leader epoch, ISR and zkVersion (seed 004 onControllerFailover; "
+            "seed 001: 监听 /isr_change_notification)",
             applies=serving,
         ),
         always(
@@ -666,14 +671,24 @@ def properties(config: ControllerConfig) -> list[Property]:
             applies=_is_deliver,
             guard=_is_deliver,
         ),
-        transition(
+        always(
             "no_write_over_newer_controller_state",
             no_write_over_newer_controller_state,
             "no controller sends a partition-state write over a state a newer controller wrote "
             "(seed 003 doElectLeaderForPartitions: aborted ... already written by another controller)",
-            guard=controller_steps,
         ),
     ]
+    if config.send_update_metadata:
+        props.append(
+            always(
+                "metadata_cache_matches_zookeeper",
+                metadata_cache_matches_zookeeper(sys),
+                "once quiet, every live broker's metadata cache has the registered brokers alive and "
+                "ZooKeeper's leader, leader epoch and ISR of every partition (seed 001 onBrokerStartup: "
+                "UpdateMetadata so that 其他的节点就会知道当前的 Broker 已经上线了; seed 004)",
+                applies=serving,
+            )
+        )
     if config.elector is not Elector.LEGACY:
         props.append(
             always(

@@ -16,8 +16,14 @@ cluster must have converged:
 * ``broker_views_match_zookeeper``: every live assigned replica knows the partition's
   leader and leader epoch that ZooKeeper holds (seed 001: the controller "将最新的
   元数据信息推送给其他所有的 broker");
+* ``metadata_cache_matches_zookeeper`` (``send_update_metadata`` only): every live
+  broker's metadata cache holds the registered brokers as alive and ZooKeeper's leader,
+  leader epoch and ISR of every partition (seed 001 ``onBrokerStartup``: UpdateMetadata to
+  every live broker "这样的话其他的节点就会知道当前的 Broker 已经上线了"; seed 004
+  ``onControllerFailover``; ``IsrChangeNotification``: UpdateMetadata of the changed ISR);
 * ``context_matches_zookeeper``: the active controller's ``ControllerContext`` (live
-  brokers with their epochs, each partition's leader and leader epoch) equals ZooKeeper
+  brokers with their epochs, each partition's leader, leader epoch, ISR and zkVersion)
+  equals ZooKeeper
   (seed 004 ``onControllerFailover`` reads it; every later change goes through it);
 * ``replica_states_match_liveness``: the controller's ReplicaStateMachine agrees with the
   brokers it knows: no replica of a dead broker is OnlineReplica, none of a live broker
@@ -38,8 +44,8 @@ and the brokers' epoch check its requests (so no quiet state shows the damage):
 * ``resigned_controller_sends_nothing`` (transition): no controller request is delivered
   from a broker that has resigned (seed 004 ``onControllerResignation``:
   ``controllerChannelManager.shutdown()``; seed 001: 关闭相应的发送线程和清空请求队列);
-* ``no_write_over_newer_controller_state`` (transition): a controller never sends a
-  partition-state write conditioned on a state a newer controller wrote (seed 003
+* ``no_write_over_newer_controller_state``: no controller has a
+  partition-state write queued that is conditioned on a state a newer controller wrote (seed 003
   ``doElectLeaderForPartitions``: "aborted leader election ... already written by another
   controller").
 
@@ -53,7 +59,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.controller import ControllerSystem, Deliver, ProcessEvent, State, ZkReply, ZkServe
+from model.controller import ControllerSystem, Deliver, State, ZkServe
 from model.controller.messages import Q_WRITE_PARTS, S_INIT, S_OFFLINE
 from model.election import NO_LEADER
 from model.state_machines import PartitionState, ReplicaState
@@ -63,7 +69,7 @@ __all__ = [
     "context_matches_zookeeper",
     "context_only_while_active",
     "controller_converges",
-    "controller_steps",
+    "metadata_cache_matches_zookeeper",
     "no_dead_broker_in_written_isr",
     "no_leaderless_partition_when_quiet",
     "no_write_over_newer_controller_state",
@@ -150,16 +156,43 @@ def broker_views_match_zookeeper(sys: ControllerSystem) -> Any:
     return check
 
 
+def metadata_cache_matches_zookeeper(sys: ControllerSystem) -> Any:
+    ppt = sys.ppt
+    np_ = sys.np
+
+    def check(s: State) -> bool:
+        """When quiet, every live broker's metadata cache holds the registered brokers as alive,
+        and ZooKeeper's leader, leader epoch and ISR of every existing partition (of a topic not
+        queued for deletion)."""
+        if not serving(s):
+            return True
+        zk = s.zk
+        live = tuple(b for b, reg in enumerate(zk.brokers) if reg is not None)
+        for n in s.nodes:
+            if not n.alive:
+                continue
+            if n.mc_live != live:
+                return False
+            cache = n.mc_parts or (None,) * np_
+            for p, z in enumerate(zk.parts):
+                if z is None or (p // ppt) in zk.delete_topics or not sys.present(zk, p):
+                    continue
+                if cache[p] != (z.leader, z.leader_epoch, z.isr):
+                    return False
+        return True
+
+    return check
+
+
 def context_matches_zookeeper(sys: ControllerSystem) -> Any:
     def check(s: State) -> bool:
         """When quiet, the active controller's context holds ZooKeeper's live brokers (with their
-        epochs) and every existing partition's leader and leader epoch.
+        epochs) and every existing partition's state as ZooKeeper has it: leader, leader epoch,
+        ISR, controller epoch and zkVersion.
 
-        The ISR is left out: leaders change it without the controller, which learns it from
-        ``/isr_change_notification``; the model keeps one notification per partition where
-        Kafka creates a sequential znode per change, so a change landing while the controller
-        handles the previous one can leave the context's ISR stale (found by this property,
-        kept as a known abstraction)."""
+        Leaders change the ISR without the controller, which learns it from
+        ``/isr_change_notification`` (``updateLeaderAndIsrCache``): one sequential child per
+        change, and the handler deletes only those it read, so none is lost."""
         if not serving(s):
             return True
         zk = s.zk
@@ -173,8 +206,7 @@ def context_matches_zookeeper(sys: ControllerSystem) -> Any:
             for p, z in enumerate(zk.parts):
                 if z is None or not sys.present(zk, p):
                     continue
-                c = ctx.leaders[p]
-                if c is None or c.leader != z.leader or c.leader_epoch != z.leader_epoch:
+                if ctx.leaders[p] != z:
                     return False
         return True
 
@@ -298,30 +330,22 @@ def resigned_controller_sends_nothing(s: State, a: Any, t: State) -> bool:
     return s.nodes[a.sender].ctx is not None
 
 
-def controller_steps(s: State, a: Any, t: State) -> bool:
-    """The step runs controller code (an event, or a ZooKeeper response it resumes on): the guard
-    of ``no_write_over_newer_controller_state``, which holds on every other step."""
-    return isinstance(a, (ZkServe, ZkReply, ProcessEvent))
+def no_write_over_newer_controller_state(s: State) -> bool:
+    """No controller has sent a partition-state update conditioned on a state znode that a
+    controller of a newer epoch wrote (``doElectLeaderForPartitions`` / ``doRemoveReplicasFromIsr``
+    abort: "already written by another controller").
 
+    Read on the requests queued in every session: a write conditioned on the znode's current
+    zkVersion was decided on that very state (every write raises the version), so a current
+    state with a newer controller epoch than the writer's means the writer read it and went on.
 
-def no_write_over_newer_controller_state(s: State, a: Any, t: State) -> bool:
-    """No controller sends a partition-state update conditioned on a state znode a controller
-    of a newer epoch wrote (``doElectLeaderForPartitions`` / ``doRemoveReplicasFromIsr`` abort:
-    "already written by another controller").
-
-    Checked when the request is sent: a write conditioned on the znode's current zkVersion was
-    decided on that very state (every write raises the version), so a current state with a
-    newer controller epoch than the writer's means the writer read it and went on.
+    >>> from invariants.mutants.controller import ControllerConfig, build
+    >>> no_write_over_newer_controller_state(build(ControllerConfig(brokers=2)).init_states()[0])
+    True
     """
-    zk_parts = t.zk.parts
-    for b, m in enumerate(t.nodes):
-        out = m.zk_out
-        n = s.nodes[b]
-        if out is n.zk_out or not out:
-            continue
-        old = n.zk_out[1:] if isinstance(a, ZkServe) and a.broker == b else n.zk_out
-        k = len(old) if out[: len(old)] == old else 0
-        for req in out[k:]:
+    zk_parts = s.zk.parts
+    for n in s.nodes:
+        for req in n.zk_out:
             if req[0] != Q_WRITE_PARTS or req[4]:
                 continue  # not a partition-state update (or a creation, conditioned on absence)
             for p, z in req[1]:

@@ -33,9 +33,9 @@ REASSIGN = "configs/controller-admin-reassign.toml"
 
 # golden distinct-state counts of the admin configurations (bfs, complete, every property held)
 GOLDEN = {
-    ADMIN: 20_852,
-    SHUTDOWN: 152_198,
-    PREFERRED: 74_404,
+    ADMIN: 27_663,
+    SHUTDOWN: 210_171,
+    PREFERRED: 85_404,
     REASSIGN: 276_700,
 }
 WITNESSES = {
