@@ -36,7 +36,7 @@ GOLDEN = {
     ADMIN: 27_663,
     SHUTDOWN: 210_171,
     PREFERRED: 85_404,
-    REASSIGN: 276_700,
+    REASSIGN: 399_974,
 }
 WITNESSES = {
     ADMIN: {"failover", "partition_offline_and_back", "topic_deleted", "deletion_resumed_on_startup"},
