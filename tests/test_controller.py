@@ -223,4 +223,4 @@ def test_ref_golden() -> None:
     }
 
 
-REF_STATES = 5_234_850
+REF_STATES = 6_525_279
