@@ -3,7 +3,7 @@
 Runs alternate (serial, parallel, serial, ...) so that load from other users of the
 machine hits both alike; prints the median rates, their ratio, the driver's CPU share
 and the workers' load balance. ``--full`` runs the whole configuration once with the
-workers instead (controller-ref: 5,234,850 states) and reports time, rate and peak RSS.
+workers instead (controller-ref: 6,525,279 states) and reports time, rate and peak RSS.
 
 Usage::
 

@@ -26,10 +26,14 @@ from explorer.core import ModelSpec, Property, always, eventually, reachable, tr
 from invariants.controller_convergence import (
     broker_views_match_zookeeper,
     context_matches_zookeeper,
+    context_only_while_active,
     controller_converges,
+    metadata_cache_matches_zookeeper,
     no_dead_broker_in_written_isr,
     no_leaderless_partition_when_quiet,
+    no_write_over_newer_controller_state,
     replica_states_match_liveness,
+    resigned_controller_sends_nothing,
     serving,
 )
 from invariants.controller_fidelity import fidelity_properties
@@ -60,6 +64,7 @@ from model.controller import (
     WRITES,
     ControllerSystem,
     Deliver,
+    Elector,
     SessionExpire,
     State,
     ZkServe,
@@ -336,7 +341,11 @@ def deleted_topics_gone(sys: ControllerSystem):
         zk = s.zk
         for t in zk.gone:
             ps = range(t * ppt, (t + 1) * ppt)
-            if t in zk.delete_topics or any(zk.parts[p] is not None or p in zk.isr_changes for p in ps):
+            if (
+                t in zk.delete_topics
+                or any(zk.parts[p] is not None for p in ps)
+                or any(e[0] in ps for e in zk.isr_changes)
+            ):
                 return False
             for n in s.nodes:
                 ctx = n.ctx
@@ -629,7 +638,8 @@ def properties(config: ControllerConfig) -> list[Property]:
             "context_matches_zookeeper",
             context_matches_zookeeper(sys),
             "once quiet, the active controller's context equals ZooKeeper: live brokers with their epochs, "
-            "every partition's leader and leader epoch (seed 004 onControllerFailover)",
+            "every partition's leader, leader epoch, ISR and zkVersion (seed 004 onControllerFailover; "
+            "seed 001: 监听 /isr_change_notification)",
             applies=serving,
         ),
         always(
@@ -653,7 +663,42 @@ def properties(config: ControllerConfig) -> list[Property]:
             "knows is dead (seed 003 leaderForOffline: isr.filter(liveReplicas))",
             guard=zk_changed,
         ),
+        # what a deposed controller does (fencing makes it harmless, so no quiet state shows it)
+        transition(
+            "resigned_controller_sends_nothing",
+            resigned_controller_sends_nothing,
+            "no controller request is delivered from a broker that resigned (seed 004 "
+            "onControllerResignation: controllerChannelManager.shutdown(); seed 001: 清空请求队列)",
+            applies=_is_deliver,
+            guard=_is_deliver,
+        ),
+        always(
+            "no_write_over_newer_controller_state",
+            no_write_over_newer_controller_state,
+            "no controller sends a partition-state write over a state a newer controller wrote "
+            "(seed 003 doElectLeaderForPartitions: aborted ... already written by another controller)",
+        ),
     ]
+    if config.send_update_metadata:
+        props.append(
+            always(
+                "metadata_cache_matches_zookeeper",
+                metadata_cache_matches_zookeeper(sys),
+                "once quiet, every live broker's metadata cache has the registered brokers alive and "
+                "ZooKeeper's leader, leader epoch and ISR of every partition (seed 001 onBrokerStartup: "
+                "UpdateMetadata so that 其他的节点就会知道当前的 Broker 已经上线了; seed 004)",
+                applies=serving,
+            )
+        )
+    if config.elector is not Elector.LEGACY:
+        props.append(
+            always(
+                "context_only_while_active",
+                context_only_while_active,
+                "a broker holds a controller context only while its activeControllerId names itself "
+                "(2.x isActive; seed 004 maybeResign: a controller that sees /controller move resigns)",
+            )
+        )
     if faults:
         props.append(
             reachable(

@@ -16,8 +16,14 @@ cluster must have converged:
 * ``broker_views_match_zookeeper``: every live assigned replica knows the partition's
   leader and leader epoch that ZooKeeper holds (seed 001: the controller "将最新的
   元数据信息推送给其他所有的 broker");
+* ``metadata_cache_matches_zookeeper`` (``send_update_metadata`` only): every live
+  broker's metadata cache holds the registered brokers as alive and ZooKeeper's leader,
+  leader epoch and ISR of every partition (seed 001 ``onBrokerStartup``: UpdateMetadata to
+  every live broker "这样的话其他的节点就会知道当前的 Broker 已经上线了"; seed 004
+  ``onControllerFailover``; ``IsrChangeNotification``: UpdateMetadata of the changed ISR);
 * ``context_matches_zookeeper``: the active controller's ``ControllerContext`` (live
-  brokers with their epochs, each partition's leader and leader epoch) equals ZooKeeper
+  brokers with their epochs, each partition's leader, leader epoch, ISR and zkVersion)
+  equals ZooKeeper
   (seed 004 ``onControllerFailover`` reads it; every later change goes through it);
 * ``replica_states_match_liveness``: the controller's ReplicaStateMachine agrees with the
   brokers it knows: no replica of a dead broker is OnlineReplica, none of a live broker
@@ -29,6 +35,20 @@ cluster must have converged:
   new partition's initialisation never writes an ISR holding a broker the controller's
   context knows is dead (seed 003 ``leaderForOffline``: ``isr.filter(liveReplicas)``).
 
+Three more read what a deposed controller *does*, since fencing makes its writes harmless
+and the brokers' epoch check its requests (so no quiet state shows the damage):
+
+* ``context_only_while_active``: a broker holds a controller context only while its
+  ``activeControllerId`` names itself (2.x ``isActive = activeControllerId == brokerId``;
+  ``maybeResign``: a controller that reads that ``/controller`` moved resigns, seed 004);
+* ``resigned_controller_sends_nothing`` (transition): no controller request is delivered
+  from a broker that has resigned (seed 004 ``onControllerResignation``:
+  ``controllerChannelManager.shutdown()``; seed 001: 关闭相应的发送线程和清空请求队列);
+* ``no_write_over_newer_controller_state``: no controller has a
+  partition-state write queued that is conditioned on a state a newer controller wrote (seed 003
+  ``doElectLeaderForPartitions``: "aborted leader election ... already written by another
+  controller").
+
 >>> from invariants.mutants.controller import ControllerConfig, build
 >>> s = build(ControllerConfig(brokers=2)).init_states()[0]
 >>> quiet(s), controller_converges(s)
@@ -39,7 +59,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.controller import ControllerSystem, State, ZkServe
+from model.controller import ControllerSystem, Deliver, State, ZkServe
 from model.controller.messages import Q_WRITE_PARTS, S_INIT, S_OFFLINE
 from model.election import NO_LEADER
 from model.state_machines import PartitionState, ReplicaState
@@ -47,11 +67,15 @@ from model.state_machines import PartitionState, ReplicaState
 __all__ = [
     "broker_views_match_zookeeper",
     "context_matches_zookeeper",
+    "context_only_while_active",
     "controller_converges",
+    "metadata_cache_matches_zookeeper",
     "no_dead_broker_in_written_isr",
     "no_leaderless_partition_when_quiet",
+    "no_write_over_newer_controller_state",
     "quiet",
     "replica_states_match_liveness",
+    "resigned_controller_sends_nothing",
     "serving",
 ]
 
@@ -132,16 +156,43 @@ def broker_views_match_zookeeper(sys: ControllerSystem) -> Any:
     return check
 
 
+def metadata_cache_matches_zookeeper(sys: ControllerSystem) -> Any:
+    ppt = sys.ppt
+    np_ = sys.np
+
+    def check(s: State) -> bool:
+        """When quiet, every live broker's metadata cache holds the registered brokers as alive,
+        and ZooKeeper's leader, leader epoch and ISR of every existing partition (of a topic not
+        queued for deletion)."""
+        if not serving(s):
+            return True
+        zk = s.zk
+        live = tuple(b for b, reg in enumerate(zk.brokers) if reg is not None)
+        for n in s.nodes:
+            if not n.alive:
+                continue
+            if n.mc_live != live:
+                return False
+            cache = n.mc_parts or (None,) * np_
+            for p, z in enumerate(zk.parts):
+                if z is None or (p // ppt) in zk.delete_topics or not sys.present(zk, p):
+                    continue
+                if cache[p] != (z.leader, z.leader_epoch, z.isr):
+                    return False
+        return True
+
+    return check
+
+
 def context_matches_zookeeper(sys: ControllerSystem) -> Any:
     def check(s: State) -> bool:
         """When quiet, the active controller's context holds ZooKeeper's live brokers (with their
-        epochs) and every existing partition's leader and leader epoch.
+        epochs) and every existing partition's state as ZooKeeper has it: leader, leader epoch,
+        ISR, controller epoch and zkVersion.
 
-        The ISR is left out: leaders change it without the controller, which learns it from
-        ``/isr_change_notification``; the model keeps one notification per partition where
-        Kafka creates a sequential znode per change, so a change landing while the controller
-        handles the previous one can leave the context's ISR stale (found by this property,
-        kept as a known abstraction)."""
+        Leaders change the ISR without the controller, which learns it from
+        ``/isr_change_notification`` (``updateLeaderAndIsrCache``): one sequential child per
+        change, and the handler deletes only those it read, so none is lost."""
         if not serving(s):
             return True
         zk = s.zk
@@ -155,8 +206,7 @@ def context_matches_zookeeper(sys: ControllerSystem) -> Any:
             for p, z in enumerate(zk.parts):
                 if z is None or not sys.present(zk, p):
                     continue
-                c = ctx.leaders[p]
-                if c is None or c.leader != z.leader or c.leader_epoch != z.leader_epoch:
+                if ctx.leaders[p] != z:
                     return False
         return True
 
@@ -243,3 +293,63 @@ def no_dead_broker_in_written_isr(s: State, a: Any, t: State) -> bool:
     before, after = s.zk.parts, t.zk.parts
     live = ctx.live
     return all(after[p] == before[p] or all(live[r] for r in z.isr) for p, z in a.req[1])
+
+
+def context_only_while_active(s: State) -> bool:
+    """No live broker holds a controller context while its ``activeControllerId`` names another
+    broker (or none): 2.x's ``isActive`` is ``activeControllerId == config.brokerId``, and
+    ``maybeResign`` resigns a controller that reads that ``/controller`` moved.
+
+    Not for the 0.8 elector, whose ``LeaderChangeListener`` sets ``leaderId`` without resigning.
+
+    >>> from invariants.mutants.controller import ControllerConfig, build
+    >>> s = build(ControllerConfig(brokers=2)).init_states()[0]
+    >>> context_only_while_active(s)
+    True
+    >>> n = s.nodes[0]
+    >>> context_only_while_active(s._replace(nodes=(n._replace(active_id=1), s.nodes[1])))
+    False
+    """
+    return all(not n.alive or n.ctx is None or n.active_id == b for b, n in enumerate(s.nodes))
+
+
+def resigned_controller_sends_nothing(s: State, a: Any, t: State) -> bool:
+    """No controller request is delivered from a broker without a controller context (one that
+    resigned, or never was controller): ``onControllerResignation`` shuts the
+    ``ControllerChannelManager`` and its queues go with it.
+
+    >>> from invariants.mutants.controller import ControllerConfig, build
+    >>> s = build(ControllerConfig(brokers=2)).init_states()[0]
+    >>> resigned_controller_sends_nothing(s, Deliver(0, 1, (0, 1, 1, ())), s)
+    True
+    >>> resigned_controller_sends_nothing(s, Deliver(1, 0, (0, 1, 1, ())), s)
+    False
+    """
+    if not isinstance(a, Deliver):
+        return True
+    return s.nodes[a.sender].ctx is not None
+
+
+def no_write_over_newer_controller_state(s: State) -> bool:
+    """No controller has sent a partition-state update conditioned on a state znode that a
+    controller of a newer epoch wrote (``doElectLeaderForPartitions`` / ``doRemoveReplicasFromIsr``
+    abort: "already written by another controller").
+
+    Read on the requests queued in every session: a write conditioned on the znode's current
+    zkVersion was decided on that very state (every write raises the version), so a current
+    state with a newer controller epoch than the writer's means the writer read it and went on.
+
+    >>> from invariants.mutants.controller import ControllerConfig, build
+    >>> no_write_over_newer_controller_state(build(ControllerConfig(brokers=2)).init_states()[0])
+    True
+    """
+    zk_parts = s.zk.parts
+    for n in s.nodes:
+        for req in n.zk_out:
+            if req[0] != Q_WRITE_PARTS or req[4]:
+                continue  # not a partition-state update (or a creation, conditioned on absence)
+            for p, z in req[1]:
+                cur = zk_parts[p]
+                if cur is not None and cur.version == z.version and cur.ctl_epoch > req[3]:
+                    return False
+    return True

@@ -24,7 +24,7 @@ TWO = [
     "max_session_expiries=1",
 ]
 
-SMALL_STATES = 64
+SMALL_STATES = 74
 
 
 def run(path: str | None, overrides: list[str], only: str | None = None, keep_going: bool = False):
@@ -223,4 +223,4 @@ def test_ref_golden() -> None:
     }
 
 
-REF_STATES = 5_234_850
+REF_STATES = 6_525_279

@@ -33,10 +33,10 @@ REASSIGN = "configs/controller-admin-reassign.toml"
 
 # golden distinct-state counts of the admin configurations (bfs, complete, every property held)
 GOLDEN = {
-    ADMIN: 20_852,
-    SHUTDOWN: 152_198,
-    PREFERRED: 74_404,
-    REASSIGN: 276_700,
+    ADMIN: 27_663,
+    SHUTDOWN: 210_171,
+    PREFERRED: 85_404,
+    REASSIGN: 399_974,
 }
 WITNESSES = {
     ADMIN: {"failover", "partition_offline_and_back", "topic_deleted", "deletion_resumed_on_startup"},

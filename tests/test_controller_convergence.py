@@ -21,6 +21,7 @@ CONVERGENCE = (
     "replica_states_match_liveness",
     "no_leaderless_partition_when_quiet",
     "no_dead_broker_in_written_isr",
+    "metadata_cache_matches_zookeeper",
 )
 
 
@@ -89,3 +90,137 @@ def test_fence_compared_with_less_than_lets_a_stale_write_land() -> None:
     r = run(None, [*ov, "mutant=fence-less-than"], only="zk_writes_fenced")
     assert [v.property for v in r.violations] == ["zk_writes_fenced"]
     assert run(None, ov, only="zk_writes_fenced").violations == []
+
+
+# -- what a deposed controller does (fencing makes it harmless; no quiet state shows it) ---------
+
+QUEUED_TWO = [*TWO, "session_expiry_handling=queued"]
+"""The release entry ``controller-queued-expiry``: a stale controller's requests are retried in
+its new session, so it reads, writes and resigns after a newer controller took over."""
+
+
+def test_resigned_controller_sends_nothing_can_fail() -> None:
+    """A resignation that leaves the channels open: the queued LeaderAndIsr still goes out."""
+    ov = ["max_session_expiries=1"]
+    r = run(SMALL, [*ov, "mutant=resign-keeps-channels"], only="resigned_controller_sends_nothing")
+    assert [(v.property, v.length) for v in r.violations] == [("resigned_controller_sends_nothing", 8)]
+    assert run(SMALL, ov, only="resigned_controller_sends_nothing").violations == []
+
+
+def test_no_write_over_newer_controller_state_crafted() -> None:
+    """A controller at epoch 1 sends a write conditioned on the state znode's current version,
+    which a controller at epoch 2 wrote: the property fails; at epoch 2 (or on an older version,
+    which the server will reject anyway) it holds."""
+    from invariants.controller_convergence import no_write_over_newer_controller_state as prop
+    from model.controller import Q_WRITE_PARTS, S_OFFLINE
+    from model.controller.messages import UpdateLeaderAndIsr
+
+    s = spec.build(ControllerConfig(brokers=2)).init_states()[0]
+    z = s.zk.parts[0]._replace(ctl_epoch=2)
+    s = s._replace(zk=s.zk._replace(parts=(z,)))
+
+    def sent(ctl_epoch: int, version: int):
+        req = UpdateLeaderAndIsr(
+            Q_WRITE_PARTS, ((0, z._replace(version=version)),), 1, ctl_epoch, False, S_OFFLINE
+        )
+        n = s.nodes[0]
+        return s._replace(nodes=(n._replace(zk_out=(*n.zk_out, req)), s.nodes[1]))
+
+    assert not prop(sent(1, z.version))
+    assert prop(sent(2, z.version))
+    assert prop(sent(1, z.version - 1))
+    assert prop(s)
+
+
+def test_context_only_while_active_is_not_checked_for_the_08_elector() -> None:
+    names = {p.name for p in spec.properties(ControllerConfig(brokers=2, elector="legacy"))}
+    assert "context_only_while_active" not in names
+    assert "context_only_while_active" in {p.name for p in spec.properties(ControllerConfig(brokers=2))}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "mutant, prop, length",
+    [
+        ("ignores-newer-controller-state", "no_write_over_newer_controller_state", 15),
+        ("no-resign-on-controller-moved", "context_only_while_active", 14),
+        ("resign-keeps-channels", "resigned_controller_sends_nothing", 9),
+    ],
+)
+def test_deposed_controller_properties_fail_on_queued_expiry(mutant: str, prop: str, length: int) -> None:
+    """The fencing-hidden mutants, killed on the ``controller-queued-expiry`` entry's bounds
+    (about a minute each on a loaded 2-core machine): each property holds without the mutant."""
+    r = run(None, [*QUEUED_TWO, f"mutant={mutant}"], only=prop)
+    assert [(v.property, v.length) for v in r.violations] == [(prop, length)]
+    assert run(None, QUEUED_TWO, only=prop).violations == []
+
+
+# -- the brokers' metadata caches and the ISR in the context -------------------------------------
+
+METADATA = ["brokers=3", "topics=2", "assignment=[[0, 1], [1]]"]
+"""The release entry ``controller-metadata`` without its restart: broker 2 holds no replica and
+topic 1 lives on broker 1 alone, so only the UpdateMetadata of onBrokerFailure / onBrokerStartup
+tell the brokers about broker 2 and about the partitions they do not host."""
+
+
+@pytest.mark.parametrize(
+    "mutant, length",
+    [("no-um-on-broker-failure", 4), ("no-um-on-broker-startup", 0)],
+)
+def test_metadata_cache_matches_zookeeper_can_fail(mutant: str, length: int) -> None:
+    """Without onBrokerFailure's UpdateMetadata the brokers keep a dead broker alive in their
+    caches; without onBrokerStartup's, a broker with no replica never learns the metadata (the
+    settled start already shows it: length 0)."""
+    prop = "metadata_cache_matches_zookeeper"
+    r = run(SMALL, [*METADATA, f"mutant={mutant}"], only=prop)
+    assert [(v.property, v.length) for v in r.violations] == [(prop, length)]
+    r = run(SMALL, METADATA)
+    assert r.exit_reason.value == "complete" and r.violations == []
+
+
+def test_metadata_cache_filled_by_update_metadata() -> None:
+    """Every live broker's cache holds the settled cluster; a crash empties it; without
+    UpdateMetadata the property is not checked and the caches stay empty."""
+    from invariants.controller_convergence import metadata_cache_matches_zookeeper
+
+    sys_ = spec.build(load_config(ControllerConfig, SMALL, METADATA))
+    s = sys_.init_states()[0]
+    check = metadata_cache_matches_zookeeper(sys_)
+    assert check(s)
+    assert all(n.mc_live == (0, 1, 2) for n in s.nodes)
+    assert all(n.mc_parts == ((0, 0, (0, 1)), (1, 0, (1,))) for n in s.nodes)
+    stale = s.nodes[2]._replace(mc_parts=((0, 0, (0, 1)), None))
+    assert not check(s._replace(nodes=(*s.nodes[:2], stale)))
+    _, t = sys_._crash(s, 2)
+    assert t.nodes[2].mc_live == () and t.nodes[2].mc_parts == ()
+    off = load_config(ControllerConfig, SMALL, ["send_update_metadata=false"])
+    assert "metadata_cache_matches_zookeeper" not in {p.name for p in spec.properties(off)}
+    assert all(n.mc_parts == () for n in spec.build(off).init_states()[0].nodes)
+
+
+def test_isr_change_keeps_cached_state_is_seen_by_the_context() -> None:
+    """The context's ISR and zkVersion are compared with ZooKeeper's: a controller that does not
+    take the states its IsrChangeNotification read keeps a stale ISR (the settled start already
+    has a leader's ISR expansion)."""
+    prop = "context_matches_zookeeper"
+    r = run(SMALL, ["mutant=isr-change-keeps-cached-state"], only=prop)
+    assert [(v.property, v.length) for v in r.violations] == [(prop, 0)]
+
+
+def test_isr_change_notifications_are_sequential() -> None:
+    """One /isr_change_notification child per ISR change, named by the zkVersion it wrote; the
+    controller deletes only the children it read, so a change landing after its read survives
+    (one entry per partition lost it)."""
+    from model.controller import Q_DELETE_ISR_CHANGES
+    from model.controller.messages import DeleteIsrChangeNotifications
+
+    sys_ = spec.build(ControllerConfig(brokers=2))
+    s = sys_.init_states()[0]
+    n0 = s.nodes[0]
+    delete = DeleteIsrChangeNotifications(Q_DELETE_ISR_CHANGES, ((0, 1),), n0.ctx.epoch_version, n0.ctx.epoch)
+    s = s._replace(
+        zk=s.zk._replace(isr_changes=((0, 1), (0, 2))),
+        nodes=(n0._replace(zk_out=(delete,)), s.nodes[1]),
+    )
+    _, t = sys_._zk_serve(s, 0)
+    assert t.zk.isr_changes == ((0, 2),)

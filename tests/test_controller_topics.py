@@ -26,10 +26,10 @@ ONE_CRASH = [*BASE, "max_crashes=1"]
 # topic 1's only replica is broker 1: when broker 1 is down at creation no replica is live
 LONE_REPLICA = [*ONE_CRASH, "assignment=[[0, 1], [1]]"]
 
-NO_FAULT_STATES = 99
-ONE_CRASH_STATES = 1992
-LONE_REPLICA_STATES = 443
-LONE_REPLICA_RESTART_STATES = 15268
+NO_FAULT_STATES = 223
+ONE_CRASH_STATES = 4089
+LONE_REPLICA_STATES = 554
+LONE_REPLICA_RESTART_STATES = 44329
 
 _P = PartitionState
 _R = ReplicaState

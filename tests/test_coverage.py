@@ -64,7 +64,7 @@ def test_successors_labelled_is_successors_plus_labels() -> None:
             if t not in seen:
                 seen.add(t)
                 todo.append(t)
-    assert len(seen) == 64
+    assert len(seen) == 74
 
 
 def test_controller_small_state_machine_coverage() -> None:

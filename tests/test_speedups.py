@@ -432,11 +432,11 @@ print(json.dumps({"active": speedups.ACTIVE, "set": _set.__module__, "states": r
 
 def test_pure_switch_and_same_exploration() -> None:
     """KAFKA_MC_PURE_PYTHON=1 turns the C module off; both explore the same states with the
-    same fingerprints (controller-small, golden count 64)."""
+    same fingerprints (controller-small, golden count 74)."""
     pure = run_python(EXPLORE, pure=True)
     assert pure["active"] is False and pure["set"] == "explorer.speedups"
     default = run_python(EXPLORE, pure=False)
     assert default["active"] is (_c is not None)
     assert default["set"] == ("explorer._speedups" if _c is not None else "explorer.speedups")
-    assert pure["states"] == default["states"] == pure["n"] == default["n"] == 64
+    assert pure["states"] == default["states"] == pure["n"] == default["n"] == 74
     assert pure["fps"] == default["fps"]

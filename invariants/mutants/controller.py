@@ -528,8 +528,10 @@ class ElectTrustsCachedState(KafkaController):
 class IsrChangeKeepsCachedState(KafkaController):
     __slots__ = ()
 
-    def process_isr_change_notification(self, parts: tuple[int, ...], states: tuple, rest: tuple) -> None:
-        super().process_isr_change_notification(parts, (None,) * len(states), rest)
+    def process_isr_change_notification(
+        self, notes: tuple[tuple[int, int], ...], states: tuple, rest: tuple
+    ) -> None:
+        super().process_isr_change_notification(notes, (None,) * len(states), rest)
 
 
 @controller_mutant(

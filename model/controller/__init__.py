@@ -61,11 +61,15 @@ Abstractions (each keeps the ZooKeeper-side interleavings that matter; say why)
   ZooKeeper, so the second copy could only repeat the first's read).
 * Broker epochs are per-broker registration counters (ZooKeeper's czxid is global but
   only compared per broker); session ids are a global counter.
-* UpdateMetadata carries only the controller and broker epochs (the data plane here does
-  not read metadata: the producer writes to the broker that believes it leads); two
-  identical UpdateMetadata requests adjacent in a channel are one.
-* LeaderAndIsr requests of ``doRemoveReplicasFromIsr`` are sent only for partitions it
-  rewrote (the others carry the same leader epoch and every broker rejects them).
+* UpdateMetadata carries the live brokers and, per partition sent, its leader, leader
+  epoch and ISR (not the zkVersion, replicas or offline replicas); brokers keep them in
+  their metadata cache (``Node.mc_live``, ``Node.mc_parts``), which a crash empties. The
+  data plane does not read the cache (the producer writes to the broker that believes it
+  leads). An UpdateMetadata equal to the last one queued in its channel is not queued
+  again (only UpdateMetadata writes the cache, so applying it twice changes nothing).
+* ``/isr_change_notification`` has one child per leader ISR change, named by the zkVersion
+  the change wrote instead of a sequence number (Kafka batches a broker's changes every few
+  seconds into one child); the controller deletes the children it read, no others.
 * Records are the leader epoch they were appended in; follower truncation by leader epoch
   (KIP-101 with KIP-279's fix) is modelled as truncation to the longest common prefix
   with the leader's log at fetch time; ``follower_truncation = high-watermark`` truncates

@@ -237,7 +237,7 @@ class AdminWorkflows(TopicDeletionManager):
         # 11. remove the partition from /admin/reassign_partitions; 12. UpdateMetadata; resume
         # the deletion of its topic
         self.reassign_remove(p, True)
-        self.send_update_metadata_request()
+        self.send_update_metadata_request((p,))
         self.done |= D_REASSIGNED
         if self.done & D_PICKED_UP:
             self.done |= D_RESUMED

@@ -11,11 +11,13 @@ from explorer.speedups import set_item
 from model.controller.cluster import Cluster
 from model.controller.config import Elector, ZkWriteFencing
 from model.controller.messages import (
+    LEADER_DURING_DELETE,
     M_LEADER_AND_ISR,
     M_UPDATE_METADATA,
     LeaderAndIsrPartitionState,
     LeaderAndIsrPartitionStateWithReplicas,
     LeaderAndIsrRequest,
+    UpdateMetadataPayload,
     UpdateMetadataRequest,
 )
 from model.controller.program import O_MAYBE_RESIGN
@@ -147,9 +149,13 @@ class ControllerBase:
         i = self.me * self.sys.nb + dest
         q = self.chans[i]
         if msg[0] == M_UPDATE_METADATA:
-            for m in q:
-                if m[1] == msg[1] and m[2] == msg[2]:
-                    return  # an earlier request with the same epochs already does all it would
+            for m in reversed(q):
+                if m[0] == M_UPDATE_METADATA:
+                    if m == msg:
+                        # the last UpdateMetadata queued is this very request: applying it again
+                        # changes nothing (only UpdateMetadata writes the metadata cache)
+                        return
+                    break
         self.chans = set_item(self.chans, i, (*q, msg))
 
     def live_broker_ids(self) -> tuple[int, ...]:
@@ -171,13 +177,28 @@ class ControllerBase:
         """``isTopicQueuedUpForDeletion(p.topic)``."""
         return (p // self.sys.ppt) in self.ctx.deleting
 
-    def send_update_metadata_request(self) -> None:
+    def send_update_metadata_request(self, partitions: tuple[int, ...] | None = None) -> None:
+        """``sendUpdateMetadataRequest(liveOrShuttingDownBrokerIds, partitions)``: to every live
+        broker, the live brokers and the states of ``partitions`` (``None``, Kafka's empty set:
+        every partition the context has a state of) as the context has them."""
         if not self.sys.cfg.send_update_metadata:
             return
         ctx = self.ctx
+        leaders = ctx.leaders
+        states = []
+        for p in range(len(leaders)) if partitions is None else partitions:
+            z = leaders[p]
+            if z is not None:
+                leader = (
+                    LEADER_DURING_DELETE
+                    if ctx.deleting and self.is_topic_queued_up_for_deletion(p)
+                    else z.leader
+                )
+                states.append((p, leader, z.leader_epoch, z.isr))
+        payload = UpdateMetadataPayload(tuple(b for b, e in enumerate(ctx.live) if e), tuple(states))
         for b, e in enumerate(ctx.live):
             if e:
-                self.send_msg(b, UpdateMetadataRequest(M_UPDATE_METADATA, ctx.epoch, e, ()))
+                self.send_msg(b, UpdateMetadataRequest(M_UPDATE_METADATA, ctx.epoch, e, payload))
 
     def send_requests_to_brokers(self, batch: tuple) -> None:
         """``sendRequestsToBrokers``: one LeaderAndIsr per broker, then UpdateMetadata."""
@@ -186,12 +207,14 @@ class ControllerBase:
         ctx = self.ctx
         dests: dict[int, list] = {}
         for dest, entry in batch:
-            dests.setdefault(dest, []).append(entry)
+            if dest >= 0:  # brokerIds.filter(_ >= 0)
+                dests.setdefault(dest, []).append(entry)
         for dest in sorted(dests):
             e = ctx.live[dest]
             if e:
                 self.send_msg(dest, LeaderAndIsrRequest(M_LEADER_AND_ISR, ctx.epoch, e, tuple(dests[dest])))
-        self.send_update_metadata_request()
+        # addLeaderAndIsrRequestForBrokers: UpdateMetadata of these partitions to every live broker
+        self.send_update_metadata_request(tuple(sorted({entry[0] for _, entry in batch})))
 
     def set_pstate(self, p: int, target: PartitionState) -> bool:
         ctx = self.ctx

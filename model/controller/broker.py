@@ -35,6 +35,8 @@ class Brokers(ZooKeeperServer):
             seen_epoch=0,
             reps=reps,
             cs=0,
+            mc_live=(),
+            mc_parts=(),
         )
         nb = self.nb
         chans = s.chans

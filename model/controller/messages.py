@@ -155,6 +155,8 @@ STRATEGY_NAMES = ("offline", "reassign", "preferred", "controlled_shutdown", "",
 
 # controller-to-broker request kinds
 M_LEADER_AND_ISR, M_UPDATE_METADATA, M_STOP_REPLICA, M_CS_RESPONSE = 0, 1, 2, 3
+# UpdateMetadata's leader of a partition whose topic is being deleted (LeaderAndIsr.LeaderDuringDelete)
+LEADER_DURING_DELETE = -2
 MESSAGE_NAMES = ("LeaderAndIsr", "UpdateMetadata", "StopReplica", "ControlledShutdownResponse")
 
 
@@ -264,10 +266,11 @@ class GetAllIsrChangeNotifications(NamedTuple):
 
 
 class DeleteIsrChangeNotifications(NamedTuple):
-    """``deleteIsrChangeNotifications`` (fenced; fire-and-forget)."""
+    """``deleteIsrChangeNotifications(sequenceNumbers)``: the notifications read, no others
+    (fenced; fire-and-forget)."""
 
     op: int
-    partitions: tuple[int, ...]
+    notifications: tuple[tuple[int, int], ...]  #: (partition, zkVersion) of each, as read
     fence: int
     controller_epoch: int
 
@@ -477,10 +480,10 @@ class BrokerEpochs(NamedTuple):
 
 
 class IsrChangeNotifications(NamedTuple):
-    """The notified partitions and their states."""
+    """The notifications (partition, zkVersion written) and each one's partition's current state."""
 
     op: int
-    partitions: tuple[int, ...]
+    notifications: tuple[tuple[int, int], ...]
     states: tuple[Any, ...]
 
 
@@ -585,13 +588,23 @@ class LeaderAndIsrRequest(NamedTuple):
     partition_states: tuple[Any, ...]
 
 
+class UpdateMetadataPayload(NamedTuple):
+    """What an ``UpdateMetadataRequest`` carries (of Kafka's fields, those the model has):
+    ``liveBrokers`` and, per partition sent, its leader, leader epoch and ISR as the controller
+    knows them (leader ``LEADER_DURING_DELETE``: the topic is being deleted)."""
+
+    live_brokers: tuple[int, ...]
+    partition_states: tuple[tuple[int, int, int, tuple[int, ...]], ...]  #: (p, leader, leader epoch, ISR)
+
+
 class UpdateMetadataRequest(NamedTuple):
-    """``UpdateMetadataRequest`` (the model's data plane reads only its epochs)."""
+    """``UpdateMetadataRequest``: the live brokers and some partitions' states, for the brokers'
+    metadata caches."""
 
     kind: int
     controller_epoch: int
     broker_epoch: int
-    payload: tuple[()]
+    payload: UpdateMetadataPayload
 
 
 class StopReplicaPartitions(NamedTuple):

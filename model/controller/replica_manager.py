@@ -1,5 +1,5 @@
 """The brokers' data plane (``ReplicaManager``): controller requests applied with their epoch
-checks (LeaderAndIsr, UpdateMetadata, StopReplica), produce with acks=all, follower fetches
+checks (LeaderAndIsr, UpdateMetadata into the broker's metadata cache, StopReplica), produce with acks=all, follower fetches
 with truncation, the high watermark, ISR shrink and expand through a conditional ZooKeeper
 write plus ``/isr_change_notification``.
 """
@@ -16,9 +16,11 @@ from model.controller.config import FollowerTruncation
 from model.controller.messages import (
     EV_DELETE_RESP,
     EV_DELETE_RESP_ERR,
+    LEADER_DURING_DELETE,
     M_CS_RESPONSE,
     M_LEADER_AND_ISR,
     M_STOP_REPLICA,
+    M_UPDATE_METADATA,
     Q_UPDATE_ISR,
     ControllerEvent,
     UpdateIsr,
@@ -67,6 +69,15 @@ class ReplicaManager(Cluster):
                 return act, self._stop_replica_response(s._replace(chans=chans), sender, d, payload[0], True)
             return act, s._replace(chans=chans)
         n = n._replace(seen_epoch=max(n.seen_epoch, ctl_epoch))
+        if kind == M_UPDATE_METADATA:
+            # MetadataCache.updateMetadata: the alive brokers replaced, each partition state sent put
+            # (removed when its leader is LeaderDuringDelete)
+            live, states = payload
+            parts = n.mc_parts or (None,) * self.np
+            for p, leader, lepoch, isr in states:
+                parts = set_item(parts, p, None if leader == LEADER_DURING_DELETE else (leader, lepoch, isr))
+            n = n._replace(mc_live=live, mc_parts=parts)
+            return act, s._replace(chans=chans, nodes=set_item(s.nodes, d, n))
         if kind == M_STOP_REPLICA:
             mask, delete, callback = payload
             reps = n.reps

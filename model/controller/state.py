@@ -32,7 +32,9 @@ class Zk(NamedTuple):
     epoch_version: int  #: /controller_epoch zkVersion
     brokers: tuple[tuple[int, int] | None, ...]  #: /brokers/ids/<id>: (owner session, broker epoch)
     parts: tuple[PartZ | None, ...]  #: partition state znodes
-    isr_changes: tuple[int, ...]  #: partitions under /isr_change_notification
+    #: /isr_change_notification's sequential children, one per leader ISR change: (partition, the
+    #: zkVersion that change wrote), which names it as its sequence number does, in sorted order
+    isr_changes: tuple[tuple[int, int], ...]
     next_session: int
     czxids: tuple[int, ...]  #: per broker: the broker epoch of its last registration
     created: int = 0  #: topics created after start (``topics_created_later``) so far, in order
@@ -97,6 +99,10 @@ class Node(NamedTuple):
     seen_epoch: int  #: highest controller epoch its replica manager accepted
     reps: tuple[Rep, ...]
     cs: int = 0  #: controlled shutdown: 0 none, 2 answered, 3 + c: requested at controller c
+    #: MetadataCache (``send_update_metadata`` only; empty until the first UpdateMetadata of this
+    #: process): the alive brokers, and per partition (leader, leader epoch, ISR) or None
+    mc_live: tuple[int, ...] = ()
+    mc_parts: tuple[tuple[int, int, tuple[int, ...]] | None, ...] = ()
 
 
 class State(NamedTuple):

@@ -327,7 +327,7 @@ class StateMachines(ControllerBase):
                 continue
             if ctx.leaders[p] is None:
                 self.set_rstate(p, b, ReplicaState.OfflineReplica)
-                self.send_update_metadata_request()
+                self.send_update_metadata_request((p,))
             else:
                 with_info.append(p)
         if not with_info:
@@ -364,6 +364,9 @@ class StateMachines(ControllerBase):
                 done.append((p, z))
                 continue
             writes.append((p, PartZ(lai.leader, lai.leader_epoch, lai.isr, ctx.epoch, z.version)))
+        # the partitions whose ISR lacks b are among doRemoveReplicasFromIsr's results too: their
+        # state goes to the context and, as for the written ones, LeaderAndIsr to the other replicas
+        batch = batch + self.offline_replica_requests(b, done)
         for p, z in done:
             self.ctx = self.ctx._replace(leaders=set_item(self.ctx.leaders, p, z))
             self.set_rstate(p, b, ReplicaState.OfflineReplica)
@@ -395,8 +398,7 @@ class StateMachines(ControllerBase):
             if z.leader == NO_LEADER:
                 self.history |= 2 << p
             self.set_rstate(p, b, ReplicaState.OfflineReplica)
-            for r in self.offline_replica_recipients(p, b, z):
-                batch_l.append((r, self.entry(p, z)))
+            batch_l.extend(self.offline_replica_requests(b, ((p, z),)))
         if retry:
             self.send_zk(GetTopicPartitionStates(Q_READ_PARTS, tuple(retry)))
             self.park(W_RM_READ, (b, tuple(retry)), tuple(batch_l), rest)
@@ -404,17 +406,35 @@ class StateMachines(ControllerBase):
         self.send_requests_to_brokers(tuple(batch_l))
         self.run(rest)
 
-    def process_isr_change_notification(self, parts: tuple[int, ...], states: tuple, rest: tuple) -> None:
+    def offline_replica_requests(self, b: int, states: tuple | list) -> tuple:
+        """The OfflineReplica transition's requests for replica ``b`` of the partitions of
+        ``states`` (``(p, state)``): LeaderAndIsr to :meth:`offline_replica_recipients` (2.x: the
+        other assigned replicas; with none, ``-1``: no LeaderAndIsr, the partition's UpdateMetadata still goes out, as
+        ``addLeaderAndIsrRequestForBrokers`` sends it for whatever brokers it is given)."""
+        out: list = []
+        for p, z in states:
+            entry = self.entry(p, z)
+            others = [(r, entry) for r in self.offline_replica_recipients(p, b, z)]
+            out.extend(others or [(-1, entry)])
+        return tuple(out)
+
+    def process_isr_change_notification(
+        self, notes: tuple[tuple[int, int], ...], states: tuple, rest: tuple
+    ) -> None:
+        """``IsrChangeNotification``: ``updateLeaderAndIsrCache`` from the states read (one per
+        notification, of its partition), UpdateMetadata, then ``deleteIsrChangeNotifications`` of
+        the notifications read."""
         ctx = self.ctx
         if ctx is None:
             self.run(rest)
             return
-        if parts:
+        if notes:
             leaders = ctx.leaders
-            for p, z in zip(parts, states):
+            for (p, _), z in zip(notes, states):
                 if z is not None:
                     leaders = set_item(leaders, p, z)
             self.ctx = ctx._replace(leaders=leaders)
-            self.send_update_metadata_request()
-        self.send_zk(DeleteIsrChangeNotifications(Q_DELETE_ISR_CHANGES, parts, self.fence(), ctx.epoch))
+            # processUpdateNotifications: UpdateMetadata of the notified partitions
+            self.send_update_metadata_request(tuple(sorted({p for p, _ in notes})))
+        self.send_zk(DeleteIsrChangeNotifications(Q_DELETE_ISR_CHANGES, notes, self.fence(), ctx.epoch))
         self.run(rest)

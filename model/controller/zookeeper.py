@@ -215,18 +215,20 @@ class ZooKeeperServer(ReplicaManager):
         elif op == Q_READ_BROKERS:
             resp = BrokerEpochs(Q_READ_BROKERS, tuple(0 if e is None else e[1] for e in zk.brokers))
         elif op == Q_READ_ISR_CHANGES:
-            parts_t = zk.isr_changes
-            resp = IsrChangeNotifications(Q_READ_ISR_CHANGES, parts_t, tuple(zk.parts[p] for p in parts_t))
+            notes = zk.isr_changes
+            resp = IsrChangeNotifications(Q_READ_ISR_CHANGES, notes, tuple(zk.parts[p] for p, _ in notes))
         elif op == Q_DELETE_ISR_CHANGES:
-            _, parts_t, fence, _ctl_epoch = req
+            # only the notifications read: one written since (a new sequence number) stays
+            _, read, fence, _ctl_epoch = req
             if self.epoch_fence_holds(zk, fence):
-                zk = zk._replace(isr_changes=tuple(p for p in zk.isr_changes if p not in parts_t))
+                zk = zk._replace(isr_changes=tuple(e for e in zk.isr_changes if e not in read))
         elif op == Q_UPDATE_ISR:
             _, p, z = req
             cur = zk.parts[p]
             if cur is not None and cur.version == z.version:
                 new = z._replace(version=z.version + 1)
-                ic = zk.isr_changes if p in zk.isr_changes else tuple(sorted((*zk.isr_changes, p)))
+                # ReplicaManager.recordIsrChange: a new sequential /isr_change_notification child
+                ic = tuple(sorted((*zk.isr_changes, (p, new.version))))
                 zk = zk._replace(parts=set_item(zk.parts, p, new), isr_changes=ic)
                 resp = IsrUpdated(Q_UPDATE_ISR, p, new)
                 nodes[b] = node
@@ -289,7 +291,7 @@ class ZooKeeperServer(ReplicaManager):
                 parts=parts,
                 gone=tuple(sorted((*zk.gone, t))),
                 delete_topics=tuple(x for x in zk.delete_topics if x != t),
-                isr_changes=tuple(p for p in zk.isr_changes if p not in ps),
+                isr_changes=tuple(e for e in zk.isr_changes if e[0] not in ps),
             )
             return zk, TopicZNodeDeleted(op, True)
         if op == Q_WRITE_ASSIGN:
