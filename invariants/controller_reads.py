@@ -27,7 +27,7 @@ __all__ = ["READS", "declare_reads"]
 
 _QUIET = frozenset({"@quiet", "ch", "ev", "pend", "zo", "zi", "alive", "sess", "cs"})
 _NODE = frozenset(
-    {"alive", "sess", "bep", "ctl", "ctx", "pend", "ev", "zo", "zi", "seen", "rep", "log", "cs"}
+    {"alive", "sess", "bep", "ctl", "ctx", "pend", "ev", "zo", "zi", "seen", "rep", "log", "cs", "mc"}
 )
 
 READS: dict[str, frozenset[str]] = {
@@ -56,6 +56,11 @@ READS: dict[str, frozenset[str]] = {
     "context_matches_zookeeper": _QUIET | {"zk", "ctx"},
     "replica_states_match_liveness": _QUIET | {"ctx"},
     "no_leaderless_partition_when_quiet": _QUIET | {"zk"},
+    "metadata_cache_matches_zookeeper": _QUIET | {"zk", "mc"},
+    # what a deposed controller does
+    "context_only_while_active": frozenset({"alive", "ctx", "ctl"}),
+    "resigned_controller_sends_nothing": frozenset({"ctx", "ch"}),
+    "no_write_over_newer_controller_state": frozenset({"zk", "zo"}),
     # witnesses
     "failover": frozenset({"alive", "ctx", "pend"}),
     "expiry_with_write_in_flight": frozenset({"sess", "zo"}),

@@ -19,6 +19,7 @@ and channels (a tuple whose first element is its kind):
 ``("rep", b, p)``         its replica of partition ``p`` (leader, epoch, ISR, zkVersion, ...)
 ``("log", b, p)``         that replica's log and high watermark
 ``("cs", b)``             its controlled-shutdown progress
+``("mc", b)``             its metadata cache (UpdateMetadata)
 ``("ch", i, h)``          controller channel ``i`` (sender * brokers + dest), head and tail
 ``("acked",)`` ...        the whole-state fields: ``acked``, ``produced``, ``crashes``,
                           ``restarts``, ``expiries``, ``invalid``, ``history``, ``done``,
@@ -165,7 +166,7 @@ QUIET_DISABLED_KINDS = frozenset(
     {"ProcessEvent", "ZkServe", "ZkReply", "Deliver", "SessionNotice", "ShutdownComplete"}
 )
 
-_NODE_KINDS = ("alive", "sess", "bep", "ctl", "ctx", "pend", "ev", "zo", "zi", "seen", "cs")
+_NODE_KINDS = ("alive", "sess", "bep", "ctl", "ctx", "pend", "ev", "zo", "zi", "seen", "cs", "mc")
 _NODE_FIELDS = (
     ("alive", "alive"),
     ("session", "sess"),
@@ -181,6 +182,8 @@ _NODE_FIELDS = (
     ("pending", "pend"),
     ("seen_epoch", "seen"),
     ("cs", "cs"),
+    ("mc_live", "mc"),
+    ("mc_parts", "mc"),
 )
 ZK_FIELDS = tuple(f for f in Zk._fields if f != "next_session")
 ALL_ZK = frozenset(("zk", f) for f in ZK_FIELDS)
@@ -396,8 +399,8 @@ class Footprints:
         elif k == "DL":
             i = c[1]
             s_, d = divmod(i, nb)
-            r = {("ch", i, H), ("alive", d), ("seen", d), ("bep", d), ("cs", d)}
-            w = {("ch", i, H), ("seen", d), ("cs", d)}
+            r = {("ch", i, H), ("alive", d), ("seen", d), ("bep", d), ("cs", d), ("mc", d)}
+            w = {("ch", i, H), ("seen", d), ("cs", d), ("mc", d)}  # mc: UpdateMetadata's cache
             if self.sys.admin:  # StopReplica (admin workflows only) answers its sender
                 r |= {("alive", s_), ("ev", s_)}
                 w |= {("ev", s_)}
