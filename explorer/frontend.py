@@ -203,7 +203,9 @@ def _validate(o: CheckOptions) -> None:
     if o.reduce != "none" and (o.engine != "bfs" or o.workers != 1):
         raise UsageError(f"--reduce {o.reduce} applies to the serial bfs engine only (no --workers)")
     if o.reduce != "none" and o.engine_options.get("visited", "states") == "fingerprints":
-        raise UsageError(f"--reduce {o.reduce} applies to --visited states only, not to --visited fingerprints")
+        raise UsageError(
+            f"--reduce {o.reduce} applies to --visited states only, not to --visited fingerprints"
+        )
     positive("--max-depth", o.max_depth)
     positive("--max-states", o.max_states)
     positive("--max-seconds", o.max_seconds)

@@ -189,6 +189,7 @@ def context_matches_zookeeper(sys: ControllerSystem) -> Any:
     # context learns a leader's ISR change only when it next reads the partition, so under
     # ``kafka_version = "0.8"`` the context's leader and leader epoch are compared, not its ISR
     isr_tracked = sys.cfg.kafka_version is not KafkaVersion.KAFKA_0_8
+
     def check(s: State) -> bool:
         """When quiet, the active controller's context holds ZooKeeper's live brokers (with their
         epochs) and every existing partition's state as ZooKeeper has it: leader, leader epoch,

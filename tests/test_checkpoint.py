@@ -218,6 +218,43 @@ def test_resume_conflicts_are_exit_2(tmp_path: Path, capsys: Any) -> None:
     assert "no checkpoint there" in capsys.readouterr().err
 
 
+def test_resume_refuses_a_changed_model(tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
+    """A checkpoint holds one model's counts: after its source changes, --resume is exit 2."""
+    import importlib
+    import json
+    import sys
+
+    from explorer.search.checkpoint import code_digest
+
+    pkg = tmp_path / "src" / "ringtoy"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(
+        "class Ring:\n"
+        "    def init_states(self):\n        return [0]\n"
+        "    def successors(self, s):\n        return [('inc', (s + 1) % 5)]\n"
+        "def ring(**kw):\n    return Ring()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    ring = importlib.import_module("ringtoy").Ring()
+    before = code_digest(ring)
+    (pkg / "__init__.py").write_text((pkg / "__init__.py").read_text().replace("% 5", "% 6"))
+    assert code_digest(ring) != before  # the digest reads the files as they are now
+    sys.modules.pop("ringtoy", None)
+
+    ck = tmp_path / "ck"
+    assert (
+        main(["check", "--system", "tests.toys:grid", "--set", "n=4", "--quiet", "--checkpoint", str(ck)])
+        == 0
+    )
+    manifest = json.loads((ck / "manifest.json").read_text())
+    manifest["code"] = "0" * 16  # as if model/ had changed since
+    (ck / "manifest.json").write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert main(["check", "--resume", str(ck), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "the model's code differs from the checkpoint's" in err and err.count("\n") == 1
+
+
 @pytest.mark.parametrize(
     "extra, word",
     [

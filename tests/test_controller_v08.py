@@ -225,7 +225,7 @@ def test_0_8_failover_sends_what_seed_000_prints() -> None:
     # (sendRequestsToBrokers sends leaderAndIsrRequestMap, then updateMetadataRequestMap).
     assert [m for m in sent if m[0] == "LeaderAndIsr"] == [("LeaderAndIsr", 1), ("LeaderAndIsr", 2)] * 2
     for d in (1, 2):
-        assert [name for name, to in sent if to == d][0] == "LeaderAndIsr"
+        assert next(name for name, to in sent if to == d) == "LeaderAndIsr"
     end = steps[-1][2]
     z = end.zk.parts[0]
     assert (end.zk.controller[0], end.zk.epoch, z.leader, z.leader_epoch, z.isr) == (1, 2, 1, 1, (1, 2))

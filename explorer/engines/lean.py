@@ -70,6 +70,7 @@ from explorer.search import (
 )
 from explorer.search.checkpoint import (
     CheckpointError,
+    code_digest,
     crash_point,
     prepare_folder,
     read_manifest,
@@ -172,6 +173,11 @@ def check_lean(
     snapshot = None
     if folder is not None and resume:
         manifest = read_manifest(folder)
+        if manifest.get("code") != code_digest(system, [p.check for p in props]):
+            raise CheckpointError(
+                f"--resume {folder}: the model's code differs from the checkpoint's (its source "
+                "changed since the checkpoint was written; its counts would not be this model's)"
+            )
         given = _as_json({"model": model, "config": config_to_dict(config), "options": options})
         for key, value in given.items():
             stored = manifest.get(key)
@@ -196,6 +202,7 @@ def check_lean(
                 "model": model,
                 "config": config_to_dict(config),
                 "options": options,
+                "code": code_digest(system, [p.check for p in props]),
                 "run": run_info or {},
             },
         )

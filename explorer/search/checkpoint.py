@@ -33,11 +33,14 @@ Example
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pickle
 import shutil
 import signal
+import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +49,7 @@ from explorer.search.visited import load_table, save_table
 __all__ = [
     "FORMAT",
     "CheckpointError",
+    "code_digest",
     "crash_point",
     "prepare_folder",
     "read_manifest",
@@ -127,6 +131,38 @@ def prepare_folder(folder: Path) -> None:
         (folder / "frontier").mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise CheckpointError(f"--checkpoint {folder}: cannot create it ({e.strerror})") from None
+
+
+def code_digest(system: Any, checks: Iterable[Any] = ()) -> str:
+    """A digest of the source code behind ``system`` and the property functions ``checks``:
+    every ``.py`` file of the top-level packages their classes and functions come from
+    (``model/`` and ``invariants/`` for the controller; the engine's own ``explorer/`` is
+    left out, as its results do not depend on its version). ``--resume`` refuses a checkpoint whose digest differs: the counts and
+    traces it holds belong to a model that no longer exists.
+
+    >>> from tests.toys import Grid
+    >>> code_digest(Grid(3)) == code_digest(Grid(4)) and len(code_digest(Grid(3))) == 16
+    True
+    """
+    mods = {c.__module__ for c in type(system).__mro__}
+    mods |= {getattr(c, "__module__", None) or "" for c in checks}
+    roots: set[Path] = set()
+    for name in sorted(mods):
+        top = sys.modules.get(name.split(".")[0])
+        f = getattr(top, "__file__", None)
+        if f is None or name.split(".")[0] in ("builtins", "explorer"):
+            continue
+        p = Path(f)
+        roots.add(p.parent if p.name == "__init__.py" else p)
+    h = hashlib.blake2b(digest_size=8)
+    for root in sorted(roots):
+        files = sorted(root.rglob("*.py")) if root.is_dir() else [root]
+        for f in files:
+            if "__pycache__" in f.parts:
+                continue
+            h.update(f.relative_to(root.parent).as_posix().encode() + b"\0")
+            h.update(f.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def write_manifest(folder: Path, doc: dict[str, Any]) -> None:
