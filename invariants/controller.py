@@ -710,6 +710,20 @@ def properties(config: ControllerConfig) -> list[Property]:
                 "a controller completes onControllerFailover at a new epoch",
             )
         )
+    if config.max_session_expiries >= 2 and config.max_controller_epoch >= init_epoch + 2:
+        # two expiries of the active controller's session each move the controller (seed 004
+        # handleSessionExpiry -> onControllerResignation, then a new election), so the epoch
+        # can rise twice; issue 20 asks for bounds that reach two controller changes
+        props.append(
+            reachable(
+                "second_controller_failover",
+                lambda s: any(
+                    n.alive and n.ctx is not None and n.pending is None and n.ctx.epoch >= init_epoch + 2
+                    for n in s.nodes
+                ),
+                "a controller completes onControllerFailover after two controller changes",
+            )
+        )
     if config.max_session_expiries > 0:
         props.append(
             reachable(

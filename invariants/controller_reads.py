@@ -63,6 +63,7 @@ READS: dict[str, frozenset[str]] = {
     "no_write_over_newer_controller_state": frozenset({"zk", "zo"}),
     # witnesses
     "failover": frozenset({"alive", "ctx", "pend"}),
+    "second_controller_failover": frozenset({"alive", "ctx", "pend"}),
     "expiry_with_write_in_flight": frozenset({"sess", "zo"}),
     "partition_offline_and_back": frozenset({"history", "zk", "rep"}),
     "acked_record": frozenset({"acked"}),
