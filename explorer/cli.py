@@ -332,11 +332,10 @@ def _lean_options(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"--checkpoint-every: seconds, 0 or more, got {args.checkpoint_every:g}")
     if not lean:
         return {}
-    if args.workers != 1:
-        for flag, value in (("--checkpoint", args.checkpoint), ("--frontier-batch", args.frontier_batch)):
-            if value is not None:
-                raise UsageError(f"{flag} works with the serial bfs only (--workers 1)")
-        return {"visited": "fingerprints"}
+    if args.workers != 1 and args.frontier_batch is not None:
+        raise UsageError(
+            "--frontier-batch works with the serial bfs only (with --workers the levels stay in the workers)"
+        )
     out: dict[str, Any] = {"visited": "fingerprints"}
     if args.frontier_batch is not None:
         out["frontier_batch"] = args.frontier_batch

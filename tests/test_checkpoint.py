@@ -259,7 +259,6 @@ def test_resume_refuses_a_changed_model(tmp_path: Path, capsys: Any, monkeypatch
     "extra, word",
     [
         (["--engine", "simulate", "--visited", "fingerprints"], "--visited"),
-        (["--workers", "2", "--checkpoint", "x"], "--checkpoint"),
         (["--workers", "2", "--visited", "fingerprints", "--frontier-batch", "9"], "--frontier-batch"),
         (["--visited", "states", "--checkpoint", "x"], "--checkpoint"),
         (["--checkpoint-every", "5"], "--checkpoint-every"),

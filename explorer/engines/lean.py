@@ -34,7 +34,6 @@ Example
 from __future__ import annotations
 
 import gc
-import json
 import shutil
 import tempfile
 import time
@@ -70,12 +69,8 @@ from explorer.search import (
 )
 from explorer.search.checkpoint import (
     CheckpointError,
-    code_digest,
     crash_point,
-    prepare_folder,
-    read_manifest,
-    read_snapshot,
-    write_manifest,
+    open_checkpoint,
     write_snapshot,
 )
 from explorer.search.frontier import LevelQueue
@@ -171,40 +166,17 @@ def check_lean(
         )
     folder = None if checkpoint is None else Path(checkpoint)
     snapshot = None
-    if folder is not None and resume:
-        manifest = read_manifest(folder)
-        if manifest.get("code") != code_digest(system, [p.check for p in props]):
-            raise CheckpointError(
-                f"--resume {folder}: the model's code differs from the checkpoint's (its source "
-                "changed since the checkpoint was written; its counts would not be this model's)"
-            )
-        given = _as_json({"model": model, "config": config_to_dict(config), "options": options})
-        for key, value in given.items():
-            stored = manifest.get(key)
-            if key == "options":
-                stored = stored if isinstance(stored, dict) else {}
-                bad = [k for k in value if value[k] != stored.get(k)]
-                if bad:
-                    raise CheckpointError(
-                        f"--resume {folder}: option {bad[0]}={value[bad[0]]!r} differs from the "
-                        f"checkpoint's {stored.get(bad[0])!r}"
-                    )
-            elif value != stored:
-                raise CheckpointError(f"--resume {folder}: the {key} differs from the checkpoint's")
-        snapshot = read_snapshot(folder)
-    elif folder is not None:
-        prepare_folder(folder)
-        write_manifest(
+    if folder is not None:
+        snapshot = open_checkpoint(
             folder,
-            {
-                "engine": "bfs",
-                "visited": "fingerprints",
-                "model": model,
-                "config": config_to_dict(config),
-                "options": options,
-                "code": code_digest(system, [p.check for p in props]),
-                "run": run_info or {},
-            },
+            resume=resume,
+            system=system,
+            checks=[p.check for p in props],
+            model=model,
+            config=config_to_dict(config),
+            options=options,
+            layout="lean",
+            run_info=run_info,
         )
     elif resume:
         raise CheckpointError("--resume needs the checkpoint folder")
@@ -216,16 +188,6 @@ def check_lean(
     finally:
         if folder is None:
             shutil.rmtree(work, ignore_errors=True)
-
-
-def _as_json(doc: dict[str, Any]) -> dict[str, Any]:
-    """``doc`` as the manifest stores it (lists for tuples, strings for other values).
-
-    >>> _as_json({"a": (1, 2)})
-    {'a': [1, 2]}
-    """
-    out: dict[str, Any] = json.loads(json.dumps(doc, sort_keys=True, default=str))
-    return out
 
 
 class _Search:

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import shutil
 import tempfile
 import time
@@ -85,10 +86,14 @@ from explorer.search import (
     property_table,
     stop_requested,
 )
+from explorer.search.checkpoint import CheckpointError, crash_point, open_checkpoint, write_snapshot
 from explorer.search.visited import NO_PARENT, ParentLog, ReplayMismatch, new_table, replay_path
 
 __all__ = ["HashCollisionError", "PbfsStats", "check_pbfs", "run"]
 
+#: test-only: the level size from which ``kafka-mc check --workers N`` forks its workers
+#: (``serial_below``), so that small runs exercise the worker processes
+SERIAL_BELOW_ENV = "KAFKA_MC_SERIAL_BELOW"
 _INF = (1 << 63, 0, 0, 0)
 _TWO63, _TWO64 = 1 << 63, 1 << 64
 _MASK = _TWO64 - 1
@@ -175,11 +180,17 @@ class _LeanVisited:
     ``hash -> parent hash``. Keys are stable fingerprints as signed int64 (the workers'
     :func:`_signed_fingerprint`)."""
 
-    def __init__(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="kafka-mc-pbfs-"))
-        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.folder), True)
-        self.table = new_table()
-        self.log = ParentLog(self.folder / "parents.bin")
+    def __init__(self, folder: Path | None = None, resume_count: int | None = None, table: Any = None):
+        """A temporary folder for the records, or (``folder``) a checkpoint's, whose records
+        are kept; ``resume_count`` and ``table`` continue a snapshot."""
+        self._cleanup: weakref.finalize[Any, Any] | None = None
+        if folder is None:
+            self.folder = Path(tempfile.mkdtemp(prefix="kafka-mc-pbfs-"))
+            self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.folder), True)
+        else:
+            self.folder = Path(folder)
+        self.table = new_table() if table is None else table
+        self.log = ParentLog(self.folder / "parents.bin", resume_count=resume_count)
         self.removed = 0  # new states of a level cut short, left in the table
 
     def __len__(self) -> int:
@@ -215,9 +226,10 @@ class _LeanVisited:
         return build_trace(system, parents, states[-1], extra)
 
     def close(self) -> None:
-        """Delete the records."""
+        """Delete the records (those of a checkpoint stay)."""
         self.log.close()
-        self._cleanup()
+        if self._cleanup is not None:
+            self._cleanup()
 
 
 def _signed_fingerprint(state: Any) -> int:
@@ -249,6 +261,10 @@ def check_pbfs(
     serial_below: int = 2000,
     stats: PbfsStats | None = None,
     visited: str = "states",
+    checkpoint: str | Path | None = None,
+    checkpoint_every: float = 600.0,
+    resume: bool = False,
+    run_info: dict[str, Any] | None = None,
 ) -> CheckResult:
     """The :func:`explorer.engines.bfs.check_bfs` search with ``workers`` processes; the same result.
 
@@ -257,6 +273,10 @@ def check_pbfs(
     ``visited="fingerprints"``: the driver keeps stable 64-bit fingerprints in a table
     and parent records on disk (about 16 B/state plus the level in hand) instead of a
     dict of hashes; the workers send fingerprints instead of Python hashes.
+    ``checkpoint=DIR`` (fingerprints only) writes a snapshot at a level boundary every
+    ``checkpoint_every`` seconds: the driver's bookkeeping, the table, and each worker's
+    frontier share (dumped by the workers in parallel); ``resume=True`` continues the
+    snapshot in ``DIR`` with new workers and gives the uninterrupted run's result.
 
     >>> from tests.toys import Grid
     >>> r = check_pbfs(Grid(4), Grid(4).properties(), workers=2, serial_below=3)
@@ -279,16 +299,48 @@ def check_pbfs(
         progress=progress,
         clock=clock,
     )
+    if checkpoint is not None and visited != "fingerprints":
+        raise ValueError("checkpoint needs visited='fingerprints' (the states are not saved)")
+    if resume and checkpoint is None:
+        raise CheckpointError("--resume needs the checkpoint folder")
     if any(p.kind is PropertyKind.EVENTUALLY for p in props):
+        if checkpoint is not None:
+            raise CheckpointError(
+                "--checkpoint: eventually properties need the whole state graph (plain bfs)"
+            )
         r = check_bfs(system, props, **common)
         r.notes.append(
             f"--workers {workers}: eventually properties need the whole state graph; ran the serial bfs engine"
         )
         return r
+    folder = None if checkpoint is None else Path(checkpoint)
+    snapshot = None
+    if folder is not None:
+        snapshot = open_checkpoint(
+            folder,
+            resume=resume,
+            system=system,
+            checks=[p.check for p in props],
+            model=model,
+            config=config_to_dict(config),
+            options={
+                "max_depth": max_depth,
+                "max_states": max_states,
+                "max_seconds": max_seconds,
+                "keep_going": keep_going,
+                "deadlock": deadlock,
+                "workers": workers,
+                "batch": batch,
+                "serial_below": serial_below,
+                "checkpoint_every": checkpoint_every,
+            },
+            layout="pbfs",
+            run_info=run_info,
+        )
     st = stats if stats is not None else PbfsStats()
     st.workers = workers
     cpu0, _ = usage()
-    start = clock()
+    start = clock() - (snapshot[0]["elapsed"] if snapshot is not None else 0.0)
     deadline = None if max_seconds is None else start + max_seconds
     deadlock_prop = DEADLOCK_PROPERTY
     all_props = [*props, deadlock_prop]
@@ -296,7 +348,12 @@ def check_pbfs(
     applied: dict[str, bool] = {p.name: False for p in props if p.applies is not None}
     found: dict[str, tuple[Any, ...]] = {}  # name -> event (key, name, kind, data)
     witnesses: dict[str, int] = {}  # name -> hash
-    lean = _LeanVisited() if visited == "fingerprints" else None
+    if snapshot is not None:
+        lean: _LeanVisited | None = _LeanVisited(folder, snapshot[0]["known"], snapshot[1])
+    elif visited == "fingerprints":
+        lean = _LeanVisited(folder)
+    else:
+        lean = None
     seen: Any = {} if lean is None else lean
     key: Callable[[Any], int] = hash if lean is None else _signed_fingerprint
     levels: list[LevelStats] = []
@@ -325,13 +382,40 @@ def check_pbfs(
         elif name not in found:
             found[name] = ev
 
-    # level 0, in the driver as bfs does it
+    depth = 0
+    merge_seconds = 0.0
+    seq = 0
     polling = polled()
     polling.__enter__()  # the first signal sets a flag, read where the budgets are
     t0 = clock()
     init_events: list[tuple[Any, ...]] = []
     init_states: list[Any] = []
-    for j, s in enumerate(system.init_states()):
+    if snapshot is not None:  # resume: the driver's bookkeeping as the snapshot left it
+        snap, _, files = snapshot
+        generated, depth, levels, seq = snap["generated"], snap["depth"], snap["levels"], snap["seq"]
+        found.update(snap["found"])
+        witnesses.update(snap["witnesses"])
+        applied.update(snap["applied"])
+        type_index.update(snap["type_index"])
+        type_samples.extend(snap["type_samples"])
+        enabled = np.array(snap["enabled"], dtype=np.int64)
+        new_by = np.array(snap["new_by"], dtype=np.int64)
+        frontier_hashes, owner = snap["frontier"].tolist(), snap["owner"].tolist()
+        merge_seconds = snap["merge_seconds"]
+        try:
+            if snap["forked"]:  # fresh workers, each loading its share
+                pool = ProcessPool(exp, workers)
+                gmaps = [[] for _ in range(workers)]
+                label_base = dict(snap["labels"])
+                st.forked_at_depth = snap["forked_at_depth"]
+            else:
+                exp.labels.update(snap["labels"])
+            pool.load(files)
+        except BaseException:
+            polling.__exit__(None, None, None)
+            pool.close()
+            raise
+    for j, s in enumerate(system.init_states() if snapshot is None else ()):
         generated += 1
         h = key(s)
         if lean is not None:
@@ -346,17 +430,58 @@ def check_pbfs(
             init_states.append(s)
             frontier_hashes.append(h)
             exp.level[h] = (s, -1, j)
-    init_events = exp.accept(np.array(frontier_hashes, dtype=np.int64), np.arange(len(frontier_hashes)))
-    for ev in sorted(init_events, key=lambda e: e[0]):
-        handle(ev)
-    owner = [0] * len(frontier_hashes)
-    levels.append(LevelStats(0, len(frontier_hashes), generated, len(frontier_hashes), clock() - t0))
+    if snapshot is None:
+        init_events = exp.accept(np.array(frontier_hashes, dtype=np.int64), np.arange(len(frontier_hashes)))
+        for ev in sorted(init_events, key=lambda e: e[0]):
+            handle(ev)
+        owner = [0] * len(frontier_hashes)
+        levels.append(LevelStats(0, len(frontier_hashes), generated, len(frontier_hashes), clock() - t0))
     stop = bool(found) and not keep_going
     cut: int | None = None
-    depth = 0
-    merge_seconds = 0.0
+    last_snapshot = clock()
+
+    def take_snapshot() -> None:
+        """Write a snapshot at this level boundary (the workers dump their shares)."""
+        nonlocal seq
+        assert lean is not None and folder is not None and lean.removed == 0
+        seq += 1
+        lean.log.flush(sync=True)
+        paths = [folder / "frontier" / f"W{i}.pkl" for i in range(pool.n)]
+        pool.dump(paths)
+        labels = dict(label_base)
+        for d in pool.labels(None):
+            for k, v in d.items():
+                labels[k] = labels.get(k, 0) + v
+        state = {
+            "known": len(lean.table),
+            "generated": generated,
+            "depth": depth,
+            "levels": levels,
+            "found": dict(found),
+            "witnesses": dict(witnesses),
+            "applied": dict(applied),
+            "type_index": dict(type_index),
+            "type_samples": list(type_samples),
+            "enabled": enabled.tolist(),
+            "new_by": new_by.tolist(),
+            "frontier": np.array(frontier_hashes, dtype=np.int64),
+            "owner": np.array(owner, dtype=np.int32),
+            "labels": labels,
+            "forked": isinstance(pool, ProcessPool),
+            "forked_at_depth": st.forked_at_depth,
+            "merge_seconds": merge_seconds,
+            "elapsed": clock() - start,
+            "seq": seq,
+        }
+        write_snapshot(folder, seq, state, lean.table, paths)
+        for path in paths:
+            path.unlink()
+
     try:
         while frontier_hashes and not stop:
+            if folder is not None and clock() - last_snapshot >= checkpoint_every:
+                take_snapshot()
+                last_snapshot = clock()
             if max_depth is not None and depth >= max_depth:
                 budget, reason = "max_depth", ExitReason.BUDGET_EXHAUSTED
                 break
@@ -449,6 +574,7 @@ def check_pbfs(
                     cut, cut_budget = pos, "max_states"
                     break
                 if (pos & 255) == 0:
+                    crash_point("state")
                     now = clock()
                     if deadline is not None and now >= deadline:
                         cut, cut_budget = pos, "max_seconds"
@@ -631,6 +757,9 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     >>> run(Grid(3), Grid(3).properties(), CheckOptions(workers=2)).distinct_states
     16
     """
+    extra = dict(options.engine_options)
+    if SERIAL_BELOW_ENV in os.environ:  # test-only: fork the workers on small levels too
+        extra["serial_below"] = int(os.environ[SERIAL_BELOW_ENV])
     return check_pbfs(
         system,
         properties,
@@ -643,5 +772,5 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
         keep_going=options.keep_going,
         deadlock=options.deadlock,
         progress=options.progress,
-        **options.engine_options,
+        **extra,
     )

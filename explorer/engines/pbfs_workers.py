@@ -27,6 +27,7 @@ import contextlib
 import gc
 import multiprocessing as mp
 import os
+import pickle
 import queue as queue_mod
 import resource
 import signal
@@ -34,6 +35,7 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,10 +43,47 @@ import numpy as np
 from explorer.core import Property, PropertyKind, transition_groups
 from explorer.search import label_counting
 
-__all__ = ["AFTER", "Expander", "LocalPool", "ProcessPool", "usage"]
+__all__ = ["AFTER", "Expander", "LocalPool", "ProcessPool", "dump_share", "load_share", "usage"]
 
 #: successor index of a deadlock event (after every real successor of its parent)
 AFTER = 1 << 62
+#: states per pickle in a dumped share (one pickle of a whole share would hold a memo entry
+#: for every object of every state at once)
+_DUMP_CHUNK = 10_000
+
+
+def dump_share(path: Path, frontier: list[Any], ranks: list[int]) -> int:
+    """Write one process's frontier share (its states and their ranks) to ``path``, synced;
+    the number of states. A file already there is unlinked first, never written through: it
+    may be a hard link into a snapshot.
+
+    >>> import tempfile
+    >>> f = Path(tempfile.mkdtemp()) / "W0.pkl"
+    >>> dump_share(f, [(0, 1), (1, 0)], [0, 3]), load_share(f)
+    (2, ([(0, 1), (1, 0)], [0, 3]))
+    """
+    path = Path(path)
+    path.unlink(missing_ok=True)
+    with open(path, "wb") as fh:
+        pickle.dump(len(frontier), fh, protocol=5)
+        for i in range(0, len(frontier), _DUMP_CHUNK):
+            pickle.dump((frontier[i : i + _DUMP_CHUNK], ranks[i : i + _DUMP_CHUNK]), fh, protocol=5)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return len(frontier)
+
+
+def load_share(path: Path) -> tuple[list[Any], list[int]]:
+    """The frontier share :func:`dump_share` wrote: (states, ranks)."""
+    frontier: list[Any] = []
+    ranks: list[int] = []
+    with open(path, "rb") as fh:
+        n = pickle.load(fh)
+        while len(frontier) < n:
+            states, rs = pickle.load(fh)
+            frontier.extend(states)
+            ranks.extend(rs)
+    return frontier, ranks
 
 
 class Expander:
@@ -256,6 +295,11 @@ def _worker_main(i: int, exp: Expander, inq: Any, outq: Any, driver: int) -> Non
                 outq.put((i, "labels", exp.label_counts(msg[1])))
             elif cmd == "stats":
                 outq.put((i, "stats", (exp.n_parents, exp.n_successors, *usage(), waited)))
+            elif cmd == "dump":
+                outq.put((i, "dumped", dump_share(msg[1], exp.frontier, exp.ranks)))
+            elif cmd == "load":
+                exp.frontier, exp.ranks = load_share(msg[1])
+                outq.put((i, "loaded", len(exp.frontier)))
             elif cmd == "stop":
                 break
             # "abort" after the level ended: nothing to do
@@ -294,12 +338,20 @@ class LocalPool:
     def stats(self) -> list[tuple[int, int, float, int, float]]:
         return []
 
+    def dump(self, paths: list[Path]) -> list[int]:
+        return [dump_share(paths[0], self.exp.frontier, self.exp.ranks)]
+
+    def load(self, paths: list[Path]) -> list[int]:
+        self.exp.frontier, self.exp.ranks = load_share(paths[0])
+        return [len(self.exp.frontier)]
+
     def close(self) -> None:
         pass
 
 
 class ProcessPool:
-    """``n`` forked workers, each with a share of the local expander's frontier."""
+    """``n`` forked workers, each with a share of the local expander's frontier (the states
+    of rank ``i mod n``); :meth:`load` gives them shares from files instead."""
 
     def __init__(self, exp: Expander, n: int):
         ctx = mp.get_context("fork")
@@ -386,6 +438,18 @@ class ProcessPool:
         for q in self.inqs:
             q.put(("stats",))
         return [self._expect(w, "stats") for w in range(self.n)]
+
+    def dump(self, paths: list[Path]) -> list[int]:
+        """Have worker ``i`` write its frontier share to ``paths[i]`` (in parallel); the sizes."""
+        for q, path in zip(self.inqs, paths):
+            q.put(("dump", path))
+        return [self._expect(w, "dumped") for w in range(self.n)]
+
+    def load(self, paths: list[Path]) -> list[int]:
+        """Have worker ``i`` take the frontier share in ``paths[i]`` (in parallel); the sizes."""
+        for q, path in zip(self.inqs, paths):
+            q.put(("load", path))
+        return [self._expect(w, "loaded") for w in range(self.n)]
 
     def close(self) -> None:
         for q in self.inqs:

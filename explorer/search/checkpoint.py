@@ -49,8 +49,10 @@ from explorer.search.visited import load_table, save_table
 __all__ = [
     "FORMAT",
     "CheckpointError",
+    "as_json",
     "code_digest",
     "crash_point",
+    "open_checkpoint",
     "prepare_folder",
     "read_manifest",
     "read_snapshot",
@@ -247,3 +249,91 @@ def read_snapshot(folder: Path) -> tuple[dict[str, Any], Any, list[Path]] | None
         raise CheckpointError(f"--resume {folder}: snapshot {snap.name} unreadable ({e})") from None
     files = [snap / f"F{k:06d}.pkl" for k in range(state["frontier_files"])]
     return state, table, files
+
+
+def as_json(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` as the manifest stores it (lists for tuples, strings for other values).
+
+    >>> as_json({"a": (1, 2)})
+    {'a': [1, 2]}
+    """
+    out: dict[str, Any] = json.loads(json.dumps(doc, sort_keys=True, default=str))
+    return out
+
+
+def open_checkpoint(
+    folder: Path,
+    *,
+    resume: bool,
+    system: Any,
+    checks: Iterable[Any],
+    model: str,
+    config: dict[str, Any],
+    options: dict[str, Any],
+    layout: str,
+    run_info: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], Any, list[Path]] | None:
+    """Start a checkpoint in ``folder`` (``resume=False``: a new or empty folder, its
+    manifest written) or open one to continue (``resume=True``): the current snapshot, or
+    None if the run died before its first one.
+
+    A resumed checkpoint must have been written by the same engine ``layout`` (``"lean"``:
+    the serial search, ``"pbfs"``: the ``--workers`` one), for the same model source
+    (:func:`code_digest`), model, configuration and search ``options``; anything else is a
+    one-line :class:`CheckpointError`.
+
+    >>> import tempfile
+    >>> from tests.toys import Grid
+    >>> d = Path(tempfile.mkdtemp()) / "ck"
+    >>> kw = dict(system=Grid(3), checks=[], model="grid", config={}, options={"workers": 2})
+    >>> open_checkpoint(d, resume=False, layout="pbfs", **kw) is None
+    True
+    >>> open_checkpoint(d, resume=True, layout="lean", **kw)
+    Traceback (most recent call last):
+    ...
+    explorer.search.checkpoint.CheckpointError: --resume ...: written by the pbfs search, not the lean one (resume it with the options it was started with)
+    """
+    folder = Path(folder)
+    checks = list(checks)
+    if not resume:
+        prepare_folder(folder)
+        write_manifest(
+            folder,
+            {
+                "engine": "bfs",
+                "visited": "fingerprints",
+                "layout": layout,
+                "model": model,
+                "config": config,
+                "options": options,
+                "code": code_digest(system, checks),
+                "run": run_info or {},
+            },
+        )
+        return None
+    manifest = read_manifest(folder)
+    stored_layout = manifest.get("layout", "lean")
+    if stored_layout != layout:
+        raise CheckpointError(
+            f"--resume {folder}: written by the {stored_layout} search, not the {layout} one "
+            "(resume it with the options it was started with)"
+        )
+    if manifest.get("code") != code_digest(system, checks):
+        raise CheckpointError(
+            f"--resume {folder}: the model's code differs from the checkpoint's (its source "
+            "changed since the checkpoint was written; its counts would not be this model's)"
+        )
+    given = as_json({"model": model, "config": config, "options": options})
+    for key, value in given.items():
+        stored = manifest.get(key)
+        if key == "options":
+            stored = stored if isinstance(stored, dict) else {}
+            bad = [k for k in value if value[k] != stored.get(k)]
+            if bad:
+                raise CheckpointError(
+                    f"--resume {folder}: option {bad[0]}={value[bad[0]]!r} differs from the "
+                    f"checkpoint's {stored.get(bad[0])!r}"
+                )
+        elif value != stored:
+            raise CheckpointError(f"--resume {folder}: the {key} differs from the checkpoint's")
+    return read_snapshot(folder)
