@@ -663,6 +663,6 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
         deadlock=options.deadlock,
         progress=None
         if (p := options.progress) is None
-        else SimulationProgress(p.stream, p.interval, p.enabled),
+        else SimulationProgress(p.stream, p.interval, p.tty, p.log_every),
         **options.engine_options,
     )
