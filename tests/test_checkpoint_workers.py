@@ -44,7 +44,9 @@ def test_killed_at_several_points_then_resumed_equals_uninterrupted(
 ) -> None:
     props = system.properties()
     ref = check_bfs(system, props, keep_going=True)
-    whole = check_pbfs(system, props, workers=2, serial_below=serial_below, keep_going=True, visited="fingerprints")
+    whole = check_pbfs(
+        system, props, workers=2, serial_below=serial_below, keep_going=True, visited="fingerprints"
+    )
     assert same_fields(whole) == same_fields(ref)
     ck = tmp_path / "ck"
     kw: dict[str, Any] = dict(
@@ -96,7 +98,10 @@ def test_controller_workers_sigkilled_and_resumed(tmp_path: Path, monkeypatch: A
         "--set", "mutant=no-leader-epoch-bump", "--continue", "--quiet",
     ]  # fmt: skip
     whole, plain, out, ck = (tmp_path / f for f in ("whole.json", "plain.json", "out.json", "ck"))
-    assert kafka_mc([*model, "--workers", "2", "--visited", "fingerprints", "--json", str(whole)]).returncode == 1
+    assert (
+        kafka_mc([*model, "--workers", "2", "--visited", "fingerprints", "--json", str(whole)]).returncode
+        == 1
+    )
     assert kafka_mc([*model, "--json", str(plain)]).returncode == 1
     first = [*model, "--workers", "2", "--checkpoint", str(ck), "--checkpoint-every", "0"]
     r = kafka_mc(first, crash="state:9")
