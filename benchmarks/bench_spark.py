@@ -21,7 +21,12 @@ process (successors, fingerprints, pickling), and the per-level profile of the s
 run (frontier, executor CPU, slowest partition, bytes, driver seconds), which
 ``docs/spark.md`` projects to more cores. ``--json FILE`` writes everything.
 
-Run: ``python -m benchmarks.bench_spark [--runs 1] [--max-states N] [--json out.json]``
+``--cluster`` adds a fourth run, ``cluster2``: the spark engine against a standalone
+cluster on 127.0.0.1 that the benchmark starts (a master and two one-core workers, from
+the pyspark package, stopped by PID at the end), and prints it next to the projection
+for two cores made from the ``local[2]`` run's profile.
+
+Run: ``python -m benchmarks.bench_spark [--runs 1] [--max-states N] [--cluster] [--json out.json]``
 """
 
 from __future__ import annotations
@@ -89,13 +94,19 @@ SPARK = """
 import tempfile
 from explorer.engines.spark import check_spark, spark_session
 t0 = time.perf_counter()
-spark = spark_session("local[2]", conf={"spark.driver.memory": "4g"})
+master = __MASTER__
+conf = {"spark.driver.memory": "4g"}
+if master.startswith("spark://"):
+    conf.update({"spark.executor.memory": "768m", "spark.driver.host": "127.0.0.1",
+                 "spark.driver.bindAddress": "127.0.0.1"})
+spark = spark_session(master, conf=conf, executor_wait=120)
 spark.sparkContext.parallelize([1, 2], 2).count()  # executors' Python workers up
 startup = time.perf_counter() - t0
 run_dir = tempfile.mkdtemp(prefix="bench-spark-")
 c0, t0c = cpu_self(), cpu_tree()
 r = check_spark(system, props, keep_going=True, spark=spark, local_frontier=__LF__, max_states=__MAX__,
-                run_dir=run_dir)
+                run_dir=run_dir, partitions=2,
+                checkpoint_dir=os.path.join(run_dir, "checkpoints") if master.startswith("spark://") else None)
 total = time.perf_counter() - t0
 tree = cpu_tree() - t0c
 driver = cpu_self() - c0
@@ -214,6 +225,7 @@ def main() -> None:
     ap.add_argument("--max-states", type=int, help="stop every engine at this many distinct states")
     ap.add_argument("--local-frontier", type=int, default=10_000, help="the spark engine's local_frontier")
     ap.add_argument("--skip", action="append", default=[], choices=["bfs", "workers2", "spark", "chain"])
+    ap.add_argument("--cluster", action="store_true", help="also run on a two-worker standalone cluster")
     ap.add_argument("--json", help="write every measurement here")
     args = ap.parse_args()
     path = os.path.abspath(args.config)
@@ -235,15 +247,35 @@ def main() -> None:
     engines = {
         "bfs": _code(BFS, path, args.set, name, max=cap, workers=1),
         "workers2": _code(BFS, path, args.set, name, max=cap, workers=2),
-        "spark": _code(SPARK, path, args.set, name, max=cap, lf=args.local_frontier),
+        "spark": _code(SPARK, path, args.set, name, max=cap, lf=args.local_frontier, master="local[2]"),
     }
     engines = {k: v for k, v in engines.items() if k not in args.skip}
+    cluster = None
+    if args.cluster:
+        import tempfile
+        from pathlib import Path
+
+        from tests.test_spark_cluster import Cluster
+
+        cluster = Cluster(Path(tempfile.mkdtemp(prefix="bench-cluster-")))
+        cluster.start_master()
+        for i in (1, 2):
+            cluster.start_worker(f"worker-{i}")
+        engines["cluster2"] = _code(
+            SPARK, path, args.set, name, max=cap, lf=args.local_frontier, master=cluster.master_url
+        )
     runs: dict[str, list[dict[str, Any]]] = {k: [] for k in engines}
-    for _ in range(args.runs):
-        for label, code in engines.items():
-            runs[label].append(run_child(code))
-            r = runs[label][-1]
-            print(f"  {label}: {r.get('total', r['seconds']):.1f} s, {r['distinct']:,} states", flush=True)
+    try:
+        for _ in range(args.runs):
+            for label, code in engines.items():
+                runs[label].append(run_child(code))
+                r = runs[label][-1]
+                print(
+                    f"  {label}: {r.get('total', r['seconds']):.1f} s, {r['distinct']:,} states", flush=True
+                )
+    finally:
+        if cluster is not None:
+            cluster.stop_all()
     first = next(iter(runs.values()))[0]
     for label, rs in runs.items():
         for r in rs:
@@ -260,7 +292,7 @@ def main() -> None:
     print(f"{'engine':<10} {'wall s':>8} {'vs bfs':>7} {'CPU us/state':>13} {'vs bfs':>7}  notes")
     for label, rs in runs.items():
         note = ""
-        if label == "spark":
+        if label in ("spark", "cluster2"):
             r0 = rs[0]
             note = (
                 f"session start {median([r['startup'] for r in rs]):.1f} s included; executor CPU in level tasks; "
@@ -306,6 +338,14 @@ def main() -> None:
             pr = project(prof, before, out["per_level"], k)
             print(f"  {k:3d} cores: {pr['total']:8.1f} s")
         out["projection"] = {k: project(prof, before, out["per_level"], k) for k in (2, 4, 16, 64)}
+        if "cluster2" in runs:
+            measured = median([r["total"] for r in runs["cluster2"]])
+            predicted = out["projection"][2]["total"]
+            print(
+                f"  check: two-worker standalone cluster measured {measured:.1f} s against the two-core "
+                f"projection {predicted:.1f} s (measured / projected {measured / predicted:.2f})"
+            )
+            out["cluster_check"] = {"measured": measured, "projected": predicted}
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(out, fh, indent=1)

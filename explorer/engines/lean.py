@@ -423,7 +423,8 @@ class _Search:
                                 if checks_left:
                                     checks_left -= 1
                                     self_check(t, fp)
-                                check_state(t, known - 1)
+                                if state_checks or applies_state or pending_reach:
+                                    check_state(t, known - 1)
                         level_generated += n
                         if n == 0 and deadlock_on and not (is_terminal is not None and is_terminal(s)):
                             record(
