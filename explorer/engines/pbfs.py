@@ -330,10 +330,8 @@ def check_pbfs(
                 "keep_going": keep_going,
                 "deadlock": deadlock,
                 "workers": workers,
-                "batch": batch,
-                "serial_below": serial_below,
                 "checkpoint_every": checkpoint_every,
-            },
+            },  # batch and serial_below are tuning: they do not change the result
             layout="pbfs",
             run_info=run_info,
         )
