@@ -21,7 +21,10 @@ process (successors, fingerprints, pickling), and the per-level profile of the s
 run (frontier, executor CPU, slowest partition, bytes, driver seconds), which
 ``docs/spark.md`` projects to more cores. ``--json FILE`` writes everything.
 
-``--cluster`` adds a fourth run, ``cluster2``: the spark engine against a standalone
+``--one-core`` adds ``spark1``: the spark engine on ``local[1]`` with two partitions, so
+its tasks run one at a time: on a machine whose two vCPUs are one physical core, two
+concurrent processes each get less done per CPU second, which inflates the CPU per
+state of ``local[2]`` and ``--workers 2`` alike. ``--cluster`` adds ``cluster2``: the spark engine against a standalone
 cluster on 127.0.0.1 that the benchmark starts (a master and two one-core workers, from
 the pyspark package, stopped by PID at the end), and prints it next to the projection
 for two cores made from the ``local[2]`` run's profile.
@@ -226,6 +229,12 @@ def main() -> None:
     ap.add_argument("--local-frontier", type=int, default=10_000, help="the spark engine's local_frontier")
     ap.add_argument("--skip", action="append", default=[], choices=["bfs", "workers2", "spark", "chain"])
     ap.add_argument("--cluster", action="store_true", help="also run on a two-worker standalone cluster")
+    ap.add_argument(
+        "--one-core",
+        action="store_true",
+        help="also run spark on local[1] (two partitions, one task at a time): executor CPU per state "
+        "without two tasks sharing a core",
+    )
     ap.add_argument("--json", help="write every measurement here")
     args = ap.parse_args()
     path = os.path.abspath(args.config)
@@ -250,6 +259,10 @@ def main() -> None:
         "spark": _code(SPARK, path, args.set, name, max=cap, lf=args.local_frontier, master="local[2]"),
     }
     engines = {k: v for k, v in engines.items() if k not in args.skip}
+    if args.one_core:
+        engines["spark1"] = _code(
+            SPARK, path, args.set, name, max=cap, lf=args.local_frontier, master="local[1]"
+        )
     cluster = None
     if args.cluster:
         import tempfile
@@ -292,7 +305,7 @@ def main() -> None:
     print(f"{'engine':<10} {'wall s':>8} {'vs bfs':>7} {'CPU us/state':>13} {'vs bfs':>7}  notes")
     for label, rs in runs.items():
         note = ""
-        if label in ("spark", "cluster2"):
+        if label in ("spark", "spark1", "cluster2"):
             r0 = rs[0]
             note = (
                 f"session start {median([r['startup'] for r in rs]):.1f} s included; executor CPU in level tasks; "
