@@ -166,9 +166,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
         )
     except ModelError as e:
         return _model_error(args, e)
-    if used_reference is not None:
-        print(f"configuration: {used_reference} (the reference; --config FILE or --defaults to change)")
-    print(format_result(result))
+    try:
+        if used_reference is not None:
+            print(f"configuration: {used_reference} (the reference; --config FILE or --defaults to change)")
+        print(format_result(result), flush=True)
+    except BrokenPipeError:  # `kafka-mc check ... | head`: the reader left; the outputs still get written
+        _stdout_gone()
     if result.exit_reason is ExitReason.INTERRUPTED:
         print(
             f"kafka-mc: interrupted by {stop_requested() or 'SIGINT'} after {result.seconds:.1f} s; "
@@ -623,6 +626,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _stdout_gone() -> None:
+    """Point stdout at /dev/null after its reader closed the pipe (so that the interpreter's
+    last flush does not fail again)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (the console script exits with it).
 
@@ -646,6 +657,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         how = stop_requested() or "SIGINT"
         print(f"kafka-mc: interrupted by {how} after {time.monotonic() - start:.1f} s", file=sys.stderr)
         code = 3
+    except BrokenPipeError:  # the reader of stdout left (`| head`): no message, as cat or grep
+        _stdout_gone()
+        code = 1
     except OSError as e:  # a file that vanished or a full disk while writing the outputs
         where = f" {e.filename}" if e.filename else ""
         print(f"kafka-mc: error:{where}: {e.strerror or e}", file=sys.stderr)

@@ -567,3 +567,24 @@ def test_fuzz_config_loader(model: str, tmp_path_factory: pytest.TempPathFactory
             assert json.loads(out.read_text())["exit_code"] == code
 
     one()
+
+
+def test_stdout_closed_early_still_writes_the_json(tmp_path: Path) -> None:
+    """``kafka-mc check ... | head -0``: the reader leaves before the summary is printed; the
+    run ends with its own exit code, no traceback, and ``--json`` is written all the same."""
+    out = tmp_path / "r.json"
+    argv = ["check", "--system", "tests.toys:grid", "--set", "n=30", "--json", str(out)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "explorer", *argv],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()  # before the interpreter has even started the search
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    assert "Traceback" not in stderr and "Broken pipe" not in stderr, stderr
+    assert json.loads(out.read_text())["distinct_states"] == 961
