@@ -129,6 +129,22 @@ class Killed(BaseException):
     """Stands for SIGKILL in the in-process test (no ``except Exception`` catches it)."""
 
 
+def arm(monkeypatch: Any, modules: list[Any], points: list[str]) -> dict[str, int]:
+    """Make the crash points of ``modules`` raise :class:`Killed` at ``points`` (``WHERE:N``,
+    in turn; each taken once); the count of passes per point, for the caller to check."""
+    passes: dict[str, int] = {}
+
+    def crash(where: str) -> None:
+        passes[where] = passes.get(where, 0) + 1
+        if points and points[0] == f"{where}:{passes[where]}":
+            points.pop(0)
+            raise Killed
+
+    for m in modules:
+        monkeypatch.setattr(m, "crash_point", crash)
+    return passes
+
+
 def test_in_process_crashes_then_resume_equal(tmp_path: Path, monkeypatch: Any) -> None:
     """The fast stand-in for the SIGKILL tests (marked slow): the crash points raise, in
     this process, at several places in a row; each resume continues the last snapshot."""
@@ -139,20 +155,8 @@ def test_in_process_crashes_then_resume_equal(tmp_path: Path, monkeypatch: Any) 
     g = Grid(12, limit=8)
     ref = lean.check_lean(g, g.properties(), keep_going=True)
     ck = tmp_path / "ck"
-    passes: dict[str, int] = {}
-    armed: list[str] = []
-
-    def crash(where: str) -> None:
-        passes[where] = passes.get(where, 0) + 1
-        if armed and armed[0] == f"{where}:{passes[where]}":
-            armed.pop(0)
-            raise Killed
-
-    monkeypatch.setattr(lean, "crash_point", crash)
-    monkeypatch.setattr(checkpoint, "crash_point", crash)
     for i, point in enumerate(["snapshot-written:3", "snapshot-renamed:2", "state:4", None]):
-        passes.clear()
-        armed[:] = [point] if point else []
+        arm(monkeypatch, [lean, checkpoint], [point] if point else [])
         kw: dict[str, Any] = dict(keep_going=True, frontier_batch=4, checkpoint=ck, checkpoint_every=0.0)
         if point is None:
             r = lean.check_lean(g, g.properties(), resume=True, **kw)

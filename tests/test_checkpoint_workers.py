@@ -14,27 +14,17 @@ import pytest
 from explorer.engines.bfs import check_bfs
 from explorer.engines.pbfs import SERIAL_BELOW_ENV, check_pbfs
 from explorer.search.checkpoint import CheckpointError
-from tests.test_checkpoint import Killed, comparable, kafka_mc
+from tests.test_checkpoint import Killed, arm, comparable, kafka_mc
 from tests.test_pbfs import comparable as same_fields
 from tests.toys import Grid, LabelledGrid
 
 
 def _armed(monkeypatch: Any, points: list[str]) -> dict[str, int]:
-    """Make the crash points raise :class:`Killed` at ``points`` (``WHERE:N``, in turn)."""
+    """Make the crash points of the ``--workers`` search raise :class:`Killed` at ``points``."""
     from explorer.engines import pbfs
     from explorer.search import checkpoint
 
-    passes: dict[str, int] = {}
-
-    def crash(where: str) -> None:
-        passes[where] = passes.get(where, 0) + 1
-        if points and points[0] == f"{where}:{passes[where]}":
-            points.pop(0)
-            raise Killed
-
-    monkeypatch.setattr(pbfs, "crash_point", crash)
-    monkeypatch.setattr(checkpoint, "crash_point", crash)
-    return passes
+    return arm(monkeypatch, [pbfs, checkpoint], points)
 
 
 @pytest.mark.parametrize("serial_below", [2, 6], ids=["forked-early", "forked-after-a-snapshot"])

@@ -164,22 +164,17 @@ def check_lean(
             progress=progress,
             clock=clock,
         )
-    folder = None if checkpoint is None else Path(checkpoint)
-    snapshot = None
-    if folder is not None:
-        snapshot = open_checkpoint(
-            folder,
-            resume=resume,
-            system=system,
-            checks=[p.check for p in props],
-            model=model,
-            config=config_to_dict(config),
-            options=options,
-            layout="lean",
-            run_info=run_info,
-        )
-    elif resume:
-        raise CheckpointError("--resume needs the checkpoint folder")
+    folder, snapshot = open_checkpoint(
+        checkpoint,
+        resume=resume,
+        system=system,
+        checks=[p.check for p in props],
+        model=model,
+        config=config_to_dict(config),
+        options=options,
+        layout="lean",
+        run_info=run_info,
+    )
     work = folder if folder is not None else Path(tempfile.mkdtemp(prefix="kafka-mc-lean-"))
     try:
         return _Search(

@@ -301,8 +301,6 @@ def check_pbfs(
     )
     if checkpoint is not None and visited != "fingerprints":
         raise ValueError("checkpoint needs visited='fingerprints' (the states are not saved)")
-    if resume and checkpoint is None:
-        raise CheckpointError("--resume needs the checkpoint folder")
     if any(p.kind is PropertyKind.EVENTUALLY for p in props):
         if checkpoint is not None:
             raise CheckpointError(
@@ -313,28 +311,21 @@ def check_pbfs(
             f"--workers {workers}: eventually properties need the whole state graph; ran the serial bfs engine"
         )
         return r
-    folder = None if checkpoint is None else Path(checkpoint)
-    snapshot = None
-    if folder is not None:
-        snapshot = open_checkpoint(
-            folder,
-            resume=resume,
-            system=system,
-            checks=[p.check for p in props],
-            model=model,
-            config=config_to_dict(config),
-            options={
-                "max_depth": max_depth,
-                "max_states": max_states,
-                "max_seconds": max_seconds,
-                "keep_going": keep_going,
-                "deadlock": deadlock,
-                "workers": workers,
-                "checkpoint_every": checkpoint_every,
-            },  # batch and serial_below are tuning: they do not change the result
-            layout="pbfs",
-            run_info=run_info,
-        )
+    folder, snapshot = open_checkpoint(
+        checkpoint,
+        resume=resume,
+        system=system,
+        checks=[p.check for p in props],
+        model=model,
+        config=config_to_dict(config),
+        options={  # batch and serial_below are tuning: they do not change the result
+            **{k: common[k] for k in ("max_depth", "max_states", "max_seconds", "keep_going", "deadlock")},
+            "workers": workers,
+            "checkpoint_every": checkpoint_every,
+        },
+        layout="pbfs",
+        run_info=run_info,
+    )
     st = stats if stats is not None else PbfsStats()
     st.workers = workers
     cpu0, _ = usage()

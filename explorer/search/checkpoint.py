@@ -262,7 +262,7 @@ def as_json(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def open_checkpoint(
-    folder: Path,
+    checkpoint: str | Path | None,
     *,
     resume: bool,
     system: Any,
@@ -272,10 +272,11 @@ def open_checkpoint(
     options: dict[str, Any],
     layout: str,
     run_info: dict[str, Any] | None = None,
-) -> tuple[dict[str, Any], Any, list[Path]] | None:
-    """Start a checkpoint in ``folder`` (``resume=False``: a new or empty folder, its
-    manifest written) or open one to continue (``resume=True``): the current snapshot, or
-    None if the run died before its first one.
+) -> tuple[Path | None, tuple[dict[str, Any], Any, list[Path]] | None]:
+    """``(folder, snapshot)`` for a search asked for ``checkpoint`` (a folder, or None for a
+    run without one: ``(None, None)``). ``resume=False`` starts a checkpoint there (a new or
+    empty folder, its manifest written; no snapshot yet); ``resume=True`` opens one to
+    continue: its current snapshot, or None if the run died before its first one.
 
     A resumed checkpoint must have been written by the same engine ``layout`` (``"lean"``:
     the serial search, ``"pbfs"``: the ``--workers`` one), for the same model source
@@ -286,14 +287,20 @@ def open_checkpoint(
     >>> from tests.toys import Grid
     >>> d = Path(tempfile.mkdtemp()) / "ck"
     >>> kw = dict(system=Grid(3), checks=[], model="grid", config={}, options={"workers": 2})
-    >>> open_checkpoint(d, resume=False, layout="pbfs", **kw) is None
+    >>> open_checkpoint(d, resume=False, layout="pbfs", **kw) == (d, None)
     True
+    >>> open_checkpoint(None, resume=False, layout="pbfs", **kw)
+    (None, None)
     >>> open_checkpoint(d, resume=True, layout="lean", **kw)
     Traceback (most recent call last):
     ...
     explorer.search.checkpoint.CheckpointError: --resume ...: written by the pbfs search, not the lean one (resume it with the options it was started with)
     """
-    folder = Path(folder)
+    if checkpoint is None:
+        if resume:
+            raise CheckpointError("--resume needs the checkpoint folder")
+        return None, None
+    folder = Path(checkpoint)
     checks = list(checks)
     if not resume:
         prepare_folder(folder)
@@ -310,7 +317,7 @@ def open_checkpoint(
                 "run": run_info or {},
             },
         )
-        return None
+        return folder, None
     manifest = read_manifest(folder)
     stored_layout = manifest.get("layout", "lean")
     if stored_layout != layout:
@@ -336,4 +343,4 @@ def open_checkpoint(
                 )
         elif value != stored:
             raise CheckpointError(f"--resume {folder}: the {key} differs from the checkpoint's")
-    return read_snapshot(folder)
+    return folder, read_snapshot(folder)
