@@ -1075,10 +1075,15 @@ static PyTypeObject FpTable_Type = {
 #define PACK_MAX_DEPTH 200
 #define PACK_NOT_NAMEDTUPLE UINT32_MAX /* class_ix value of a tuple subclass sent as an atom */
 
-/* A map from object address to a 32-bit index (open addressing, linear probing). */
+/* A map from object address to a 32-bit index (open addressing, linear probing; a key
+ * and its value share a slot, so a probe touches one cache line). */
 typedef struct {
-    void **keys;
-    uint32_t *vals;
+    void *key; /* NULL: an empty slot */
+    uint32_t val;
+} PtrSlot;
+
+typedef struct {
+    PtrSlot *slots;
     size_t mask; /* capacity - 1, capacity a power of two */
     size_t used;
 } PtrMap;
@@ -1093,11 +1098,10 @@ ptr_slot(const PtrMap *m, const void *p)
 static int
 ptrmap_init(PtrMap *m, size_t cap)
 {
-    m->keys = PyMem_Calloc(cap, sizeof(void *));
-    m->vals = PyMem_Malloc(cap * sizeof(uint32_t));
+    m->slots = PyMem_Calloc(cap, sizeof(PtrSlot));
     m->mask = cap - 1;
     m->used = 0;
-    if (m->keys == NULL || m->vals == NULL) {
+    if (m->slots == NULL) {
         PyErr_NoMemory();
         return -1;
     }
@@ -1107,10 +1111,8 @@ ptrmap_init(PtrMap *m, size_t cap)
 static void
 ptrmap_free(PtrMap *m)
 {
-    PyMem_Free(m->keys);
-    PyMem_Free(m->vals);
-    m->keys = NULL;
-    m->vals = NULL;
+    PyMem_Free(m->slots);
+    m->slots = NULL;
 }
 
 /* The index stored for p, or -1 if none. */
@@ -1118,9 +1120,9 @@ static inline int64_t
 ptrmap_get(const PtrMap *m, const void *p)
 {
     size_t i = ptr_slot(m, p);
-    while (m->keys[i] != NULL) {
-        if (m->keys[i] == p) {
-            return m->vals[i];
+    while (m->slots[i].key != NULL) {
+        if (m->slots[i].key == p) {
+            return m->slots[i].val;
         }
         i = (i + 1) & m->mask;
     }
@@ -1134,17 +1136,15 @@ ptrmap_put(PtrMap *m, void *p, uint32_t v)
     if ((m->used + 1) * 2 > m->mask + 1) {
         PtrMap big;
         if (ptrmap_init(&big, (m->mask + 1) * 2) < 0) {
-            ptrmap_free(&big);
             return -1;
         }
         for (size_t j = 0; j <= m->mask; j++) {
-            if (m->keys[j] != NULL) {
-                size_t i = ptr_slot(&big, m->keys[j]);
-                while (big.keys[i] != NULL) {
+            if (m->slots[j].key != NULL) {
+                size_t i = ptr_slot(&big, m->slots[j].key);
+                while (big.slots[i].key != NULL) {
                     i = (i + 1) & big.mask;
                 }
-                big.keys[i] = m->keys[j];
-                big.vals[i] = m->vals[j];
+                big.slots[i] = m->slots[j];
             }
         }
         big.used = m->used;
@@ -1152,11 +1152,11 @@ ptrmap_put(PtrMap *m, void *p, uint32_t v)
         *m = big;
     }
     size_t i = ptr_slot(m, p);
-    while (m->keys[i] != NULL) {
+    while (m->slots[i].key != NULL) {
         i = (i + 1) & m->mask;
     }
-    m->keys[i] = p;
-    m->vals[i] = v;
+    m->slots[i].key = p;
+    m->slots[i].val = v;
     m->used++;
     return 0;
 }
