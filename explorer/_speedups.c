@@ -1345,7 +1345,7 @@ pack_states(PyObject *module, PyObject *states)
     Packer pk = {{NULL, 0, 0, 1}, {0}, 0, {0}, NULL, {0}, NULL};
     PyObject *result = NULL;
     Py_ssize_t n = PyTuple_GET_SIZE(items);
-    pk.b.cap = 64 + 256 * n;
+    pk.b.cap = 64 + 128 * (n < 65536 ? n : 65536); /* ~a controller state's size; it doubles as needed */
     pk.b.p = PyMem_Malloc((size_t)pk.b.cap);
     if (pk.b.p == NULL) {
         PyErr_NoMemory();
