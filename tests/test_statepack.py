@@ -251,6 +251,10 @@ def test_bad_input_and_unknown_tags() -> None:
         loads_states(b"Z123")
     with pytest.raises(ValueError, match="not a list"):
         loads_states(b"P" + pickle.dumps((1, 2)))
+    blob = b"P" + pickle.dumps([(1, 2)], protocol=5)
+    for cut in range(1, len(blob)):
+        with pytest.raises(ValueError, match="corrupt state blob"):
+            loads_states(blob[:cut])
 
 
 @c_in_use

@@ -83,7 +83,10 @@ def loads_states(blob: bytes | memoryview) -> list[Any]:
     view = memoryview(blob)
     tag = bytes(view[:1])
     if tag == _TAG_PICKLE:
-        states = pickle.loads(view[1:])
+        try:
+            states = pickle.loads(view[1:])
+        except Exception as e:  # any unpickling failure means a corrupt blob
+            raise ValueError(f"corrupt state blob: {type(e).__name__}: {e}") from None
         if not isinstance(states, list):
             raise ValueError("corrupt state blob: the pickled value is not a list")
         return states
