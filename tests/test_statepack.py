@@ -242,6 +242,14 @@ def test_pure_python_env_turns_the_packer_off() -> None:
     assert out.stdout.split() == ["False", "P"]
 
 
+def test_deep_states_go_through_pickle() -> None:
+    v: Any = None
+    for _ in range(300):
+        v = (v,)
+    blob = dumps_states([v])
+    assert blob[:1] == b"P" and loads_states(blob) == [v]
+
+
 def test_bad_input_and_unknown_tags() -> None:
     with pytest.raises(TypeError, match="list"):
         dumps_states((1, 2))  # type: ignore[arg-type]

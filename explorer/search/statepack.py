@@ -15,8 +15,8 @@ A blob is a tag byte and then:
 * ``S`` (C): the header's length (4 bytes, little-endian), the pickled header
   ``(classes, atoms)``, then the C payload;
 * ``P`` (pickle): the pickled list, what :func:`dumps_states` writes without the C
-  module (not built, or ``KAFKA_MC_PURE_PYTHON=1``) or when the classes cannot be
-  pickled by reference.
+  module (not built, or ``KAFKA_MC_PURE_PYTHON=1``), when the classes cannot be
+  pickled by reference, or for a state nested deeper than 200 levels.
 
 Without the C module an ``S`` blob cannot be read: every process of a cluster must use
 the same mode.
@@ -59,9 +59,11 @@ def dumps_states(states: list[Any]) -> bytes:
     if not isinstance(states, list):
         raise TypeError(f"dumps_states needs a list of states, not {type(states).__name__}")
     if _PACKER is not None:
-        payload, atoms, classes = _PACKER[0](states)
         try:
+            payload, atoms, classes = _PACKER[0](states)
             header = pickle.dumps((classes, atoms), protocol=5)
+        except ValueError:  # a state nested deeper than the packer goes: pickle goes deeper
+            header = None
         except (pickle.PicklingError, AttributeError, TypeError):
             header = None  # a class or atom pickle cannot name: let pickle say so below
         if header is not None:
