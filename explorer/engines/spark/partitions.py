@@ -335,7 +335,7 @@ def step_partition(
 
     Successors are fingerprinted; those first seen at an earlier level (this
     worker's copy of the visited set) are dropped, the rest (the first of each
-    state in this partition) are checked as new states and sent, pickled once, to
+    state in this partition) are checked as new states and sent, packed once, to
     the partition owning their fingerprint (one block per owner; the shuffle
     balances the partitions). Only their keys, fingerprints, check hashes and
     action kinds go to the driver (in the summary), which picks the winner of each
