@@ -17,9 +17,9 @@ CPU is measured as
 
 Also printed: the fixed cost of one Spark level (a 60-level chain of single states,
 median of the per-level ``job + driver`` seconds), what one state costs in one
-process (successors, fingerprints, pickling), and the per-level profile of the spark
-run (frontier, executor CPU, slowest partition, bytes, driver seconds), which
-``docs/spark.md`` projects to more cores. ``--json FILE`` writes everything.
+process (successors, fingerprints, pickling, and the state packer the blocks use), and
+the per-level profile of the spark run (frontier, executor CPU, slowest partition,
+bytes, driver seconds), which ``docs/spark.md`` projects to more cores. ``--json FILE`` writes everything.
 
 ``--one-core`` adds ``spark1``: the spark engine on ``local[1]`` with two partitions, so
 its tasks run one at a time: on a machine whose two vCPUs are one physical core, two
@@ -30,6 +30,7 @@ the pyspark package, stopped by PID at the end), and prints it next to the proje
 for two cores made from the ``local[2]`` run's profile.
 
 Run: ``python -m benchmarks.bench_spark [--runs 1] [--max-states N] [--cluster] [--json out.json]``
+(``--skip`` every engine for the one-process costs alone).
 """
 
 from __future__ import annotations
@@ -147,6 +148,7 @@ spark.stop()
 COSTS = """
 import pickle
 from explorer.engines.spark import state_fingerprint
+from explorer.search.statepack import dumps_states, loads_states
 sample, seen, front = [], set(), list(system.init_states())
 while front and len(sample) < 20_000:
     nxt = []
@@ -158,12 +160,21 @@ while front and len(sample) < 20_000:
                 sample.append(t)
     front = nxt
 sample = sample[:20_000]
+import gc
 def per_state(f):
-    t0 = time.perf_counter()
-    f()
-    return (time.perf_counter() - t0) / len(sample) * 1e6
+    # the collector paused, as in the engines' level tasks (else a full collection lands
+    # in whichever call happens to cross the threshold)
+    gc.collect()
+    gc.disable()
+    try:
+        t0 = time.perf_counter()
+        f()
+        return (time.perf_counter() - t0) / len(sample) * 1e6
+    finally:
+        gc.enable()
 succ = [t for s in sample for _a, t in system.successors(s)]
 blob = pickle.dumps(sample, protocol=5)
+packed = dumps_states(sample)
 print(json.dumps({
     "states": len(sample),
     "successors_per_state": len(succ) / len(sample),
@@ -172,6 +183,9 @@ print(json.dumps({
     "pickle_us": per_state(lambda: pickle.dumps(sample, protocol=5)),
     "unpickle_us": per_state(lambda: pickle.loads(blob)),
     "bytes_per_state": len(blob) / len(sample),
+    "pack_us": per_state(lambda: dumps_states(sample)),
+    "unpack_us": per_state(lambda: loads_states(packed)),
+    "packed_bytes_per_state": len(packed) / len(sample),
 }))
 """
 
@@ -249,7 +263,8 @@ def main() -> None:
     print(
         "one process, {states:,} sampled states: successors {successors_us:.1f} us a state "
         "({successors_per_state:.2f} successors); fingerprint {fingerprint_us_per_successor:.1f} us a "
-        "successor; pickle {pickle_us:.1f} us, unpickle {unpickle_us:.1f} us a state ({bytes_per_state:.0f} bytes)".format(
+        "successor; pickle {pickle_us:.1f} us, unpickle {unpickle_us:.1f} us a state ({bytes_per_state:.0f} bytes); "
+        "statepack (the spark blocks) {pack_us:.1f} us, unpack {unpack_us:.1f} us ({packed_bytes_per_state:.0f} bytes)".format(
             **costs
         )
     )
@@ -263,6 +278,11 @@ def main() -> None:
         engines["spark1"] = _code(
             SPARK, path, args.set, name, max=cap, lf=args.local_frontier, master="local[1]"
         )
+    if not engines and not args.cluster:  # every engine skipped: the one-process costs only
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump({"costs": costs}, fh, indent=1)
+        return
     cluster = None
     if args.cluster:
         import tempfile

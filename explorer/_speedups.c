@@ -13,6 +13,10 @@
  *   fingerprint(value)          explorer.encoding.fingerprint(value)
  *   fingerprint_bytes(data)     explorer.encoding.fingerprint_bytes(data)
  *   FpTable(capacity, data, count)  a set of 64-bit fingerprints (explorer.search.visited)
+ *   pack_states(states)         (payload, atoms, classes): a list of states packed
+ *                               without pickle (explorer/search/statepack.py)
+ *   unpack_states(payload, atoms, classes)
+ *                               the list of states back, types and sharing kept
  *   _configure(encode_other, set_item_slow)
  *                               the Python callables for values this module does not
  *                               encode itself (enums, dataclasses, errors) and for
@@ -1037,6 +1041,616 @@ static PyTypeObject FpTable_Type = {
     .tp_as_buffer = &fpt_as_buffer,
 };
 
+/* ------------------------------------------------------------------ state packer */
+
+/*
+ * pack_states(states) -> (payload, atoms, classes)
+ * unpack_states(payload, atoms, classes) -> states
+ *
+ * A compact, pickle-free serialisation of a list of model states (nested NamedTuples,
+ * tuples, ints, ...), used for the blocks the spark engine ships between partitions
+ * (explorer/search/statepack.py adds the header and the pure-Python fallback).
+ *
+ * The payload's grammar (varint = unsigned LEB128):
+ *
+ *   payload := varint(count) value{count}
+ *   value   := 'N' | 'T' | 'F'                    None, True, False
+ *            | 'i' varint(zigzag(x))              an exact int that fits in 64 bits
+ *            | 's' varint(len) utf8[len]          an exact str                  (memoised)
+ *            | '(' varint(n) value{n}             an exact tuple                (memoised)
+ *            | 'c' varint(k) varint(n) value{n}   an instance of classes[k], a NamedTuple
+ *                                                 class with no __dict__, rebuilt like
+ *                                                 tuple.__new__(cls, items)     (memoised)
+ *            | '{' varint(n) value{n}             an exact frozenset            (memoised)
+ *            | 'a' varint(k)                      atoms[k]: anything else (enum members,
+ *                                                 big ints, floats, ...), by identity;
+ *                                                 the caller pickles the atom list
+ *            | 'r' varint(m)                      the m-th memoised object of this payload
+ *
+ * Memoised objects are numbered in the order their encoding ends (children first), so
+ * an object met again by identity is written as 'r' and decodes to the same object:
+ * states keep sharing their sub-records, as with pickle's memo.
+ */
+
+#define PACK_MAX_DEPTH 200
+#define PACK_NOT_NAMEDTUPLE UINT32_MAX /* class_ix value of a tuple subclass sent as an atom */
+
+/* A map from object address to a 32-bit index (open addressing, linear probing; a key
+ * and its value share a slot, so a probe touches one cache line). */
+typedef struct {
+    void *key; /* NULL: an empty slot */
+    uint32_t val;
+} PtrSlot;
+
+typedef struct {
+    PtrSlot *slots;
+    size_t mask; /* capacity - 1, capacity a power of two */
+    size_t used;
+} PtrMap;
+
+static inline size_t
+ptr_slot(const PtrMap *m, const void *p)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ULL;
+    return (size_t)(h ^ (h >> 32)) & m->mask;
+}
+
+static int
+ptrmap_init(PtrMap *m, size_t cap)
+{
+    m->slots = PyMem_Calloc(cap, sizeof(PtrSlot));
+    m->mask = cap - 1;
+    m->used = 0;
+    if (m->slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void
+ptrmap_free(PtrMap *m)
+{
+    PyMem_Free(m->slots);
+    m->slots = NULL;
+}
+
+/* The index stored for p, or -1 if none. */
+static inline int64_t
+ptrmap_get(const PtrMap *m, const void *p)
+{
+    size_t i = ptr_slot(m, p);
+    while (m->slots[i].key != NULL) {
+        if (m->slots[i].key == p) {
+            return m->slots[i].val;
+        }
+        i = (i + 1) & m->mask;
+    }
+    return -1;
+}
+
+/* Store p -> v (p must be absent); doubles the table when half full. */
+static int
+ptrmap_put(PtrMap *m, void *p, uint32_t v)
+{
+    if ((m->used + 1) * 2 > m->mask + 1) {
+        PtrMap big;
+        if (ptrmap_init(&big, (m->mask + 1) * 2) < 0) {
+            return -1;
+        }
+        for (size_t j = 0; j <= m->mask; j++) {
+            if (m->slots[j].key != NULL) {
+                size_t i = ptr_slot(&big, m->slots[j].key);
+                while (big.slots[i].key != NULL) {
+                    i = (i + 1) & big.mask;
+                }
+                big.slots[i] = m->slots[j];
+            }
+        }
+        big.used = m->used;
+        ptrmap_free(m);
+        *m = big;
+    }
+    size_t i = ptr_slot(m, p);
+    while (m->slots[i].key != NULL) {
+        i = (i + 1) & m->mask;
+    }
+    m->slots[i].key = p;
+    m->slots[i].val = v;
+    m->used++;
+    return 0;
+}
+
+/* 1 if instances of tuple subclass tp are exactly a tuple's items (a NamedTuple made with
+ * __slots__ = (), as collections.namedtuple and typing.NamedTuple do): no __dict__, no
+ * extra slots, so tp_alloc + the items rebuilds them. 0 otherwise, -1 on error. */
+static int
+is_plain_namedtuple(PyTypeObject *tp)
+{
+    if (!PyType_IsSubtype(tp, &PyTuple_Type) || tp->tp_dictoffset != 0 || tp->tp_weaklistoffset != 0 ||
+        tp->tp_basicsize != PyTuple_Type.tp_basicsize || tp->tp_itemsize != PyTuple_Type.tp_itemsize ||
+        !(tp->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+        return 0;
+    }
+    return PyObject_HasAttrString((PyObject *)tp, "_fields");
+}
+
+typedef struct {
+    Buf b;
+    PtrMap memo;       /* memoised object -> its memo number */
+    uint32_t nmemo;
+    PtrMap atom_ix;    /* atom -> its index in atoms */
+    PyObject *atoms;   /* list */
+    PtrMap class_ix;   /* tuple subclass -> its index in classes, or PACK_NOT_NAMEDTUPLE */
+    PyObject *classes; /* list */
+} Packer;
+
+static int
+pk_atom(Packer *pk, PyObject *v)
+{
+    int64_t k = ptrmap_get(&pk->atom_ix, v);
+    if (k < 0) {
+        k = PyList_GET_SIZE(pk->atoms);
+        if (PyList_Append(pk->atoms, v) < 0 || ptrmap_put(&pk->atom_ix, v, (uint32_t)k) < 0) {
+            return -1;
+        }
+    }
+    if (buf_reserve(&pk->b, 11) < 0) {
+        return -1;
+    }
+    pk->b.p[pk->b.len++] = 'a';
+    put_varint(&pk->b, (uint64_t)k);
+    return 0;
+}
+
+/* The classes index of tuple subclass tp, PACK_NOT_NAMEDTUPLE, or -1 on error. */
+static int64_t
+pk_class(Packer *pk, PyTypeObject *tp)
+{
+    int64_t k = ptrmap_get(&pk->class_ix, tp);
+    if (k >= 0) {
+        return k;
+    }
+    int plain = is_plain_namedtuple(tp);
+    if (plain < 0) {
+        return -1;
+    }
+    k = plain ? PyList_GET_SIZE(pk->classes) : PACK_NOT_NAMEDTUPLE;
+    if ((plain && PyList_Append(pk->classes, (PyObject *)tp) < 0) || ptrmap_put(&pk->class_ix, tp, (uint32_t)k) < 0) {
+        return -1;
+    }
+    return k;
+}
+
+static int
+pk_value(Packer *pk, PyObject *v, int depth)
+{
+    Buf *b = &pk->b;
+    if (depth > PACK_MAX_DEPTH) {
+        PyErr_Format(PyExc_ValueError, "pack_states: a state is nested deeper than %d levels", PACK_MAX_DEPTH);
+        return -1;
+    }
+    if (buf_reserve(b, 22) < 0) {
+        return -1;
+    }
+    if (v == Py_None || v == Py_True || v == Py_False) {
+        b->p[b->len++] = v == Py_None ? 'N' : v == Py_True ? 'T' : 'F';
+        return 0;
+    }
+    PyTypeObject *tp = Py_TYPE(v);
+    if (tp == &PyLong_Type) {
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow) {
+            return pk_atom(pk, v); /* a big int: pickled with the atoms */
+        }
+        if (x == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        b->p[b->len++] = 'i';
+        put_varint(b, ((uint64_t)x << 1) ^ (uint64_t)(x >> 63));
+        return 0;
+    }
+    int64_t cls = -1;
+    if (tp != &PyUnicode_Type && tp != &PyTuple_Type && tp != &PyFrozenSet_Type) {
+        if (!PyTuple_Check(v)) {
+            return pk_atom(pk, v);
+        }
+        cls = pk_class(pk, tp);
+        if (cls < 0) {
+            return -1;
+        }
+        if (cls == PACK_NOT_NAMEDTUPLE) {
+            return pk_atom(pk, v);
+        }
+    }
+    /* a memoised kind: met before in this payload? */
+    int64_t m = ptrmap_get(&pk->memo, v);
+    if (m >= 0) {
+        b->p[b->len++] = 'r';
+        put_varint(b, (uint64_t)m);
+        return 0;
+    }
+    if (tp == &PyUnicode_Type) {
+        Py_ssize_t n;
+        const char *s = PyUnicode_AsUTF8AndSize(v, &n);
+        if (s == NULL) { /* lone surrogates: let pickle carry it */
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+                return -1;
+            }
+            PyErr_Clear();
+            return pk_atom(pk, v);
+        }
+        b->p[b->len++] = 's';
+        put_varint(b, (uint64_t)n);
+        if (buf_append(b, s, n) < 0) {
+            return -1;
+        }
+    }
+    else if (tp == &PyFrozenSet_Type) {
+        b->p[b->len++] = '{';
+        put_varint(b, (uint64_t)PySet_GET_SIZE(v));
+        PyObject *it = PyObject_GetIter(v);
+        if (it == NULL) {
+            return -1;
+        }
+        PyObject *item;
+        while ((item = PyIter_Next(it)) != NULL) {
+            int r = pk_value(pk, item, depth + 1);
+            Py_DECREF(item);
+            if (r < 0) {
+                Py_DECREF(it);
+                return -1;
+            }
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred()) {
+            return -1;
+        }
+    }
+    else { /* a tuple, or an instance of classes[cls] */
+        Py_ssize_t n = PyTuple_GET_SIZE(v);
+        if (cls < 0) {
+            b->p[b->len++] = '(';
+        }
+        else {
+            b->p[b->len++] = 'c';
+            put_varint(b, (uint64_t)cls);
+        }
+        put_varint(b, (uint64_t)n);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (pk_value(pk, PyTuple_GET_ITEM(v, i), depth + 1) < 0) {
+                return -1;
+            }
+        }
+    }
+    if (pk->nmemo == UINT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "pack_states: too many objects in one block");
+        return -1;
+    }
+    return ptrmap_put(&pk->memo, v, pk->nmemo++);
+}
+
+static PyObject *
+pack_states(PyObject *module, PyObject *states)
+{
+    if (!PyList_Check(states)) {
+        PyErr_Format(PyExc_TypeError, "pack_states needs a list of states, not %.100s", Py_TYPE(states)->tp_name);
+        return NULL;
+    }
+    PyObject *items = PyList_AsTuple(states); /* holds the states while we encode them */
+    if (items == NULL) {
+        return NULL;
+    }
+    Packer pk = {{NULL, 0, 0, 1}, {0}, 0, {0}, NULL, {0}, NULL};
+    PyObject *result = NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(items);
+    pk.b.cap = 64 + 128 * (n < 65536 ? n : 65536); /* ~a controller state's size; it doubles as needed */
+    pk.b.p = PyMem_Malloc((size_t)pk.b.cap);
+    if (pk.b.p == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (ptrmap_init(&pk.memo, 1024) < 0 || ptrmap_init(&pk.atom_ix, 64) < 0 || ptrmap_init(&pk.class_ix, 64) < 0) {
+        goto done;
+    }
+    pk.atoms = PyList_New(0);
+    pk.classes = PyList_New(0);
+    if (pk.atoms == NULL || pk.classes == NULL) {
+        goto done;
+    }
+    put_varint(&pk.b, (uint64_t)n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (pk_value(&pk, PyTuple_GET_ITEM(items, i), 0) < 0) {
+            goto done;
+        }
+    }
+    PyObject *payload = PyBytes_FromStringAndSize((const char *)pk.b.p, pk.b.len);
+    if (payload != NULL) {
+        result = PyTuple_Pack(3, payload, pk.atoms, pk.classes);
+        Py_DECREF(payload);
+    }
+done:
+    Py_DECREF(items);
+    PyMem_Free(pk.b.p);
+    ptrmap_free(&pk.memo);
+    ptrmap_free(&pk.atom_ix);
+    ptrmap_free(&pk.class_ix);
+    Py_XDECREF(pk.atoms);
+    Py_XDECREF(pk.classes);
+    return result;
+}
+
+typedef struct {
+    const unsigned char *p;
+    const unsigned char *end;
+    PyObject **memo; /* strong references, in memo order */
+    Py_ssize_t nmemo;
+    Py_ssize_t capmemo;
+    PyObject **atoms;
+    Py_ssize_t natoms;
+    PyObject **classes;
+    Py_ssize_t nclasses;
+} Unpacker;
+
+static PyObject *
+up_corrupt(const char *what)
+{
+    PyErr_Format(PyExc_ValueError, "unpack_states: corrupt state payload (%s)", what);
+    return NULL;
+}
+
+/* Read a varint into *out; -1 (ValueError set) if truncated or over 64 bits. */
+static int
+up_varint(Unpacker *u, uint64_t *out)
+{
+    uint64_t x = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (u->p >= u->end) {
+            up_corrupt("truncated");
+            return -1;
+        }
+        unsigned char c = *u->p++;
+        x |= (uint64_t)(c & 0x7F) << shift;
+        if (!(c & 0x80)) {
+            *out = x;
+            return 0;
+        }
+    }
+    up_corrupt("varint over 64 bits");
+    return -1;
+}
+
+/* Read a count of items that follow: each takes at least one byte, so a count beyond the
+ * bytes left is corrupt (this bounds every allocation by the payload's size). */
+static int
+up_count(Unpacker *u, Py_ssize_t *out)
+{
+    uint64_t n;
+    if (up_varint(u, &n) < 0) {
+        return -1;
+    }
+    if (n > (uint64_t)(u->end - u->p)) {
+        up_corrupt("count beyond the payload");
+        return -1;
+    }
+    *out = (Py_ssize_t)n;
+    return 0;
+}
+
+/* Remember obj (a new reference is taken) as the next memoised object. */
+static int
+up_memo(Unpacker *u, PyObject *obj)
+{
+    if (u->nmemo == u->capmemo) {
+        Py_ssize_t cap = u->capmemo ? u->capmemo * 2 : 1024;
+        PyObject **m = PyMem_Realloc(u->memo, (size_t)cap * sizeof(PyObject *));
+        if (m == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        u->memo = m;
+        u->capmemo = cap;
+    }
+    Py_INCREF(obj);
+    u->memo[u->nmemo++] = obj;
+    return 0;
+}
+
+static PyObject *up_value(Unpacker *u, int depth);
+
+/* Fill the n items of the fresh tuple (or tuple subclass instance) t; steals t. */
+static PyObject *
+up_items(Unpacker *u, PyObject *t, Py_ssize_t n, int depth)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = up_value(u, depth + 1);
+        if (item == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, item);
+    }
+    if (up_memo(u, t) < 0) {
+        Py_DECREF(t);
+        return NULL;
+    }
+    return t;
+}
+
+static PyObject *
+up_value(Unpacker *u, int depth)
+{
+    if (depth > PACK_MAX_DEPTH) {
+        return up_corrupt("nested too deep");
+    }
+    if (u->p >= u->end) {
+        return up_corrupt("truncated");
+    }
+    unsigned char tag = *u->p++;
+    uint64_t k;
+    Py_ssize_t n;
+    switch (tag) {
+    case 'N':
+        Py_RETURN_NONE;
+    case 'T':
+        Py_RETURN_TRUE;
+    case 'F':
+        Py_RETURN_FALSE;
+    case 'i':
+        if (up_varint(u, &k) < 0) {
+            return NULL;
+        }
+        return PyLong_FromLongLong((long long)((k >> 1) ^ (~(k & 1) + 1)));
+    case 's': {
+        if (up_count(u, &n) < 0) {
+            return NULL;
+        }
+        PyObject *s = PyUnicode_DecodeUTF8((const char *)u->p, n, NULL);
+        if (s == NULL) {
+            return NULL;
+        }
+        u->p += n;
+        if (up_memo(u, s) < 0) {
+            Py_DECREF(s);
+            return NULL;
+        }
+        return s;
+    }
+    case '(': {
+        if (up_count(u, &n) < 0) {
+            return NULL;
+        }
+        PyObject *t = PyTuple_New(n);
+        return t == NULL ? NULL : up_items(u, t, n, depth);
+    }
+    case 'c': {
+        if (up_varint(u, &k) < 0 || up_count(u, &n) < 0) {
+            return NULL;
+        }
+        if (k >= (uint64_t)u->nclasses) {
+            return up_corrupt("class index out of range");
+        }
+        /* tuple.__new__(cls, items): the class's allocator, then the items */
+        PyTypeObject *cls = (PyTypeObject *)u->classes[k];
+        PyObject *t = cls->tp_alloc(cls, n);
+        return t == NULL ? NULL : up_items(u, t, n, depth);
+    }
+    case '{': {
+        if (up_count(u, &n) < 0) {
+            return NULL;
+        }
+        PyObject *fs = PyFrozenSet_New(NULL);
+        if (fs == NULL) {
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *item = up_value(u, depth + 1);
+            if (item == NULL || PySet_Add(fs, item) < 0) {
+                Py_XDECREF(item);
+                Py_DECREF(fs);
+                return NULL;
+            }
+            Py_DECREF(item);
+        }
+        if (up_memo(u, fs) < 0) {
+            Py_DECREF(fs);
+            return NULL;
+        }
+        return fs;
+    }
+    case 'a':
+        if (up_varint(u, &k) < 0) {
+            return NULL;
+        }
+        if (k >= (uint64_t)u->natoms) {
+            return up_corrupt("atom index out of range");
+        }
+        return Py_NewRef(u->atoms[k]);
+    case 'r':
+        if (up_varint(u, &k) < 0) {
+            return NULL;
+        }
+        if (k >= (uint64_t)u->nmemo) {
+            return up_corrupt("back-reference out of range");
+        }
+        return Py_NewRef(u->memo[k]);
+    default:
+        return up_corrupt("unknown tag");
+    }
+}
+
+static PyObject *
+unpack_states(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "unpack_states(payload, atoms, classes) takes 3 arguments");
+        return NULL;
+    }
+    if (!PyList_Check(args[1]) || !PyList_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "unpack_states: atoms and classes must be lists");
+        return NULL;
+    }
+    /* private copies: nothing the decoding runs (hashing frozenset items) can change them */
+    PyObject *atoms = PyList_AsTuple(args[1]);
+    PyObject *classes = PyList_AsTuple(args[2]);
+    PyObject *result = NULL;
+    Py_buffer view = {0};
+    Unpacker u = {0};
+    if (atoms == NULL || classes == NULL || PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(classes); i++) {
+        PyObject *c = PyTuple_GET_ITEM(classes, i);
+        int ok = PyType_Check(c) ? is_plain_namedtuple((PyTypeObject *)c) : 0;
+        if (ok <= 0) {
+            if (ok == 0) {
+                PyErr_Format(PyExc_ValueError, "unpack_states: class %R is not a NamedTuple class", c);
+            }
+            goto done;
+        }
+    }
+    u.p = (const unsigned char *)view.buf;
+    u.end = u.p + view.len;
+    u.atoms = &PyTuple_GET_ITEM(atoms, 0);
+    u.natoms = PyTuple_GET_SIZE(atoms);
+    u.classes = &PyTuple_GET_ITEM(classes, 0);
+    u.nclasses = PyTuple_GET_SIZE(classes);
+    Py_ssize_t n;
+    if (up_count(&u, &n) < 0) {
+        goto done;
+    }
+    PyObject *out = PyList_New(n);
+    if (out == NULL) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *s = up_value(&u, 0);
+        if (s == NULL) {
+            Py_DECREF(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, i, s);
+    }
+    if (u.p != u.end) {
+        Py_DECREF(out);
+        up_corrupt("trailing bytes");
+        goto done;
+    }
+    result = out;
+done:
+    for (Py_ssize_t i = 0; i < u.nmemo; i++) {
+        Py_DECREF(u.memo[i]);
+    }
+    PyMem_Free(u.memo);
+    if (view.obj != NULL) {
+        PyBuffer_Release(&view);
+    }
+    Py_XDECREF(atoms);
+    Py_XDECREF(classes);
+    return result;
+}
+
 /* ------------------------------------------------------------------ module functions */
 
 static PyObject *
@@ -1088,6 +1702,11 @@ static PyMethodDef speedups_methods[] = {
      "fingerprint(value)\n--\n\nReturn explorer.encoding.fingerprint(value)."},
     {"fingerprint_bytes", (PyCFunction)fingerprint_bytes, METH_O,
      "fingerprint_bytes(data)\n--\n\nReturn explorer.encoding.fingerprint_bytes(data)."},
+    {"pack_states", (PyCFunction)pack_states, METH_O,
+     "pack_states(states)\n--\n\nReturn (payload, atoms, classes): the list of states packed "
+     "(see the grammar in _speedups.c); atoms and classes are to be pickled with the payload."},
+    {"unpack_states", (PyCFunction)(void (*)(void))unpack_states, METH_FASTCALL,
+     "unpack_states(payload, atoms, classes)\n--\n\nReturn the list of states pack_states packed."},
     {"_configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
      "_configure(encode_other, set_item_slow)\n--\n\n"
      "Set the Python fallbacks: encode_other(value) -> bytes for values not encoded here, "

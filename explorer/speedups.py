@@ -11,7 +11,9 @@ functions run in pure Python. Both give identical results:
 * :func:`encode`, :func:`fingerprint`, :func:`fingerprint_bytes` -- exactly
   :mod:`explorer.encoding`'s functions (which stay the pure reference);
 * :func:`fingerprint_table_class` -- the C set of 64-bit fingerprints (its pure-Python
-  twin is :class:`explorer.search.visited.PyFingerprintTable`).
+  twin is :class:`explorer.search.visited.PyFingerprintTable`);
+* :func:`state_packer` -- the C ``pack_states`` / ``unpack_states`` pair behind
+  :mod:`explorer.search.statepack` (whose fallback is plain pickle).
 
 ``ACTIVE`` tells which is in use.
 
@@ -47,6 +49,7 @@ __all__ = [
     "fingerprint_table_class",
     "install_fast_replace",
     "set_item",
+    "state_packer",
 ]
 
 #: the environment variable that forces the pure-Python fallbacks (``1``)
@@ -124,6 +127,26 @@ def fingerprint_table_class() -> Any:
     """
     # None too with a module built before FpTable existed (rebuild it to get the C table)
     return None if _C is None else getattr(_C, "FpTable", None)
+
+
+#: ``pack_states(states) -> (payload, atoms, classes)``, ``unpack_states(payload, atoms, classes)``
+StatePacker = tuple[Callable[[list[Any]], tuple[bytes, list[Any], list[type]]], Callable[..., list[Any]]]
+
+
+def state_packer() -> StatePacker | None:
+    """The C ``(pack_states, unpack_states)`` when the accelerator is in use, else None.
+
+    ``pack_states(states)`` gives ``(payload, atoms, classes)``, and
+    ``unpack_states(payload, atoms, classes)`` the list back (see ``_speedups.c``).
+
+    >>> p = state_packer()
+    >>> p is None or p[1](*p[0]([(1, "a", None)])) == [(1, "a", None)]
+    True
+    """
+    # None too with a module built before the packer existed (rebuild it to get it)
+    if _C is None or not hasattr(_C, "pack_states"):
+        return None
+    return _C.pack_states, _C.unpack_states
 
 
 def install_fast_replace(cls: T) -> T:

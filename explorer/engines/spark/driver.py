@@ -54,8 +54,8 @@ from explorer.engines.spark.partitions import (
     check_state,
     cloudpickle_dumps,
     collision_error,
-    dumps,
     live_recorder,
+    pack_block,
     partition_of,
     pending_applies,
     run_applies,
@@ -324,7 +324,7 @@ class _Search:
             fronts[q][0].append(r)
             fronts[q][1].append(s)
         recs = [
-            (q, ("B", -1, dumps((np.array(fronts[q][0], dtype=np.int64), fronts[q][1]))))
+            (q, ("B", -1, pack_block(np.array(fronts[q][0], dtype=np.int64), fronts[q][1])))
             for q in range(nparts)
         ]
         self.frontier = []

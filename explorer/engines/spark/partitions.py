@@ -4,7 +4,7 @@ A level is :func:`step_partition`: the partition's frontier (:func:`frontier_of`
 its winners, picked from the blocks sent to it with the level's sorted keys),
 successors, transition checks, coverage, fingerprints, the drop of states already
 visited (:func:`seen_before`, this worker's copy of the visited set), the checks of
-the fresh candidates, and one pickled block per owner partition;
+the fresh candidates, and one block per owner partition (:func:`pack_block`);
 :func:`truncated_partition` recounts a level up to the state where ``bfs`` would have
 stopped. Counters travel as :class:`Acc`; the system and properties as a broadcast
 :class:`Job`; the level's parameters as a :class:`LevelCtx`.
@@ -32,6 +32,7 @@ from explorer.core import Property, PropertyKind, action_kind, render_state, tra
 from explorer.engines.spark.edges import LiveRecorder
 from explorer.engines.spark.fingerprints import FingerprintCollisionError, check_fingerprint
 from explorer.search import label_counting
+from explorer.search.statepack import dumps_states, loads_states
 
 __all__ = [
     "IDX_BITS",
@@ -48,12 +49,14 @@ __all__ = [
     "collision_error",
     "dumps",
     "frontier_of",
+    "pack_block",
     "partition_of",
     "pending_applies",
     "run_applies",
     "seen_before",
     "step_partition",
     "truncated_partition",
+    "unpack_block",
 ]
 
 #: bits of a key that hold the successor index (the rest hold the parent's rank)
@@ -195,6 +198,31 @@ def dumps(obj: Any) -> bytes:
         return bytes(cloudpickle.dumps(obj, protocol=5))
 
 
+def pack_block(keys: np.ndarray, states: list[Any]) -> bytes:
+    """A block of fresh candidates for another partition: their keys and their states.
+
+    The keys array is pickled as it is; the states are packed by
+    :func:`explorer.search.statepack.dumps_states` (the C state packer: a few times
+    faster than pickle, which cost as much as computing the successors), or the whole
+    ``(keys, states)`` goes through (cloud)pickle when a state's class cannot be
+    named. :func:`unpack_block` reads both.
+
+    >>> keys, states = unpack_block(pack_block(np.array([7], dtype=np.uint64), [(1, None)]))
+    >>> keys.tolist(), states
+    ([7], [(1, None)])
+    """
+    try:
+        return pickle.dumps((keys, dumps_states(states)), protocol=5)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return dumps((keys, states))
+
+
+def unpack_block(payload: bytes) -> tuple[np.ndarray, list[Any]]:
+    """The ``(keys, states)`` of a block :func:`pack_block` made."""
+    keys, part = pickle.loads(payload)
+    return keys, loads_states(part) if isinstance(part, bytes) else part
+
+
 def cloudpickle_dumps(obj: Any) -> bytes:
     from pyspark import cloudpickle
 
@@ -272,8 +300,8 @@ def frontier_of(ctx: LevelCtx, index: int, iterator: Iterable[Any]) -> tuple[lis
     The blocks are the fresh candidates every partition sent here (those whose
     fingerprint this partition owns), winners and states another partition
     discovered first alike; the level's sorted keys pick the winners and give their
-    ranks. The block this worker made for itself is reused live (no unpickling)
-    when Spark runs the partition here again; the others are unpickled.
+    ranks. The block this worker made for itself is reused live (no unpacking)
+    when Spark runs the partition here again; the others are unpacked.
     """
     key_parts: list[np.ndarray] = []
     states: list[Any] = []
@@ -281,7 +309,7 @@ def frontier_of(ctx: LevelCtx, index: int, iterator: Iterable[Any]) -> tuple[lis
         if tag != "B":
             continue
         live = _LIVE.get((ctx.token, ctx.level, index)) if gen == index else None
-        keys, part = live if live is not None else pickle.loads(payload)
+        keys, part = live if live is not None else unpack_block(payload)
         key_parts.append(keys)
         states.extend(part)
     if not states:
@@ -307,7 +335,7 @@ def step_partition(
 
     Successors are fingerprinted; those first seen at an earlier level (this
     worker's copy of the visited set) are dropped, the rest (the first of each
-    state in this partition) are checked as new states and sent, pickled once, to
+    state in this partition) are checked as new states and sent, packed once, to
     the partition owning their fingerprint (one block per owner; the shuffle
     balances the partitions). Only their keys, fingerprints, check hashes and
     action kinds go to the driver (in the summary), which picks the winner of each
@@ -405,7 +433,7 @@ def _step(
         check_hashes[j] = check_of(t)
     for old in [k for k in _LIVE if k[0] != ctx.token or k[1] <= level]:
         del _LIVE[old]
-    # each fresh candidate goes to the partition owning its fingerprint, pickled once
+    # each fresh candidate goes to the partition owning its fingerprint, packed once
     owner = (fps % np.uint64(job.partitions)).astype(np.int64)
     blocks = []
     for q in np.unique(owner).tolist():
@@ -413,7 +441,7 @@ def _step(
         part = (keys[sel], [new_states[j] for j in sel.tolist()])
         if q == index:
             _LIVE[(ctx.token, level + 1, index)] = part
-        blocks.append((q, ("B", index, dumps(part))))
+        blocks.append((q, ("B", index, pack_block(*part))))
     edges = live.arrays() if live is not None else None
     nbytes = sum(len(b[1][2]) for b in blocks)
     summary = (
