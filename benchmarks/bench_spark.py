@@ -350,6 +350,15 @@ def main() -> None:
                 f"{p['max_partition_cpu']:8.2f} {p['block_bytes'] / 1024:9.0f} {p['summary_bytes'] / 1024:8.0f} "
                 f"{p['job_seconds']:6.2f} {p['driver_seconds']:6.3f}"
             )
+    for label in ("spark", "spark1", "cluster2"):
+        prof = runs[label][0]["profile"] if label in runs else []
+        new = sum(p["new"] for p in prof)
+        if new and all("executor_phases" in p for p in prof):
+            ph = [sum(p["executor_phases"][i] for p in prof) / new * 1e6 for i in range(4)]
+            print(
+                f"{label} executor CPU by phase (us per new state on Spark levels, first run): "
+                f"frontier {ph[0]:.1f}, expand {ph[1]:.1f}, check {ph[2]:.1f}, pack {ph[3]:.1f}"
+            )
     if "chain" not in args.skip:
         chain = [
             run_child(RSS_PRELUDE + CHAIN.replace("__ROOT__", repr(ROOT))) for _ in range(max(args.runs, 1))

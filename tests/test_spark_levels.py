@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import pickle
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +16,17 @@ from explorer.engines.spark.fingerprints import (
     state_fingerprint,
 )
 from explorer.engines.spark.levels import pick_winners
-from explorer.engines.spark.partitions import IDX_BITS, Acc, LevelCtx, frontier_of, seen_before
+from explorer.engines.spark.partitions import (
+    _VISITED,
+    IDX_BITS,
+    Acc,
+    Job,
+    LevelCtx,
+    frontier_of,
+    pack_block,
+    seen_before,
+    step_partition,
+)
 
 
 @dataclass
@@ -78,3 +89,54 @@ def test_collision_across_partitions_is_detected_by_the_check_hash() -> None:
     same = lambda s: 99  # noqa: E731  two different states forced onto one fingerprint
     with pytest.raises(FingerprintCollisionError, match="fingerprint collision"):
         pick_winners([_summary([1], ["x"], same), _summary([2], ["y"], same)])
+
+
+#: gc.isenabled() at each successors call of GcProbe (in this process)
+_GC_SEEN: list[bool] = []
+
+
+class GcProbe:
+    """A counter 0..3 whose successors record whether the cyclic collector is on."""
+
+    def init_states(self) -> list[int]:
+        return [0]
+
+    def successors(self, s: int) -> list[tuple[str, int]]:
+        _GC_SEEN.append(gc.isenabled())
+        return [("inc", s + 1)] if s < 3 else []
+
+
+def _executor_broadcast(tmp_path: Any, name: str, value: Any) -> Any:
+    """``value`` as an executor sees a broadcast: PySpark's own class, loaded lazily from a file."""
+    from pyspark.core.broadcast import Broadcast
+
+    path = tmp_path / name
+    path.write_bytes(pickle.dumps(value, protocol=5))
+    return Broadcast(path=str(path))
+
+
+def test_level_task_keeps_the_collector_paused_though_pyspark_broadcasts_enable_it(tmp_path: Any) -> None:
+    # PySpark's Broadcast.load ends in gc.enable(); a task that read a broadcast after pausing
+    # the collector expanded its whole frontier with it on (a third of the executor's CPU)
+    class Sink:
+        def add(self, x: Any) -> None:
+            self.got = x
+
+    job = Job(GcProbe(), [], state_fingerprint, True, 1)
+    job_b = _executor_broadcast(tmp_path, "job", pickle.dumps(job, protocol=5))
+    fps = np.array([state_fingerprint(0)], dtype=np.uint64)
+    delta = _executor_broadcast(tmp_path, "delta", (fps, np.zeros(1, np.int32), np.zeros(0, np.int64)))
+    ctx = LevelCtx("gc-probe", 0, None, [delta], frozenset(), Sink())
+    _VISITED.pop("gc-probe", None)
+    _GC_SEEN.clear()
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        blocks = step_partition(job_b, ctx, 0, [("B", 1, pack_block(np.array([0], np.int64), [0]))])
+        assert gc.isenabled()  # restored after the task
+    finally:
+        if not was:
+            gc.disable()
+    assert len(blocks) == 1 and _GC_SEEN == [False]
+    (summary,) = ctx.summaries.got.values()
+    assert len(summary[1]) == 1 and len(summary[9]) == 4  # one fresh candidate; CPU by phase

@@ -423,6 +423,8 @@ class _Search:
                 "candidates": int(sum(len(x[1]) for x in summaries)),
                 "executor_cpu": float(sum(cpu)),
                 "max_partition_cpu": float(max(cpu)),
+                # executor CPU by phase (partitions.step_partition): frontier, expand, check, pack
+                "executor_phases": [float(sum(x[9][i] for x in summaries)) for i in range(4)],
                 "block_bytes": int(sum(x[7] for x in summaries)),
                 "summary_bytes": int(
                     sum(x[1].nbytes + x[2].nbytes + x[3].nbytes + x[4].nbytes for x in summaries)

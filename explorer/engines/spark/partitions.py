@@ -342,7 +342,10 @@ def step_partition(
     fingerprint (the smallest key) and so the next frontier's ranks.
     """
     # states are immutable records: no reference cycles, so the cyclic collector
-    # would only re-scan them (bfs pauses it as well)
+    # would only re-scan them (bfs pauses it as well). Every broadcast is read first:
+    # PySpark's Broadcast.load ends in an unconditional gc.enable(), which would turn
+    # the collector back on for the whole expansion (a third of the executor's CPU).
+    read_broadcasts(job_b, ctx)
     paused = gc.isenabled()
     gc.disable()
     try:
@@ -352,6 +355,20 @@ def step_partition(
             gc.enable()
 
 
+def read_broadcasts(job_b: Any, ctx: LevelCtx) -> None:
+    """Load every broadcast value a level task reads (each is loaded once per Python worker).
+
+    PySpark's ``Broadcast.load`` unpickles with the collector paused and then calls
+    ``gc.enable()`` whatever the state before, so a first read in the middle of a task
+    would switch the cyclic collector back on; :func:`step_partition` calls this before
+    pausing it.
+    """
+    _load_job(job_b)
+    if ctx.level_keys is not None:
+        ctx.level_keys.value  # noqa: B018 - loads and caches the broadcast
+    visited_upto(ctx)
+
+
 def _step(
     job_b: Any, ctx: LevelCtx, index: int, iterator: Iterable[Any]
 ) -> list[tuple[int, tuple[str, int, bytes]]]:
@@ -359,6 +376,7 @@ def _step(
     job = _load_job(job_b)
     level = ctx.level
     ranks, states = frontier_of(ctx, index, iterator)
+    cpu_frontier = time.process_time()
     acc = Acc()
     successors, fp_of = label_counting(job.system, acc.labels) or job.system.successors, job.fp
     trans, pend_t = job.trans, pending_applies(job.applies_trans, ctx.done)
@@ -415,6 +433,7 @@ def _step(
         if n == 0 and job.deadlock and not (job.is_terminal is not None and job.is_terminal(s)):
             record_event(acc, "deadlock", (level, r, 0, PHASE_DEADLOCK, job.deadlock_index))
     acc.generated = generated
+    cpu_expand = time.process_time()
     del local, local_fp
     keys = np.array(c_keys, dtype=np.int64)
     fps = np.array(c_fps, dtype=np.uint64)
@@ -431,6 +450,7 @@ def _step(
     for j, (k, t) in enumerate(zip(keys.tolist(), new_states)):
         check_state(job, acc, t, level, k >> IDX_BITS, k & IDX_MASK, pend_s)
         check_hashes[j] = check_of(t)
+    cpu_check = time.process_time()
     for old in [k for k in _LIVE if k[0] != ctx.token or k[1] <= level]:
         del _LIVE[old]
     # each fresh candidate goes to the partition owning its fingerprint, packed once
@@ -444,17 +464,14 @@ def _step(
         blocks.append((q, ("B", index, pack_block(*part))))
     edges = live.arrays() if live is not None else None
     nbytes = sum(len(b[1][2]) for b in blocks)
-    summary = (
-        acc,
-        keys,
-        fps,
-        check_hashes,
-        kind_arr,
-        list(kind_ids),
-        time.process_time() - cpu0,
-        nbytes,
-        edges,
+    cpu_end = time.process_time()
+    phases = (
+        cpu_frontier - cpu0,  # the frontier: blocks unpacked, winners picked
+        cpu_expand - cpu_frontier,  # successors, transition checks, fingerprints
+        cpu_check - cpu_expand,  # visited-set drop, state checks of the fresh candidates
+        cpu_end - cpu_check,  # blocks packed (and edges, with eventually properties)
     )
+    summary = (acc, keys, fps, check_hashes, kind_arr, list(kind_ids), cpu_end - cpu0, nbytes, edges, phases)
     ctx.summaries.add({(level, index): summary})
     return blocks
 
