@@ -41,7 +41,7 @@ from explorer.core import (
 from explorer.engines.base import CheckOptions
 from explorer.engines.spark.edges import write_edges
 from explorer.engines.spark.fingerprints import FingerprintCollisionError, state_fingerprint
-from explorer.engines.spark.levels import LevelStore, pick_winners
+from explorer.engines.spark.levels import LevelStore, balanced, next_shares, pick_winners
 from explorer.engines.spark.partitions import (
     IDX_BITS,
     PHASE_DEADLOCK,
@@ -87,6 +87,7 @@ class _SparkState:
     checkpointing: bool = False
     summaries: Any = None  # the accumulator of level summaries
     profile: list[dict[str, float]] = field(default_factory=list)  # per Spark level: costs measured
+    shares: list[int] = field(default_factory=list)  # the current frontier's states per partition
 
 
 class _Search:
@@ -328,6 +329,7 @@ class _Search:
             for q in range(nparts)
         ]
         self.frontier = []
+        st.shares = [len(f[0]) for f in fronts]
         rdd = sc.parallelize(recs, nparts).partitionBy(nparts, partition_of)
         st.rdd = rdd.persist(_storage_level())
         self.spark = st
@@ -340,9 +342,17 @@ class _Search:
         t0 = clock()
         level, nparts, job_b, front = self.depth, st.partitions, st.job_b, self.frontier_size
         done = frozenset(self.total.applies)
-        ctx = LevelCtx(st.token, level, st.level_keys, list(st.deltas), done, st.summaries)
+        # the fresh candidates stay in the partition that found them (no shuffle) while
+        # the partitions' frontiers are balanced; a frontier off balance is re-dealt by
+        # fingerprint (the shuffle), which balances the next one
+        shares = st.shares
+        route = "local" if balanced(shares) else "owner"
+        ctx = LevelCtx(st.token, level, st.level_keys, list(st.deltas), done, st.summaries, route)
         step = functools.partial(step_partition, job_b, ctx)
-        nxt = st.rdd.mapPartitionsWithIndex(step).partitionBy(nparts, partition_of)
+        if route == "local":
+            nxt = st.rdd.mapPartitionsWithIndex(step, preservesPartitioning=True)
+        else:
+            nxt = st.rdd.mapPartitionsWithIndex(step).partitionBy(nparts, partition_of)
         nxt = nxt.persist(_storage_level())
         st.levels_run += 1
         checkpoint = st.checkpointing and st.levels_run % self.o["checkpoint_every"] == 0
@@ -360,6 +370,7 @@ class _Search:
             return
         t_job = clock()
         acc, keys, fps = pick_winners(summaries)
+        st.shares = next_shares(summaries, keys, fps, nparts, route)
         if self.job.live:
             parts = [x[8] for x in summaries]
             ids = [np.array([self._kind_id(k) for k in x[5]], dtype=np.int32) for x in summaries]
@@ -421,6 +432,8 @@ class _Search:
                 "frontier": front,
                 "new": len(keys),
                 "candidates": int(sum(len(x[1]) for x in summaries)),
+                "route": route,
+                "frontier_shares": shares,
                 "executor_cpu": float(sum(cpu)),
                 "max_partition_cpu": float(max(cpu)),
                 # executor CPU by phase (partitions.step_partition): frontier, expand, check, pack

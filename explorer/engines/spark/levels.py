@@ -20,7 +20,11 @@ import numpy as np
 from explorer.engines.spark.fingerprints import FingerprintCollisionError
 from explorer.engines.spark.partitions import IDX_BITS, IDX_MASK, Acc, Job
 
-__all__ = ["LevelStore", "pick_winners", "rebuild_path"]
+__all__ = ["REBALANCE_AT", "LevelStore", "balanced", "next_shares", "pick_winners", "rebuild_path"]
+
+#: the largest partition's share of a frontier over the mean above which the next level's
+#: fresh candidates are re-dealt by fingerprint (shuffled) rather than kept where found
+REBALANCE_AT = 1.15
 
 
 class LevelStore:
@@ -149,3 +153,33 @@ def pick_winners(summaries: list[tuple[Any, ...]]) -> tuple[Acc, np.ndarray, np.
         if n:
             acc.new_by[name] = acc.new_by.get(name, 0) + n
     return acc, keys[win], fps[win]
+
+
+def balanced(shares: list[int], limit: float = REBALANCE_AT) -> bool:
+    """Whether a frontier dealt ``shares`` (states per partition) is balanced enough to keep
+    its next level's candidates where they are found: the largest share at most ``limit``
+    times the mean. An empty frontier counts as balanced.
+
+    >>> balanced([500, 520]), balanced([1, 0]), balanced([0, 0])
+    (True, False, True)
+    """
+    total = sum(shares)
+    return total == 0 or max(shares) * len(shares) <= limit * total
+
+
+def next_shares(
+    summaries: list[tuple[Any, ...]], keys: np.ndarray, fps: np.ndarray, partitions: int, route: str
+) -> list[int]:
+    """The next frontier's states per partition: with ``route == "owner"`` the partition
+    owning each new state's fingerprint, else (``"local"``) the partition whose fresh
+    candidate won (a key belongs to one partition: its parent's).
+
+    >>> mk = lambda k: (None, np.array(k, np.int64))
+    >>> next_shares([mk([1, 4]), mk([2, 3])], np.array([1, 2, 4]), np.array([5, 6, 7], np.uint64), 2, "local")
+    [2, 1]
+    >>> next_shares([], np.array([1, 2, 4]), np.array([5, 6, 7], np.uint64), 2, "owner")
+    [1, 2]
+    """
+    if route == "owner":
+        return np.bincount((fps % np.uint64(partitions)).astype(np.int64), minlength=partitions).tolist()
+    return [int(np.isin(x[1], keys, assume_unique=True).sum()) for x in summaries]

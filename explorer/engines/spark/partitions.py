@@ -4,7 +4,8 @@ A level is :func:`step_partition`: the partition's frontier (:func:`frontier_of`
 its winners, picked from the blocks sent to it with the level's sorted keys),
 successors, transition checks, coverage, fingerprints, the drop of states already
 visited (:func:`seen_before`, this worker's copy of the visited set), the checks of
-the fresh candidates, and one block per owner partition (:func:`pack_block`);
+the fresh candidates, and their packed blocks (:func:`pack_block`: one kept in the
+partition, or one per owner partition);
 :func:`truncated_partition` recounts a level up to the state where ``bfs`` would have
 stopped. Counters travel as :class:`Acc`; the system and properties as a broadcast
 :class:`Job`; the level's parameters as a :class:`LevelCtx`.
@@ -255,6 +256,10 @@ class LevelCtx:
     deltas: list[Any]
     done: frozenset[str]
     summaries: Any = None
+    #: where the fresh candidates go: ``"owner"`` (one block per partition owning their
+    #: fingerprint, shuffled) or ``"local"`` (one block, kept by the partition that found
+    #: them: no shuffle; the driver picks this while the partitions' frontiers are balanced)
+    route: str = "owner"
 
 
 #: per Python worker: the run's visited set, ``token -> (sorted fps, their levels, deltas merged)``
@@ -335,9 +340,10 @@ def step_partition(
 
     Successors are fingerprinted; those first seen at an earlier level (this
     worker's copy of the visited set) are dropped, the rest (the first of each
-    state in this partition) are checked as new states and sent, packed once, to
-    the partition owning their fingerprint (one block per owner; the shuffle
-    balances the partitions). Only their keys, fingerprints, check hashes and
+    state in this partition) are checked as new states and packed once: kept in
+    this partition (``ctx.route == "local"``, no shuffle) or sent to the partition
+    owning their fingerprint (one block per owner; the shuffle balances the
+    partitions). Only their keys, fingerprints, check hashes and
     action kinds go to the driver (in the summary), which picks the winner of each
     fingerprint (the smallest key) and so the next frontier's ranks.
     """
@@ -453,8 +459,12 @@ def _step(
     cpu_check = time.process_time()
     for old in [k for k in _LIVE if k[0] != ctx.token or k[1] <= level]:
         del _LIVE[old]
-    # each fresh candidate goes to the partition owning its fingerprint, packed once
-    owner = (fps % np.uint64(job.partitions)).astype(np.int64)
+    # each fresh candidate is packed once: kept here ("local"), or sent to the partition
+    # owning its fingerprint ("owner")
+    if ctx.route == "local":
+        owner = np.full(len(fps), index, dtype=np.int64)
+    else:
+        owner = (fps % np.uint64(job.partitions)).astype(np.int64)
     blocks = []
     for q in np.unique(owner).tolist():
         sel = np.nonzero(owner == q)[0]
