@@ -464,3 +464,25 @@ def test_cli_spark_engine_matches_bfs(tmp_path: Path) -> None:
         out[engine] = json.loads(f.read_text())
     for k in ("distinct_states", "generated_states", "max_depth", "exit_reason", "properties", "coverage"):
         assert out["spark"][k] == out["bfs"][k], k
+
+
+def test_levels_keep_candidates_local_while_balanced_and_reshuffle_when_not(
+    spark: Any, tmp_path: Path
+) -> None:
+    # from one initial state the first Spark frontier sits in one partition: its level is
+    # re-dealt by fingerprint (a shuffle); the balanced levels after it keep their candidates
+    # where they were found; either way the answer is bfs's
+    import json
+
+    g = Grid(12)
+    b = check_bfs(g, g.properties())
+    s = check_spark(g, g.properties(), spark=spark, local_frontier=0, run_dir=tmp_path / "run")
+    assert_same(b, s)
+    profile = json.loads((tmp_path / "run" / "spark-profile.json").read_text())
+    routes = [p["route"] for p in profile]
+    assert routes[0] == "owner" and profile[0]["frontier_shares"] in ([1, 0], [0, 1])
+    assert "local" in routes
+    for p in profile:
+        top, total = max(p["frontier_shares"]), sum(p["frontier_shares"])
+        assert total == p["frontier"]
+        assert (p["route"] == "local") == (top * 2 <= 1.15 * total)
