@@ -213,6 +213,44 @@ def test_run_directory_holds_level_files(spark: Any, tmp_path: Path) -> None:
         assert [int(k) & 0xFFFFF for k in z["keys"]] == [0, 1]
 
 
+def test_levels_keep_candidates_local_while_balanced_and_reshuffle_when_not(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # from one initial state the first Spark frontier sits in one partition: its level is
+    # re-dealt by fingerprint (a shuffle); the balanced levels after it keep their candidates
+    # where they were found; either way the answer is bfs's
+    import json
+
+    import explorer.engines.spark.levels as spark_levels
+
+    monkeypatch.setattr(spark_levels, "REBALANCE_FROM", 0)  # the toy's frontiers are small
+    g = Grid(12)
+    b = check_bfs(g, g.properties())
+    s = check_spark(g, g.properties(), spark=spark, local_frontier=0, run_dir=tmp_path / "run")
+    assert_same(b, s)
+    profile = json.loads((tmp_path / "run" / "spark-profile.json").read_text())
+    routes = [p["route"] for p in profile]
+    assert routes[0] == "owner" and profile[0]["frontier_shares"] in ([1, 0], [0, 1])
+    assert "local" in routes
+    for p in profile:
+        top, total = max(p["frontier_shares"]), sum(p["frontier_shares"])
+        assert total == p["frontier"]
+        assert (p["route"] == "local") == (top * 2 <= 1.15 * total)
+
+
+def test_small_frontiers_are_never_reshuffled(spark: Any, tmp_path: Path) -> None:
+    # a frontier under REBALANCE_FROM states keeps its candidates where found, balanced or not
+    import json
+
+    g = Grid(12)
+    assert_same(
+        check_bfs(g, g.properties()),
+        check_spark(g, g.properties(), spark=spark, local_frontier=0, run_dir=tmp_path / "run"),
+    )
+    profile = json.loads((tmp_path / "run" / "spark-profile.json").read_text())
+    assert {p["route"] for p in profile} == {"local"} and profile[0]["frontier_shares"] in ([1, 0], [0, 1])
+
+
 def test_collision_odds_reported(spark: Any) -> None:
     s = check_spark(Grid(3), [], spark=spark, local_frontier=0)
     assert collision_odds(16) == 16 * 16 / 2**65
@@ -464,25 +502,3 @@ def test_cli_spark_engine_matches_bfs(tmp_path: Path) -> None:
         out[engine] = json.loads(f.read_text())
     for k in ("distinct_states", "generated_states", "max_depth", "exit_reason", "properties", "coverage"):
         assert out["spark"][k] == out["bfs"][k], k
-
-
-def test_levels_keep_candidates_local_while_balanced_and_reshuffle_when_not(
-    spark: Any, tmp_path: Path
-) -> None:
-    # from one initial state the first Spark frontier sits in one partition: its level is
-    # re-dealt by fingerprint (a shuffle); the balanced levels after it keep their candidates
-    # where they were found; either way the answer is bfs's
-    import json
-
-    g = Grid(12)
-    b = check_bfs(g, g.properties())
-    s = check_spark(g, g.properties(), spark=spark, local_frontier=0, run_dir=tmp_path / "run")
-    assert_same(b, s)
-    profile = json.loads((tmp_path / "run" / "spark-profile.json").read_text())
-    routes = [p["route"] for p in profile]
-    assert routes[0] == "owner" and profile[0]["frontier_shares"] in ([1, 0], [0, 1])
-    assert "local" in routes
-    for p in profile:
-        top, total = max(p["frontier_shares"]), sum(p["frontier_shares"])
-        assert total == p["frontier"]
-        assert (p["route"] == "local") == (top * 2 <= 1.15 * total)

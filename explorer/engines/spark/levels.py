@@ -20,11 +20,22 @@ import numpy as np
 from explorer.engines.spark.fingerprints import FingerprintCollisionError
 from explorer.engines.spark.partitions import IDX_BITS, IDX_MASK, Acc, Job
 
-__all__ = ["REBALANCE_AT", "LevelStore", "balanced", "next_shares", "pick_winners", "rebuild_path"]
+__all__ = [
+    "REBALANCE_AT",
+    "REBALANCE_FROM",
+    "LevelStore",
+    "balanced",
+    "next_shares",
+    "pick_winners",
+    "rebuild_path",
+]
 
 #: the largest partition's share of a frontier over the mean above which the next level's
 #: fresh candidates are re-dealt by fingerprint (shuffled) rather than kept where found
 REBALANCE_AT = 1.15
+#: a frontier smaller than this is never re-dealt: its level is cheap whatever its balance,
+#: and a level without a shuffle is one Spark stage (the fixed cost of deep, narrow levels)
+REBALANCE_FROM = 2_000
 
 
 class LevelStore:
@@ -155,16 +166,16 @@ def pick_winners(summaries: list[tuple[Any, ...]]) -> tuple[Acc, np.ndarray, np.
     return acc, keys[win], fps[win]
 
 
-def balanced(shares: list[int], limit: float = REBALANCE_AT) -> bool:
-    """Whether a frontier dealt ``shares`` (states per partition) is balanced enough to keep
-    its next level's candidates where they are found: the largest share at most ``limit``
-    times the mean. An empty frontier counts as balanced.
+def balanced(shares: list[int]) -> bool:
+    """Whether a frontier dealt ``shares`` (states per partition) may keep its next level's
+    candidates where they are found: it is smaller than :data:`REBALANCE_FROM` states, or
+    its largest share is at most :data:`REBALANCE_AT` times the mean.
 
-    >>> balanced([500, 520]), balanced([1, 0]), balanced([0, 0])
-    (True, False, True)
+    >>> balanced([5000, 5200]), balanced([9000, 1000]), balanced([1, 0]), balanced([0, 0])
+    (True, False, True, True)
     """
     total = sum(shares)
-    return total == 0 or max(shares) * len(shares) <= limit * total
+    return total < REBALANCE_FROM or max(shares) * len(shares) <= REBALANCE_AT * total
 
 
 def next_shares(
