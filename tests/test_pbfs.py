@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import multiprocessing
 from collections.abc import Sequence
 from typing import Any
@@ -144,6 +145,51 @@ def test_controller_ref_max_states_cut() -> None:
     assert r.budget == "max_states" and r.levels[-1].new_states < r.levels[-2].new_states * 10
 
 
+# -- packed states (the workers' frontier and candidates as statepack blobs) ----------------------
+
+
+@pytest.mark.parametrize("batch", [1, 3, 512])
+@pytest.mark.parametrize("max_states", [None, 17, 44])
+def test_packed_workers_equal_bfs(batch: int, max_states: int | None) -> None:
+    # blobs of one state, of a few, of a whole level; levels cut mid-way; coverage labels
+    g = LabelledGrid(8, limit=12)
+    st = PbfsStats()
+    a = check_bfs(g, g.properties(), keep_going=True, max_states=max_states)
+    b = check_pbfs(
+        g,
+        g.properties(),
+        workers=2,
+        serial_below=2,
+        batch=batch,
+        visited="fingerprints",
+        pack=True,
+        keep_going=True,
+        max_states=max_states,
+        stats=st,
+    )
+    assert st.packed and comparable(b) == comparable(a)
+
+
+@pytest.mark.parametrize("model, path, overrides", SMALL_CONFIGS[:2])
+def test_packed_workers_equal_bfs_on_the_controller(model: str, path: str, overrides: list[str]) -> None:
+    system, props = build(model, path, overrides)
+    a = check_bfs(system, props, keep_going=True)
+    b = check_pbfs(
+        system, props, workers=2, serial_below=8, batch=64, visited="fingerprints", pack=True, keep_going=True
+    )
+    assert comparable(b) == comparable(a)
+
+
+def test_packing_is_the_default_with_fingerprints_only() -> None:
+    from explorer.search import statepack
+
+    g = Grid(4)
+    for visited, packed in (("fingerprints", statepack.ACTIVE), ("states", False)):
+        st = PbfsStats()
+        check_pbfs(g, g.properties(), workers=2, serial_below=2, visited=visited, stats=st)
+        assert st.packed is packed
+
+
 # -- CLI ---------------------------------------------------------------------------------------------
 
 
@@ -172,6 +218,39 @@ def test_cli_bad_workers(value: str, capsys: Any) -> None:
     assert main(["check", "--system", "tests.toys:grid", "--workers", value, "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("kafka-mc: error:") and "--workers" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--worker-states", "packed"],  # serial
+        ["--workers", "2", "--worker-states", "objects"],  # without fingerprints
+        ["--engine", "simulate", "--worker-states", "packed"],
+    ],
+)
+def test_cli_worker_states_misuse(args: list[str], capsys: Any) -> None:
+    assert main(["check", "--system", "tests.toys:grid", *args, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kafka-mc: error:") and "--worker-states" in err and err.count("\n") == 1
+
+
+def test_cli_worker_states_same_result(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer.engines.pbfs import SERIAL_BELOW_ENV
+
+    monkeypatch.setenv(SERIAL_BELOW_ENV, "4")  # fork the workers early
+    texts = []
+    for how in ("packed", "objects"):
+        out = tmp_path / f"{how}.json"
+        argv = ["check", "--system", "tests.toys:grid", "--set", "n=9", "--workers", "2"]
+        argv += ["--visited", "fingerprints", "--worker-states", how, "--quiet", "--json", str(out)]
+        assert main(argv) == 0
+        d = json.loads(out.read_text())
+        for k in ("seconds", "states_per_second", "notes"):
+            d.pop(k)
+        for lv in d["levels"]:
+            lv.pop("seconds")
+        texts.append(d)
+    assert texts[0] == texts[1] and texts[0]["distinct_states"] == 100
 
 
 def test_cli_workers_other_engine(capsys: Any) -> None:

@@ -84,6 +84,7 @@ from explorer.search import (
     declared_labels,
     polled,
     property_table,
+    statepack,
     stop_requested,
 )
 from explorer.search.checkpoint import CheckpointError, crash_point, open_checkpoint, write_snapshot
@@ -124,6 +125,7 @@ class PbfsStats:
     driver_rss_kb: int = 0
     driver_merge_seconds: float = 0.0
     wall: float = 0.0
+    packed: bool = False  #: the workers held their states packed (``pack``)
 
 
 def _ordered_successors(system: Any) -> Callable[[Any], Iterator[tuple[Any, Any]]]:
@@ -259,6 +261,7 @@ def check_pbfs(
     clock: Callable[[], float] = time.perf_counter,
     batch: int = 512,
     serial_below: int = 2000,
+    pack: bool | None = None,
     stats: PbfsStats | None = None,
     visited: str = "states",
     checkpoint: str | Path | None = None,
@@ -272,7 +275,9 @@ def check_pbfs(
     the driver. Pass a :class:`PbfsStats` as ``stats`` to get the run's load balance.
     ``visited="fingerprints"``: the driver keeps stable 64-bit fingerprints in a table
     and parent records on disk (about 16 B/state plus the level in hand) instead of a
-    dict of hashes; the workers send fingerprints instead of Python hashes.
+    dict of hashes; the workers send fingerprints instead of Python hashes, and hold
+    their frontier share and the level's candidates packed (``pack``, default: with
+    fingerprints when the C state packer is built), about a fifth of their memory.
     ``checkpoint=DIR`` (fingerprints only) writes a snapshot at a level boundary every
     ``checkpoint_every`` seconds: the driver's bookkeeping, the table, and each worker's
     frontier share (dumped by the workers in parallel); ``resume=True`` continues the
@@ -356,7 +361,10 @@ def check_pbfs(
     new_by = np.zeros(0, dtype=np.int64)
     label_base: dict[Any, int] = {}
 
-    exp = Expander(system, props, deadlock, batch, key)
+    if pack is None:  # memory first where the visited set is lean, and where packing is fast (C)
+        pack = lean is not None and statepack.ACTIVE
+    exp = Expander(system, props, deadlock, batch, key, pack=pack)
+    st.packed = pack
     pool: LocalPool | ProcessPool = LocalPool(exp)
     gmaps: list[list[int]] = [[]]  # per worker: local type id -> global type id
     owner: list[int] = []
