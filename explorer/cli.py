@@ -524,7 +524,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--reduce",
         default="none",
         metavar="KIND",
-        help="bfs: none (default) or por (partial-order reduction; docs/reduction.md)",
+        help="bfs: none (default), por (partial-order reduction) or symmetry (one state per orbit of the model's symmetries); docs/reduction.md",
     )
     c.add_argument("--max-depth", type=int, metavar="N", help="stop after N BFS levels")
     c.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states")

@@ -162,6 +162,11 @@ class Property:
     #: ``name`` does not (steps never enabled there cannot turn it true). None: it reads
     #: everything, so every step is visible to it (no reduction).
     reads: frozenset[str] | None = None
+    #: for symmetry reduction (``--reduce symmetry``): ``check`` (and ``applies``, ``guard``
+    #: and ``trigger``) give the same verdict on a state, or a step, and on its image under
+    #: every permutation the system's ``symmetries()`` declares (a property over all brokers
+    #: or all partitions alike). False: the reduction is off for a run that checks it.
+    symmetric: bool = False
 
 
 def always(

@@ -9,7 +9,7 @@ A suite is TOML with one ``[[check]]`` table per entry::
     set = ["tick_ms=1"]                # optional overrides
     engine = "bfs"
     max_seconds = 600                  # the entry's budget
-    reduce = "none"                    # or "por": partial-order reduction (bfs; docs/reduction.md)
+    reduce = "none"                    # or "por" / "symmetry": a reduction (bfs; docs/reduction.md)
     expect = "hold"                    # or "violation": the model is known broken
     violates = ["deadlock"]            # with expect = "violation": exactly these
     # required coverage (optional; an unmet requirement fails the entry):

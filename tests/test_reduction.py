@@ -110,7 +110,7 @@ def test_reduce_on_the_command_line() -> None:
     assert ok.returncode == 0 and "reduce por:" in ok.stdout
     bad = cli("--reduce", "symmetric")
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
-        "kafka-mc: error: --reduce symmetric: unknown reduction (available: none, por)"
+        "kafka-mc: error: --reduce symmetric: unknown reduction (available: none, por, symmetry)"
     ]
     assert cli("--reduce", "por", "--workers", "2").returncode == 2
 
@@ -203,7 +203,9 @@ def test_release_entries_carry_the_reduction(tmp_path: Path) -> None:
     suite.write_text(entry)
     assert load_suite(str(suite))[0].reduce == "none"
     suite.write_text(entry + 'reduce = "symmetry"\n')
-    with pytest.raises(ConfigError, match="reduce must be one of none, por"):
+    assert load_suite(str(suite))[0].reduce == "symmetry"
+    suite.write_text(entry + 'reduce = "mirror"\n')
+    with pytest.raises(ConfigError, match="reduce must be one of none, por, symmetry"):
         load_suite(str(suite))
 
 

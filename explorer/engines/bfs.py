@@ -53,6 +53,7 @@ from explorer.search import (
     property_table,
     stop_requested,
 )
+from explorer.search.symmetry import build_trace_symmetric, symmetry_notes, symmetry_setup
 
 __all__ = ["check_bfs", "run"]
 
@@ -88,7 +89,8 @@ def check_bfs(
     search with exit reason ``budget_exhausted`` and the budget's name. The search with
     worker processes (``--workers``) is :func:`explorer.engines.pbfs.check_pbfs`.
     ``reduce="por"`` follows only an ample subset of each state's successors
-    (:mod:`explorer.search.reduction`).
+    (:mod:`explorer.search.reduction`); ``reduce="symmetry"`` keeps one state per orbit of
+    the system's declared symmetries (:mod:`explorer.search.symmetry`).
     """
     props = list(properties)
     always_p = [p for p in props if p.kind is PropertyKind.ALWAYS]
@@ -150,10 +152,13 @@ def check_bfs(
     frontier: list[Any] = []
     #: (exception, the state being expanded or None, the last action taken from it, its transitions so far)
     model_error: tuple[Exception, Any, Any, int] | None = None
+    canon, sym_off = symmetry_setup(system, props, reduce)
     t0 = clock()
     try:
         for s in system.init_states():
             generated += 1
+            if canon is not None:
+                s = canon(s)
             if s not in parents:
                 parents[s] = None
                 frontier.append(s)
@@ -219,6 +224,8 @@ def check_bfs(
                                 if item[1](s, a, t):
                                     applied[item[0]] = True
                                     applies_trans.remove(item)
+                    if canon is not None:  # the orbit's representative stands for t
+                        t = canon(t)
                     # one hash of t (a lookup then an insert would hash it twice)
                     setdefault(t, s)
                     if len(parents) != known:
@@ -281,10 +288,21 @@ def check_bfs(
             progress.close()
 
     seconds = clock() - start
+    sym_notes = sym_off + symmetry_notes(canon)
+
+    def trace_to(end: Any, extra: tuple[Any, Any] | None = None, prop: Property | None = None) -> list[Any]:
+        if canon is None:
+            return build_trace(system, parents, end, extra)
+        fails = None
+        if prop is not None and prop.kind is PropertyKind.TRANSITION:
+            chk, guard = prop.check, prop.guard
+            fails = lambda s, a, t: (guard is None or guard(s, a, t)) and not chk(s, a, t)  # noqa: E731
+        return build_trace_symmetric(system, parents, end, canon, extra, fails)
+
     violations: list[Violation] = []
     for f in found.values():
         extra = (f.action, f.target) if f.action is not None else None
-        trace = build_trace(system, parents, f.state, extra)
+        trace = trace_to(f.state, extra, f.prop)
         violations.append(
             Violation(f.prop.name, f.prop.kind.value, f.prop.doc, f.message, len(trace) - 1, trace)
         )
@@ -322,10 +340,10 @@ def check_bfs(
         distinct=len(parents),
         transitions=generated - levels[0].generated,
         applied=applied,
-        witness_lengths={n: len(build_trace(system, parents, w)) - 1 for n, w in witnesses.items()},
+        witness_lengths={n: len(trace_to(w)) - 1 for n, w in witnesses.items()},
         live_status=live_status,
     )
-    notes: list[str] = por_notes(ample)
+    notes: list[str] = por_notes(ample) + sym_notes
     declared = system.action_kinds() if hasattr(system, "action_kinds") else None
     result = CheckResult(
         model=model,
@@ -348,7 +366,7 @@ def check_bfs(
     if frozen:
         gc.unfreeze()  # the states die with this frame (by reference counts, not the collector)
     if model_error is not None:
-        raise model_error_of(system, parents, model_error, depth, result)
+        raise model_error_of(system, parents, model_error, depth, result, canon)
     return result
 
 
@@ -358,6 +376,7 @@ def model_error_of(
     err: tuple[Exception, Any, Any, int],
     depth: int,
     result: CheckResult,
+    canon: Any = None,
 ) -> ModelError:
     """The :class:`ModelError` of a search whose system raised: one line naming the exception,
     the state whose expansion raised and the last action taken from it; the trace to that
@@ -377,7 +396,11 @@ def model_error_of(
         after = f"after {n} transitions, the last {action}" if n else "before its first transition"
         line = f"the system raised {what} expanding a state at depth {depth} ({after}): {text}"
         try:
-            trace = build_trace(system, parents, state)
+            trace = (
+                build_trace(system, parents, state)
+                if canon is None
+                else build_trace_symmetric(system, parents, state, canon)
+            )
         except Exception:  # pragma: no cover - an ancestor's successors raised this time
             trace = []
     result.exit_reason = ExitReason.INTERRUPTED

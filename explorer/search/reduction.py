@@ -38,7 +38,7 @@ from explorer.core import Property, PropertyKind
 __all__ = ["REDUCTIONS", "AmpleSets", "por_setup", "reason_off"]
 
 #: the ``--reduce`` choices
-REDUCTIONS = ("none", "por")
+REDUCTIONS = ("none", "por", "symmetry")
 
 
 def reason_off(system: Any, properties: Iterable[Property]) -> str | None:
@@ -238,7 +238,7 @@ def por_setup(
     """
     if reduce not in REDUCTIONS:
         raise ValueError(f"unknown reduction {reduce!r} (available: {', '.join(REDUCTIONS)})")
-    if reduce == "none":
+    if reduce != "por":  # none, or symmetry (explorer.search.symmetry)
         return None, lambda _: []
     props = list(properties)
     why = reason_off(system, props)

@@ -1,0 +1,200 @@
+"""Symmetry reduction for the exhaustive search (``--reduce symmetry``): every new state is
+replaced by the representative of its orbit under the permutations the system declares, so
+the search visits one state per orbit; counterexamples are mapped back to real traces.
+
+A system supports the reduction when it has ``symmetries()``: the permutations other than
+the identity of a group of renamings (of brokers, partitions, topics, ...) that map its
+initial states onto themselves and commute with its rules: for every state ``s`` and
+declared ``g``, the successor states of ``g(s)`` are the images under ``g`` of the
+successor states of ``s``. Each ``g`` is a callable from state to state. Every property
+checked must say it gives the same verdict on a state (or step) and on its images
+(:attr:`explorer.core.Property.symmetric`); otherwise the reduction is off for the run, with
+a note, as it is with ``eventually`` properties (the quotient graph does not keep the
+cycles their fairness is judged on) and for a system that declares no symmetry.
+
+The representative of ``s`` is the least of ``s`` and its images by canonical encoding
+(:func:`explorer.encoding.encode`, injective, so the order is total): the same for every
+state of one orbit, since the declared permutations and the identity form a group. Why the
+reduced search gives the full search's verdicts: the orbits' graph (an edge between two
+orbits when some state of one has a successor in the other) has the same paths from the
+initial states as the full graph, up to renaming; a symmetric property holds on all of an
+orbit or on none of it. So every violated property, witness and deadlock is found, at the
+same breadth-first depth (the shortest counterexamples keep their length).
+
+Example
+-------
+>>> class Pair:  # two interchangeable counters, each counting to 2
+...     def init_states(self): return [(0, 0)]
+...     def successors(self, s):
+...         return [(("inc", i), s[:i] + (s[i] + 1,) + s[i + 1:]) for i in (0, 1) if s[i] < 2]
+...     def symmetries(self): return [lambda s: (s[1], s[0])]
+>>> canon, _ = symmetry_setup(Pair(), [], "symmetry")
+>>> canon((2, 0)), canon((0, 2))
+((0, 2), (0, 2))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from explorer.core import Property, PropertyKind, TraceStep
+from explorer.encoding import encode
+from explorer.search.traces import trace_step
+
+__all__ = ["Canonicaliser", "build_trace_symmetric", "reason_off", "symmetry_notes", "symmetry_setup"]
+
+
+def reason_off(system: Any, properties: Iterable[Property]) -> str | None:
+    """Why symmetry reduction cannot run on ``system`` with ``properties`` (None: it can).
+
+    >>> reason_off(object(), [])
+    'the system declares no symmetries (symmetries())'
+    """
+    if not hasattr(system, "symmetries"):
+        return "the system declares no symmetries (symmetries())"
+    props = list(properties)
+    live = [p.name for p in props if p.kind is PropertyKind.EVENTUALLY]
+    if live:
+        return f"eventually properties ({', '.join(live)}) need the full graph"
+    asym = [p.name for p in props if not p.symmetric]
+    if asym:
+        return f"properties not declared symmetric: {', '.join(asym)}"
+    return None
+
+
+class Canonicaliser:
+    """Maps a state to its orbit's representative under ``perms`` (plus the identity).
+
+    Counters: ``calls`` states canonicalised, ``moved`` of them whose representative is
+    another state of their orbit.
+
+    >>> c = Canonicaliser([lambda s: (s[1], s[0])])
+    >>> c((1, 0)), c((0, 1)), c.calls, c.moved
+    ((0, 1), (0, 1), 2, 1)
+    """
+
+    def __init__(self, perms: Iterable[Callable[[Any], Any]]) -> None:
+        self.perms = list(perms)
+        self.calls = 0
+        self.moved = 0
+
+    def __call__(self, s: Any) -> Any:
+        self.calls += 1
+        best, key = s, encode(s)
+        for g in self.perms:
+            t = g(s)
+            k = encode(t)
+            if k < key:
+                best, key = t, k
+        if best is not s:
+            self.moved += 1
+        return best
+
+
+def symmetry_setup(
+    system: Any, properties: Iterable[Property], reduce: str
+) -> tuple[Canonicaliser | None, list[str]]:
+    """The canonicaliser of a search run with ``reduce`` (None: states are kept as they are)
+    and the notes that say why it is off, when it is.
+
+    >>> symmetry_setup(object(), [], "symmetry")
+    (None, ['reduce symmetry: off for this run: the system declares no symmetries (symmetries())'])
+    >>> symmetry_setup(object(), [], "none")
+    (None, [])
+    """
+    if reduce != "symmetry":
+        return None, []
+    props = list(properties)
+    why = reason_off(system, props)
+    if why is not None:
+        return None, [f"reduce symmetry: off for this run: {why}"]
+    perms = list(system.symmetries())
+    if not perms:
+        return None, [
+            "reduce symmetry: off for this run: the configuration has no symmetry "
+            "(the system declares no permutation but the identity)"
+        ]
+    return Canonicaliser(perms), []
+
+
+def symmetry_notes(canon: Canonicaliser | None) -> list[str]:
+    """The result's note about a reduced search (none when it was not reduced).
+
+    >>> symmetry_notes(Canonicaliser([abs]))[0][:59]
+    'reduce symmetry: a group of 2 permutations; 0 of 0 states c'
+    >>> symmetry_notes(None)
+    []
+    """
+    if canon is None:
+        return []
+    return [
+        f"reduce symmetry: a group of {len(canon.perms) + 1} permutations; {canon.moved} of "
+        f"{canon.calls} states canonicalised were replaced by their representative; coverage "
+        "counts the representatives' expansions"
+    ]
+
+
+def build_trace_symmetric(
+    system: Any,
+    parents: dict[Any, Any],
+    end: Any,
+    canon: Canonicaliser,
+    extra: tuple[Any, Any] | None = None,
+    last_step_fails: Callable[[Any, Any, Any], bool] | None = None,
+) -> list[TraceStep]:
+    """A real trace of ``system`` to a state of ``end``'s orbit, from the reduced search's
+    ``parents`` (representatives): replayed from the initial representative, each step the
+    first successor whose representative is the next one on the path. With ``extra``
+    (a violating step ``(action, target)`` from ``end``), the trace ends with the step of the
+    real last state that ``last_step_fails`` (the violated transition property) rejects
+    among those leading into ``extra``'s orbit.
+
+    Raises ``RuntimeError`` when no step matches: the system's declared symmetries are not
+    symmetries of its rules.
+
+    >>> class Pair:
+    ...     def init_states(self): return [(0, 0)]
+    ...     def successors(self, s):
+    ...         return [(("inc", i), s[:i] + (s[i] + 1,) + s[i + 1:]) for i in (0, 1) if s[i] < 2]
+    >>> c = Canonicaliser([lambda s: (s[1], s[0])])
+    >>> parents = {(0, 0): None, (0, 1): (0, 0), (1, 1): (0, 1)}
+    >>> [st.action for st in build_trace_symmetric(Pair(), parents, (1, 1), c)]
+    [None, "('inc', 0)", "('inc', 1)"]
+    """
+    path = [end]
+    while (p := parents[path[-1]]) is not None:
+        path.append(p)
+    path.reverse()
+    steps: list[TraceStep] = []
+    prev: Any = None
+    for i, rep in enumerate(path):
+        if prev is None:
+            real, act = rep, None  # the representative of an initial state is an initial state
+        else:
+            found = next(((a, t) for a, t in system.successors(prev) if canon(t) == rep), None)
+            if found is None:
+                raise RuntimeError(
+                    f"step {i}: no successor in the orbit of the reduced search's state; "
+                    "are the system's symmetries() symmetries of its rules?"
+                )
+            act, real = found
+        steps.append(trace_step(i, prev, act, real))
+        prev = real
+    if extra is not None:
+        target = canon(extra[1])
+        last = next(
+            (
+                (a, t)
+                for a, t in system.successors(prev)
+                if canon(t) == target and (last_step_fails is None or last_step_fails(prev, a, t))
+            ),
+            None,
+        )
+        if last is None:
+            raise RuntimeError(
+                "the violating step has no counterpart from the real trace's last state; "
+                "are the system's symmetries() symmetries of its rules and properties?"
+            )
+        steps.append(trace_step(len(path), prev, last[0], last[1]))
+    return steps
