@@ -10,6 +10,8 @@ A suite is TOML with one ``[[check]]`` table per entry::
     engine = "bfs"
     max_seconds = 600                  # the entry's budget
     reduce = "none"                    # or "por" / "symmetry": a reduction (bfs; docs/reduction.md)
+    full_states = 1234                 # with reduce: the full search's distinct states (the
+                                       # report gives the reduction's factor; pinned in a test)
     expect = "hold"                    # or "violation": the model is known broken
     violates = ["deadlock"]            # with expect = "violation": exactly these
     # required coverage (optional; an unmet requirement fails the entry):
@@ -67,6 +69,7 @@ _KEYS = {
     "max_seconds",
     "max_states",
     "reduce",
+    "full_states",
     "expect",
     "violates",
     *_REQUIRE_KEYS,
@@ -87,8 +90,10 @@ class SuiteEntry:
     engine: str = "bfs"
     max_seconds: float | None = None
     max_states: int | None = None
-    #: state-space reduction of the entry's bfs run (``none`` or ``por``, docs/reduction.md)
+    #: state-space reduction of the entry's bfs run (``none``, ``por`` or ``symmetry``, docs/reduction.md)
     reduce: str = "none"
+    #: with a reduction: the distinct states of the full search, for the factor in the report
+    full_states: int | None = None
     expect: str = "hold"
     violates: tuple[str, ...] = field(default=())
     #: coverage requirements: key (``require_*``) -> value, as validated by :func:`load_suite`
@@ -178,6 +183,9 @@ def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> Sui
         raise ConfigError(
             f"{where}: reduce must be one of {', '.join(REDUCTIONS)} (bfs only), got {reduce!r}"
         )
+    full_states = _number(where, c, "full_states", integer=True)
+    if full_states is not None and reduce == "none":
+        raise ConfigError(f"{where}: full_states is the full search's count of a reduced entry (set reduce)")
     cfg = c.get("config")
     if cfg is not None and (not isinstance(cfg, str) or not cfg):
         raise ConfigError(f"{where}: config must be a non-empty file name, got {cfg!r}")
@@ -218,10 +226,28 @@ def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> Sui
         max_seconds=max_seconds,
         max_states=max_states,
         reduce=reduce,
+        full_states=full_states,
         expect=expect,
         violates=violates,
         require=require,
     )
+
+
+def reduction_factor(e: SuiteEntry, res: dict[str, Any]) -> float | None:
+    """The full search's distinct states over the reduced search's, for a complete reduced
+    run whose entry gives ``full_states`` (else None).
+
+    >>> e = SuiteEntry("x", "controller", reduce="symmetry", full_states=300)
+    >>> reduction_factor(e, {"distinct_states": 150, "exit_reason": "complete"})
+    2.0
+    >>> reduction_factor(e, {"distinct_states": 150, "exit_reason": "budget_exhausted"}) is None
+    True
+    """
+    if e.reduce == "none" or e.full_states is None or not res.get("distinct_states"):
+        return None
+    if res.get("exit_reason") not in ("complete", "violation"):
+        return None
+    return round(e.full_states / res["distinct_states"], 3)
 
 
 def _validate_requirements(where: str, c: dict[str, Any]) -> dict[str, Any]:
@@ -656,6 +682,8 @@ def run_release(
                 "name": e.name,
                 "expect": e.expect,
                 "reduce": e.reduce,
+                "full_states": e.full_states,
+                "reduction_factor": reduction_factor(e, res),
                 "violates": list(e.violates),
                 "status": s,
                 "message": m,

@@ -608,6 +608,27 @@ def _mutation(m: dict[str, Any] | None) -> str:
     )
 
 
+def _reduction(en: dict[str, Any]) -> str:
+    """The entry's state-space reduction and, when the full count is known, its factor.
+
+    >>> _reduction({"reduce": "symmetry", "full_states": 300, "reduction_factor": 2.0,
+    ...             "result": {"distinct_states": 150}})
+    '<p>reduction: <code>symmetry</code>, factor 2.00 (300 states in the full search, 150 reduced)</p>'
+    >>> _reduction({"reduce": "none", "result": {}})
+    ''
+    """
+    red = en.get("reduce", "none")
+    if red == "none":
+        return ""
+    factor = en.get("reduction_factor")
+    if factor is None:
+        return f"<p>reduction: <code>{_e(red)}</code> (factor not known: no full count given)</p>"
+    return (
+        f"<p>reduction: <code>{_e(red)}</code>, factor {factor:.2f} ({en['full_states']:,} states in the "
+        f"full search, {en['result']['distinct_states']:,} reduced)</p>"
+    )
+
+
 def render_html(doc: dict[str, Any]) -> str:
     """Render a release report document as one self-contained HTML page."""
     entries = doc.get("entries", [])
@@ -648,6 +669,7 @@ def render_html(doc: dict[str, Any]) -> str:
                 f"<p>{r['distinct_states']:,} distinct states, {r['generated_states']:,} generated, depth "
                 f"{r['max_depth']}, {r['seconds']:.2f} s, {r['states_per_second']:,.0f} states/s</p>"
             )
+        parts.append(_reduction(en))
         parts.append(_requirements(en.get("requirements", [])))
         parts.append("<h3>Properties</h3>" + _properties(r, en.get("violates", [])))
         parts.append("<h3>New states per level</h3>" + level_chart_svg(r.get("levels", [])))

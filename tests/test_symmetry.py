@@ -8,6 +8,7 @@ import dataclasses
 import itertools
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
@@ -220,3 +221,23 @@ def test_cli_accepts_symmetry(tmp_path: Any) -> None:
     notes = json.loads(out.read_text())["notes"]
     assert code == 0
     assert any(n.startswith("reduce symmetry: off for this run") for n in notes)
+
+
+def test_release_entries_give_the_reduction_factor(tmp_path: Any) -> None:
+    from explorer.config import ConfigError
+    from explorer.release import load_suite, reduction_factor
+
+    suite = tmp_path / "suite.toml"
+    entry = '[[check]]\nname = "x"\nmodel = "controller"\nconfig = "{}"\n'.format(
+        Path(__file__).resolve().parent.parent / "configs" / "controller-small.toml"
+    )
+    suite.write_text(entry + 'reduce = "symmetry"\nfull_states = 74\n')
+    (e,) = load_suite(str(suite))
+    assert (e.reduce, e.full_states) == ("symmetry", 74)
+    assert reduction_factor(e, {"distinct_states": 37, "exit_reason": "complete"}) == 2.0
+    suite.write_text(entry + "full_states = 74\n")
+    with pytest.raises(ConfigError, match="full_states is the full search's count of a reduced entry"):
+        load_suite(str(suite))
+    suite.write_text(entry + 'reduce = "symmetry"\nfull_states = -1\n')
+    with pytest.raises(ConfigError, match="full_states must be a positive integer"):
+        load_suite(str(suite))
