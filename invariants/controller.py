@@ -20,6 +20,7 @@ Each property is shown able to fail by a variant or a mutant (``tests/test_contr
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from explorer.core import ModelSpec, Property, always, eventually, reachable, transition
@@ -72,7 +73,54 @@ from model.controller import (
 )
 from model.state_machines import PartitionState, ReplicaState
 
-__all__ = ["SPEC", "active_controller", "admin_properties", "build", "properties"]
+__all__ = ["SPEC", "SYMMETRIC", "active_controller", "admin_properties", "build", "properties"]
+
+#: the properties that give the same verdict on a state (or step) and on its image under every
+#: renaming ``ControllerSystem.symmetries()`` declares (``model/controller/symmetry.py``): each
+#: reads every broker and partition alike, through the configuration's assignment and unclean
+#: topics, which the renamings preserve. ``tests/test_symmetry_controller.py`` checks them on
+#: sampled states. The properties of the admin workflows are left out: no configuration with an
+#: admin workflow declares a symmetry, so none is checked.
+SYMMETRIC = frozenset(
+    {
+        # invariants/controller.py
+        "one_controller_per_epoch",
+        "controller_epoch_monotonic",
+        "controller_epoch_won_once",
+        "controller_znode_valid",
+        "controller_znode_removed_by_owner",
+        "zk_writes_fenced",
+        "brokers_reject_stale_controller_epoch",
+        "brokers_reject_stale_broker_epoch",
+        "leader_in_isr",
+        "isr_nonempty_subset",
+        "leader_epoch_monotonic",
+        "one_leader_per_epoch",
+        "no_acked_record_lost",
+        "valid_transitions",
+        "failover",
+        "second_controller_failover",
+        "expiry_with_write_in_flight",
+        "partition_offline_and_back",
+        "acked_record",
+        "unclean_election",
+        "leader_eventually_elected",
+        "controller_eventually_elected",
+        # invariants/controller_convergence.py
+        "controller_converges",
+        "broker_views_match_zookeeper",
+        "context_matches_zookeeper",
+        "replica_states_match_liveness",
+        "no_leaderless_partition_when_quiet",
+        "no_dead_broker_in_written_isr",
+        "resigned_controller_sends_nothing",
+        "no_write_over_newer_controller_state",
+        "metadata_cache_matches_zookeeper",
+        "context_only_while_active",
+        # invariants/controller_fidelity.py
+        "isr_order_kept",
+    }
+)
 
 
 # -- controller -------------------------------------------------------------------------
@@ -770,7 +818,9 @@ def properties(config: ControllerConfig) -> list[Property]:
                 "unclean_election", lambda s: bool(s.history & 1), "an unclean leader election is written"
             )
         )
-    return declare_reads(props)
+    return [
+        dataclasses.replace(p, symmetric=True) if p.name in SYMMETRIC else p for p in declare_reads(props)
+    ]
 
 
 def _not(f: Any) -> Any:

@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from explorer import speedups
 from explorer.core import Property, PropertyKind, TraceStep
 from explorer.encoding import encode
 from explorer.search.traces import trace_step
@@ -78,13 +79,16 @@ class Canonicaliser:
         self.perms = list(perms)
         self.calls = 0
         self.moved = 0
+        # the C encoder when built: the same bytes as explorer.encoding.encode (tested there)
+        self.encode: Callable[[Any], bytes] = speedups.encode if speedups.ACTIVE else encode
 
     def __call__(self, s: Any) -> Any:
         self.calls += 1
-        best, key = s, encode(s)
+        enc = self.encode
+        best, key = s, enc(s)
         for g in self.perms:
             t = g(s)
-            k = encode(t)
+            k = enc(t)
             if k < key:
                 best, key = t, k
         if best is not s:

@@ -44,6 +44,7 @@ from model.controller.messages import (
     ControllerEvent,
 )
 from model.controller.state import State
+from model.controller.symmetry import Permutation, symmetries
 from model.controller.v08 import controller_0_8
 
 
@@ -86,6 +87,20 @@ class ControllerSystem(Brokers):
         if self._init is None:
             self._init = self.settled_state() if self.cfg.start is Start.SETTLED else self.cold_state()
         return [self._init]
+
+    def symmetries(self) -> list[Permutation]:
+        """The renamings of brokers, partitions and topics other than the identity that map this
+        configuration and its initial state onto themselves and commute with every rule
+        (``model/controller/symmetry.py``), for ``--reduce symmetry``; computed once.
+
+        >>> from model.controller import ControllerConfig
+        >>> ControllerSystem(ControllerConfig(brokers=4, assignment=((0, 1),))).symmetries()
+        [Permutation(brokers=(0, 1, 3, 2), partitions=(0,), topics=(0,))]
+        """
+        perms = self.__dict__.get("_symmetries")
+        if perms is None:
+            perms = self.__dict__["_symmetries"] = symmetries(self.cfg, self.init_states())
+        return list(perms)
 
     def action_kinds(self) -> tuple[str, ...]:
         """Every action kind of the model."""
