@@ -10,11 +10,14 @@ import pytest
 
 import invariants.controller as spec
 from explorer.config import load_config
+from explorer.core import CheckResult
 from explorer.engines.bfs import check_bfs
 from invariants.controller import ControllerConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 DEEP = ROOT / "configs" / "controller-deep.toml"
+DEEPER = ROOT / "configs" / "controller-deeper.toml"
+UNCLEAN = ROOT / "configs" / "controller-deeper-unclean.toml"
 
 
 @pytest.mark.slow
@@ -46,4 +49,52 @@ def test_the_whole_search_is_pinned() -> None:
         "second_controller_failover": 11,
         "expiry_with_write_in_flight": 3,
         "partition_offline_and_back": 10,
+    }
+
+
+@pytest.mark.slow
+def test_the_unclean_bound_s_first_sixteen_levels_are_pinned() -> None:
+    c = load_config(ControllerConfig, UNCLEAN, [])
+    r = check_bfs(spec.build(c), spec.properties(c), max_depth=16, keep_going=True)
+    assert (r.distinct_states, r.generated_states) == (192_098, 451_937)
+    assert [lv.new_states for lv in r.levels][-3:] == [29_540, 43_258, 63_259]
+    # the unclean branch is taken early: a live replica outside the ISR elected at 13 steps
+    assert r.witnesses["unclean_election"] == 13
+    assert not [v for v in r.violations if v.trace]
+
+
+def _whole(path: Path) -> CheckResult:
+    from explorer.engines.pbfs import check_pbfs
+
+    c = load_config(ControllerConfig, path, [])
+    return check_pbfs(spec.build(c), spec.properties(c), workers=2, visited="fingerprints", keep_going=True)
+
+
+@pytest.mark.deep
+def test_the_deeper_bound_is_pinned() -> None:
+    """controller-deeper.toml in full (measured: 54 min with --workers 2 and checkpoints,
+    17.9 GB in all with the workers' states as objects; docs/scale.md): the same finding and
+    witnesses as the deep configuration, a third controller change allowed."""
+    r = _whole(DEEPER)
+    assert (r.distinct_states, r.generated_states, r.max_depth) == (99_856_811, 296_076_331, 73)
+    assert max(lv.new_states for lv in r.levels) == 4_491_982
+    assert [(v.property, v.length) for v in r.violations] == [("no_leaderless_partition_when_quiet", 26)]
+
+
+@pytest.mark.deep
+def test_the_unclean_bound_is_pinned() -> None:
+    """controller-deeper-unclean.toml in full (measured: 34.8 min with --workers 2, packed
+    workers, 5.6 GB in all at the widest level; docs/scale.md). Unclean election leaves no
+    partition leaderless for long: the deep configuration's one finding goes away, and the
+    bound is smaller than controller-deeper's."""
+    r = _whole(UNCLEAN)
+    assert (r.distinct_states, r.generated_states, r.max_depth) == (71_459_732, 207_005_272, 69)
+    assert max(lv.new_states for lv in r.levels) == 3_644_937
+    assert r.violations == []
+    assert r.witnesses == {
+        "failover": 7,
+        "second_controller_failover": 11,
+        "expiry_with_write_in_flight": 3,
+        "partition_offline_and_back": 10,
+        "unclean_election": 13,
     }
