@@ -224,7 +224,9 @@ def check_bfs(
                                 if item[1](s, a, t):
                                     applied[item[0]] = True
                                     applies_trans.remove(item)
-                    if canon is not None:  # the orbit's representative stands for t
+                    if canon is not None and t not in parents:
+                        # the orbit's representative stands for t (a state already in the
+                        # visited set is a representative: no need to look for another)
                         t = canon(t)
                     # one hash of t (a lookup then an insert would hash it twice)
                     setdefault(t, s)

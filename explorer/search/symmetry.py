@@ -85,10 +85,18 @@ class Canonicaliser:
     def __call__(self, s: Any) -> Any:
         self.calls += 1
         enc = self.encode
-        best, key = s, enc(s)
+        best, key = s, None
         for g in self.perms:
+            lazy = getattr(g, "smaller_image", None)
+            if lazy is not None:  # the model decides without building the whole image
+                t = lazy(s, best, enc)
+                if t is not None:
+                    best, key = t, None
+                continue
             t = g(s)
             k = enc(t)
+            if key is None:
+                key = enc(best)
             if k < key:
                 best, key = t, k
         if best is not s:

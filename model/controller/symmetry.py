@@ -128,6 +128,10 @@ class Permutation(NamedTuple):
     topics: tuple[int, ...]
 
     def __call__(self, s: State) -> State:
+        return self.renamer().state(s)
+
+    def renamer(self) -> _Renamer:
+        """This permutation's renamer (made once; it remembers images, see ``_Renamer``)."""
         r = _RENAMERS.get(self)
         if r is None:
             if len(_RENAMERS) > 64:
@@ -136,7 +140,20 @@ class Permutation(NamedTuple):
             inv = self.inverse()
             r.inv = r if inv == self else _RENAMERS.setdefault(inv, _Renamer(inv))
             r.inv.inv = r
-        return r.state(s)
+        return r
+
+    def smaller_image(self, s: State, best: State, enc: Callable[[Any], bytes]) -> State | None:
+        """``self(s)`` if its encoding ``enc`` sorts before ``best``'s, else None, building the
+        image only as far as needed to decide (for ``--reduce symmetry``'s canonicaliser).
+
+        >>> from model.controller import ControllerConfig, ControllerSystem
+        >>> from explorer.encoding import encode
+        >>> s = ControllerSystem(ControllerConfig(brokers=4, assignment=((0, 1),))).init_states()[0]
+        >>> g = Permutation((0, 1, 3, 2), (0,), (0,))
+        >>> g.smaller_image(s, s, encode) is None  # s is its own image
+        True
+        """
+        return self.renamer().smaller_image(s, best, enc)
 
     def is_identity(self) -> bool:
         """Every broker, partition and topic keeps its name."""
@@ -518,30 +535,80 @@ class _Renamer:
         batch = tuple((self.b(d), self.entry(e)) for d, e in batch)
         return (wait, data, batch, _sort_runs(tuple(self.step(op) for op in rest)))
 
+    def smaller_image(self, s: State, best: State, enc: Callable[[Any], bytes]) -> State | None:
+        """The image of ``s`` if it sorts before ``best`` (canonical encodings), else None.
+
+        A state's encoding is its fields' encodings in order, each self-delimiting, so the
+        first field (and, within the brokers, the first broker) that differs decides; the
+        image's ZooKeeper tree and brokers are remembered by identity, so deciding is cheap
+        and the whole image is built only for a state that moves.
+        """
+        memo = self._memo
+        c = _order(memo(self.zk, s.zk), best.zk, enc)
+        if c == 0:
+            inv, nodes, bnodes = self.inv.B, s.nodes, best.nodes
+            for j in range(self.nb):
+                c = _order(memo(self.node, nodes[inv[j]]), bnodes[j], enc)
+                if c:
+                    break
+        if c > 0:
+            return None
+        if c == 0:  # the channels, then the few other fields, decide
+            chans = self.chans(s)
+            c = _order(chans, best.chans, enc) if chans != best.chans else 0
+            if c > 0:
+                return None
+            if c == 0:  # equal encodings: the image's tree, brokers and channels are best's
+                image = s._replace(zk=best.zk, nodes=best.nodes, chans=best.chans, **self.rest(s))
+                return None if image == best or enc(image) >= enc(best) else image
+        return self.state(s)
+
     def queue(self, q: tuple) -> tuple:
         """A controller channel's queue of requests."""
         return tuple(self.message(m) for m in q)
 
-    def state(self, s: State) -> State:
-        nb, B, P = self.nb, self.B, self.P
+    def chans(self, s: State) -> tuple:
+        """The channels re-indexed by (renamed sender, renamed destination), their requests
+        renamed."""
+        nb, B = self.nb, self.B
         chans: list[tuple] = [()] * (nb * nb)
         memo = self._memo
         for i, q in enumerate(s.chans):
             if q:
                 chans[B[i // nb] * nb + B[i % nb]] = memo(self.queue, q)
+        return tuple(chans)
+
+    def rest(self, s: State) -> dict[str, Any]:
+        """The state's other fields that name partitions: acked records, the first invalid
+        transition, the per-partition history bits."""
+        P = self.P
         history = s.history & 1
         for p, q in enumerate(P):
             if (s.history >> (p + 1)) & 1:
                 history |= 2 << q
         inv = s.invalid
+        return {
+            "acked": tuple(sorted((P[p], o, e) for p, o, e in s.acked)) if s.acked else s.acked,
+            "invalid": (inv[0], P[inv[1]], inv[2], inv[3]) if inv else inv,
+            "history": history,
+        }
+
+    def state(self, s: State) -> State:
+        memo, node = self._memo, self.node
         return s._replace(
             zk=memo(self.zk, s.zk),
-            nodes=_reindex(s.nodes, B, lambda n: memo(self.node, n)),
-            chans=tuple(chans),
-            acked=tuple(sorted((P[p], o, e) for p, o, e in s.acked)),
-            invalid=(inv[0], P[inv[1]], inv[2], inv[3]) if inv else inv,
-            history=history,
+            nodes=_reindex(s.nodes, self.B, lambda n: memo(node, n)),
+            chans=self.chans(s),
+            **self.rest(s),
         )
+
+
+def _order(a: Any, b: Any, enc: Callable[[Any], bytes]) -> int:
+    """-1, 0 or 1 as ``a``'s encoding sorts before, equal to or after ``b``'s."""
+    if a is b:
+        return 0
+    ea, eb = enc(a), enc(b)
+    return (ea > eb) - (ea < eb)
 
 
 def permute_state(s: State, perm: Permutation) -> State:
