@@ -350,3 +350,23 @@ def test_controller_lazy_comparison_picks_the_least_image(sets: dict[str, Any]) 
         assert canon(s) == least
         moved += least != s
     assert moved > 0  # some states are not their own representative
+
+
+@pytest.mark.slow
+def test_the_release_suite_s_symmetric_entry_is_pinned() -> None:
+    """``controller-spare-brokers`` in configs/release.toml: the reduced search gives the full
+    one's verdicts in fewer states, and the suite's ``full_states`` is the full search's count."""
+    import invariants.controller as spec
+    from explorer.config import load_config
+    from explorer.release import load_suite
+    from invariants.controller import ControllerConfig
+
+    root = Path(__file__).resolve().parent.parent / "configs"
+    (entry,) = [e for e in load_suite(str(root / "release.toml")) if e.name == "controller-spare-brokers"]
+    assert entry.reduce == "symmetry"
+    cfg = load_config(ControllerConfig, entry.config, list(entry.set))
+    full = check_bfs(spec.build(cfg), spec.properties(cfg), keep_going=True)
+    red = check_bfs(spec.build(cfg), spec.properties(cfg), keep_going=True, reduce="symmetry")
+    assert (full.distinct_states, red.distinct_states) == (entry.full_states, 11_604) == (20_374, 11_604)
+    assert full.violations == red.violations == []
+    assert full.witnesses == red.witnesses == {"failover": 8, "partition_offline_and_back": 13}
