@@ -209,8 +209,9 @@ class Expander:
         frontier, ranks = self.frontier, self.ranks
         self.expanded = (frontier, ranks)
         self.snapshots = []
-        self.level = level = {}
-        self.blobs = blobs = []
+        level: dict[int, tuple[Any, ...]] = {}
+        blobs: list[bytes] = []
+        self.level, self.blobs = level, blobs
         pack = self.pack
         succ = self.succ
         type_ids = self.type_ids

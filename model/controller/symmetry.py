@@ -377,12 +377,14 @@ class _Renamer:
             arg = self.T[arg]
         elif kind in (EV_DELETE_RESP, EV_DELETE_RESP_ERR):
             arg = self.mask(arg >> 3) * 8 + self.B[arg & 7]
-        return type(ev)(kind, arg)
+        ev_cls: Any = type(ev)
+        return ev_cls(kind, arg)
 
     def entry(self, e: tuple) -> tuple:
         """One partition's LeaderAndIsr entry (partition, leader, epoch, ISR, zkVersion[, AR])."""
         out = (self.P[e[0]], self.b(e[1]), e[2], self.bs(e[3]), e[4], *(self.bs(e[5]) for _ in e[5:]))
-        return type(e)(*out)
+        e_cls: Any = type(e)
+        return e_cls(*out)
 
     def message(self, m: tuple) -> tuple:
         """A controller-to-broker request."""
@@ -398,12 +400,13 @@ class _Renamer:
             payload = UpdateMetadataPayload(self.bset(payload.live_brokers), tuple(states))
         elif kind == M_STOP_REPLICA:
             payload = StopReplicaPartitions(self.mask(payload.mask), payload.delete, payload.callback)
-        return type(m)(m[0], m[1], m[2], payload)
+        m_cls: Any = type(m)
+        return m_cls(m[0], m[1], m[2], payload)
 
     def request(self, q: tuple) -> tuple:
         """A ZooKeeper request (``messages.py``'s request types, by op)."""
         op = q[0]
-        cls = type(q)
+        cls: Any = type(q)
         if op == Q_READ_PARTS:
             return cls(op, self.pset(q[1]))
         if op == Q_WRITE_PARTS:
@@ -425,7 +428,7 @@ class _Renamer:
     def response(self, r: tuple) -> tuple:
         """A ZooKeeper response (by op, which repeats its request's)."""
         op = r[0]
-        cls = type(r)
+        cls: Any = type(r)
         B, P = self.B, self.P
         if op == Q_READ_CTL:  # ControllerIdAndEpoch(op, controller_id, epoch, version)
             return cls(op, self.b(r[1]), *r[2:])

@@ -86,7 +86,7 @@ class _SparkState:
     levels_run: int = 0
     checkpointing: bool = False
     summaries: Any = None  # the accumulator of level summaries
-    profile: list[dict[str, float]] = field(default_factory=list)  # per Spark level: costs measured
+    profile: list[dict[str, Any]] = field(default_factory=list)  # per Spark level: costs measured
     shares: list[int] = field(default_factory=list)  # the current frontier's states per partition
 
 
