@@ -20,6 +20,7 @@ from explorer.engines.spark.partitions import (
     _VISITED,
     IDX_BITS,
     Acc,
+    Inline,
     Job,
     LevelCtx,
     frontier_of,
@@ -42,7 +43,7 @@ def _delta(fps: list[int], level: int, keys: list[int] | None = None) -> Held:
 
 
 def test_visited_copy_masks_later_levels_when_an_older_level_is_recomputed() -> None:
-    deltas = [_delta([10, 30], 0), _delta([20], 1), _delta([40], 2)]
+    deltas = [(0, _delta([10, 30], 0)), (1, _delta([20], 1)), (2, _delta([40], 2))]
     probe = np.array([10, 20, 30, 40, 50], dtype=np.uint64)
     late = LevelCtx("run-a", 2, None, deltas, frozenset())
     assert seen_before(late, probe).tolist() == [True, True, True, True, False]
@@ -50,8 +51,69 @@ def test_visited_copy_masks_later_levels_when_an_older_level_is_recomputed() -> 
     early = LevelCtx("run-a", 1, None, deltas[:2], frozenset())
     assert seen_before(early, probe).tolist() == [True, True, True, False, False]
     # another run never sees this run's states
-    other = LevelCtx("run-b", 0, None, [_delta([50], 0)], frozenset())
+    other = LevelCtx("run-b", 0, None, [(0, _delta([50], 0))], frozenset())
     assert seen_before(other, probe).tolist() == [False, False, False, False, True]
+
+
+def _folded(fps: list[int], levels: list[int]) -> Held:
+    return Held((np.array(fps, dtype=np.uint64), np.array(levels, dtype=np.int32)))
+
+
+def test_visited_copy_takes_from_a_folded_part_only_the_levels_it_lacks() -> None:
+    # levels 1-3 folded into one part after this worker had merged up to level 2
+    _VISITED.clear()
+    first = LevelCtx(
+        "run-f", 2, None, [(0, _delta([10], 0)), (1, _delta([20], 1)), (2, _delta([30], 2))], frozenset()
+    )
+    probe = np.array([10, 20, 30, 40, 50], dtype=np.uint64)
+    assert seen_before(first, probe).tolist() == [True, True, True, False, False]
+    folded = [
+        (0, _delta([10], 0)),
+        (3, _folded([20, 30, 40], [1, 2, 3])),
+        (4, Inline((np.array([50], np.uint64), np.array([4], np.int32)))),
+    ]
+    later = LevelCtx("run-f", 4, None, folded, frozenset())
+    assert seen_before(later, probe).tolist() == [True] * 5
+    vfps, vlv = _VISITED["run-f"][:2]
+    assert vfps.tolist() == [10, 20, 30, 40, 50] and vlv.tolist() == [0, 1, 2, 3, 4]  # no state twice
+    # a fresh worker (after a lost executor) rebuilds the same set from the folded parts
+    _VISITED.clear()
+    assert seen_before(LevelCtx("run-f", 3, None, folded, frozenset()), probe).tolist() == [
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]
+    assert _VISITED["run-f"][0].tolist() == [10, 20, 30, 40, 50]
+
+
+def test_deltas_fold_narrow_levels_into_few_broadcasts() -> None:
+    from explorer.engines.spark import driver
+
+    class Sc:
+        made = 0
+
+        def broadcast(self, value: Any) -> Held:
+            Sc.made += 1
+            return Held(value)
+
+    d = driver._Deltas(Sc())
+    wide = driver.INLINE_STATES + 1
+    d.add(0, (np.arange(wide, dtype=np.uint64), np.zeros(wide, np.int32)))
+    for lv in range(1, 41):
+        keys = d.add(
+            lv, (np.array([1000 + lv], np.uint64), np.array([lv], np.int32), np.array([lv], np.int64))
+        )
+        assert keys.value.tolist() == [lv]
+    # 1 wide broadcast, then a fold every FOLD_AFTER narrow levels, each swallowing the last
+    assert Sc.made == 1 + 40 // driver.FOLD_AFTER
+    assert len(d.parts) <= 2 + driver.FOLD_AFTER
+    his = [hi for hi, _ in d.parts]
+    assert his == sorted(his) and his[-1] == 40
+    fps = np.concatenate([h.value[0] for _, h in d.parts])
+    lv = np.concatenate([h.value[1] for _, h in d.parts])
+    assert len(fps) == wide + 40 and sorted(set(lv.tolist())) == list(range(41))
 
 
 def test_frontier_keeps_the_winners_in_rank_order() -> None:
@@ -126,7 +188,7 @@ def test_level_task_keeps_the_collector_paused_though_pyspark_broadcasts_enable_
     job_b = _executor_broadcast(tmp_path, "job", pickle.dumps(job, protocol=5))
     fps = np.array([state_fingerprint(0)], dtype=np.uint64)
     delta = _executor_broadcast(tmp_path, "delta", (fps, np.zeros(1, np.int32), np.zeros(0, np.int64)))
-    ctx = LevelCtx("gc-probe", 0, None, [delta], frozenset(), Sink())
+    ctx = LevelCtx("gc-probe", 0, None, [(0, delta)], frozenset(), Sink())
     _VISITED.pop("gc-probe", None)
     _GC_SEEN.clear()
     was = gc.isenabled()

@@ -48,6 +48,7 @@ from explorer.engines.spark.partitions import (
     PHASE_STATE,
     PHASE_TRANSITION,
     Acc,
+    Inline,
     Job,
     LevelCtx,
     SummaryParam,
@@ -80,9 +81,10 @@ class _SparkState:
     partitions: int
     token: str = ""  # names this run in the workers' caches
     rdd: Any = None
-    level_keys: Any = None  # broadcast of the current frontier's sorted keys (None: keys are ranks)
+    level_keys: Any = None  # holder of the current frontier's sorted keys (None: keys are ranks)
     broadcasts: list[tuple[int, Any]] = field(default_factory=list)
-    deltas: list[Any] = field(default_factory=list)  # broadcasts of (fps, levels) first seen, per level
+    deltas: _Deltas | None = None  # the visited set's parts, as the level tasks receive them
+    jlevel: Any = None  # the JVM's StorageLevel of persisted levels (made once)
     levels_run: int = 0
     checkpointing: bool = False
     summaries: Any = None  # the accumulator of level summaries
@@ -317,7 +319,9 @@ class _Search:
         # every state seen so far, tagged with its level, is the first delta of the visited set
         first = [store.get(lv)[1] for lv in range(self.depth + 1)]
         tags = [np.full(len(f), lv, dtype=np.int32) for lv, f in enumerate(first)]
-        st.deltas.append(sc.broadcast((np.concatenate(first), np.concatenate(tags))))
+        st.deltas = _Deltas(sc)
+        st.deltas.add(self.depth, (np.concatenate(first), np.concatenate(tags)))
+        st.jlevel = sc._getJavaStorageLevel(_storage_level())
         self.visited = self.visited_fps = None
         fparts = (self.frontier_fps % np.uint64(nparts)).tolist()
         fronts: list[tuple[list[int], list[Any]]] = [([], []) for _ in range(nparts)]
@@ -331,7 +335,7 @@ class _Search:
         self.frontier = []
         st.shares = [len(f[0]) for f in fronts]
         rdd = sc.parallelize(recs, nparts).partitionBy(nparts, partition_of)
-        st.rdd = rdd.persist(_storage_level())
+        st.rdd = _persist(rdd, st.jlevel)
         self.spark = st
 
     def spark_level(self, store: LevelStore, clock: Callable[[], float], deadline: float | None) -> None:
@@ -347,13 +351,14 @@ class _Search:
         # fingerprint (the shuffle), which balances the next one
         shares = st.shares
         route = "local" if balanced(shares) else "owner"
-        ctx = LevelCtx(st.token, level, st.level_keys, list(st.deltas), done, st.summaries, route)
+        assert st.deltas is not None
+        ctx = LevelCtx(st.token, level, st.level_keys, list(st.deltas.parts), done, st.summaries, route)
         step = functools.partial(step_partition, job_b, ctx)
         if route == "local":
             nxt = st.rdd.mapPartitionsWithIndex(step, preservesPartitioning=True)
         else:
             nxt = st.rdd.mapPartitionsWithIndex(step).partitionBy(nparts, partition_of)
-        nxt = nxt.persist(_storage_level())
+        nxt = _persist(nxt, st.jlevel)
         st.levels_run += 1
         checkpoint = st.checkpointing and st.levels_run % self.o["checkpoint_every"] == 0
         if checkpoint:
@@ -415,11 +420,11 @@ class _Search:
         old = st.rdd
         st.rdd = nxt
         if not self.stop and len(keys):
-            # one broadcast: the next frontier's keys (its ranks) and its fingerprints
-            # (the visited set's delta); the keys are read from the delta's value
-            delta = st.sc.broadcast((fps, np.full(len(fps), level + 1, dtype=np.int32), keys))
-            st.deltas.append(delta)
-            st.level_keys = _KeysOf(delta)
+            # one part: the next frontier's keys (its ranks) and its fingerprints (the
+            # visited set's delta); the keys are read from the part's value
+            st.level_keys = st.deltas.add(
+                level + 1, (fps, np.full(len(fps), level + 1, dtype=np.int32), keys)
+            )
             st.broadcasts.append((self.depth, st.level_keys))
         if checkpoint and nxt.isCheckpointed():
             # lineage before this level is cut: the rank tables it needed are no longer read
@@ -487,8 +492,9 @@ class _Search:
         with contextlib.suppress(Exception):
             if st.rdd is not None:
                 st.rdd.unpersist()
-            for b in st.deltas:
-                b.destroy()
+            if st.deltas is not None:
+                for b in st.deltas.made:
+                    b.destroy()
             st.job_b.destroy()
         if st.owned is not None:
             with contextlib.suppress(Exception):
@@ -507,10 +513,97 @@ class _KeysOf:
         return keys
 
 
+#: a delta of at most this many states travels inside the tasks (no broadcast)
+INLINE_STATES = 2048
+#: this many trailing inline deltas are folded into one broadcast, together with the
+#: small parts before them (up to ``FOLD_STATES`` states in all)
+FOLD_AFTER = 8
+FOLD_STATES = 1 << 16
+
+
+class _Deltas:
+    """The visited set's parts as the level tasks receive them: ``(highest level, holder)``.
+
+    A level's delta is ``(fingerprints, levels, keys)``. A wide one is a broadcast; a
+    narrow one (``INLINE_STATES``) travels inside the level's tasks as an
+    :class:`~explorer.engines.spark.partitions.Inline`, so a narrow level makes no
+    broadcast and the tasks fetch none. Every ``FOLD_AFTER`` inline parts are folded,
+    with the small parts just before them, into one broadcast, so the list the tasks
+    carry stays short however deep the search goes. A worker's copy merges only the
+    parts above the highest level it has (``partitions.visited_upto``). Folded parts
+    are not destroyed before the end: a recomputed older level still reads them.
+
+    >>> d = _Deltas(None)
+    >>> h = d.add(1, (np.array([5], np.uint64), np.array([1], np.int32), np.array([0], np.int64)))
+    >>> [hi for hi, _ in d.parts], h.value.tolist()
+    ([1], [0])
+    """
+
+    def __init__(self, sc: Any):
+        self.sc = sc
+        self.parts: list[tuple[int, Any]] = []
+        #: per part: its fingerprints and levels while it is small enough to fold, else None
+        self.small: list[tuple[np.ndarray, np.ndarray] | None] = []
+        self.made: list[Any] = []  # every broadcast made here (destroyed at the end)
+
+    def add(self, hi: int, value: tuple[np.ndarray, ...]) -> Any:
+        """Add the delta of the levels up to ``hi``; returns a holder of its keys
+        (``value[2]``) for the next level's tasks, when it has them."""
+        n = len(value[0])
+        if n <= INLINE_STATES:
+            holder: Any = Inline(value)
+            keys: Any = Inline(value[2]) if len(value) > 2 else None
+        else:
+            holder = self._broadcast(value)
+            keys = _KeysOf(holder) if len(value) > 2 else None
+        self.parts.append((hi, holder))
+        self.small.append((value[0], value[1]) if n <= FOLD_STATES else None)
+        self._fold()
+        return keys
+
+    def _broadcast(self, value: Any) -> Any:
+        b = self.sc.broadcast(value)
+        self.made.append(b)
+        return b
+
+    def _fold(self) -> None:
+        inline = 0
+        for _, h in reversed(self.parts):
+            if not isinstance(h, Inline):
+                break
+            inline += 1
+        if inline < FOLD_AFTER:
+            return
+        start, total = len(self.parts), 0
+        while start > 0:
+            sm = self.small[start - 1]
+            if sm is None or total + len(sm[0]) > FOLD_STATES:
+                break
+            total += len(sm[0])
+            start -= 1
+        if len(self.parts) - start < 2:
+            return
+        run = [x for x in self.small[start:] if x is not None]
+        fps = np.concatenate([x[0] for x in run])
+        lv = np.concatenate([x[1] for x in run])
+        hi = self.parts[-1][0]
+        del self.parts[start:], self.small[start:]
+        self.parts.append((hi, self._broadcast((fps, lv))))
+        self.small.append((fps, lv) if len(fps) <= FOLD_STATES else None)
+
+
 def _storage_level() -> Any:
     from pyspark import StorageLevel
 
     return StorageLevel.MEMORY_AND_DISK
+
+
+def _persist(rdd: Any, jlevel: Any) -> Any:
+    """``rdd.persist(MEMORY_AND_DISK)`` with the JVM's storage level made once per run
+    (PySpark builds a new one on every call: a few Py4J round trips per level)."""
+    rdd.is_cached = True
+    rdd._jrdd.persist(jlevel)
+    return rdd
 
 
 def check_spark(

@@ -42,6 +42,7 @@ __all__ = [
     "PHASE_STATE",
     "PHASE_TRANSITION",
     "Acc",
+    "Inline",
     "Job",
     "LevelCtx",
     "SummaryParam",
@@ -245,15 +246,18 @@ class LevelCtx:
 
     ``token`` names the run (worker caches are keyed by it); ``level_keys`` is the
     broadcast of the frontier's sorted keys (None at the first Spark level, whose
-    blocks hold exactly the frontier, keyed by rank); ``deltas[i]`` is the broadcast
-    of ``(fingerprints, levels)`` of the states first seen at Spark level ``i``
-    (``deltas[0]``: every state the driver saw before the search moved to Spark).
+    blocks hold exactly the frontier, keyed by rank); ``deltas`` are the visited
+    set's parts, ``(highest level, holder)`` in level order with disjoint level
+    ranges, each holder's ``value`` being ``(fingerprints, levels, ...)`` of the states
+    first seen at those levels (the first: every state the driver saw before the
+    search moved to Spark). A holder is a broadcast, or an :class:`Inline` value
+    carried in the task itself when it is small (no broadcast to make or fetch).
     """
 
     token: str
     level: int
     level_keys: Any
-    deltas: list[Any]
+    deltas: list[tuple[int, Any]]
     done: frozenset[str]
     summaries: Any = None
     #: where the fresh candidates go: ``"owner"`` (one block per partition owning their
@@ -262,7 +266,18 @@ class LevelCtx:
     route: str = "owner"
 
 
-#: per Python worker: the run's visited set, ``token -> (sorted fps, their levels, deltas merged)``
+@dataclass(frozen=True)
+class Inline:
+    """A small level value carried inside the task's closure, read like a broadcast.
+
+    >>> Inline(3).value
+    3
+    """
+
+    value: Any
+
+
+#: per Python worker: the run's visited set, ``token -> (sorted fps, their levels, highest level merged)``
 _VISITED: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
 #: per Python worker: live candidates a task produced, ``(token, level, partition) -> (keys, states)``
 _LIVE: dict[tuple[str, int, int], tuple[np.ndarray, list[Any]]] = {}
@@ -274,18 +289,22 @@ def visited_upto(ctx: LevelCtx) -> tuple[np.ndarray, np.ndarray]:
     The sorted fingerprints and, aligned, the level each was first seen at; a task
     of an older level (recomputed after a lost executor) masks the later levels out.
     """
-    fps, lv, merged = _VISITED.get(ctx.token, (np.zeros(0, np.uint64), np.zeros(0, np.int32), 0))
-    if merged < len(ctx.deltas):
+    fps, lv, upto = _VISITED.get(ctx.token, (np.zeros(0, np.uint64), np.zeros(0, np.int32), -1))
+    fresh = [(hi, d) for hi, d in ctx.deltas if hi > upto]
+    if fresh:
         if ctx.token not in _VISITED:
             _VISITED.clear()  # an earlier run's set
-        add = [ctx.deltas[i].value for i in range(merged, len(ctx.deltas))]
+        add = [d.value for _, d in fresh]
         dfps = np.concatenate([a[0] for a in add])
         dlv = np.concatenate([a[1] for a in add])
+        # a part folded from several levels may hold some this copy already has
+        keep = dlv > upto
+        dfps, dlv = dfps[keep], dlv[keep]
         order = np.argsort(dfps, kind="stable")
         dfps, dlv = dfps[order], dlv[order]
         pos = np.searchsorted(fps, dfps)
         fps, lv = np.insert(fps, pos, dfps), np.insert(lv, pos, dlv)
-        _VISITED[ctx.token] = (fps, lv, len(ctx.deltas))
+        _VISITED[ctx.token] = (fps, lv, max(hi for hi, _ in fresh))
     return fps, lv
 
 
