@@ -200,7 +200,11 @@ def _validate(o: CheckOptions) -> None:
         raise UsageError(f"--workers applies to --engine bfs only, not to --engine {o.engine}")
     if o.reduce not in REDUCTIONS:
         raise UsageError(f"--reduce {o.reduce}: unknown reduction (available: {', '.join(REDUCTIONS)})")
-    if o.reduce != "none" and (o.engine != "bfs" or o.workers != 1):
+    if o.reduce != "none" and o.engine != "bfs":
+        raise UsageError(
+            f"--reduce {o.reduce} applies to the serial bfs engine only, not to --engine {o.engine}"
+        )
+    if o.reduce != "none" and o.workers != 1:
         raise UsageError(f"--reduce {o.reduce} applies to the serial bfs engine only (no --workers)")
     if o.reduce != "none" and o.engine_options.get("visited", "states") == "fingerprints":
         raise UsageError(

@@ -112,7 +112,14 @@ def test_reduce_on_the_command_line() -> None:
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
         "kafka-mc: error: --reduce symmetric: unknown reduction (available: none, por, symmetry)"
     ]
-    assert cli("--reduce", "por", "--workers", "2").returncode == 2
+    workers = cli("--reduce", "por", "--workers", "2")
+    assert workers.returncode == 2 and workers.stderr.strip().splitlines() == [
+        "kafka-mc: error: --reduce por applies to the serial bfs engine only (no --workers)"
+    ]
+    spark = cli("--reduce", "symmetry", "--engine", "spark")
+    assert spark.returncode == 2 and spark.stderr.strip().splitlines() == [
+        "kafka-mc: error: --reduce symmetry applies to the serial bfs engine only, not to --engine spark"
+    ]
 
 
 # -- the controller: reduced and full searches agree ---------------------------------------
