@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEEP = ROOT / "configs" / "controller-deep.toml"
 DEEPER = ROOT / "configs" / "controller-deeper.toml"
 UNCLEAN = ROOT / "configs" / "controller-deeper-unclean.toml"
+TWO_CRASHES = ROOT / "configs" / "controller-deeper-two-crashes.toml"
 
 
 @pytest.mark.slow
@@ -98,3 +99,21 @@ def test_the_unclean_bound_is_pinned() -> None:
         "partition_offline_and_back": 10,
         "unclean_election": 13,
     }
+
+
+@pytest.mark.slow
+def test_the_two_crash_bound_s_first_sixteen_levels_are_pinned() -> None:
+    """The first levels of controller-deeper-two-crashes.toml; its whole search (over 10^8
+    states, resumed from a checkpoint) is pinned by the ``deep`` test below, and these
+    levels tie that run's code to today's: they are the resumed run's first levels."""
+    c = load_config(ControllerConfig, TWO_CRASHES, [])
+    r = check_bfs(spec.build(c), spec.properties(c), max_depth=16, keep_going=True)
+    assert (r.distinct_states, r.generated_states) == (273_278, 805_688)
+    assert [lv.new_states for lv in r.levels][-3:] == [42_031, 61_515, 90_006]
+    assert r.witnesses == {
+        "failover": 7,
+        "second_controller_failover": 11,
+        "expiry_with_write_in_flight": 3,
+        "partition_offline_and_back": 10,
+    }
+    assert not [v for v in r.violations if v.trace]
