@@ -51,7 +51,9 @@ __all__ = [
     "PackedStates",
     "ProcessPool",
     "dump_share",
+    "iter_share",
     "load_share",
+    "load_share_as",
     "usage",
 ]
 
@@ -134,17 +136,50 @@ def dump_share(path: Path, frontier: list[Any], ranks: list[int]) -> int:
     return len(frontier)
 
 
+def iter_share(path: Path) -> Iterator[tuple[list[Any], list[int]]]:
+    """The chunks of the frontier share :func:`dump_share` wrote, in order: (states, ranks)."""
+    with open(path, "rb") as fh:
+        n = pickle.load(fh)
+        got = 0
+        while got < n:
+            states, rs = pickle.load(fh)
+            got += len(states)
+            yield states, rs
+
+
 def load_share(path: Path) -> tuple[list[Any], list[int]]:
     """The frontier share :func:`dump_share` wrote: (states, ranks)."""
     frontier: list[Any] = []
     ranks: list[int] = []
-    with open(path, "rb") as fh:
-        n = pickle.load(fh)
-        while len(frontier) < n:
-            states, rs = pickle.load(fh)
-            frontier.extend(states)
-            ranks.extend(rs)
+    for states, rs in iter_share(path):
+        frontier.extend(states)
+        ranks.extend(rs)
     return frontier, ranks
+
+
+def load_share_as(path: Path, pack: bool, chunk: int) -> tuple[Any, list[int]]:
+    """The share at ``path`` as an expander holds its frontier: live states, or with ``pack``
+    a :class:`PackedStates` packed chunk by chunk as the file is read, so that a resumed
+    level never holds more than one chunk of live states (unpickling a whole share first
+    took a worker to twice its memory at the widest level of a 10^8-state run).
+
+    >>> import tempfile
+    >>> f = Path(tempfile.mkdtemp()) / "W0.pkl"
+    >>> _ = dump_share(f, [(i, None) for i in range(5)], [0, 2, 4, 6, 8])
+    >>> packed, ranks = load_share_as(f, True, 2)
+    >>> list(packed), ranks
+    ([(0, None), (1, None), (2, None), (3, None), (4, None)], [0, 2, 4, 6, 8])
+    """
+    if not pack:
+        return load_share(path)
+    ranks: list[int] = []
+
+    def states() -> Iterator[Any]:
+        for part, rs in iter_share(path):
+            ranks.extend(rs)
+            yield from part
+
+    return PackedStates(states(), chunk), ranks
 
 
 class Expander:
@@ -396,9 +431,7 @@ def _worker_main(i: int, exp: Expander, inq: Any, outq: Any, driver: int) -> Non
             elif cmd == "dump":
                 outq.put((i, "dumped", dump_share(msg[1], exp.frontier, exp.ranks)))
             elif cmd == "load":
-                states, exp.ranks = load_share(msg[1])
-                exp.frontier = PackedStates(states, exp.batch) if exp.pack else states
-                del states
+                exp.frontier, exp.ranks = load_share_as(msg[1], exp.pack, exp.batch)
                 outq.put((i, "loaded", len(exp.frontier)))
             elif cmd == "stop":
                 break
@@ -442,8 +475,7 @@ class LocalPool:
         return [dump_share(paths[0], self.exp.frontier, self.exp.ranks)]
 
     def load(self, paths: list[Path]) -> list[int]:
-        states, self.exp.ranks = load_share(paths[0])
-        self.exp.frontier = PackedStates(states, self.exp.batch) if self.exp.pack else states
+        self.exp.frontier, self.exp.ranks = load_share_as(paths[0], self.exp.pack, self.exp.batch)
         return [len(self.exp.frontier)]
 
     def close(self) -> None:
