@@ -20,6 +20,14 @@ DEEP = ROOT / "configs" / "controller-deep.toml"
 DEEPER = ROOT / "configs" / "controller-deeper.toml"
 UNCLEAN = ROOT / "configs" / "controller-deeper-unclean.toml"
 TWO_CRASHES = ROOT / "configs" / "controller-deeper-two-crashes.toml"
+#: the witnesses every whole deep search reaches, at these shortest depths: two controller
+#: changes caused by faults, an expiry with a write in flight, a partition offline and back
+WITNESSES = {
+    "failover": 7,
+    "second_controller_failover": 11,
+    "expiry_with_write_in_flight": 3,
+    "partition_offline_and_back": 10,
+}
 
 
 @pytest.mark.slow
@@ -46,12 +54,7 @@ def test_the_whole_search_is_pinned() -> None:
     assert (r.distinct_states, r.generated_states, r.max_depth) == (77_166_067, 229_736_854, 70)
     assert max(lv.new_states for lv in r.levels) == 3_521_223
     assert [(v.property, v.length) for v in r.violations] == [("no_leaderless_partition_when_quiet", 26)]
-    assert r.witnesses == {
-        "failover": 7,
-        "second_controller_failover": 11,
-        "expiry_with_write_in_flight": 3,
-        "partition_offline_and_back": 10,
-    }
+    assert r.witnesses == WITNESSES
 
 
 @pytest.mark.slow
@@ -81,6 +84,7 @@ def test_the_deeper_bound_is_pinned() -> None:
     assert (r.distinct_states, r.generated_states, r.max_depth) == (99_856_811, 296_076_331, 73)
     assert max(lv.new_states for lv in r.levels) == 4_491_982
     assert [(v.property, v.length) for v in r.violations] == [("no_leaderless_partition_when_quiet", 26)]
+    assert r.witnesses == WITNESSES
 
 
 @pytest.mark.deep
@@ -93,13 +97,7 @@ def test_the_unclean_bound_is_pinned() -> None:
     assert (r.distinct_states, r.generated_states, r.max_depth) == (71_459_732, 207_005_272, 69)
     assert max(lv.new_states for lv in r.levels) == 3_644_937
     assert r.violations == []
-    assert r.witnesses == {
-        "failover": 7,
-        "second_controller_failover": 11,
-        "expiry_with_write_in_flight": 3,
-        "partition_offline_and_back": 10,
-        "unclean_election": 13,
-    }
+    assert r.witnesses == {**WITNESSES, "unclean_election": 13}
 
 
 @pytest.mark.slow
@@ -111,12 +109,7 @@ def test_the_two_crash_bound_s_first_sixteen_levels_are_pinned() -> None:
     r = check_bfs(spec.build(c), spec.properties(c), max_depth=16, keep_going=True)
     assert (r.distinct_states, r.generated_states) == (273_278, 805_688)
     assert [lv.new_states for lv in r.levels][-3:] == [42_031, 61_515, 90_006]
-    assert r.witnesses == {
-        "failover": 7,
-        "second_controller_failover": 11,
-        "expiry_with_write_in_flight": 3,
-        "partition_offline_and_back": 10,
-    }
+    assert r.witnesses == WITNESSES
     assert not [v for v in r.violations if v.trace]
 
 
@@ -129,9 +122,4 @@ def test_the_two_crash_bound_is_pinned() -> None:
     assert (r.distinct_states, r.generated_states, r.max_depth) == (262_709_409, 808_182_152, 78)
     assert max(lv.new_states for lv in r.levels) == 11_311_244
     assert [(v.property, v.length) for v in r.violations] == [("no_leaderless_partition_when_quiet", 26)]
-    assert r.witnesses == {
-        "failover": 7,
-        "second_controller_failover": 11,
-        "expiry_with_write_in_flight": 3,
-        "partition_offline_and_back": 10,
-    }
+    assert r.witnesses == WITNESSES
