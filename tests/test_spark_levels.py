@@ -202,3 +202,32 @@ def test_level_task_keeps_the_collector_paused_though_pyspark_broadcasts_enable_
     assert len(blocks) == 1 and _GC_SEEN == [False]
     (summary,) = ctx.summaries.got.values()
     assert len(summary[1]) == 1 and len(summary[9]) == 4  # one fresh candidate; CPU by phase
+
+
+def test_a_level_task_leaves_its_survivors_out_of_the_collector_s_sight(tmp_path: Any) -> None:
+    # PySpark's daemon calls gc.collect() after every task of a reused worker; the states a
+    # worker keeps for its next task (the live block) must not be traversed by it each time
+    from explorer.engines.spark import partitions
+
+    class Sink:
+        def add(self, x: Any) -> None:
+            self.got = x
+
+    job = Job(GcProbe(), [], state_fingerprint, True, 1)
+    job_b = _executor_broadcast(tmp_path, "job", pickle.dumps(job, protocol=5))
+    ctx = LevelCtx("freeze-probe", 0, None, [], frozenset(), Sink())
+    partitions._TASKS[0] = 0  # not the task that unfreezes
+    try:
+        step_partition(job_b, ctx, 0, [("B", 1, pack_block(np.array([0], np.int64), [0]))])
+        kept = [v for k, v in partitions._LIVE.items() if k[0] == "freeze-probe"]
+        assert kept and gc.get_freeze_count() > 0
+        tracked = gc.get_objects()
+        assert not any(o is kept[0][1] for o in tracked)  # the kept states' list is frozen
+        # every UNFREEZE_EVERY tasks one collection sees everything (cycles that died since)
+        partitions._TASKS[0] = partitions.UNFREEZE_EVERY - 1
+        step_partition(job_b, ctx, 0, [("B", 1, pack_block(np.array([0], np.int64), [0]))])
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
+        for k in [k for k in partitions._LIVE if k[0] == "freeze-probe"]:
+            del partitions._LIVE[k]
