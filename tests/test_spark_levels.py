@@ -231,3 +231,74 @@ def test_a_level_task_leaves_its_survivors_out_of_the_collector_s_sight(tmp_path
         gc.unfreeze()
         for k in [k for k in partitions._LIVE if k[0] == "freeze-probe"]:
             del partitions._LIVE[k]
+
+
+class Fan:
+    """Each state n < 40 has the successors 2n + 1 and 2n + 2 (children of one parent)."""
+
+    def init_states(self) -> list[int]:
+        return [0]
+
+    def successors(self, s: int) -> list[tuple[str, int]]:
+        return [("l", 2 * s + 1), ("r", 2 * s + 2)] if s < 40 else []
+
+
+def test_a_level_task_sends_the_ends_of_its_rank_range_to_its_neighbours(tmp_path: Any) -> None:
+    # partition 1 of 3 keeps the middle of its fresh candidates and sends its first ones
+    # (whole parents) to partition 0 and its last ones to partition 2; the driver learns the cuts
+    class Sink:
+        def add(self, x: Any) -> None:
+            self.got = x
+
+    job = Job(Fan(), [], state_fingerprint, True, 3)
+    job_b = _executor_broadcast(tmp_path, "job", pickle.dumps(job, protocol=5))
+    ctx = LevelCtx("move-probe", 0, None, [], frozenset(), Sink(), ((0.0, 0.0), (0.25, 0.5), (0.0, 0.0)))
+    frontier = [3, 4, 5, 6]  # ranks 0..3: eight fresh candidates, two per parent
+    blocks = step_partition(job_b, ctx, 1, [("B", 1, pack_block(np.arange(4, dtype=np.int64), frontier))])
+    (summary,) = ctx.summaries.got.values()
+    assert summary[10] == (2, 4)
+    sent = {q: unpack(payload) for q, (_, _, payload) in blocks}
+    assert sorted(sent) == [0, 1, 2]
+    assert sent[0] == [7, 8] and sent[1] == [9, 10] and sent[2] == [11, 12, 13, 14]
+
+
+def unpack(payload: bytes) -> list[Any]:
+    from explorer.engines.spark.partitions import unpack_block
+
+    return list(unpack_block(payload)[1])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_planned_moves_level_the_predicted_next_frontier(seed: int) -> None:
+    # moving the planned fractions of each partition's predicted next frontier to its
+    # neighbours gives every partition the mean (when no partition must send more than
+    # it has); nothing moves while the prediction is within REBALANCE_AT of the mean
+    import random
+
+    from explorer.engines.spark.levels import REBALANCE_AT, REBALANCE_FROM, plan_moves
+
+    rnd = random.Random(seed)
+    parts = rnd.randint(2, 6)
+    shares = [rnd.randint(0, 50_000) for _ in range(parts)]
+    yields = [rnd.uniform(0.5, 1.5) for _ in range(parts)]
+    moves = plan_moves(shares, yields)
+    pred = [c * y for c, y in zip(shares, yields)]
+    mean = sum(pred) / parts
+    if sum(shares) < REBALANCE_FROM or max(pred) <= REBALANCE_AT * mean:
+        assert moves is None
+        return
+    assert moves is not None and len(moves) == parts
+    got = [0.0] * parts
+    for p, (h, t) in enumerate(moves):
+        assert h >= 0 and t >= 0 and h + t <= 1 + 1e-12
+        assert (p > 0 or h == 0) and (p < parts - 1 or t == 0)
+        got[p] += pred[p] * (1 - h - t)
+        if h:
+            got[p - 1] += pred[p] * h
+        if t:
+            got[p + 1] += pred[p] * t
+    assert sum(got) == pytest.approx(sum(pred))
+    if all(h < 1 and t < 1 and h + t < 1 for h, t in moves):
+        assert got == pytest.approx([mean] * parts)
+    else:  # a partition had to send all it had: the largest share still falls
+        assert max(got) < max(pred)

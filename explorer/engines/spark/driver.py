@@ -41,7 +41,7 @@ from explorer.core import (
 from explorer.engines.base import CheckOptions
 from explorer.engines.spark.edges import write_edges
 from explorer.engines.spark.fingerprints import FingerprintCollisionError, state_fingerprint
-from explorer.engines.spark.levels import LevelStore, balanced, next_shares, pick_winners
+from explorer.engines.spark.levels import LevelStore, next_shares, pick_winners, plan_moves
 from explorer.engines.spark.partitions import (
     IDX_BITS,
     PHASE_DEADLOCK,
@@ -90,6 +90,7 @@ class _SparkState:
     summaries: Any = None  # the accumulator of level summaries
     profile: list[dict[str, Any]] = field(default_factory=list)  # per Spark level: costs measured
     shares: list[int] = field(default_factory=list)  # the current frontier's states per partition
+    yields: list[float] | None = None  # new states per frontier state, per partition, last level
 
 
 class _Search:
@@ -323,7 +324,12 @@ class _Search:
         st.deltas.add(self.depth, (np.concatenate(first), np.concatenate(tags)))
         st.jlevel = sc._getJavaStorageLevel(_storage_level())
         self.visited = self.visited_fps = None
-        fparts = (self.frontier_fps % np.uint64(nparts)).tolist()
+        # contiguous rank ranges: neighbouring states (siblings, whose children are often
+        # the same states) start in the same partition, and a partition's frontier stays
+        # one range (levels.plan_moves)
+        fparts = (
+            np.arange(len(self.frontier), dtype=np.int64) * nparts // max(len(self.frontier), 1)
+        ).tolist()
         fronts: list[tuple[list[int], list[Any]]] = [([], []) for _ in range(nparts)]
         for r, (q, s) in enumerate(zip(fparts, self.frontier)):
             fronts[q][0].append(r)
@@ -347,14 +353,15 @@ class _Search:
         level, nparts, job_b, front = self.depth, st.partitions, st.job_b, self.frontier_size
         done = frozenset(self.total.applies)
         # the fresh candidates stay in the partition that found them (no shuffle) while
-        # the partitions' frontiers are balanced; a frontier off balance is re-dealt by
-        # fingerprint (the shuffle), which balances the next one
+        # the next frontier is predicted balanced; else a few at the ends of the
+        # partitions' rank ranges move to the neighbouring partition (a shuffle)
         shares = st.shares
-        route = "local" if balanced(shares) else "owner"
+        moves = plan_moves(shares, st.yields)
+        route = "local" if moves is None else "move"
         assert st.deltas is not None
-        ctx = LevelCtx(st.token, level, st.level_keys, list(st.deltas.parts), done, st.summaries, route)
+        ctx = LevelCtx(st.token, level, st.level_keys, list(st.deltas.parts), done, st.summaries, moves)
         step = functools.partial(step_partition, job_b, ctx)
-        if route == "local":
+        if moves is None:
             nxt = st.rdd.mapPartitionsWithIndex(step, preservesPartitioning=True)
         else:
             nxt = st.rdd.mapPartitionsWithIndex(step).partitionBy(nparts, partition_of)
@@ -375,7 +382,7 @@ class _Search:
             return
         t_job = clock()
         acc, keys, fps = pick_winners(summaries)
-        st.shares = next_shares(summaries, keys, fps, nparts, route)
+        st.shares, st.yields = next_shares(summaries, keys, shares)
         if self.job.live:
             parts = [x[8] for x in summaries]
             ids = [np.array([self._kind_id(k) for k in x[5]], dtype=np.int32) for x in summaries]
@@ -438,6 +445,7 @@ class _Search:
                 "new": len(keys),
                 "candidates": int(sum(len(x[1]) for x in summaries)),
                 "route": route,
+                "moves": moves,
                 "frontier_shares": shares,
                 "executor_cpu": float(sum(cpu)),
                 "max_partition_cpu": float(max(cpu)),

@@ -24,18 +24,25 @@ __all__ = [
     "REBALANCE_AT",
     "REBALANCE_FROM",
     "LevelStore",
-    "balanced",
+    "Moves",
     "next_shares",
     "pick_winners",
+    "plan_moves",
     "rebuild_path",
 ]
 
-#: the largest partition's share of a frontier over the mean above which the next level's
-#: fresh candidates are re-dealt by fingerprint (shuffled) rather than kept where found
-REBALANCE_AT = 1.15
-#: a frontier smaller than this is never re-dealt: its level is cheap whatever its balance,
-#: and a level without a shuffle is one Spark stage (the fixed cost of deep, narrow levels)
+#: the largest partition's predicted share of the next frontier over the mean above which
+#: some of a level's fresh candidates move to a neighbouring partition (a shuffle) rather
+#: than all staying where found: at a wide level, a shuffle costs about what 3% of
+#: imbalance does
+REBALANCE_AT = 1.03
+#: a frontier smaller than this never moves candidates: its level is cheap whatever its
+#: balance, and a level without a shuffle is one Spark stage (the fixed cost of deep, narrow levels)
 REBALANCE_FROM = 2_000
+
+#: per partition, the fractions of its fresh candidates that go to the previous and to the
+#: next partition: ``(head, tail)``
+Moves = tuple[tuple[float, float], ...]
 
 
 class LevelStore:
@@ -166,31 +173,87 @@ def pick_winners(summaries: list[tuple[Any, ...]]) -> tuple[Acc, np.ndarray, np.
     return acc, keys[win], fps[win]
 
 
-def balanced(shares: list[int]) -> bool:
-    """Whether a frontier dealt ``shares`` (states per partition) may keep its next level's
-    candidates where they are found: it is smaller than :data:`REBALANCE_FROM` states, or
-    its largest share is at most :data:`REBALANCE_AT` times the mean.
+def plan_moves(shares: list[int], yields: list[float] | None = None) -> Moves | None:
+    """Which fresh candidates of the coming level should change partition, or None (all stay).
 
-    >>> balanced([5000, 5200]), balanced([9000, 1000]), balanced([1, 0]), balanced([0, 0])
-    (True, False, True, True)
+    Partitions hold contiguous rank ranges of the frontier, in partition order, and a
+    partition's fresh candidates come out in rank order, so the frontier each keeps
+    stays one contiguous range, and the children of neighbouring states (most of the
+    states found twice in a level) stay together. ``shares`` are the frontier's states per
+    partition and ``yields`` the new states each partition's candidates gave per frontier
+    state at the previous level (they drift apart: a state found by two partitions is
+    the lower one's). The next frontier predicted per partition, ``share * yield``, is
+    levelled along the chain: partition ``p`` sends the last candidates of its range to
+    ``p + 1`` or the first to ``p - 1``, a fraction ``(head, tail)`` of its own each, whole
+    parents at a time. Nothing moves while the predicted largest share is at most
+    :data:`REBALANCE_AT` times the mean, or the frontier is under :data:`REBALANCE_FROM` states.
+
+    >>> plan_moves([5000, 5100]) is None, plan_moves([1, 0]) is None
+    (True, True)
+    >>> plan_moves([9000, 3000])
+    ((0.0, 0.3333333333333333), (0.0, 0.0))
+    >>> plan_moves([5000, 5000], [1.3, 1.0])  # partition 0 has been winning more
+    ((0.0, 0.11538461538461539), (0.0, 0.0))
+    >>> plan_moves([0, 0, 6000])  # one level moves one step along the chain
+    ((0.0, 0.0), (0.0, 0.0), (0.6666666666666666, 0.0))
     """
     total = sum(shares)
-    return total < REBALANCE_FROM or max(shares) * len(shares) <= REBALANCE_AT * total
+    parts = len(shares)
+    if parts < 2 or total < REBALANCE_FROM:
+        return None
+    if yields is None or len(yields) != parts:
+        ys = [1.0] * parts
+    else:
+        known = [y for y, c in zip(yields, shares) if c and y > 0]
+        fill = sum(known) / len(known) if known else 1.0
+        ys = [y if y > 0 else fill for y in yields]
+    pred = [c * y for c, y in zip(shares, ys)]
+    mean = sum(pred) / parts
+    if mean <= 0 or max(pred) <= REBALANCE_AT * mean:
+        return None
+    head = [0.0] * parts
+    tail = [0.0] * parts
+    before = 0.0
+    for p in range(parts - 1):
+        before += pred[p]
+        flow = before - (p + 1) * mean  # from p to p + 1 (negative: from p + 1 to p)
+        if flow > 0 and pred[p] > 0:
+            tail[p] = min(1.0, flow / pred[p])
+        elif flow < 0 and pred[p + 1] > 0:
+            head[p + 1] = min(1.0, -flow / pred[p + 1])
+    moves = []
+    for h, t in zip(head, tail):
+        if h + t > 1.0:
+            h, t = h / (h + t), t / (h + t)
+        moves.append((h, t))
+    return tuple(moves)
 
 
 def next_shares(
-    summaries: list[tuple[Any, ...]], keys: np.ndarray, fps: np.ndarray, partitions: int, route: str
-) -> list[int]:
-    """The next frontier's states per partition: with ``route == "owner"`` the partition
-    owning each new state's fingerprint, else (``"local"``) the partition whose fresh
-    candidate won (a key belongs to one partition: its parent's).
+    summaries: list[tuple[Any, ...]], keys: np.ndarray, shares: list[int]
+) -> tuple[list[int], list[float]]:
+    """The next frontier's states per partition, and each partition's yield.
 
-    >>> mk = lambda k: (None, np.array(k, np.int64))
-    >>> next_shares([mk([1, 4]), mk([2, 3])], np.array([1, 2, 4]), np.array([5, 6, 7], np.uint64), 2, "local")
-    [2, 1]
-    >>> next_shares([], np.array([1, 2, 4]), np.array([5, 6, 7], np.uint64), 2, "owner")
-    [1, 2]
+    A summary's candidates ``[0, head)`` went to the partition before it, ``[tail, len)``
+    to the one after it (:func:`move_cuts`, ``summary[10]``), the rest stayed; a new state
+    is the winning candidate of ``keys``. The yield of a partition is the new states its
+    candidates gave per state of its frontier (``shares``; 0.0 for an empty one).
+
+    >>> mk = lambda k, cut: (None, np.array(k, np.int64)) + (None,) * 8 + (cut,)
+    >>> next_shares([mk([1, 4], (0, 2)), mk([2, 3], (0, 2))], np.array([1, 2, 4]), [2, 1])
+    ([2, 1], [1.0, 1.0])
+    >>> next_shares([mk([1, 4], (0, 1)), mk([2, 3], (0, 2))], np.array([1, 2, 4]), [2, 1])
+    ([1, 2], [1.0, 1.0])
     """
-    if route == "owner":
-        return np.bincount((fps % np.uint64(partitions)).astype(np.int64), minlength=partitions).tolist()
-    return [int(np.isin(x[1], keys, assume_unique=True).sum()) for x in summaries]
+    nxt = [0] * len(summaries)
+    yields = []
+    for p, x in enumerate(summaries):
+        won = np.isin(x[1], keys, assume_unique=True)
+        head, tail = x[10]
+        if head:
+            nxt[p - 1] += int(won[:head].sum())
+        nxt[p] += int(won[head:tail].sum())
+        if tail < len(won):
+            nxt[p + 1] += int(won[tail:].sum())
+        yields.append(float(won.sum()) / shares[p] if shares[p] else 0.0)
+    return nxt, yields

@@ -51,6 +51,7 @@ __all__ = [
     "collision_error",
     "dumps",
     "frontier_of",
+    "move_cuts",
     "pack_block",
     "partition_of",
     "pending_applies",
@@ -260,10 +261,11 @@ class LevelCtx:
     deltas: list[tuple[int, Any]]
     done: frozenset[str]
     summaries: Any = None
-    #: where the fresh candidates go: ``"owner"`` (one block per partition owning their
-    #: fingerprint, shuffled) or ``"local"`` (one block, kept by the partition that found
-    #: them: no shuffle; the driver picks this while the partitions' frontiers are balanced)
-    route: str = "owner"
+    #: where the fresh candidates go: None, all kept by the partition that found them (one
+    #: block, no shuffle); else per partition the fractions ``(head, tail)`` of its
+    #: candidates, in rank order, sent to the previous and the next partition (a shuffle;
+    #: ``levels.plan_moves``)
+    moves: tuple[tuple[float, float], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -360,9 +362,9 @@ def step_partition(
     Successors are fingerprinted; those first seen at an earlier level (this
     worker's copy of the visited set) are dropped, the rest (the first of each
     state in this partition) are checked as new states and packed once: kept in
-    this partition (``ctx.route == "local"``, no shuffle) or sent to the partition
-    owning their fingerprint (one block per owner; the shuffle balances the
-    partitions). Only their keys, fingerprints, check hashes and
+    this partition (no shuffle) or, the first or last of them in rank order when
+    ``ctx.moves`` says so, sent to the previous or next partition (the shuffle that
+    balances the partitions). Only their keys, fingerprints, check hashes and
     action kinds go to the driver (in the summary), which picks the winner of each
     fingerprint (the smallest key) and so the next frontier's ranks.
     """
@@ -508,16 +510,14 @@ def _step(
     cpu_check = time.process_time()
     for old in [k for k in _LIVE if k[0] != ctx.token or k[1] <= level]:
         del _LIVE[old]
-    # each fresh candidate is packed once: kept here ("local"), or sent to the partition
-    # owning its fingerprint ("owner")
-    if ctx.route == "local":
-        owner = np.full(len(fps), index, dtype=np.int64)
-    else:
-        owner = (fps % np.uint64(job.partitions)).astype(np.int64)
+    # each fresh candidate is packed once: kept here, or (the first or last few, in rank
+    # order, when the driver moves some) sent to the previous or next partition
+    cuts = (0, len(keys)) if ctx.moves is None else move_cuts(keys, ctx.moves[index])
     blocks = []
-    for q in np.unique(owner).tolist():
-        sel = np.nonzero(owner == q)[0]
-        part = (keys[sel], [new_states[j] for j in sel.tolist()])
+    for q, lo, hi in ((index - 1, 0, cuts[0]), (index, cuts[0], cuts[1]), (index + 1, cuts[1], len(keys))):
+        if hi <= lo:
+            continue
+        part = (keys[lo:hi], new_states[lo:hi])
         if q == index:
             _LIVE[(ctx.token, level + 1, index)] = part
         blocks.append((q, ("B", index, pack_block(*part))))
@@ -530,9 +530,53 @@ def _step(
         cpu_check - cpu_expand,  # visited-set drop, state checks of the fresh candidates
         cpu_end - cpu_check,  # blocks packed (and edges, with eventually properties)
     )
-    summary = (acc, keys, fps, check_hashes, kind_arr, list(kind_ids), cpu_end - cpu0, nbytes, edges, phases)
+    summary = (
+        acc,
+        keys,
+        fps,
+        check_hashes,
+        kind_arr,
+        list(kind_ids),
+        cpu_end - cpu0,
+        nbytes,
+        edges,
+        phases,
+        cuts,
+    )
     ctx.summaries.add({(level, index): summary})
     return blocks
+
+
+def move_cuts(keys: np.ndarray, move: tuple[float, float]) -> tuple[int, int]:
+    """Where a partition's fresh candidates (``keys`` ascending) are cut for ``move``:
+    ``[0, head)`` go to the previous partition, ``[tail, len)`` to the next, the rest stay.
+    A cut never separates the children of one parent: it is the parent boundary nearest
+    to the fraction asked for.
+
+    >>> keys = np.array([(0 << IDX_BITS) | 0, (0 << IDX_BITS) | 1, (3 << IDX_BITS) | 0, (5 << IDX_BITS) | 2])
+    >>> move_cuts(keys, (0.0, 0.5)), move_cuts(keys, (0.0, 1.0)), move_cuts(keys, (0.5, 0.0))
+    ((0, 2), (0, 0), (2, 4))
+    >>> move_cuts(keys, (0.25, 0.0)), move_cuts(keys, (0.0, 0.75))  # ties: the cut that moves fewer
+    ((0, 4), (0, 2))
+    """
+    n = len(keys)
+    if not n:
+        return 0, 0
+    parent = keys >> IDX_BITS
+
+    def align(i: int, prefer_left: bool) -> int:
+        # the parent boundary nearest to i (a tie goes the way that moves fewer)
+        if i <= 0 or i >= n:
+            return min(max(i, 0), n)
+        left = int(np.searchsorted(parent, parent[i], side="left"))
+        right = int(np.searchsorted(parent, parent[i], side="right"))
+        if i - left == right - i:
+            return left if prefer_left else right
+        return left if i - left < right - i else right
+
+    head = align(round(move[0] * n), True) if move[0] > 0 else 0
+    tail = align(n - round(move[1] * n), False) if move[1] > 0 else n
+    return head, max(head, tail)
 
 
 def live_recorder(job: Job) -> Any:
