@@ -64,7 +64,7 @@ from explorer.engines.spark.partitions import (
     truncated_partition,
 )
 from explorer.engines.spark.result import assemble_result
-from explorer.engines.spark.session import check_java, probe_master, start_session
+from explorer.engines.spark.session import SparkSetupError, check_java, probe_master, start_session
 from explorer.search import (
     Progress,
     label_counting,
@@ -93,6 +93,47 @@ class _SparkState:
     yields: list[float] | None = None  # new states per frontier state, per partition, last level
 
 
+class _Starter:
+    """A Spark session started in a thread while the driver runs the first levels.
+
+    Starting the JVM (seconds) then costs no search time: the driver keeps expanding
+    levels itself until the session is up. :meth:`get` waits for it and raises what the
+    start raised (:class:`SparkSetupError`, one line), in the caller's thread.
+    """
+
+    def __init__(self, o: dict[str, Any], system: Any):
+        self.session: Any = None
+        self.error: BaseException | None = None
+        args = (o["master"], o["app_name"], o["spark_conf"], system, o["executor_wait"])
+        self.thread = threading.Thread(
+            target=self._start, args=args, name="kafka-mc-spark-start", daemon=True
+        )
+        self.thread.start()
+
+    def _start(self, *args: Any) -> None:
+        try:
+            self.session = start_session(*args)
+        except BaseException as e:  # re-raised by get(), in the search's thread
+            self.error = e
+
+    def ready(self) -> bool:
+        return not self.thread.is_alive()
+
+    def get(self) -> Any:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.session
+
+
+#: a run that will probably move to Spark starts the session in the background at a
+#: frontier of ``local_frontier / START_EARLY`` states ...
+START_EARLY = 4
+#: ... and, while it is not up, the driver goes on expanding levels up to a frontier of
+#: ``local_frontier * WAIT_UPTO`` states (then it waits for it)
+WAIT_UPTO = 8
+
+
 class _Search:
     """One run of the spark engine: the driver's side of the search."""
 
@@ -115,6 +156,8 @@ class _Search:
         self.stop = False
         self.depth = 0
         self.spark: _SparkState | None = None
+        self.starter: _Starter | None = None
+        self.waited_levels = 0  # levels run in the driver because the session was still starting
         self.driver_levels = 0
         self.kind_names: list[str] = []  # action kinds of the edge files (eventually properties)
         # driver-side search state (until the search moves to Spark)
@@ -296,9 +339,10 @@ class _Search:
         spark = o["spark"]
         owned = None
         if spark is None:
-            owned = spark = start_session(
-                o["master"], o["app_name"], o["spark_conf"], self.system, o["executor_wait"]
-            )
+            if self.starter is None:
+                self.starter = _Starter(o, self.system)
+            owned = spark = self.starter.get()
+            self.starter = None
         sc = getattr(spark, "sparkContext", spark)
         nparts = o["partitions"] or max(int(sc.defaultParallelism), 1)
         self.job.partitions = nparts
@@ -493,7 +537,48 @@ class _Search:
         finally:
             timer.cancel()
 
+    def start_early(self, local_frontier: int) -> None:
+        """Start the session in the background once the frontier nears ``local_frontier``."""
+        idle = self.spark is None and self.starter is None and self.o["spark"] is None
+        if idle and self.frontier_size * START_EARLY >= local_frontier:
+            self.starter = _Starter(self.o, self.system)
+
+    def moves_now(self, local_frontier: int) -> bool:
+        """Whether the search moves to Spark before the next level: the frontier has
+        ``local_frontier`` states and the session is up (or the frontier has outgrown
+        the wait)."""
+        if self.spark is not None or self.frontier_size < local_frontier:
+            return False
+        starting = self.starter
+        if starting is None or starting.ready() or self.frontier_size >= local_frontier * WAIT_UPTO:
+            return True
+        self.waited_levels += 1  # one more level in the driver while the session starts
+        return False
+
+    def end_start(self) -> None:
+        """The search ended in the driver with the session still starting: wait for it and
+        stop it; a failed start is raised if the search reached ``local_frontier`` (where,
+        without the background start, it would have needed the session)."""
+        starting, self.starter = self.starter, None
+        if starting is None:
+            return
+        try:
+            session = starting.get()
+        except SparkSetupError:
+            if self.waited_levels:
+                raise
+            return
+        if session is not None:
+            with contextlib.suppress(Exception):
+                session.stop()
+
     def close(self) -> None:
+        if self.starter is not None:  # the search was interrupted before it moved to Spark
+            with contextlib.suppress(BaseException):
+                session = self.starter.get()
+                if session is not None:
+                    session.stop()
+            self.starter = None
         st = self.spark
         if st is None:
             return
@@ -666,7 +751,10 @@ def check_spark(
         removed at the end); traces are rebuilt from them.
     local_frontier:
         Levels whose frontier has fewer states run in this process; 0 runs every
-        level after the initial states on Spark.
+        level after the initial states on Spark. A session started here is started
+        in the background at a frontier of ``local_frontier / START_EARLY`` states, and
+        while it is starting this process goes on expanding levels (up to a frontier
+        of ``local_frontier * WAIT_UPTO``): where the levels run varies, the answer does not.
     spark_conf:
         Extra Spark settings for a session started here.
     connect_timeout, executor_wait:
@@ -730,7 +818,8 @@ def check_spark(
                 if deadline is not None and clock() >= deadline:
                     search.budget, search.reason = "max_seconds", ExitReason.BUDGET_EXHAUSTED
                     break
-                if search.spark is None and search.frontier_size >= local_frontier:
+                search.start_early(local_frontier)
+                if search.moves_now(local_frontier):
                     search.to_spark(store)
                 if search.spark is None:
                     search.driver_level(store, clock, deadline)
@@ -744,6 +833,7 @@ def check_spark(
                         search.distinct,
                         search.distinct / el if el else 0.0,
                     )
+            search.end_start()
         except KeyboardInterrupt:
             search.reason, search.budget = ExitReason.INTERRUPTED, None
         finally:

@@ -116,13 +116,19 @@ def assemble_result(
         "about n^2/2^65)"
     )
     st = search.spark
+    waited = (
+        f", {search.waited_levels} of them while the Spark session was starting"
+        if search.waited_levels
+        else ""
+    )
     if st is None:
-        notes.append(
-            f"spark: all {search.driver_levels} levels ran in the driver (frontiers below {local_frontier:,})"
-        )
+        why = f"frontiers below {local_frontier:,}"
+        if search.waited_levels:
+            why = f"the last {search.waited_levels} while the Spark session was starting"
+        notes.append(f"spark: all {search.driver_levels} levels ran in the driver ({why})")
     else:
         notes.append(
-            f"spark: {search.driver_levels} levels in the driver, {st.levels_run} on Spark "
+            f"spark: {search.driver_levels} levels in the driver{waited}, {st.levels_run} on Spark "
             f"({st.sc.master}, {st.partitions} partitions, "
             + (
                 f"reliable checkpoints every {search.o['checkpoint_every']} levels)"
