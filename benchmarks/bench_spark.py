@@ -121,7 +121,9 @@ r = check_spark(system, props, keep_going=True, spark=spark, master=master, spar
                 run_dir=run_dir, partitions=2,
                 checkpoint_dir=os.path.join(run_dir, "checkpoints") if master.startswith("spark://") else None)
 total = time.perf_counter() - t0
-tree = cpu_tree() - t0c
+# the JVM and Python workers' CPU, read while they run: a session the engine started and
+# stopped itself has taken its Python workers' CPU with it (not measured then)
+tree = None if __OWN__ else cpu_tree() - t0c
 driver = cpu_self() - c0
 prof_path = os.path.join(run_dir, "spark-profile.json")
 profile = json.load(open(prof_path)) if os.path.exists(prof_path) else []
@@ -360,7 +362,11 @@ def main() -> None:
             )
             note = (
                 f"{start}; executor CPU in level tasks; "
-                f"all processes {median([r['tree_cpu'] + r['driver_cpu'] for r in rs]) / n * 1e6:.1f} us/state; "
+                + (
+                    f"all processes {median([r['tree_cpu'] + r['driver_cpu'] for r in rs]) / n * 1e6:.1f} us/state; "
+                    if all(r["tree_cpu"] is not None for r in rs)
+                    else "all processes not measured (the engine stopped its own session); "
+                )
                 + "; ".join(r0["note"])
             )
         elif label == "workers2":

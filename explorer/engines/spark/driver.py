@@ -98,12 +98,22 @@ class _Starter:
 
     Starting the JVM (seconds) then costs no search time: the driver keeps expanding
     levels itself until the session is up. :meth:`get` waits for it and raises what the
-    start raised (:class:`SparkSetupError`, one line), in the caller's thread.
+    start raised (:class:`SparkSetupError`, one line), in the caller's thread;
+    :meth:`abandon` leaves it to stop itself once started (the search did not need it).
     """
 
+    #: an abandoned start still under way: the next start waits for it (one SparkContext a process)
+    _pending: _Starter | None = None
+    thread: threading.Thread
+
     def __init__(self, o: dict[str, Any], system: Any):
+        before = _Starter._pending
+        if before is not None:
+            before.thread.join()
         self.session: Any = None
         self.error: BaseException | None = None
+        self.abandoned = False
+        self.lock = threading.Lock()
         args = (o["master"], o["app_name"], o["spark_conf"], system, o["executor_wait"])
         self.thread = threading.Thread(
             target=self._start, args=args, name="kafka-mc-spark-start", daemon=True
@@ -112,9 +122,16 @@ class _Starter:
 
     def _start(self, *args: Any) -> None:
         try:
-            self.session = start_session(*args)
+            session = start_session(*args)
         except BaseException as e:  # re-raised by get(), in the search's thread
             self.error = e
+            return
+        with self.lock:
+            self.session = session
+            if not self.abandoned:
+                return
+        with contextlib.suppress(Exception):
+            session.stop()
 
     def ready(self) -> bool:
         return not self.thread.is_alive()
@@ -124,6 +141,17 @@ class _Starter:
         if self.error is not None:
             raise self.error
         return self.session
+
+    def abandon(self) -> None:
+        """The session is not needed: stop it now if it is up, else when it is."""
+        with self.lock:
+            self.abandoned = True
+            session = self.session
+        if session is not None:
+            with contextlib.suppress(Exception):
+                session.stop()
+        elif self.thread.is_alive():
+            _Starter._pending = self
 
 
 #: a run that will probably move to Spark starts the session in the background at a
@@ -556,11 +584,15 @@ class _Search:
         return False
 
     def end_start(self) -> None:
-        """The search ended in the driver with the session still starting: wait for it and
-        stop it; a failed start is raised if the search reached ``local_frontier`` (where,
-        without the background start, it would have needed the session)."""
+        """The search ended in the driver with a session started: if the search reached
+        ``local_frontier`` (where, without the background start, it would have needed the
+        session) wait for it, raise a failed start, and stop it; else leave it to stop
+        itself once up (:meth:`_Starter.abandon`)."""
         starting, self.starter = self.starter, None
         if starting is None:
+            return
+        if not self.waited_levels:  # never needed: not waited for
+            starting.abandon()
             return
         try:
             session = starting.get()
@@ -574,10 +606,7 @@ class _Search:
 
     def close(self) -> None:
         if self.starter is not None:  # the search was interrupted before it moved to Spark
-            with contextlib.suppress(BaseException):
-                session = self.starter.get()
-                if session is not None:
-                    session.stop()
+            self.starter.abandon()
             self.starter = None
         st = self.spark
         if st is None:
