@@ -360,6 +360,19 @@ def test_unreachable_master_is_a_one_line_error() -> None:
         probe_master("spark://nohostport")
 
 
+def test_a_malformed_local_master_is_a_one_line_error_before_any_work(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # caught by its form, not by the JVM (whose start would print its own stack trace first)
+    with pytest.raises(SparkSetupError) as info:
+        check_spark(Grid(2), [], master="local[two]")
+    assert (
+        str(info.value)
+        == "bad Spark master local[two]: expected local, local[N], local[*] or local[N,RETRIES]"
+    )
+    assert capsys.readouterr().err == ""
+
+
 def _fake_java(directory: Path, version_line: str) -> Path:
     home = directory / "jdk"
     (home / "bin").mkdir(parents=True)

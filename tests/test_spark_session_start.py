@@ -35,7 +35,7 @@ driver.WAIT_UPTO = {wait_upto}
 g = SlowGrid({n})
 try:
     s = check_spark(g, g.properties(), master={master!r}, local_frontier={lf},
-                    spark_conf={{"spark.driver.memory": "512m"}})
+                    spark_conf={{"spark.driver.memory": {memory!r}}})
 except SparkSetupError as e:
     print(json.dumps({{"error": str(e)}}))
     raise SystemExit(0)
@@ -56,7 +56,15 @@ print(json.dumps({{
 
 
 def _run(tmp_path: Path, **kw: object) -> dict[str, object]:
-    args = {"sleep": 0.0, "wait_upto": 8, "n": 30, "master": "local[1]", "lf": 20, "root": str(ROOT)}
+    args = {
+        "sleep": 0.0,
+        "wait_upto": 8,
+        "n": 30,
+        "master": "local[1]",
+        "lf": 20,
+        "root": str(ROOT),
+        "memory": "512m",
+    }
     args.update(kw)
     script = tmp_path / "case.py"
     script.write_text(SCRIPT.format(**args))
@@ -96,6 +104,7 @@ def test_a_session_started_but_never_used_is_stopped(tmp_path: Path) -> None:
 def test_a_failed_background_start_is_the_same_one_line_error(tmp_path: Path, sleep: float) -> None:
     # whether the search still runs when the start fails, or has ended in the driver while
     # waiting for the session, a search that reached local_frontier reports the failure
-    got = _run(tmp_path, master="local[nonsense]", sleep=sleep, wait_upto=100)
+    # (a driver memory the JVM's launcher cannot read makes the start fail)
+    got = _run(tmp_path, memory="lots", sleep=sleep, wait_upto=100)
     msg = str(got["error"])
-    assert "\n" not in msg and msg.startswith("cannot start Spark with master local[nonsense]")
+    assert "\n" not in msg and msg.startswith("cannot start Spark with master local[1]")

@@ -84,15 +84,26 @@ def check_java(timeout: float = 20.0) -> int:
 def probe_master(master: str, timeout: float = 10.0) -> None:
     """Check that a ``spark://host:port`` master accepts connections (else SparkSetupError).
 
-    Other masters (``local[...]``, ``yarn``, ``k8s://...``) are not probed. A list of
-    standby masters (``spark://h1:7077,h2:7077``) needs one that answers.
+    A ``local`` master is only checked for its form; other masters (``yarn``,
+    ``k8s://...``) are not probed. A list of standby masters (``spark://h1:7077,h2:7077``)
+    needs one that answers.
 
     >>> probe_master("local[2]")
+    >>> probe_master("local[two]")
+    Traceback (most recent call last):
+    ...
+    explorer.engines.spark.session.SparkSetupError: bad Spark master local[two]: expected local, local[N], local[*] or local[N,RETRIES]
     >>> probe_master("spark://127.0.0.1:1", timeout=2)
     Traceback (most recent call last):
     ...
     explorer.engines.spark.session.SparkSetupError: cannot reach Spark master spark://127.0.0.1:1 (127.0.0.1:1: connection refused)
     """
+    if master.startswith("local"):
+        if not re.fullmatch(r"local(\[(\d+|\*)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]", master):
+            raise SparkSetupError(
+                f"bad Spark master {master}: expected local, local[N], local[*] or local[N,RETRIES]"
+            )
+        return
     if not master.startswith("spark://"):
         return
     errors = []
