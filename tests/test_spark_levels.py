@@ -89,7 +89,7 @@ def test_visited_copy_takes_from_a_folded_part_only_the_levels_it_lacks() -> Non
 
 
 def test_deltas_fold_narrow_levels_into_few_broadcasts() -> None:
-    from explorer.engines.spark import driver
+    from explorer.engines.spark import deltas
 
     class Sc:
         made = 0
@@ -98,8 +98,8 @@ def test_deltas_fold_narrow_levels_into_few_broadcasts() -> None:
             Sc.made += 1
             return Held(value)
 
-    d = driver._Deltas(Sc())
-    wide = driver.INLINE_STATES + 1
+    d = deltas.Deltas(Sc())
+    wide = deltas.INLINE_STATES + 1
     d.add(0, (np.arange(wide, dtype=np.uint64), np.zeros(wide, np.int32)))
     for lv in range(1, 41):
         keys = d.add(
@@ -107,8 +107,8 @@ def test_deltas_fold_narrow_levels_into_few_broadcasts() -> None:
         )
         assert keys.value.tolist() == [lv]
     # 1 wide broadcast, then a fold every FOLD_AFTER narrow levels, each swallowing the last
-    assert Sc.made == 1 + 40 // driver.FOLD_AFTER
-    assert len(d.parts) <= 2 + driver.FOLD_AFTER
+    assert Sc.made == 1 + 40 // deltas.FOLD_AFTER
+    assert len(d.parts) <= 2 + deltas.FOLD_AFTER
     his = [hi for hi, _ in d.parts]
     assert his == sorted(his) and his[-1] == 40
     fps = np.concatenate([h.value[0] for _, h in d.parts])

@@ -41,7 +41,8 @@ except SparkSetupError as e:
     raise SystemExit(0)
 b = check_bfs(g, g.properties())
 from pyspark import SparkContext
-pending = driver._Starter._pending
+from explorer.engines.spark.session import SessionStarter
+pending = SessionStarter._pending
 if pending is not None:  # abandoned: it stops itself once up
     pending.thread.join()
 print(json.dumps({{

@@ -39,6 +39,7 @@ from explorer.core import (
     action_kind,
 )
 from explorer.engines.base import CheckOptions
+from explorer.engines.spark.deltas import Deltas, persist, storage_level
 from explorer.engines.spark.edges import write_edges
 from explorer.engines.spark.fingerprints import FingerprintCollisionError, state_fingerprint
 from explorer.engines.spark.levels import LevelStore, next_shares, pick_winners, plan_moves
@@ -48,7 +49,6 @@ from explorer.engines.spark.partitions import (
     PHASE_STATE,
     PHASE_TRANSITION,
     Acc,
-    Inline,
     Job,
     LevelCtx,
     SummaryParam,
@@ -64,7 +64,7 @@ from explorer.engines.spark.partitions import (
     truncated_partition,
 )
 from explorer.engines.spark.result import assemble_result
-from explorer.engines.spark.session import SparkSetupError, check_java, probe_master, start_session
+from explorer.engines.spark.session import SessionStarter, SparkSetupError, check_java, probe_master
 from explorer.search import (
     Progress,
     label_counting,
@@ -83,7 +83,7 @@ class _SparkState:
     rdd: Any = None
     level_keys: Any = None  # holder of the current frontier's sorted keys (None: keys are ranks)
     broadcasts: list[tuple[int, Any]] = field(default_factory=list)
-    deltas: _Deltas | None = None  # the visited set's parts, as the level tasks receive them
+    deltas: Deltas | None = None  # the visited set's parts, as the level tasks receive them
     jlevel: Any = None  # the JVM's StorageLevel of persisted levels (made once)
     levels_run: int = 0
     checkpointing: bool = False
@@ -91,67 +91,6 @@ class _SparkState:
     profile: list[dict[str, Any]] = field(default_factory=list)  # per Spark level: costs measured
     shares: list[int] = field(default_factory=list)  # the current frontier's states per partition
     yields: list[float] | None = None  # new states per frontier state, per partition, last level
-
-
-class _Starter:
-    """A Spark session started in a thread while the driver runs the first levels.
-
-    Starting the JVM (seconds) then costs no search time: the driver keeps expanding
-    levels itself until the session is up. :meth:`get` waits for it and raises what the
-    start raised (:class:`SparkSetupError`, one line), in the caller's thread;
-    :meth:`abandon` leaves it to stop itself once started (the search did not need it).
-    """
-
-    #: an abandoned start still under way: the next start waits for it (one SparkContext a process)
-    _pending: _Starter | None = None
-    thread: threading.Thread
-
-    def __init__(self, o: dict[str, Any], system: Any):
-        before = _Starter._pending
-        if before is not None:
-            before.thread.join()
-        self.session: Any = None
-        self.error: BaseException | None = None
-        self.abandoned = False
-        self.lock = threading.Lock()
-        args = (o["master"], o["app_name"], o["spark_conf"], system, o["executor_wait"])
-        self.thread = threading.Thread(
-            target=self._start, args=args, name="kafka-mc-spark-start", daemon=True
-        )
-        self.thread.start()
-
-    def _start(self, *args: Any) -> None:
-        try:
-            session = start_session(*args)
-        except BaseException as e:  # re-raised by get(), in the search's thread
-            self.error = e
-            return
-        with self.lock:
-            self.session = session
-            if not self.abandoned:
-                return
-        with contextlib.suppress(Exception):
-            session.stop()
-
-    def ready(self) -> bool:
-        return not self.thread.is_alive()
-
-    def get(self) -> Any:
-        self.thread.join()
-        if self.error is not None:
-            raise self.error
-        return self.session
-
-    def abandon(self) -> None:
-        """The session is not needed: stop it now if it is up, else when it is."""
-        with self.lock:
-            self.abandoned = True
-            session = self.session
-        if session is not None:
-            with contextlib.suppress(Exception):
-                session.stop()
-        elif self.thread.is_alive():
-            _Starter._pending = self
 
 
 #: a run that will probably move to Spark starts the session in the background at a
@@ -184,7 +123,7 @@ class _Search:
         self.stop = False
         self.depth = 0
         self.spark: _SparkState | None = None
-        self.starter: _Starter | None = None
+        self.starter: SessionStarter | None = None
         self.waited_levels = 0  # levels run in the driver because the session was still starting
         self.driver_levels = 0
         self.kind_names: list[str] = []  # action kinds of the edge files (eventually properties)
@@ -368,7 +307,7 @@ class _Search:
         owned = None
         if spark is None:
             if self.starter is None:
-                self.starter = _Starter(o, self.system)
+                self.starter = SessionStarter(o, self.system)
             owned = spark = self.starter.get()
             self.starter = None
         sc = getattr(spark, "sparkContext", spark)
@@ -392,9 +331,9 @@ class _Search:
         # every state seen so far, tagged with its level, is the first delta of the visited set
         first = [store.get(lv)[1] for lv in range(self.depth + 1)]
         tags = [np.full(len(f), lv, dtype=np.int32) for lv, f in enumerate(first)]
-        st.deltas = _Deltas(sc)
+        st.deltas = Deltas(sc)
         st.deltas.add(self.depth, (np.concatenate(first), np.concatenate(tags)))
-        st.jlevel = sc._getJavaStorageLevel(_storage_level())
+        st.jlevel = sc._getJavaStorageLevel(storage_level())
         self.visited = self.visited_fps = None
         # contiguous rank ranges: neighbouring states (siblings, whose children are often
         # the same states) start in the same partition, and a partition's frontier stays
@@ -413,7 +352,7 @@ class _Search:
         self.frontier = []
         st.shares = [len(f[0]) for f in fronts]
         rdd = sc.parallelize(recs, nparts).partitionBy(nparts, partition_of)
-        st.rdd = _persist(rdd, st.jlevel)
+        st.rdd = persist(rdd, st.jlevel)
         self.spark = st
 
     def spark_level(self, store: LevelStore, clock: Callable[[], float], deadline: float | None) -> None:
@@ -437,7 +376,7 @@ class _Search:
             nxt = st.rdd.mapPartitionsWithIndex(step, preservesPartitioning=True)
         else:
             nxt = st.rdd.mapPartitionsWithIndex(step).partitionBy(nparts, partition_of)
-        nxt = _persist(nxt, st.jlevel)
+        nxt = persist(nxt, st.jlevel)
         st.levels_run += 1
         checkpoint = st.checkpointing and st.levels_run % self.o["checkpoint_every"] == 0
         if checkpoint:
@@ -569,7 +508,7 @@ class _Search:
         """Start the session in the background once the frontier nears ``local_frontier``."""
         idle = self.spark is None and self.starter is None and self.o["spark"] is None
         if idle and self.frontier_size * START_EARLY >= local_frontier:
-            self.starter = _Starter(self.o, self.system)
+            self.starter = SessionStarter(self.o, self.system)
 
     def moves_now(self, local_frontier: int) -> bool:
         """Whether the search moves to Spark before the next level: the frontier has
@@ -587,7 +526,7 @@ class _Search:
         """The search ended in the driver with a session started: if the search reached
         ``local_frontier`` (where, without the background start, it would have needed the
         session) wait for it, raise a failed start, and stop it; else leave it to stop
-        itself once up (:meth:`_Starter.abandon`)."""
+        itself once up (:meth:`SessionStarter.abandon`)."""
         starting, self.starter = self.starter, None
         if starting is None:
             return
@@ -621,111 +560,6 @@ class _Search:
         if st.owned is not None:
             with contextlib.suppress(Exception):
                 st.owned.stop()
-
-
-class _KeysOf:
-    """The sorted keys of a level, read from the level's delta broadcast (its third item)."""
-
-    def __init__(self, delta: Any):
-        self.delta = delta
-
-    @property
-    def value(self) -> np.ndarray:
-        keys: np.ndarray = self.delta.value[2]
-        return keys
-
-
-#: a delta of at most this many states travels inside the tasks (no broadcast)
-INLINE_STATES = 2048
-#: this many trailing inline deltas are folded into one broadcast, together with the
-#: small parts before them (up to ``FOLD_STATES`` states in all)
-FOLD_AFTER = 8
-FOLD_STATES = 1 << 16
-
-
-class _Deltas:
-    """The visited set's parts as the level tasks receive them: ``(highest level, holder)``.
-
-    A level's delta is ``(fingerprints, levels, keys)``. A wide one is a broadcast; a
-    narrow one (``INLINE_STATES``) travels inside the level's tasks as an
-    :class:`~explorer.engines.spark.partitions.Inline`, so a narrow level makes no
-    broadcast and the tasks fetch none. Every ``FOLD_AFTER`` inline parts are folded,
-    with the small parts just before them, into one broadcast, so the list the tasks
-    carry stays short however deep the search goes. A worker's copy merges only the
-    parts above the highest level it has (``partitions.visited_upto``). Folded parts
-    are not destroyed before the end: a recomputed older level still reads them.
-
-    >>> d = _Deltas(None)
-    >>> h = d.add(1, (np.array([5], np.uint64), np.array([1], np.int32), np.array([0], np.int64)))
-    >>> [hi for hi, _ in d.parts], h.value.tolist()
-    ([1], [0])
-    """
-
-    def __init__(self, sc: Any):
-        self.sc = sc
-        self.parts: list[tuple[int, Any]] = []
-        #: per part: its fingerprints and levels while it is small enough to fold, else None
-        self.small: list[tuple[np.ndarray, np.ndarray] | None] = []
-        self.made: list[Any] = []  # every broadcast made here (destroyed at the end)
-
-    def add(self, hi: int, value: tuple[np.ndarray, ...]) -> Any:
-        """Add the delta of the levels up to ``hi``; returns a holder of its keys
-        (``value[2]``) for the next level's tasks, when it has them."""
-        n = len(value[0])
-        if n <= INLINE_STATES:
-            holder: Any = Inline(value)
-            keys: Any = Inline(value[2]) if len(value) > 2 else None
-        else:
-            holder = self._broadcast(value)
-            keys = _KeysOf(holder) if len(value) > 2 else None
-        self.parts.append((hi, holder))
-        self.small.append((value[0], value[1]) if n <= FOLD_STATES else None)
-        self._fold()
-        return keys
-
-    def _broadcast(self, value: Any) -> Any:
-        b = self.sc.broadcast(value)
-        self.made.append(b)
-        return b
-
-    def _fold(self) -> None:
-        inline = 0
-        for _, h in reversed(self.parts):
-            if not isinstance(h, Inline):
-                break
-            inline += 1
-        if inline < FOLD_AFTER:
-            return
-        start, total = len(self.parts), 0
-        while start > 0:
-            sm = self.small[start - 1]
-            if sm is None or total + len(sm[0]) > FOLD_STATES:
-                break
-            total += len(sm[0])
-            start -= 1
-        if len(self.parts) - start < 2:
-            return
-        run = [x for x in self.small[start:] if x is not None]
-        fps = np.concatenate([x[0] for x in run])
-        lv = np.concatenate([x[1] for x in run])
-        hi = self.parts[-1][0]
-        del self.parts[start:], self.small[start:]
-        self.parts.append((hi, self._broadcast((fps, lv))))
-        self.small.append((fps, lv) if len(fps) <= FOLD_STATES else None)
-
-
-def _storage_level() -> Any:
-    from pyspark import StorageLevel
-
-    return StorageLevel.MEMORY_AND_DISK
-
-
-def _persist(rdd: Any, jlevel: Any) -> Any:
-    """``rdd.persist(MEMORY_AND_DISK)`` with the JVM's storage level made once per run
-    (PySpark builds a new one on every call: a few Py4J round trips per level)."""
-    rdd.is_cached = True
-    rdd._jrdd.persist(jlevel)
-    return rdd
 
 
 def check_spark(

@@ -7,24 +7,34 @@ interpreter with this project on their path).
 
 Example
 -------
->>> probe_master("local[2]")  # only spark:// masters are probed
+>>> probe_master("local[2]")  # a local master is checked for its form, a spark:// one is reached
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from explorer.engines.base import EngineSetupError
 
-__all__ = ["JAVA_MAJOR", "SparkSetupError", "check_java", "probe_master", "spark_session", "start_session"]
+__all__ = [
+    "JAVA_MAJOR",
+    "SessionStarter",
+    "SparkSetupError",
+    "check_java",
+    "probe_master",
+    "spark_session",
+    "start_session",
+]
 
 #: the minimum Java major version Spark 4 runs on
 JAVA_MAJOR = 17
@@ -212,3 +222,69 @@ def start_session(
                 )
             time.sleep(0.2)
     return session
+
+
+class SessionStarter:
+    """A Spark session started in a thread while the driver runs the first levels.
+
+    Starting the JVM (seconds) then costs no search time: the driver keeps expanding
+    levels itself until the session is up. :meth:`get` waits for it and raises what the
+    start raised (:class:`SparkSetupError`, one line), in the caller's thread;
+    :meth:`abandon` leaves it to stop itself once started (the search did not need it).
+
+    >>> opts = {"master": "local[2]", "app_name": "kafka-mc", "spark_conf": {}, "executor_wait": 120.0}
+    >>> starting = SessionStarter(opts, system)  # doctest: +SKIP
+    >>> # the driver expands levels meanwhile; starting.ready() once the JVM is up
+    >>> spark = starting.get()  # doctest: +SKIP
+    """
+
+    #: an abandoned start still under way: the next start waits for it (one SparkContext a process)
+    _pending: SessionStarter | None = None
+    thread: threading.Thread
+
+    def __init__(self, o: dict[str, Any], system: Any):
+        before = SessionStarter._pending
+        if before is not None:
+            before.thread.join()
+        self.session: Any = None
+        self.error: BaseException | None = None
+        self.abandoned = False
+        self.lock = threading.Lock()
+        args = (o["master"], o["app_name"], o["spark_conf"], system, o["executor_wait"])
+        self.thread = threading.Thread(
+            target=self._start, args=args, name="kafka-mc-spark-start", daemon=True
+        )
+        self.thread.start()
+
+    def _start(self, *args: Any) -> None:
+        try:
+            session = start_session(*args)
+        except BaseException as e:  # re-raised by get(), in the search's thread
+            self.error = e
+            return
+        with self.lock:
+            self.session = session
+            if not self.abandoned:
+                return
+        with contextlib.suppress(Exception):
+            session.stop()
+
+    def ready(self) -> bool:
+        return not self.thread.is_alive()
+
+    def get(self) -> Any:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.session
+
+    def abandon(self) -> None:
+        """The session is not needed: stop it now if it is up, else when it is."""
+        with self.lock:
+            self.abandoned = True
+            session = self.session
+        if session is not None:
+            with contextlib.suppress(Exception):
+                session.stop()
+        elif self.thread.is_alive():
+            SessionStarter._pending = self
