@@ -373,6 +373,18 @@ def test_a_malformed_local_master_is_a_one_line_error_before_any_work(
     assert capsys.readouterr().err == ""
 
 
+def test_a_malformed_memory_setting_is_a_one_line_error_before_any_work(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SparkSetupError) as info:
+        check_spark(Grid(2), [], master="local[1]", spark_conf={"spark.executor.memory": "2 gigs"})
+    assert (
+        str(info.value)
+        == "bad Spark setting spark.executor.memory=2 gigs: expected a size such as 512m or 4g"
+    )
+    assert capsys.readouterr().err == ""
+
+
 def _fake_java(directory: Path, version_line: str) -> Path:
     home = directory / "jdk"
     (home / "bin").mkdir(parents=True)

@@ -32,10 +32,18 @@ class SlowGrid(Grid):
         return super().successors(s)
 
 driver.WAIT_UPTO = {wait_upto}
+if {fail_after} is not None:  # a start that fails after a while, as a JVM that cannot start does
+    import explorer.engines.spark.session as session
+
+    def failing(master, *args):
+        time.sleep({fail_after})
+        raise SparkSetupError(f"cannot start Spark with master {{master}}: the JVM did not start")
+
+    session.start_session = failing
 g = SlowGrid({n})
 try:
     s = check_spark(g, g.properties(), master={master!r}, local_frontier={lf},
-                    spark_conf={{"spark.driver.memory": {memory!r}}})
+                    spark_conf={{"spark.driver.memory": "512m"}})
 except SparkSetupError as e:
     print(json.dumps({{"error": str(e)}}))
     raise SystemExit(0)
@@ -64,7 +72,7 @@ def _run(tmp_path: Path, **kw: object) -> dict[str, object]:
         "master": "local[1]",
         "lf": 20,
         "root": str(ROOT),
-        "memory": "512m",
+        "fail_after": None,
     }
     args.update(kw)
     script = tmp_path / "case.py"
@@ -105,7 +113,8 @@ def test_a_session_started_but_never_used_is_stopped(tmp_path: Path) -> None:
 def test_a_failed_background_start_is_the_same_one_line_error(tmp_path: Path, sleep: float) -> None:
     # whether the search still runs when the start fails, or has ended in the driver while
     # waiting for the session, a search that reached local_frontier reports the failure
-    # (a driver memory the JVM's launcher cannot read makes the start fail)
-    got = _run(tmp_path, memory="lots", sleep=sleep, wait_upto=100)
+    # (the start is replaced by one that fails after a second, as a JVM that cannot start
+    # does; the JVM's own refusals are tested in test_spark.py: they are caught before any work)
+    got = _run(tmp_path, fail_after=1.0, sleep=sleep, wait_upto=100)
     msg = str(got["error"])
     assert "\n" not in msg and msg.startswith("cannot start Spark with master local[1]")

@@ -64,7 +64,13 @@ from explorer.engines.spark.partitions import (
     truncated_partition,
 )
 from explorer.engines.spark.result import assemble_result
-from explorer.engines.spark.session import SessionStarter, SparkSetupError, check_java, probe_master
+from explorer.engines.spark.session import (
+    SessionStarter,
+    SparkSetupError,
+    check_java,
+    check_spark_conf,
+    probe_master,
+)
 from explorer.search import (
     Progress,
     label_counting,
@@ -643,6 +649,7 @@ def check_spark(
     if checkpoint_every < 1:
         raise ValueError("checkpoint_every must be at least 1")
     if spark is None:
+        check_spark_conf(dict(spark_conf or {}))
         check_java()
         if master is not None:
             probe_master(master, connect_timeout)

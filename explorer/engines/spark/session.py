@@ -31,6 +31,7 @@ __all__ = [
     "SessionStarter",
     "SparkSetupError",
     "check_java",
+    "check_spark_conf",
     "probe_master",
     "spark_session",
     "start_session",
@@ -131,6 +132,26 @@ def probe_master(master: str, timeout: float = 10.0) -> None:
         except OSError as e:
             errors.append(f"{hostport}: {e.strerror or e}")
     raise SparkSetupError(f"cannot reach Spark master {master} ({'; '.join(errors)})")
+
+
+#: settings whose value is a JVM size (``512m``, ``4g``, ``1024``: MiB when no unit)
+_SIZE_KEYS = re.compile(r"spark\.(driver|executor)\.(memory|memoryOverhead|maxResultSize)")
+_SIZE = re.compile(r"\d+(\.\d+)?\s*([kmgtp]i?b?|b)?", re.IGNORECASE)
+
+
+def check_spark_conf(conf: dict[str, str]) -> None:
+    """Check the form of the settings that a JVM would otherwise reject with a stack trace
+    of its own (today: memory sizes), naming the setting (else SparkSetupError).
+
+    >>> check_spark_conf({"spark.driver.memory": "4g", "spark.executor.memory": "768m"})
+    >>> check_spark_conf({"spark.driver.memory": "lots"})
+    Traceback (most recent call last):
+    ...
+    explorer.engines.spark.session.SparkSetupError: bad Spark setting spark.driver.memory=lots: expected a size such as 512m or 4g
+    """
+    for key, value in conf.items():
+        if _SIZE_KEYS.fullmatch(key) and not _SIZE.fullmatch(str(value).strip()):
+            raise SparkSetupError(f"bad Spark setting {key}={value}: expected a size such as 512m or 4g")
 
 
 def _executor_pythonpath(system: Any) -> str:
