@@ -22,13 +22,34 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import sys
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from explorer.config import load_config
-from explorer.frontend import model_spec
+from explorer.config import ConfigError, load_config
+from explorer.frontend import UsageError, model_spec
 from explorer.search.por_census import bfs_states, census, optimistic_states, walk_states
+
+
+def _setup(args: argparse.Namespace) -> tuple[Any, list[Any], str]:
+    """The system, the properties kept and the configuration path the arguments name."""
+    for flag in ("bfs", "walks"):
+        if getattr(args, flag) < 0:
+            raise UsageError(f"--{flag}: must be at least 0, got {getattr(args, flag)}")
+    spec = model_spec(args.model)
+    path = args.config or f"configs/{args.model}-ref.toml"
+    cfg = load_config(spec.config_cls, path, args.set)
+    props = list(spec.properties(cfg))
+    if args.properties == "none":
+        props = []
+    elif args.properties != "all":
+        names = set(args.properties.split(","))
+        unknown = names - {p.name for p in props}
+        if unknown:
+            raise UsageError(f"--properties: unknown property {sorted(unknown)[0]!r}")
+        props = [p for p in props if p.name in names]
+    return spec.build(cfg), props, path
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -43,19 +64,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--properties", default="all")
     ap.add_argument("--optimistic", action="store_true", help="also the unsound optimistic search")
     args = ap.parse_args(argv)
-    spec = model_spec(args.model)
-    path = args.config or f"configs/{args.model}-ref.toml"
-    cfg = load_config(spec.config_cls, path, args.set)
-    system = spec.build(cfg)
-    props = list(spec.properties(cfg))
-    if args.properties == "none":
-        props = []
-    elif args.properties != "all":
-        names = set(args.properties.split(","))
-        unknown = names - {p.name for p in props}
-        if unknown:
-            raise SystemExit(f"por_census: unknown property {sorted(unknown)[0]!r}")
-        props = [p for p in props if p.name in names]
+    try:
+        system, props, path = _setup(args)
+    except (ConfigError, UsageError) as e:
+        print(f"por_census: error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
     print(f"{args.model} {path} {' '.join(args.set)}: {len(props)} properties")
     samples: list[tuple[str, Callable[[], Iterable[Any]]]] = []
     if args.bfs:

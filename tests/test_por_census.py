@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from benchmarks.por_census import main as por_census_main
 from explorer.config import load_config
 from explorer.frontend import model_spec
 from explorer.search.por_census import (
@@ -108,3 +109,31 @@ def test_the_optimistic_search_follows_one_component() -> None:
     assert optimistic_states(Procs(k=4, n=3)) == (13, True)
     assert optimistic_states(Shared()) == (len(bfs_states(Shared(), 100)), True)
     assert optimistic_states(Procs(k=4, n=3), limit=5) == (5, False)
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--properties", "no_such_property"], "no_such_property"),
+        (["--set", "brokers=0"], "brokers"),
+        (["--model", "nope"], "nope"),
+        (["--bfs", "-1"], "--bfs"),
+    ],
+)
+def test_the_census_command_refuses_bad_input_in_one_line(
+    args: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as e:
+        por_census_main(["--walks", "0", "--bfs", "10", *args])  # the later flag wins
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and named in err
+
+
+def test_the_census_command_prints_its_sections(capsys: pytest.CaptureFixture[str]) -> None:
+    por_census_main(
+        ["--config", "configs/controller-small.toml", "--bfs", "50", "--walks", "2", "--optimistic"]
+    )
+    out = capsys.readouterr().out
+    assert "26 properties" in out and "breadth-first prefix, 50 states" in out
+    assert "2 random walks, seed 1" in out and "optimistic search" in out and "candidates: 0" in out
