@@ -18,7 +18,13 @@ from explorer.core import PropertyKind
 from invariants.controller import properties
 from invariants.controller_convergence import quiet
 from invariants.mutants.controller import ControllerConfig, build
-from model.controller.footprints import QUIET_DISABLED_KINDS, Footprint, Footprints, changed_locs
+from model.controller.footprints import (
+    QUIET_DISABLED_KINDS,
+    Footprint,
+    Footprints,
+    changed_kinds,
+    changed_locs,
+)
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
@@ -162,3 +168,33 @@ def test_quiet_disabled_kinds_are_never_enabled_when_quiet(sampled: Any) -> None
         if quiet(s):
             kinds = {type(a).__name__ for a, _ in system.successors(s)}
             assert not kinds & QUIET_DISABLED_KINDS
+
+
+def test_the_visibility_shortcut_agrees_with_the_changed_locations(sampled: Any) -> None:
+    """``changes_any`` (the reduction's visibility test, which stops at the first changed
+    location of the kinds asked for) and ``changed_kinds`` agree with the kinds of
+    ``changed_locs`` on every sampled step, for every kind alone and for the kinds each
+    property reads."""
+    system, fp, states, cfg = sampled
+    kinds_asked = {frozenset({k}) for k in KINDS}
+    kinds_asked |= {
+        frozenset(r for r in p.reads if not r.startswith("@")) for p in properties(cfg) if p.reads
+    }
+    steps = 0
+    for s in states:
+        for _, t in system.successors(s):
+            changed = {loc[0] for loc in changed_locs(s, t)}
+            assert changed_kinds(s, t) == changed
+            assert changed <= set(KINDS)
+            for kinds in kinds_asked:
+                assert fp.changes_any(s, t, kinds) == bool(changed & kinds), (sorted(kinds), sorted(changed))
+            steps += 1
+    assert steps > len(states)
+
+
+#: every location kind of the declaration
+KINDS = (
+    "zk", "zks", "alive", "sess", "bep", "ctl", "ctx", "pend", "ev", "zo", "zi", "seen", "rep", "log",
+    "cs", "mc", "ch", "acked", "produced", "crashes", "restarts", "expiries", "invalid", "history",
+    "done", "shutdowns",
+)  # fmt: skip

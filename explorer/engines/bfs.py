@@ -196,7 +196,7 @@ def check_bfs(
                 succ = successors(s)
                 if ample is not None:
                     ample.decided(found, witnesses)
-                    succ = ample.successors(s, list(succ), depth, parents)
+                    succ = ample.successors(s, list(succ), depth, parents, nxt)
                 if edges is not None:
                     succ = edges[s] = list(succ)
                 for a, t in succ:

@@ -13,6 +13,9 @@ A system supports the reduction when it has ``por_footprints()``, returning an o
   which must act before it can be (empty when it never can);
 - ``changed_locs(s, t)``: the locations (tuples whose first element is their kind) a step
   changed;
+- optionally ``changes_any(s, t, kinds)``: whether the step changed a location of one of
+  ``kinds`` (a frozenset), which decides visibility before any footprint is computed (else
+  the kinds of ``changed_locs`` do);
 - ``guard_disabled(name)``: action kinds never enabled where guard ``name`` holds.
 
 Properties say what they read in :attr:`explorer.core.Property.reads`; a property that does
@@ -31,6 +34,7 @@ Example
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from explorer.core import Property, PropertyKind
@@ -68,10 +72,15 @@ class AmpleSets:
 
     def __init__(self, system: Any, properties: Iterable[Property]) -> None:
         self.fp = system.por_footprints()
+        self._changes_any: Callable[[Any, Any, frozenset[str]], bool] | None = getattr(
+            self.fp, "changes_any", None
+        )
+        self._reads_of: dict[str, frozenset[str]] = {}
         self.props = [p for p in properties if p.kind is not PropertyKind.EVENTUALLY]
         self.settled: set[str] = set()
         self._level = -1
         self._this_level: set[Any] = set()
+        self._from = 0  # how much of the engine's level_new is in _this_level
         self.reduced = self.full = self.proviso = 0
         self._decided = 0
         self._refresh()
@@ -96,6 +105,7 @@ class AmpleSets:
                 plain.update(kinds)
         self._plain: frozenset[str] | None = None if everything else frozenset(plain)
         self._guarded = [(frozenset(k), self.fp.guard_disabled(g)) for g, k in guarded.items()]
+        self._reads_of = {}
 
     def decided(self, found: dict[str, Any], witnesses: dict[str, Any]) -> None:
         """Settle the properties violated (``found``) or witnessed so far (cheap when none is new)."""
@@ -113,27 +123,62 @@ class AmpleSets:
     def _visible(self, a: Any, changed: set[tuple]) -> bool:
         """The step (``action``, changing locations ``changed``) may change the verdict of an
         undecided property."""
+        return self._visible_kinds(a, {loc[0] for loc in changed})
+
+    def _visible_kinds(self, a: Any, kinds: AbstractSet[str]) -> bool:
+        """The step (``action``, changing locations of the kinds ``kinds``) may change the
+        verdict of an undecided property."""
         if self._plain is None:
             return True
-        kinds = {loc[0] for loc in changed}
         if kinds & self._plain:
             return True
         kind = type(a).__name__
         return any(kinds & read and kind not in exempt for read, exempt in self._guarded)
 
+    def _step_visible(self, s: Any, a: Any, t: Any) -> bool:
+        """Whether the enabled step ``a`` from ``s`` to ``t`` is visible (as :meth:`_visible`),
+        through the footprints' ``changes_any`` where they have it."""
+        if self._plain is None:
+            return True
+        if self._changes_any is None:
+            return self._visible(a, self.fp.changed_locs(s, t))
+        kind = type(a).__name__
+        read = self._reads_of.get(kind)
+        if read is None:
+            # what the undecided properties read, for a step of this kind: the plain reads and
+            # the guarded ones whose guard does not exempt the kind
+            got = set(self._plain)
+            for kinds, exempt in self._guarded:
+                if kind not in exempt:
+                    got |= kinds
+            read = self._reads_of[kind] = frozenset(got)
+        return bool(read) and self._changes_any(s, t, read)
+
     def successors(
-        self, s: Any, succ: list[tuple[Any, Any]], depth: int, visited: Any
+        self,
+        s: Any,
+        succ: list[tuple[Any, Any]],
+        depth: int,
+        visited: Any,
+        level_new: list[Any] | None = None,
     ) -> list[tuple[Any, Any]]:
         """The successors of ``s`` (at BFS ``depth``) the reduced search follows: an ample subset
-        of ``succ``, or all of them. ``visited`` holds every state seen so far."""
+        of ``succ``, or all of them. ``visited`` holds every state seen so far; ``level_new``,
+        when the engine keeps it, the states first seen in this level so far, in order (the
+        next frontier): then they are hashed into a set only when the proviso needs it,
+        instead of every successor on every call."""
         if depth != self._level:
             self._level = depth
             self._this_level = set()
+            self._from = 0
         chosen = self._ample(s, succ)
         if chosen is not None:
             # cycle proviso: every ample successor must be new or found in this level (one
             # level deeper than s); a successor at s's level or above closes a possible cycle
             seen_here = self._this_level
+            if level_new is not None and self._from < len(level_new):
+                seen_here.update(level_new[self._from :])
+                self._from = len(level_new)
             for _, t in chosen:
                 if t in visited and t not in seen_here:
                     self.proviso += 1
@@ -144,9 +189,10 @@ class AmpleSets:
             chosen = succ
         else:
             self.reduced += 1
-        for _, t in chosen:
-            if t not in visited:
-                self._this_level.add(t)
+        if level_new is None:
+            for _, t in chosen:
+                if t not in visited:
+                    self._this_level.add(t)
         return chosen
 
     def _ample(self, s: Any, succ: list[tuple[Any, Any]]) -> list[tuple[Any, Any]] | None:
@@ -154,13 +200,23 @@ class AmpleSets:
         total = len(succ)
         if total <= 1:
             return None
+        # C2 first: a proper ample set holds invisible actions only, so a state whose enabled
+        # actions are all visible is fully expanded without growing any stubborn set (on the
+        # controller's reference configurations, every state: docs/reduction.md's census).
+        # The scan stops at the first invisible action; the others are decided when needed.
+        visible: dict[int, bool] = {}
+        for i, (a, t) in enumerate(succ):
+            v = visible[i] = self._step_visible(s, a, t)
+            if not v:
+                break
+        else:
+            return None
         fp = self.fp
         by_class: dict[Any, list[int]] = {}
         for i, (a, _) in enumerate(succ):
             by_class.setdefault(fp.class_of(a), []).append(i)
         if len(by_class) <= 1:
             return None
-        visible: dict[int, bool] = {}
         deps: dict[int, frozenset] = {}
         enablers: dict[Any, Any] = {}
         best: list[int] | None = None
@@ -201,14 +257,16 @@ class AmpleSets:
                 if len(out) >= limit:
                     return None
                 for i in idxs:
+                    v = visible.get(i)
+                    if v is None:
+                        a, t = succ[i]
+                        v = visible[i] = self._step_visible(s, a, t)
+                    if v:
+                        return None
                     d = deps.get(i)
                     if d is None:
                         a, t = succ[i]
-                        changed = fp.changed_locs(s, t)
-                        visible[i] = self._visible(a, changed)
-                        d = deps[i] = fp.dependent_classes(fp.footprint(s, a, t, changed))
-                    if visible[i]:
-                        return None
+                        d = deps[i] = fp.dependent_classes(fp.footprint(s, a, t, fp.changed_locs(s, t)))
                     for x in d:
                         if x not in members:
                             members.add(x)

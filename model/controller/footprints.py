@@ -130,6 +130,7 @@ __all__ = [
     "Footprint",
     "Footprints",
     "changed_kinds",
+    "changes_any",
 ]
 
 Loc = tuple
@@ -282,6 +283,53 @@ def changed_kinds(s: State, t: State) -> frozenset[str]:
         if getattr(s, f) != getattr(t, f):
             out.add(f)
     return frozenset(out)
+
+
+_NODE_FIELDS_OF: dict[frozenset, tuple[tuple[str, str], ...]] = {}
+
+
+def changes_any(s: State, t: State, kinds: frozenset) -> bool:
+    """Whether the step from ``s`` to ``t`` changed a location of one of ``kinds``: the same as
+    ``bool(changed_kinds(s, t) & kinds)``, stopping at the first such location (the reduction's
+    visibility test, run on every enabled action of every expanded state).
+
+    >>> from model.controller import ControllerConfig, ControllerSystem
+    >>> s = ControllerSystem(ControllerConfig(brokers=2)).init_states()[0]
+    >>> t = s._replace(crashes=1)
+    >>> changes_any(s, t, frozenset({"crashes"})), changes_any(s, t, frozenset({"zk", "rep"}))
+    (True, False)
+    """
+    if t.zk is not s.zk:
+        if "zk" in kinds:
+            for f, x, y in zip(Zk._fields, s.zk, t.zk):
+                if x is not y and f != "next_session" and x != y:
+                    return True
+        if "zks" in kinds and s.zk.next_session != t.zk.next_session:
+            return True
+    for f in _GLOBALS:
+        if f in kinds and getattr(s, f) != getattr(t, f):
+            return True
+    if t.nodes is not s.nodes:
+        fields = _NODE_FIELDS_OF.get(kinds)
+        if fields is None:
+            fields = _NODE_FIELDS_OF[kinds] = tuple((f, k) for f, k in _NODE_FIELDS if k in kinds)
+        rep, log = "rep" in kinds, "log" in kinds
+        for n, m in zip(s.nodes, t.nodes):
+            if n is m:
+                continue
+            for f, _ in fields:
+                x, y = getattr(n, f), getattr(m, f)
+                if x is not y and x != y:
+                    return True
+            if (rep or log) and n.reps is not m.reps:
+                for r, q in zip(n.reps, m.reps):
+                    if r is q or r == q:
+                        continue
+                    if log and (r.log != q.log or r.hw != q.hw):
+                        return True
+                    if rep and r._replace(log=(), hw=0) != q._replace(log=(), hw=0):
+                        return True
+    return "ch" in kinds and t.chans is not s.chans and t.chans != s.chans
 
 
 def _extends(old: tuple, new: tuple) -> bool:
@@ -607,6 +655,12 @@ class Footprints:
     def changed_locs(s: State, t: State) -> set[Loc]:
         """The locations the step from ``s`` to ``t`` changed (:func:`changed_locs`)."""
         return changed_locs(s, t)
+
+    @staticmethod
+    def changes_any(s: State, t: State, kinds: frozenset) -> bool:
+        """Whether the step from ``s`` to ``t`` changed a location of one of ``kinds``
+        (:func:`changes_any`)."""
+        return changes_any(s, t, kinds)
 
     @staticmethod
     def guard_disabled(name: str) -> frozenset[str]:
