@@ -310,3 +310,27 @@ def test_reduced_counts_are_pinned(name: str, sets: dict[str, Any], count: int) 
     r = run(build(cfg), properties(cfg), "por")
     assert r.exit_reason.value in ("complete", "violation") and r.budget is None
     assert r.distinct_states == count
+
+
+def test_the_note_says_why_states_were_expanded_in_full() -> None:
+    """The counters behind the note: states with one action, states whose enabled actions are
+    all visible (no proper ample set can exist), the proviso, and the rest add up to ``full``."""
+    import re
+
+    from tests.por_toys import _with_reads
+
+    p = Procs(k=3, n=2)
+    red = run(p, p.properties(), "por")
+    (note,) = [n for n in red.notes if n.startswith("reduce por:")]
+    got = [int(x) for x in re.findall(r"(\d+) ", note)[:6]]
+    reduced, full, single, visible, proviso, rest = got
+    assert reduced > 0 and full == single + visible + proviso + rest
+    # a property that holds and reads every process: every step is visible all along
+    everything = [
+        _with_reads(always("bounded", lambda s: max(s) <= 2, "in range"), frozenset({"p0", "p1", "p2"}))
+    ]
+    red = run(p, everything, "por")
+    (note,) = [n for n in red.notes if n.startswith("reduce por:")]
+    reduced, full, single, visible, proviso, rest = [int(x) for x in re.findall(r"(\d+) ", note)[:6]]
+    assert reduced == 0 and visible == 20 and full == single + visible and proviso == rest == 0
+    assert red.distinct_states == 27

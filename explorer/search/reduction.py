@@ -67,7 +67,9 @@ class AmpleSets:
 
     ``settled`` names properties already decided (violated or witnessed): they no longer
     make any step visible. Counters: ``reduced`` states expanded with a proper ample set,
-    ``full`` states fully expanded, ``proviso`` of those because of the cycle proviso.
+    ``full`` states fully expanded; of those, ``single`` with one enabled action or one class,
+    ``visible`` with every enabled action visible (so no proper ample set exists, C2),
+    ``proviso`` because of the cycle proviso (the rest: no smaller stubborn set was found).
     """
 
     def __init__(self, system: Any, properties: Iterable[Property]) -> None:
@@ -81,7 +83,7 @@ class AmpleSets:
         self._level = -1
         self._this_level: set[Any] = set()
         self._from = 0  # how much of the engine's level_new is in _this_level
-        self.reduced = self.full = self.proviso = 0
+        self.reduced = self.full = self.proviso = self.single = self.visible = 0
         self._decided = 0
         self._refresh()
 
@@ -199,6 +201,7 @@ class AmpleSets:
         """The smallest stubborn set's enabled actions that are all invisible, or None."""
         total = len(succ)
         if total <= 1:
+            self.single += 1
             return None
         # C2 first: a proper ample set holds invisible actions only, so a state whose enabled
         # actions are all visible is fully expanded without growing any stubborn set (on the
@@ -210,12 +213,14 @@ class AmpleSets:
             if not v:
                 break
         else:
+            self.visible += 1
             return None
         fp = self.fp
         by_class: dict[Any, list[int]] = {}
         for i, (a, _) in enumerate(succ):
             by_class.setdefault(fp.class_of(a), []).append(i)
         if len(by_class) <= 1:
+            self.single += 1
             return None
         deps: dict[int, frozenset] = {}
         enablers: dict[Any, Any] = {}
@@ -309,7 +314,10 @@ def por_setup(
             return []
         out = [
             f"reduce por: {ample.reduced} states expanded with an ample set, {ample.full} fully "
-            f"({ample.proviso} of them by the cycle proviso); coverage counts every enabled action"
+            f"({ample.single} with one enabled action or class, {ample.visible} with every enabled "
+            f"action visible to an undecided property, {ample.proviso} by the cycle proviso, "
+            f"{ample.full - ample.single - ample.visible - ample.proviso} with no smaller stubborn "
+            "set); coverage counts every enabled action"
         ]
         if undeclared:
             out.append(
