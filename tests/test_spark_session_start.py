@@ -18,17 +18,30 @@ pytestmark = pytest.mark.spark
 ROOT = Path(__file__).resolve().parents[1]
 
 SCRIPT = """
-import json, sys, time
+import json, os, sys, threading, time
 sys.path.insert(0, {root!r})
 import explorer.engines.spark.driver as driver
 from explorer.engines.bfs import check_bfs
 from explorer.engines.spark import check_spark, SparkSetupError
 from tests.toys import Grid
 
+DRIVER, GATING = os.getpid(), [False]
+
+
+def starting():
+    return any(t.name == "kafka-mc-spark-start" and t.is_alive() for t in threading.enumerate())
+
+
 class SlowGrid(Grid):
-    # a level takes long enough here for the session to come up between levels
+    # a level takes long enough here for the session to come up between levels; with a gate,
+    # the driver (not a Spark worker) expanding a state of that level or deeper waits for the
+    # session's start to end, however slow the JVM is on this machine
     def successors(self, s):
         time.sleep({sleep})
+        if {gate} is not None and GATING[0] and os.getpid() == DRIVER and sum(s) >= {gate}:
+            t0 = time.time()
+            while starting() and time.time() - t0 < 240:
+                time.sleep(0.05)
         return super().successors(s)
 
 driver.WAIT_UPTO = {wait_upto}
@@ -41,12 +54,14 @@ if {fail_after} is not None:  # a start that fails after a while, as a JVM that 
 
     session.start_session = failing
 g = SlowGrid({n})
+GATING[0] = True
 try:
     s = check_spark(g, g.properties(), master={master!r}, local_frontier={lf},
                     spark_conf={{"spark.driver.memory": "512m"}})
 except SparkSetupError as e:
     print(json.dumps({{"error": str(e)}}))
     raise SystemExit(0)
+GATING[0] = False
 b = check_bfs(g, g.properties())
 from pyspark import SparkContext
 from explorer.engines.spark.session import SessionStarter
@@ -73,6 +88,7 @@ def _run(tmp_path: Path, **kw: object) -> dict[str, object]:
         "lf": 20,
         "root": str(ROOT),
         "fail_after": None,
+        "gate": None,
     }
     args.update(kw)
     script = tmp_path / "case.py"
@@ -83,9 +99,12 @@ def _run(tmp_path: Path, **kw: object) -> dict[str, object]:
 
 
 def test_the_driver_runs_levels_while_the_session_starts_and_the_answer_is_bfs_s(tmp_path: Path) -> None:
-    # each state takes 10 ms: the session comes up while the driver expands levels past
-    # local_frontier, and the search then moves to Spark
-    got = _run(tmp_path, sleep=0.01, wait_upto=100)
+    # each state takes 10 ms: the session starts at level 4 (frontier local_frontier / 4);
+    # level 19, the first whose frontier reaches local_frontier, runs in the driver as the
+    # JVM is not up yet (levels 4 to 18 take about 2 s), and its states wait for the start to
+    # end (a JVM can take longer than the whole search on a loaded machine); the levels
+    # after it whose frontier reaches local_frontier then run on Spark
+    got = _run(tmp_path, sleep=0.01, wait_upto=100, gate=19)
     assert got["same"] and got["stopped"]
     note = str(got["note"])
     assert "while the Spark session was starting" in note and "on Spark" in note
