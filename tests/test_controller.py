@@ -96,7 +96,12 @@ def test_variant_breaks_property(prop: str, overrides: list[str], length: int) -
     "overrides",
     [
         TWO,
-        [*TWO, "session_expiry_handling=queued", "zk_write_fencing=controller-epoch"],
+        # the release entry controller-queued-expiry's bounds: 1,051,835 states, about 45 CPU-s
+        pytest.param(
+            [*TWO, "session_expiry_handling=queued", "zk_write_fencing=controller-epoch"],
+            marks=pytest.mark.heavy,
+            id="queued",
+        ),
     ],
 )
 def test_fixed_design_holds_fencing(overrides: list[str]) -> None:
@@ -207,6 +212,7 @@ def test_action_strings() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_ref_golden() -> None:
     """controller-ref explored completely (about 8 minutes): every property holds and
     every witness of the configuration is reached."""

@@ -369,6 +369,7 @@ def test_transition_relation_comes_from_the_step_function() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_election_rules_up_to_six_replicas() -> None:
     r = check_symbolic("election-rules", config={"max_replicas": 6}, timeout_s=1800)
     assert r.exit_reason is ExitReason.COMPLETE, r.notes
