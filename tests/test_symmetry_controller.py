@@ -90,8 +90,10 @@ CASES: dict[str, tuple[dict[str, Any], int]] = {
 #: so far (every controller property reads all brokers and partitions alike)
 NOT_SYMMETRIC: dict[str, str] = {}
 
-BFS_STATES = 1500
-WALKS = 25
+#: the sample: (breadth-first states, random walks); the default run's, and the slow run's
+SAMPLE = (600, 10)
+FULL_SAMPLE = (1500, 25)
+SAMPLES = [pytest.param(SAMPLE, id="sample"), pytest.param(FULL_SAMPLE, id="full", marks=pytest.mark.slow)]
 WALK_DEPTH = 60
 
 
@@ -101,11 +103,11 @@ def _system(name: str) -> ControllerSystem:
 
 
 @functools.cache
-def _sample(name: str) -> tuple[State, ...]:
-    """The first ``BFS_STATES`` states in breadth-first order, then the states of seeded random
-    walks from the initial state."""
+def _sample(name: str, size: tuple[int, int] = SAMPLE) -> tuple[State, ...]:
+    """The first ``size[0]`` states in breadth-first order, then the states of ``size[1]`` seeded
+    random walks from the initial state."""
     system = _system(name)
-    return tuple(sample_states(system, BFS_STATES, WALKS, WALK_DEPTH, seed=len(name)))
+    return tuple(sample_states(system, size[0], size[1], WALK_DEPTH, seed=len(name)))
 
 
 def sample_states(system: ControllerSystem, bfs: int, walks: int, depth: int, seed: int) -> list[State]:
@@ -207,11 +209,12 @@ def test_group_is_closed(name: str) -> None:
         assert {g(s) for s in init} == set(init)
 
 
+@pytest.mark.parametrize("size", SAMPLES)
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_permutations_are_bijections_and_commute_with_the_rules(name: str) -> None:
+def test_permutations_are_bijections_and_commute_with_the_rules(name: str, size: tuple[int, int]) -> None:
     system = _system(name)
-    states = _sample(name)
-    assert len(states) > BFS_STATES
+    states = _sample(name, size)
+    assert len(states) > size[0]
     for g in system.symmetries():
         inv = g.inverse()
         for s in states:
@@ -227,11 +230,12 @@ def _all_properties(cfg: ControllerConfig) -> list[Property]:
     return props + [p for p in live if p.name not in names]
 
 
+@pytest.mark.parametrize("size", SAMPLES)
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_properties_marked_symmetric_are_invariant(name: str) -> None:
+def test_properties_marked_symmetric_are_invariant(name: str, size: tuple[int, int]) -> None:
     system = _system(name)
     props = _all_properties(system.cfg)
-    bad = asymmetric_properties(system, props, _sample(name)[:800], system.symmetries())
+    bad = asymmetric_properties(system, props, _sample(name, size)[: size[0] * 8 // 15], system.symmetries())
     assert bad == set(NOT_SYMMETRIC) & {p.name for p in props}, bad
     marked = {p.name for p in props if p.symmetric}
     assert not marked & bad
