@@ -36,10 +36,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import IntEnum
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from model.election import NO_LEADER
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = [
     "PARTITION_VALID_PREVIOUS_STATES",
@@ -328,6 +330,8 @@ def transition_graph(machine: StateMachine, version: TableVersion = TableVersion
     states: type[PartitionState] | type[ReplicaState] = (
         PartitionState if machine == StateMachine.PARTITION else ReplicaState
     )
+    import networkx as nx  # here, not at the top: a CLI start should not pay for it
+
     g = nx.DiGraph(machine="partition" if machine == StateMachine.PARTITION else "replica")
     for st in states:
         g.add_node(st.name, state=st)

@@ -35,8 +35,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
-
 from explorer.core import Property, TraceStep, Violation, action_kind
 from explorer.search.traces import trace_step
 
@@ -152,6 +150,8 @@ def check_leads_to(
     for s in region:
         if not edges[s]:
             candidates.append((depth_of(s), "ends", [s]))
+    import networkx as nx  # here, not at the top: `kafka-mc --help` should not pay for it
+
     g = nx.DiGraph()
     g.add_nodes_from(region)
     for s in region:
