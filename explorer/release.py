@@ -48,7 +48,7 @@ from explorer.config import ConfigError, load_config, parse_override
 from explorer.core import CheckResult, ExitReason
 from explorer.frontend import CHECK_ENGINES, format_result, registry, run_check, run_proofs
 from explorer.report import mutation_summary, render_html
-from explorer.search import REDUCTIONS, Progress, stop_requested
+from explorer.search import REDUCTIONS, Progress, not_run_result, stop_requested
 from explorer.tracefile import ReplayError, replay_steps, write_json_atomic
 
 __all__ = ["SuiteEntry", "load_suite", "run_release"]
@@ -548,18 +548,7 @@ def suite_summary(doc_entries: list[dict[str, Any]], wall_seconds: float) -> dic
 
 def _not_run(e: SuiteEntry) -> CheckResult:
     """The placeholder result of an entry the release never ran (it was interrupted first)."""
-    return CheckResult(
-        model=e.model,
-        config={},
-        engine=e.engine,
-        exit_reason=ExitReason.INTERRUPTED,
-        distinct_states=0,
-        generated_states=0,
-        max_depth=0,
-        seconds=0.0,
-        states_per_second=0.0,
-        notes=["not run: the release was interrupted before this entry"],
-    )
+    return not_run_result(e.model, e.engine, "not run: the release was interrupted before this entry")
 
 
 def _run_dir(report_dir: str) -> tuple[str, Path]:

@@ -34,7 +34,6 @@ from explorer.core import (
     Property,
     PropertyKind,
     Violation,
-    config_to_dict,
     render_state,
     transition_groups,
 )
@@ -45,12 +44,10 @@ from explorer.search import (
     Progress,
     build_trace,
     check_liveness,
-    coverage_of,
-    declared_labels,
+    exhaustive_result,
     label_counting,
     polled,
     por_setup,
-    property_table,
     stop_requested,
 )
 from explorer.search.symmetry import build_trace_symmetric, symmetry_notes, symmetry_setup
@@ -334,36 +331,28 @@ def check_bfs(
     if violations:
         reason = ExitReason.VIOLATION
 
-    max_level = max((lv.depth for lv in levels if lv.new_states), default=0)
-    prop_table = property_table(
-        [*props, *([deadlock_prop] if deadlock else [])],
+    result = exhaustive_result(
+        system,
+        props,
         violations,
+        engine="bfs",
+        model=model,
+        config=config,
+        reason=reason,
+        budget=budget,
         complete=complete,
+        deadlock=deadlock,
         distinct=len(parents),
-        transitions=generated - levels[0].generated,
+        generated=generated,
+        init_generated=levels[0].generated,
+        levels=levels,
+        seconds=seconds,
         applied=applied,
         witness_lengths={n: len(trace_to(w)) - 1 for n, w in witnesses.items()},
+        coverage=cov,
+        labels=label_counts if labelled else None,
         live_status=live_status,
-    )
-    notes: list[str] = por_notes(ample) + sym_notes
-    declared = system.action_kinds() if hasattr(system, "action_kinds") else None
-    result = CheckResult(
-        model=model,
-        config=config_to_dict(config),
-        engine="bfs",
-        exit_reason=reason,
-        distinct_states=len(parents),
-        generated_states=generated,
-        max_depth=max_level,
-        seconds=seconds,
-        states_per_second=len(parents) / seconds if seconds > 0 else 0.0,
-        violations=violations,
-        witnesses={k: v["witness_length"] for k, v in prop_table.items() if "witness_length" in v},
-        properties=prop_table,
-        levels=levels,
-        coverage=coverage_of(cov, declared, label_counts if labelled else None, declared_labels(system)),
-        budget=budget,
-        notes=notes,
+        notes=por_notes(ample) + sym_notes,
     )
     if frozen:
         gc.unfreeze()  # the states die with this frame (by reference counts, not the collector)

@@ -78,7 +78,7 @@ from explorer.core import (
 )
 from explorer.encoding import fingerprint
 from explorer.engines.base import CheckOptions
-from explorer.search import Coverage, coverage_of, cut_cycles, declared_labels, trace_steps
+from explorer.search import Coverage, cut_cycles, sampled_result, trace_steps
 from explorer.tracefile import ReplayError, replay_steps
 
 __all__ = [
@@ -478,32 +478,31 @@ def check_hypothesis(
         for p in props
         if p.kind is PropertyKind.EVENTUALLY
     ]
-    declared = system.action_kinds() if hasattr(system, "action_kinds") else None
-    coverage = coverage_of(stats.cov, declared, stats.labels, declared_labels(system))
-    coverage["taken"] = dict(sorted(stats.taken.items()))
-    coverage["hypothesis"] = {
-        "profile": profile,
-        "seed": seed,
-        "max_examples": run_settings.max_examples,
-        "stateful_step_count": run_settings.stateful_step_count,
-        "runs": stats.runs,
-        "steps": stats.steps,
-    }
-    return CheckResult(
-        model=model,
-        config=config_to_dict(config),
+    return sampled_result(
+        system,
+        violations,
         engine="hypothesis",
-        exit_reason=reason,
-        distinct_states=len(stats.visited),
-        generated_states=stats.steps,
-        max_depth=stats.longest,
-        seconds=seconds,
-        states_per_second=len(stats.visited) / seconds if seconds > 0 else 0.0,
-        violations=violations,
-        witnesses=dict(sorted(stats.witnesses.items())),
-        properties=prop_table,
-        coverage=coverage,
+        model=model,
+        config=config,
+        reason=reason,
         budget=budget,
+        distinct=len(stats.visited),
+        steps=stats.steps,
+        longest=stats.longest,
+        seconds=seconds,
+        witnesses=stats.witnesses,
+        properties=prop_table,
+        coverage=stats.cov,
+        labels=stats.labels,
+        taken=stats.taken,
+        engine_coverage={
+            "profile": profile,
+            "seed": seed,
+            "max_examples": run_settings.max_examples,
+            "stateful_step_count": run_settings.stateful_step_count,
+            "runs": stats.runs,
+            "steps": stats.steps,
+        },
         notes=notes,
     )
 

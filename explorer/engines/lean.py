@@ -60,11 +60,9 @@ from explorer.search import (
     Progress,
     build_trace,
     collision_odds,
-    coverage_of,
-    declared_labels,
+    exhaustive_result,
     label_counting,
     polled,
-    property_table,
     stop_requested,
 )
 from explorer.search.checkpoint import (
@@ -553,35 +551,27 @@ class _Search:
                 )
         if violations:
             reason = ExitReason.VIOLATION
-        max_level = max((lv.depth for lv in levels if lv.new_states), default=0)
-        deadlock = o["deadlock"]
-        prop_table = property_table(
-            [*props, *([DEADLOCK_PROPERTY] if deadlock else [])],
+        result = exhaustive_result(
+            system,
+            props,
             violations,
+            engine="bfs",
+            model=self.model,
+            config=self.config,
+            reason=reason,
+            budget=budget,
             complete=complete,
+            deadlock=o["deadlock"],
             distinct=known,
-            transitions=generated - levels[0].generated,
+            generated=generated,
+            init_generated=levels[0].generated,
+            levels=levels,
+            seconds=seconds,
             applied=applied,
             witness_lengths={n: len(self._path(log, i)) - 1 for n, i in witnesses.items()},
+            coverage=cov,
+            labels=label_counts if labelled else None,
             live_status={},
-        )
-        declared = system.action_kinds() if hasattr(system, "action_kinds") else None
-        result = CheckResult(
-            model=self.model,
-            config=config_to_dict(self.config),
-            engine="bfs",
-            exit_reason=reason,
-            distinct_states=known,
-            generated_states=generated,
-            max_depth=max_level,
-            seconds=seconds,
-            states_per_second=known / seconds if seconds > 0 else 0.0,
-            violations=violations,
-            witnesses={k: v["witness_length"] for k, v in prop_table.items() if "witness_length" in v},
-            properties=prop_table,
-            levels=levels,
-            coverage=coverage_of(cov, declared, label_counts if labelled else None, declared_labels(system)),
-            budget=budget,
             notes=[f"visited set: 64-bit fingerprints; collision odds {collision_odds(known):.1e}"],
         )
         if model_error is not None:

@@ -80,10 +80,8 @@ from explorer.search import (
     Progress,
     build_trace,
     collision_odds,
-    coverage_of,
-    declared_labels,
+    exhaustive_result,
     polled,
-    property_table,
     statepack,
     stop_requested,
 )
@@ -699,19 +697,9 @@ def check_pbfs(
                 Violation(p.name, p.kind.value, p.doc, f"{p.name}: no reachable state is a witness", 0, [])
             )
 
-    max_level = max((lv.depth for lv in levels if lv.new_states), default=0)
-    prop_table = property_table(
-        [*props, *([deadlock_prop] if deadlock else [])],
-        violations,
-        complete=complete,
-        distinct=len(seen),
-        transitions=generated - levels[0].generated,
-        applied=applied,
-        witness_lengths={
-            n: lean.depth(w) if lean is not None else len(_chain(seen, w)) - 1 for n, w in witnesses.items()
-        },
-    )
-
+    witness_lengths = {
+        n: lean.depth(w) if lean is not None else len(_chain(seen, w)) - 1 for n, w in witnesses.items()
+    }
     cov = Coverage()
     for gid, (_, sample) in enumerate(type_samples):
         if gid < len(enabled) and enabled[gid]:
@@ -719,7 +707,6 @@ def check_pbfs(
             cov.enabled[tp] = int(enabled[gid])
             cov.new[tp] = int(new_by[gid])
             cov.sample[tp] = sample
-    declared = system.action_kinds() if hasattr(system, "action_kinds") else None
     labelled = hasattr(system, "successors_labelled")
     notes = [
         f"bfs with {workers} worker processes: states are told apart by 64-bit "
@@ -727,22 +714,26 @@ def check_pbfs(
     ]
     if lean is not None:
         lean.close()
-    return CheckResult(
-        model=model,
-        config=config_to_dict(config),
+    return exhaustive_result(
+        system,
+        props,
+        violations,
         engine="bfs",
-        exit_reason=reason,
-        distinct_states=len(seen),
-        generated_states=generated,
-        max_depth=max_level,
-        seconds=seconds,
-        states_per_second=len(seen) / seconds if seconds > 0 else 0.0,
-        violations=violations,
-        witnesses={k: v["witness_length"] for k, v in prop_table.items() if "witness_length" in v},
-        properties=prop_table,
-        levels=levels,
-        coverage=coverage_of(cov, declared, label_counts if labelled else None, declared_labels(system)),
+        model=model,
+        config=config,
+        reason=reason,
         budget=budget,
+        complete=complete,
+        deadlock=deadlock,
+        distinct=len(seen),
+        generated=generated,
+        init_generated=levels[0].generated,
+        levels=levels,
+        seconds=seconds,
+        applied=applied,
+        witness_lengths=witness_lengths,
+        coverage=cov,
+        labels=label_counts if labelled else None,
         notes=notes,
     )
 

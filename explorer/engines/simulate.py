@@ -95,16 +95,14 @@ from explorer.core import (
     PropertyKind,
     Violation,
     action_kind,
-    config_to_dict,
 )
 from explorer.engines.base import CheckOptions
 from explorer.search import (
     DEADLOCK_PROPERTY,
     Coverage,
     Progress,
-    coverage_of,
     cut_cycles,
-    declared_labels,
+    sampled_result,
     trace_steps,
 )
 
@@ -536,44 +534,44 @@ def check_simulate(
         )
         for d in range(len(reach_depth))
     ]
-    coverage = coverage_of(cov, declared, label_counts if labelled else None, declared_labels(system))
-    coverage["taken"] = dict(sorted(taken.items()))
-    coverage["simulate"] = {
-        "seed": seed,
-        "walks": walks,
-        "walks_run": walks_run,
-        "depth": depth,
-        "steps": steps_total,
-        "steps_per_second": steps_total / seconds if seconds > 0 else 0.0,
-        "weights": dict(sorted(weight_of.items())),
-        "swarm": swarm,
-        "violating_walks": violating_walks,
-        "faults": {
-            k: {
-                "probability": fault_p[k],
-                "offered": fault_offered[k],
-                "taken": fault_taken[k],
-                "forced": fault_forced[k],
-            }
-            for k in sorted(fault_p)
-        },
-    }
-    return CheckResult(
-        model=model,
-        config=config_to_dict(config),
+    return sampled_result(
+        system,
+        violations,
         engine="simulate",
-        exit_reason=reason,
-        distinct_states=len(visited),
-        generated_states=steps_total,
-        max_depth=longest,
-        seconds=seconds,
-        states_per_second=len(visited) / seconds if seconds > 0 else 0.0,
-        violations=violations,
-        witnesses=dict(sorted(witnesses.items())),
-        properties=prop_table,
-        levels=levels,
-        coverage=coverage,
+        model=model,
+        config=config,
+        reason=reason,
         budget=budget,
+        distinct=len(visited),
+        steps=steps_total,
+        longest=longest,
+        seconds=seconds,
+        witnesses=witnesses,
+        properties=prop_table,
+        coverage=cov,
+        labels=label_counts if labelled else None,
+        taken=taken,
+        engine_coverage={
+            "seed": seed,
+            "walks": walks,
+            "walks_run": walks_run,
+            "depth": depth,
+            "steps": steps_total,
+            "steps_per_second": steps_total / seconds if seconds > 0 else 0.0,
+            "weights": dict(sorted(weight_of.items())),
+            "swarm": swarm,
+            "violating_walks": violating_walks,
+            "faults": {
+                k: {
+                    "probability": fault_p[k],
+                    "offered": fault_offered[k],
+                    "taken": fault_taken[k],
+                    "forced": fault_forced[k],
+                }
+                for k in sorted(fault_p)
+            },
+        },
+        levels=levels,
         notes=notes,
     )
 

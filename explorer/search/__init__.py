@@ -18,7 +18,14 @@ from explorer.search.coverage import Coverage, coverage_of, declared_labels, lab
 from explorer.search.liveness import LivenessViolation, check_leads_to, check_liveness
 from explorer.search.progress import Progress
 from explorer.search.reduction import REDUCTIONS, AmpleSets, por_setup
-from explorer.search.results import DEADLOCK_PROPERTY, collision_odds, property_table
+from explorer.search.results import (
+    DEADLOCK_PROPERTY,
+    collision_odds,
+    exhaustive_result,
+    not_run_result,
+    property_table,
+    sampled_result,
+)
 from explorer.search.stopping import clear_stop, polled, request_stop, stop_on_signals, stop_requested
 from explorer.search.traces import build_trace, cut_cycles, trace_step, trace_steps
 
@@ -37,12 +44,15 @@ __all__ = [
     "coverage_of",
     "cut_cycles",
     "declared_labels",
+    "exhaustive_result",
     "label_counting",
     "nest_labels",
+    "not_run_result",
     "polled",
     "por_setup",
     "property_table",
     "request_stop",
+    "sampled_result",
     "stop_on_signals",
     "stop_requested",
     "trace_step",

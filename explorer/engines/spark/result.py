@@ -17,16 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from explorer.core import CheckResult, ExitReason, PropertyKind, Violation, config_to_dict
+from explorer.core import CheckResult, ExitReason, PropertyKind, Violation
 from explorer.engines.spark.levels import LevelStore, rebuild_path
 from explorer.engines.spark.liveness import check_eventually
 from explorer.engines.spark.partitions import IDX_BITS, PHASE_DEADLOCK, PHASE_STATE, PHASE_TRANSITION
 from explorer.search import (
     DEADLOCK_PROPERTY,
     collision_odds,
-    coverage_of,
-    declared_labels,
-    property_table,
+    exhaustive_result,
     trace_step,
 )
 
@@ -95,19 +93,7 @@ def assemble_result(
     if violations:
         reason = ExitReason.VIOLATION
 
-    levels = search.levels
-    max_level = max((lv.depth for lv in levels if lv.new_states), default=0)
     applied = {p.name: p.name in search.total.applies for p in props if p.applies is not None}
-    prop_table = property_table(
-        [*props, *([deadlock_prop] if job.deadlock else [])],
-        violations,
-        complete=complete,
-        distinct=search.distinct,
-        transitions=search.generated - search.init_generated,
-        applied=applied,
-        witness_lengths={n: w[0] + 1 for n, w in search.witnesses.items()},
-        live_status=live_status,
-    )
 
     notes = []
     odds = collision_odds(search.distinct)
@@ -146,33 +132,32 @@ def assemble_result(
                 f"{sum(x['summary_bytes'] for x in st.profile) / 2**20:.1f} MiB of candidate records to the driver; "
                 f"fastest level {fixed[0]:.3f} s (profile per level: spark-profile.json in the run directory)",
             )
-    declared = search.system.action_kinds() if hasattr(search.system, "action_kinds") else None
     cov = types.SimpleNamespace(
         enabled=dict(search.total.enabled),
         new=dict(search.total.new_by),
         sample={k: _KindName(k) for k in search.total.enabled},
     )
-    return CheckResult(
-        model=model,
-        config=config_to_dict(config),
+    return exhaustive_result(
+        search.system,
+        props,
+        violations,
         engine="spark",
-        exit_reason=reason,
-        distinct_states=search.distinct,
-        generated_states=search.generated,
-        max_depth=max_level,
-        seconds=seconds,
-        states_per_second=search.distinct / seconds if seconds > 0 else 0.0,
-        violations=violations,
-        witnesses={k: v["witness_length"] for k, v in prop_table.items() if "witness_length" in v},
-        properties=prop_table,
-        levels=levels,
-        coverage=coverage_of(
-            cov,  # type: ignore[arg-type]
-            declared,
-            dict(search.total.labels) if hasattr(search.system, "successors_labelled") else None,
-            declared_labels(search.system),
-        ),
+        model=model,
+        config=config,
+        reason=reason,
         budget=search.budget,
+        complete=complete,
+        deadlock=job.deadlock,
+        distinct=search.distinct,
+        generated=search.generated,
+        init_generated=search.init_generated,
+        levels=search.levels,
+        seconds=seconds,
+        applied=applied,
+        witness_lengths={n: w[0] + 1 for n, w in search.witnesses.items()},
+        coverage=cov,  # type: ignore[arg-type]
+        labels=dict(search.total.labels) if hasattr(search.system, "successors_labelled") else None,
+        live_status=live_status,
         notes=notes,
     )
 
