@@ -64,11 +64,14 @@ CI_MARKERS = ("slow", "quality", "spark", "spark_cluster")
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark ``ci`` every slow, quality and spark test that is neither ``heavy`` nor ``deep``.
+    """Mark ``ci`` every slow, quality and spark test that is neither ``heavy`` nor ``deep``
+    (and ``slow`` every ``heavy`` one).
 
     Runs before ``-m`` deselects, so ``pytest -m ci`` is CI's selection.
     """
     for item in items:
+        if item.get_closest_marker("heavy") and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)  # heavy is a kind of slow: `tox -e slow` runs it
         if any(item.get_closest_marker(m) for m in CI_MARKERS) and not (
             item.get_closest_marker("heavy") or item.get_closest_marker("deep")
         ):

@@ -42,6 +42,11 @@ def test_heavy() -> None:
     pass
 
 
+@pytest.mark.heavy
+def test_heavy_alone() -> None:
+    pass
+
+
 @pytest.mark.spark
 def test_spark() -> None:
     pass
@@ -78,7 +83,7 @@ def test_a_default_test_over_the_limit_fails_naming_the_marker(
 ) -> None:
     monkeypatch.setenv("KAFKA_MC_TEST_CPU_LIMIT", "0.1")
     r = project.runpytest("-m", "not heavy and not spark and not deep")
-    r.assert_outcomes(passed=2, failed=1, deselected=3)
+    r.assert_outcomes(passed=2, failed=1, deselected=4)
     out = r.stdout.str()
     assert "test_burn.py::test_burns used " in out
     assert "@pytest.mark.slow" in out
@@ -88,7 +93,7 @@ def test_a_default_test_over_the_limit_fails_naming_the_marker(
 
 def test_no_limit_and_a_bad_limit(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KAFKA_MC_TEST_CPU_LIMIT", "0")
-    project.runpytest("-m", "not heavy and not spark and not deep").assert_outcomes(passed=3, deselected=3)
+    project.runpytest("-m", "not heavy and not spark and not deep").assert_outcomes(passed=3, deselected=4)
     monkeypatch.setenv("KAFKA_MC_TEST_CPU_LIMIT", "nan")
     r = project.runpytest()
     assert r.ret == pytest.ExitCode.USAGE_ERROR
@@ -99,3 +104,6 @@ def test_ci_selects_the_costly_tests_but_heavy_and_deep(project: pytest.Pytester
     r = project.runpytest("-m", "ci", "--collect-only", "-q")
     listed = {line.split("::")[1] for line in r.stdout.lines if "::" in line}
     assert listed == {"test_burns_marked_slow", "test_spark"}
+    r = project.runpytest("-m", "slow", "--collect-only", "-q")
+    listed = {line.split("::")[1] for line in r.stdout.lines if "::" in line}
+    assert listed == {"test_burns_marked_slow", "test_heavy", "test_heavy_alone"}
