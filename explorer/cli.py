@@ -16,16 +16,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import time
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from explorer.api import CheckOptions
-from explorer.config import ConfigError, describe_keys, load_config
+from explorer.config import ConfigError, describe_keys, did_you_mean, load_config
 from explorer.core import CheckResult, ExitReason, Violation
 from explorer.frontend import (
+    MUTATE_HELP,
     EngineError,
     ModelError,
     UsageError,
@@ -78,14 +81,24 @@ def _check_output_path(path: str | None, flag: str) -> None:
 
 
 def _cmd_models(args: argparse.Namespace) -> int:
+    """``kafka-mc models [NAME] [--json]``: every model with its keys and defaults, in lines
+    that fit the terminal (100 columns when it is not one); with NAME, one model's keys in
+    full (type, default, bounds, meaning)."""
     reg = registry()
+    names = list(reg.MODEL_MODULES)
+    if args.name is not None and args.name not in names:
+        raise UsageError(
+            f"unknown model {args.name!r}{did_you_mean(args.name, names)} (models: {', '.join(names)})"
+        )
     out: list[dict[str, Any]] = []
-    for name in reg.MODEL_MODULES:
+    for name in names if args.name is None else [args.name]:
         spec = reg.get_model(name)
+        ref = reference_config(name)
         out.append(
             {
                 "name": name,
                 "summary": spec.summary,
+                "reference_config": None if ref is None else str(ref.relative_to(PROJECT_ROOT)),
                 "keys": [
                     dict(zip(("key", "type", "default", "meaning"), row))
                     for row in describe_keys(spec.config_cls)
@@ -93,15 +106,52 @@ def _cmd_models(args: argparse.Namespace) -> int:
             }
         )
     if args.json:
-        print(json.dumps(out, indent=1))
+        print(json.dumps(out if args.name is None else out[0], indent=1))
         return 0
+    width = shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() else 100
+    width = max(60, min(width, 160))
     for m in out:
-        print(f"{m['name']}: {m['summary']}")
-        width = max((len(k["key"]) for k in m["keys"]), default=0)
-        for k in m["keys"]:
-            print(f"  {k['key']:<{width}}  {k['type']} = {k['default']}  {k['meaning']}")
+        print(_wrap(f"{m['name']}: {m['summary']}", width, "", "    "))
+        if m["reference_config"]:
+            print(f"    reference configuration: {m['reference_config']}")
+        if args.name is None:
+            keys = " ".join(
+                f"{k['key']}={k['default'].split(' (')[0]}" for k in m["keys"] if k["key"] != "mutant"
+            )
+            print(_wrap(keys, width, "    keys: ", "          "))
+        else:
+            for k in m["keys"]:
+                print(_wrap(f"{k['key']} ({k['type']}, default {k['default']})", width, "  ", "      "))
+                print(_wrap(k["meaning"], width, "      ", "      "))
         print()
+    if args.name is None:
+        print("`kafka-mc models NAME`: one model's keys in full (type, default, bounds, meaning).")
     return 0
+
+
+def _wrap(text: str, width: int, first: str, rest: str) -> str:
+    """``text`` wrapped at word breaks to ``width`` terminal columns (a CJK character takes two).
+
+    >>> print(_wrap("时间轮 a b c", 8, "", "  "))
+    时间轮 a
+      b c
+    """
+
+    def cols(t: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in t)
+
+    lines: list[str] = []
+    line = first
+    for word in text.split():
+        fresh = line in (first, rest)
+        candidate = line + word if fresh else f"{line} {word}"
+        if cols(candidate) <= width or fresh:
+            line = candidate
+        else:
+            lines.append(line)
+            line = rest + word
+    lines.append(line)
+    return "\n".join(lines)
 
 
 def reference_config(model: str) -> Path | None:
@@ -493,8 +543,12 @@ def _cmd_release(args: argparse.Namespace) -> int:
     return run_release(args.suite, report_dir=args.report_dir, quiet=args.quiet, mutation=args.mutation)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``kafka-mc`` (its errors raise UsageError)."""
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of ``kafka-mc`` (its errors raise UsageError).
+
+    ``verb``: the verb about to be parsed, when known; the ``mutate`` verb's options (and
+    the mutation harness they import) are built only for it or when ``verb`` is None.
+    """
     p = _Parser(prog="kafka-mc", description="Model checker for the ZooKeeper-based Kafka controller.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -511,7 +565,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--engine",
         default="bfs",
-        help="bfs (exhaustive), spark (distributed bfs), simulate (random walks), hypothesis",
+        help="bfs (exhaustive), spark (distributed bfs), simulate (random walks), hypothesis "
+        "(Hypothesis's stateful testing), symbolic (z3 proofs of a proof TARGET; see `kafka-mc prove --list`)",
     )
     c.add_argument(
         "--workers",
@@ -596,7 +651,14 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--no-database", action="store_true", help="keep no example database")
     c.set_defaults(func=_cmd_check)
 
-    m = sub.add_parser("models", help="list the models, their config keys, defaults and meaning")
+    m = sub.add_parser(
+        "models",
+        help="list the models, their config keys, defaults and meaning",
+        description="List every model with its summary, reference configuration and config keys with "
+        "their defaults; `models NAME` gives one model's keys in full (type, default, bounds, meaning), "
+        "`--json` the same as JSON.",
+    )
+    m.add_argument("name", nargs="?", help="one model, its keys in full")
     m.add_argument("--json", action="store_true", help="as JSON")
     m.set_defaults(func=_cmd_models)
 
@@ -631,9 +693,12 @@ def build_parser() -> argparse.ArgumentParser:
     rel.add_argument("--mutation", metavar="FILE", help="a `kafka-mc mutate --json` result to report")
     rel.set_defaults(func=_cmd_release)
 
-    from explorer.mutate import add_parser as add_mutate
+    if verb in (None, "mutate"):
+        from explorer.mutate import add_parser as add_mutate
 
-    add_mutate(sub)
+        add_mutate(sub)
+    else:  # only its name and line in `kafka-mc --help`: importing the harness costs 25 ms
+        sub.add_parser("mutate", help=MUTATE_HELP)
     return p
 
 
@@ -698,7 +763,7 @@ def _dispatch(argv: list[str]) -> int:
         from explorer.shrink import shrink_main
 
         return shrink_main(argv[1:])
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv[0] if argv and not argv[0].startswith("-") else "").parse_args(argv)
     code: int = args.func(args)
     return code
 

@@ -23,6 +23,7 @@ explorer.config.ConfigError: brokers: must be at least 1, got 0
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import enum
 import os
 import tomllib
@@ -30,7 +31,7 @@ import typing
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["ConfigError", "describe_keys", "key", "load_config", "parse_override", "validate"]
+__all__ = ["ConfigError", "describe_keys", "did_you_mean", "key", "load_config", "parse_override", "validate"]
 
 
 class ConfigError(ValueError):
@@ -218,9 +219,9 @@ def load_config(
     for origin, table in sources:
         for k, v in table.items():
             if k not in known:
-                hint = f" (known keys: {', '.join(known)})"
+                hint = did_you_mean(k, known) or f" ({len(known)} keys: {_few(known)})"
                 where = f"{origin}: " if origin not in ("--set", "values") else ""
-                raise ConfigError(f"{where}unknown key {k!r} for {cls.__name__}{hint}")
+                raise ConfigError(f"{where}unknown key {k!r}{hint}")
             merged[k] = _coerce(k, hints[k], v, known[k].metadata)
     try:
         return validate(cls(**merged))
@@ -228,6 +229,30 @@ def load_config(
         raise
     except (TypeError, ValueError) as e:
         raise ConfigError(str(e).splitlines()[0]) from None
+
+
+def _few(names: Iterable[str], most: int = 8) -> str:
+    """The first ``most`` names, then how many more (for one-line errors).
+
+    >>> _few("abcdefghij", 3)
+    'a, b, c and 7 more; `kafka-mc models NAME` lists them'
+    """
+    names = list(names)
+    if len(names) <= most:
+        return ", ".join(names)
+    return f"{', '.join(names[:most])} and {len(names) - most} more; `kafka-mc models NAME` lists them"
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices`` to a mistyped ``word``, or "".
+
+    >>> did_you_mean("brokerz", ["brokers", "topics"])
+    " (did you mean 'brokers'?)"
+    >>> did_you_mean("zzz", ["brokers", "topics"])
+    ''
+    """
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def describe_keys(cls: type) -> list[tuple[str, str, str, str]]:

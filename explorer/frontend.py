@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from explorer.api import CheckOptions, EngineSetupError, ModelError, UntrustedResultError, check
-from explorer.config import load_config, parse_override
+from explorer.config import did_you_mean, load_config, parse_override
 from explorer.core import CheckResult, ModelSpec
 from explorer.encoding import EncodingError, encode
 from explorer.engines import ENGINES
@@ -35,6 +35,7 @@ from explorer.tracefile import ReplayError, replay_steps
 
 __all__ = [
     "CHECK_ENGINES",
+    "MUTATE_HELP",
     "REGISTRY",
     "EngineError",
     "ModelError",
@@ -52,6 +53,9 @@ __all__ = [
 
 #: Where model specs are registered (imported by name: the one place that joins the packages).
 REGISTRY = "invariants"
+
+#: ``kafka-mc mutate``'s line in ``kafka-mc --help`` (the CLI lists the verb without importing it)
+MUTATE_HELP = "mutation testing: which mutants of a model do the checks kill?"
 #: the most worker processes ``--workers`` forks
 MAX_WORKERS = 256
 #: the engines ``kafka-mc check`` runs on a system (``symbolic`` runs proof targets instead)
@@ -85,7 +89,9 @@ def model_spec(name: str) -> ModelSpec:
     reg = registry()
     if name not in reg.MODEL_MODULES:
         known = ", ".join(reg.MODEL_MODULES)
-        raise UsageError(f"unknown model {name!r} (known models: {known})")
+        raise UsageError(
+            f"unknown model {name!r}{did_you_mean(name, reg.MODEL_MODULES)} (known models: {known})"
+        )
     spec: ModelSpec = reg.get_model(name)
     return spec
 
@@ -188,7 +194,9 @@ def positive(flag: str, value: float | None) -> None:
 def _validate(o: CheckOptions) -> None:
     """The checks ``kafka-mc check`` makes on its options (messages name the flags)."""
     if o.engine not in CHECK_ENGINES:
-        raise UsageError(f"--engine {o.engine}: unknown engine (available: {', '.join(CHECK_ENGINES)})")
+        raise UsageError(
+            f"--engine {o.engine}: unknown engine{did_you_mean(o.engine, ENGINES)} (available: {', '.join(ENGINES)})"
+        )
     if o.engine in ("simulate", "hypothesis"):
         for flag, value in (("--max-depth", o.max_depth), ("--max-states", o.max_states)):
             if value is not None:
@@ -199,7 +207,9 @@ def _validate(o: CheckOptions) -> None:
     if o.workers != 1 and o.engine != "bfs":
         raise UsageError(f"--workers applies to --engine bfs only, not to --engine {o.engine}")
     if o.reduce not in REDUCTIONS:
-        raise UsageError(f"--reduce {o.reduce}: unknown reduction (available: {', '.join(REDUCTIONS)})")
+        raise UsageError(
+            f"--reduce {o.reduce}: unknown reduction{did_you_mean(o.reduce, REDUCTIONS)} (available: {', '.join(REDUCTIONS)})"
+        )
     if o.reduce != "none" and o.engine != "bfs":
         raise UsageError(
             f"--reduce {o.reduce} applies to the serial bfs engine only, not to --engine {o.engine}"
@@ -290,7 +300,9 @@ def run_proofs(
 
     targets = list_targets()
     if target not in targets and ":" not in target:
-        raise UsageError(f"unknown proof target {target!r} (known targets: {', '.join(targets)})")
+        raise UsageError(
+            f"unknown proof target {target!r}{did_you_mean(target, targets)} (known targets: {', '.join(targets)})"
+        )
     positive("--max-seconds", max_seconds)
     cfg = dict(parse_override(o) for o in overrides)
     options = CheckOptions(

@@ -51,7 +51,7 @@ from typing import Any
 
 from explorer.api import CheckOptions
 from explorer.config import ConfigError
-from explorer.frontend import UsageError, model_spec, positive, run_check
+from explorer.frontend import MUTATE_HELP, UsageError, model_spec, positive, run_check
 from explorer.release import SuiteEntry, _verdict, check_requirements, load_suite
 from explorer.source_mutants import SourceMutant, apply_mutant, generate_files, sample
 from explorer.tracefile import write_json_atomic
@@ -473,7 +473,7 @@ def run_mutants(
 
 def add_parser(sub: Any) -> None:
     """Register ``kafka-mc mutate`` on the CLI's subparsers."""
-    p = sub.add_parser("mutate", help="mutation testing: which mutants of a model do the checks kill?")
+    p = sub.add_parser("mutate", help=MUTATE_HELP)
     p.add_argument("model", nargs="?", help="a model name (default: the suite entries' model)")
     p.add_argument("--suite", metavar="FILE", help="a release suite TOML (with --entries)")
     p.add_argument(

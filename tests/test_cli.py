@@ -8,11 +8,14 @@ import os
 import subprocess
 import sys
 import typing
+import unicodedata
 from pathlib import Path
 
 import pytest
 
 from explorer.cli import main
+from explorer.config import describe_keys
+from explorer.frontend import registry
 from invariants import MODEL_MODULES, get_model
 
 MODEL = "timing-wheel"
@@ -119,6 +122,60 @@ def test_models_lists_keys(capsys: pytest.CaptureFixture[str]) -> None:
     assert key in out
     code, out, _ = run(["models", "--json"], capsys)
     assert {m["name"] for m in json.loads(out)} == set(MODEL_MODULES)
+
+
+def _columns(line: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+
+
+@pytest.mark.parametrize("name", [None, *MODEL_MODULES])
+def test_models_fit_100_columns_and_one_model_is_given_in_full(
+    name: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every line of `models` and `models NAME` fits 100 terminal columns (off a terminal);
+    NAME gives every key with its type, default and meaning; --json the same as JSON."""
+    code, out, _ = run(["models"] if name is None else ["models", name], capsys)
+    assert code == 0
+    assert max(_columns(line) for line in out.splitlines()) <= 100
+    if name is None:
+        return
+    spec = registry().get_model(name)
+    flat = " ".join(out.split())
+    for key, typ, default, meaning in describe_keys(spec.config_cls):
+        assert f"{key} ({typ}, default {default})" in flat
+        assert " ".join(meaning.split()) in flat
+    code, out, _ = run(["models", name, "--json"], capsys)
+    doc = json.loads(out)
+    assert doc["name"] == name and [k["key"] for k in doc["keys"]] == [
+        f.name for f in dataclasses.fields(spec.config_cls)
+    ]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["models", "controllr"], "unknown model 'controllr' (did you mean 'controller'?)"),
+        (["check", "controler"], "unknown model 'controler' (did you mean 'controller'?)"),
+        (["check", "controller", "--set", "brokerz=2"], "unknown key 'brokerz' (did you mean 'brokers'?)"),
+        (["check", MODEL, "--engine", "sprak"], "--engine sprak: unknown engine (did you mean 'spark'?)"),
+        (["check", MODEL, "--reduce", "symetry"], "unknown reduction (did you mean 'symmetry'?)"),
+        (["prove", "electon-rules"], "unknown proof target 'electon-rules' (did you mean 'election-rules'?)"),
+    ],
+)
+def test_a_near_miss_gets_a_did_you_mean(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1
+
+
+def test_an_unknown_key_far_from_all_lists_a_few(capsys: pytest.CaptureFixture[str]) -> None:
+    """No class name, and not all 40 keys: the first few and where the rest are."""
+    code, _, err = run(["check", "controller", "--set", "zzzz=1"], capsys)
+    assert code == 2
+    assert "unknown key 'zzzz'" in err and "ControllerConfig" not in err
+    assert "more; `kafka-mc models NAME` lists them" in err and len(err) < 300
 
 
 def _bad_inputs(tmp_path: Path) -> list[tuple[list[str], tuple[str, ...]]]:

@@ -181,7 +181,7 @@ def test_lateness_bound_is_tight_and_zero_without_lag():
         ("tick_ms=0", "tick_ms: must be at least 1, got 0"),
         ("entries=0", "entries: must be at least 1, got 0"),
         ("mutant=nope", "mutant: expected one of"),
-        ("ticks=3", "unknown key 'ticks' for TimingWheelConfig"),
+        ("ticks=3", "unknown key 'ticks' (did you mean 'tick_ms'?)"),
     ],
 )
 def test_bad_config_is_a_one_line_error(override: str, message: str):
