@@ -19,7 +19,6 @@ import os
 import shutil
 import sys
 import time
-import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -32,7 +31,10 @@ from explorer.frontend import (
     EngineError,
     ModelError,
     UsageError,
+    check_output_dir,
+    check_output_path,
     format_result,
+    listdir_or_none,
     model_spec,
     positive,
     registry,
@@ -40,6 +42,7 @@ from explorer.frontend import (
     run_check,
     run_proofs,
     verify_trace,
+    wrap_columns,
 )
 from explorer.search import Progress, stop_on_signals, stop_requested
 from explorer.tracefile import ReplayError, load_trace, trace_document, write_json_atomic
@@ -55,29 +58,6 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
-
-
-def _check_output_path(path: str | None, flag: str) -> None:
-    """UsageError unless ``path`` can be written as a regular file (it is replaced atomically:
-    a symlink, a device or a pipe there would be replaced by a file, so they are refused)."""
-    if path is None:
-        return
-    if not path.strip():
-        raise UsageError(f"{flag}: empty file name")
-    if os.path.lexists(path) and (os.path.islink(path) or not os.path.isdir(path)):
-        import stat
-
-        mode = os.lstat(path).st_mode
-        if not stat.S_ISREG(mode):
-            kind = "a symlink" if stat.S_ISLNK(mode) else "not a regular file"
-            raise UsageError(f"{flag} {path}: {kind}; name a regular file (it is replaced)")
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    if not os.path.isdir(directory):
-        raise UsageError(f"{flag} {path}: directory {directory} does not exist")
-    if os.path.isdir(path):
-        raise UsageError(f"{flag} {path}: is a directory")
-    if not os.access(directory, os.W_OK):
-        raise UsageError(f"{flag} {path}: directory {directory} is not writable")
 
 
 def _cmd_models(args: argparse.Namespace) -> int:
@@ -111,47 +91,24 @@ def _cmd_models(args: argparse.Namespace) -> int:
     width = shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() else 100
     width = max(60, min(width, 160))
     for m in out:
-        print(_wrap(f"{m['name']}: {m['summary']}", width, "", "    "))
+        print(wrap_columns(f"{m['name']}: {m['summary']}", width, "", "    "))
         if m["reference_config"]:
             print(f"    reference configuration: {m['reference_config']}")
         if args.name is None:
             keys = " ".join(
                 f"{k['key']}={k['default'].split(' (')[0]}" for k in m["keys"] if k["key"] != "mutant"
             )
-            print(_wrap(keys, width, "    keys: ", "          "))
+            print(wrap_columns(keys, width, "    keys: ", "          "))
         else:
             for k in m["keys"]:
-                print(_wrap(f"{k['key']} ({k['type']}, default {k['default']})", width, "  ", "      "))
-                print(_wrap(k["meaning"], width, "      ", "      "))
+                print(
+                    wrap_columns(f"{k['key']} ({k['type']}, default {k['default']})", width, "  ", "      ")
+                )
+                print(wrap_columns(k["meaning"], width, "      ", "      "))
         print()
     if args.name is None:
         print("`kafka-mc models NAME`: one model's keys in full (type, default, bounds, meaning).")
     return 0
-
-
-def _wrap(text: str, width: int, first: str, rest: str) -> str:
-    """``text`` wrapped at word breaks to ``width`` terminal columns (a CJK character takes two).
-
-    >>> print(_wrap("时间轮 a b c", 8, "", "  "))
-    时间轮 a
-      b c
-    """
-
-    def cols(t: str) -> int:
-        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in t)
-
-    lines: list[str] = []
-    line = first
-    for word in text.split():
-        fresh = line in (first, rest)
-        candidate = line + word if fresh else f"{line} {word}"
-        if cols(candidate) <= width or fresh:
-            line = candidate
-        else:
-            lines.append(line)
-            line = rest + word
-    lines.append(line)
-    return "\n".join(lines)
 
 
 def reference_config(model: str) -> Path | None:
@@ -178,13 +135,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
             args.config = str(used_reference)
     if args.config is not None and not args.config.strip():
         raise UsageError("--config: empty file name")
-    _check_output_path(args.json, "--json")
+    check_output_path(args.json, "--json")
     if args.save_traces is not None:
-        if not args.save_traces.strip() or not os.path.isdir(args.save_traces):
-            raise UsageError(f"--save-traces {args.save_traces!r}: not a directory")
-        if not os.access(args.save_traces, os.W_OK):
-            raise UsageError(f"--save-traces {args.save_traces}: not writable")
-        older = sorted(f for f in os.listdir(args.save_traces) if f.endswith(".json"))
+        check_output_dir(args.save_traces, "--save-traces")
+        older = sorted(f for f in listdir_or_none(args.save_traces) if f.endswith(".json"))
         if older and not args.overwrite_traces:
             raise UsageError(
                 f"--save-traces {args.save_traces}: already holds {len(older)} trace file(s) ({older[0]}, ...); "
@@ -255,6 +209,8 @@ def _write_outputs(args: argparse.Namespace, result: CheckResult, error: ModelEr
     if args.json:
         write_json_atomic(args.json, doc)
     if args.save_traces:
+        if any(v.trace for v in violations):
+            os.makedirs(args.save_traces, exist_ok=True)  # a missing folder is made when a trace is written
         for v in violations:
             if v.trace:
                 path = os.path.join(args.save_traces, f"{result.model.replace(':', '_')}-{v.property}.json")
@@ -465,7 +421,7 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         return 0
     if args.target is None:
         raise UsageError("name a TARGET (see kafka-mc prove --list)")
-    _check_output_path(args.json, "--json")
+    check_output_path(args.json, "--json")
     result = run_proofs(args.target, args.set, args.only, args.max_seconds)
     print(format_result(result))
     if args.json:
@@ -538,9 +494,20 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_release(args: argparse.Namespace) -> int:
-    from explorer.release import run_release
+    from explorer.release import load_suite, run_release, select_entries
 
-    return run_release(args.suite, report_dir=args.report_dir, quiet=args.quiet, mutation=args.mutation)
+    if args.list:
+        for e in select_entries(load_suite(args.suite), args.entries, args.suite):
+            what = "proofs" if e.engine == "symbolic" else f"{e.engine}, expect {e.expect}"
+            print(f"{e.name:<36} {e.model:<20} {what}")
+        return 0
+    return run_release(
+        args.suite,
+        report_dir=args.report_dir,
+        quiet=args.quiet,
+        mutation=args.mutation,
+        entries_named=args.entries,
+    )
 
 
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
@@ -662,7 +629,14 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     m.add_argument("--json", action="store_true", help="as JSON")
     m.set_defaults(func=_cmd_models)
 
-    r = sub.add_parser("replay", help="re-execute a saved counterexample and print it")
+    r = sub.add_parser(
+        "replay",
+        help="re-execute a saved counterexample and print it",
+        description="Re-execute a counterexample saved by `check --save-traces` (or one violation of a "
+        "`check --json` result) against today's model, step by step, and print it. Exit 0 when every "
+        "recorded action, state and change is recomputed the same and the violation still occurs; 1 "
+        "when it no longer replays (naming the first step that differs).",
+    )
     r.add_argument("trace", help="a trace file (--save-traces) or a result file (--json)")
     r.add_argument("--property", help="which violation of a result file to replay")
     r.set_defaults(func=_cmd_replay)
@@ -686,11 +660,25 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     sh.add_argument("args", nargs=argparse.REMAINDER)
     sh.set_defaults(func=_cmd_shrink)
 
-    rel = sub.add_parser("release", help="run the release suite and publish its report")
+    rel = sub.add_parser(
+        "release",
+        help="run the release suite and publish its report",
+        description="Run every entry of the release suite (configs/release.toml: each reference "
+        "configuration with its expected verdict and coverage requirements, and the z3 proofs), print "
+        "a summary and write reports/<run-id>/ (index.html, report.json, junit.xml). Exit 0 when every "
+        "expectation is met, 1 on a violation or an unmet requirement, 3 when an entry ran out of budget "
+        "or the run was interrupted.",
+    )
     rel.add_argument("--suite", default=str(PROJECT_ROOT / "configs" / "release.toml"), help="the suite TOML")
     rel.add_argument("--report-dir", default="reports", help="where reports/<run-id>/ is written")
     rel.add_argument("--quiet", action="store_true", help="no progress line")
     rel.add_argument("--mutation", metavar="FILE", help="a `kafka-mc mutate --json` result to report")
+    rel.add_argument(
+        "--entries", metavar="NAMES", help="run only these entries (comma-separated; see --list)"
+    )
+    rel.add_argument(
+        "--list", action="store_true", help="list the suite's entries (model, engine, expectation)"
+    )
     rel.set_defaults(func=_cmd_release)
 
     if verb in (None, "mutate"):

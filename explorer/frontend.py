@@ -22,6 +22,8 @@ import dataclasses
 import importlib
 import json
 import math
+import os
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,8 +42,11 @@ __all__ = [
     "EngineError",
     "ModelError",
     "UsageError",
+    "check_output_dir",
+    "check_output_path",
     "check_state_values",
     "format_result",
+    "listdir_or_none",
     "model_spec",
     "positive",
     "registry",
@@ -49,6 +54,7 @@ __all__ = [
     "run_check",
     "run_proofs",
     "verify_trace",
+    "wrap_columns",
 ]
 
 #: Where model specs are registered (imported by name: the one place that joins the packages).
@@ -243,7 +249,7 @@ def run_check(
     >>> run_check("timing-wheel", CheckOptions(engine="dfs"))
     Traceback (most recent call last):
     ...
-    explorer.frontend.UsageError: --engine dfs: unknown engine (available: bfs, spark, simulate, hypothesis)
+    explorer.frontend.UsageError: --engine dfs: unknown engine (did you mean 'bfs'?) (available: bfs, spark, simulate, hypothesis, symbolic)
     """
     _validate(options)
     if options.engine != "bfs":  # the engines that poll for a signal (see explorer.search.stopping)
@@ -415,3 +421,76 @@ def verify_trace(system: Any, steps: list[dict[str, Any]]) -> list[Any]:
                 )
         prev = s
     return states
+
+
+# -- output destinations and terminal text, shared by the verbs ---------------------------------
+
+
+def check_output_path(path: str | None, flag: str) -> None:
+    """UsageError unless ``path`` can be written as a regular file (it is replaced atomically:
+    a symlink, a device or a pipe there would be replaced by a file, so they are refused)."""
+    if path is None:
+        return
+    if not path.strip():
+        raise UsageError(f"{flag}: empty file name")
+    if os.path.lexists(path) and (os.path.islink(path) or not os.path.isdir(path)):
+        import stat
+
+        mode = os.lstat(path).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a symlink" if stat.S_ISLNK(mode) else "not a regular file"
+            raise UsageError(f"{flag} {path}: {kind}; name a regular file (it is replaced)")
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.path.isdir(directory):
+        raise UsageError(f"{flag} {path}: directory {directory} does not exist")
+    if os.path.isdir(path):
+        raise UsageError(f"{flag} {path}: is a directory")
+    if not os.access(directory, os.W_OK):
+        raise UsageError(f"{flag} {path}: directory {directory} is not writable")
+
+
+def check_output_dir(path: str, flag: str) -> None:
+    """An output folder must be a folder, or not exist yet under a writable existing folder
+    (it is made when the first file is written, so a run refused later leaves nothing)."""
+    if not path.strip():
+        raise UsageError(f"{flag}: empty folder name")
+    target = os.path.abspath(path)
+    if os.path.exists(target) and not os.path.isdir(target):
+        raise UsageError(f"{flag} {path}: not a directory")
+    existing = target
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise UsageError(f"{flag} {path}: {existing} is not a directory")
+    if not os.access(existing, os.W_OK):
+        raise UsageError(f"{flag} {path}: {existing} is not writable")
+
+
+def listdir_or_none(path: str) -> list[str]:
+    """The names in ``path``, or none where it does not exist yet."""
+    return os.listdir(path) if os.path.isdir(path) else []
+
+
+def wrap_columns(text: str, width: int, first: str, rest: str) -> str:
+    """``text`` wrapped at word breaks to ``width`` terminal columns (a CJK character takes two).
+
+    >>> print(wrap_columns("时间轮 a b c", 8, "", "  "))
+    时间轮 a
+      b c
+    """
+
+    def cols(t: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in t)
+
+    lines: list[str] = []
+    line = first
+    for word in text.split():
+        fresh = line in (first, rest)
+        candidate = line + word if fresh else f"{line} {word}"
+        if cols(candidate) <= width or fresh:
+            line = candidate
+        else:
+            lines.append(line)
+            line = rest + word
+    lines.append(line)
+    return "\n".join(lines)

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.api import CheckOptions
-from explorer.config import ConfigError, load_config, parse_override
+from explorer.config import ConfigError, did_you_mean, load_config, parse_override
 from explorer.core import CheckResult, ExitReason
 from explorer.frontend import CHECK_ENGINES, format_result, registry, run_check, run_proofs
 from explorer.report import mutation_summary, render_html
@@ -601,8 +601,39 @@ def _read_mutation(path: str) -> dict[str, Any]:
     return doc
 
 
+def select_entries(entries: list[SuiteEntry], names: str | None, suite_path: str) -> list[SuiteEntry]:
+    """The entries named in ``names`` (comma-separated, in the suite's order), or all of them
+    when ``names`` is None; a name not in the suite is a one-line error with "did you mean".
+
+    >>> es = [SuiteEntry("a", "m"), SuiteEntry("bee", "m"), SuiteEntry("c", "m")]
+    >>> [e.name for e in select_entries(es, "c,a", "s.toml")]
+    ['a', 'c']
+    >>> select_entries(es, "be", "s.toml")
+    Traceback (most recent call last):
+    ...
+    explorer.config.ConfigError: --entries: 'be' is not in s.toml (did you mean 'bee'?) (has: a, bee, c)
+    """
+    if names is None:
+        return entries
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    if not wanted:
+        raise ConfigError("--entries: name the suite entries to run (comma-separated)")
+    known = [e.name for e in entries]
+    for n in wanted:
+        if n not in known:
+            raise ConfigError(
+                f"--entries: {n!r} is not in {suite_path}{did_you_mean(n, known)} (has: {', '.join(known)})"
+            )
+    return [e for e in entries if e.name in wanted]
+
+
 def run_release(
-    suite_path: str, *, report_dir: str = "reports", quiet: bool = False, mutation: str | None = None
+    suite_path: str,
+    *,
+    report_dir: str = "reports",
+    quiet: bool = False,
+    mutation: str | None = None,
+    entries_named: str | None = None,
 ) -> int:
     """Run every entry of the suite, print a summary, write ``report.json``,
     ``index.html`` and ``junit.xml`` under ``report_dir/<run-id>/`` (``latest``
@@ -611,9 +642,10 @@ def run_release(
 
     Every entry is loaded and checked before the first search. An interrupt (Ctrl-C,
     SIGTERM) ends the entry that runs, marks the rest ``not-run``, still writes the
-    report, and exits 3 (unless an entry failed: 1).
+    report, and exits 3 (unless an entry failed: 1). ``entries_named`` (comma-separated) runs
+    those entries only.
     """
-    entries = load_suite(suite_path)
+    entries = select_entries(load_suite(suite_path), entries_named, suite_path)
     mutation_doc = None if mutation is None else mutation_summary(_read_mutation(mutation))
     if os.path.exists(report_dir) and not os.path.isdir(report_dir):
         raise ConfigError(f"--report-dir {report_dir}: not a directory")

@@ -318,3 +318,26 @@ def test_check_runs_the_reference_configuration_by_default(capsys: pytest.Captur
     code, _, err = run(["check", "timing-wheel", "--defaults", "--config", "x.toml"], capsys)
     assert code == 2
     one_line_error(err, "--defaults and --config")
+
+
+def test_save_traces_makes_a_missing_folder_only_when_it_writes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing --save-traces folder (nested too) is made when the first trace is written; a run
+    with no violation, or one refused as bad input, leaves it unmade; a file in its way, or a
+    path under a file, is a one-line error before any work."""
+    grid = ["check", "--system", "tests.toys:grid"]
+    quiet = tmp_path / "quiet" / "traces"
+    assert run([*grid, "--set", "limit=99", "--save-traces", str(quiet)], capsys)[0] == 0
+    assert not (tmp_path / "quiet").exists()
+    refused = tmp_path / "refused"
+    assert run([*grid, "--set", "nope=1", "--save-traces", str(refused)], capsys)[0] == 2
+    assert not refused.exists()
+    made = tmp_path / "a" / "b"
+    assert run([*grid, "--set", "limit=3", "--save-traces", str(made)], capsys)[0] == 1
+    assert [p.suffix for p in made.iterdir()] == [".json"]
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for where in (blocker, blocker / "under"):
+        code, _, err = run([*grid, "--set", "limit=3", "--save-traces", str(where)], capsys)
+        assert code == 2 and "--save-traces" in err and "not a directory" in err and err.count("\n") == 1

@@ -110,7 +110,7 @@ def test_reduce_on_the_command_line() -> None:
     assert ok.returncode == 0 and "reduce por:" in ok.stdout
     bad = cli("--reduce", "symmetric")
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
-        "kafka-mc: error: --reduce symmetric: unknown reduction (available: none, por, symmetry)"
+        "kafka-mc: error: --reduce symmetric: unknown reduction (did you mean 'symmetry'?) (available: none, por, symmetry)"
     ]
     workers = cli("--reduce", "por", "--workers", "2")
     assert workers.returncode == 2 and workers.stderr.strip().splitlines() == [

@@ -289,3 +289,29 @@ def test_default_suite_is_valid_and_requires_controller_coverage() -> None:
         in entries["controller-small"].require["require_transitions"]
     )
     assert entries["controller-topic-creation"].require["require_witnesses"] is True
+
+
+def test_release_runs_the_entries_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``release --entries`` runs those entries only (the failing one left out: exit 0, and the
+    report holds just the two); ``--list`` names the entries; a near miss is a one-line error."""
+    suite = tmp_path / "suite.toml"
+    suite.write_text(SUITE.format(root=ROOT))
+    argv = ["release", "--suite", str(suite), "--report-dir", str(tmp_path / "r"), "--quiet"]
+    assert main([*argv, "--entries", "stw-small,timing-wheel-small"]) == 0
+    doc = json.loads((tmp_path / "r" / "latest" / "report.json").read_text())
+    assert [e["name"] for e in doc["entries"]] == ["timing-wheel-small", "stw-small"]
+    capsys.readouterr()
+    assert main([*argv, "--list"]) == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert listed == [
+        "timing-wheel-small",
+        "stw-small",
+        "purgatory-small-wrong-expectation",
+        "controller-small",
+        "controller-leader-outside-isr",
+    ]
+    runs = sorted((tmp_path / "r").iterdir())
+    assert main([*argv, "--entries", "stw-smal"]) == 2
+    err = capsys.readouterr().err
+    assert "--entries: 'stw-smal'" in err and "(did you mean 'stw-small'?)" in err and err.count("\n") == 1
+    assert sorted((tmp_path / "r").iterdir()) == runs  # nothing written
