@@ -280,3 +280,62 @@ def test_liveness_refuses_a_checkpoint(tmp_path: Path, capsys: Any) -> None:
     args = ["check", "--system", "tests.toys:retransmit", "--quiet", "--checkpoint", str(tmp_path / "ck")]
     assert main(args) == 2
     assert "eventually" in capsys.readouterr().err
+
+
+# -- faults that leave nothing stuck -----------------------------------------------------------------
+
+HOLD_LOCK = """
+import fcntl, os, sys, time
+fd = os.open(os.path.join(sys.argv[1], "lock"), os.O_RDWR | os.O_CREAT)
+fcntl.flock(fd, fcntl.LOCK_EX)
+os.write(fd, str(os.getpid()).encode())
+print("held", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_folder_in_use_is_refused_naming_the_holder(tmp_path: Path, capsys: Any) -> None:
+    """A second run on a checkpoint folder that a live run holds (its lock) is refused in one
+    line naming the holder's pid, for --checkpoint and --resume alike; once the holder is gone
+    the folder is free."""
+    base = ["check", "--system", "tests.toys:grid", "--set", "n=4", "--quiet"]
+    ck = tmp_path / "ck"
+    assert kafka_mc([*base, "--checkpoint", str(ck), "--checkpoint-every", "0"]).returncode == 0
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(ck)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        for argv in (["check", "--resume", str(ck)], [*base, "--checkpoint", str(ck)]):
+            assert main(argv) == 2
+            err = capsys.readouterr().err
+            assert f"in use by process {holder.pid}" in err and err.count("\n") == 1
+    finally:
+        holder.kill()
+        holder.wait()
+    assert main(["check", "--resume", str(ck)]) == 0
+
+
+@pytest.mark.parametrize("point", ["snapshot-written:1", "snapshot-renamed:1"])
+def test_killed_before_its_first_snapshot_the_folder_starts_again(tmp_path: Path, point: str) -> None:
+    """A kill -9 before the first snapshot is current leaves a folder that --checkpoint treats as
+    empty (it is cleared and used) and --resume runs from the beginning; a folder whose start
+    died before the manifest is named as such by --resume and taken by --checkpoint."""
+    args = ["check", *TOY, "--quiet", "--checkpoint-every", "0", "--frontier-batch", "8"]
+    ck = tmp_path / "ck"
+    assert kafka_mc([*args, "--checkpoint", str(ck)], crash=point).returncode == -9
+    assert not (ck / "CURRENT").exists()
+    assert kafka_mc(["check", "--resume", str(ck), "--quiet"]).returncode in (0, 1)
+    ck2 = tmp_path / "ck2"
+    assert kafka_mc([*args, "--checkpoint", str(ck2)], crash=point).returncode == -9
+    r = kafka_mc([*args, "--checkpoint", str(ck2), "--json", str(tmp_path / "r.json")])
+    assert r.returncode in (0, 1), r.stderr
+    assert (ck2 / "CURRENT").exists()
+    # the very first write died (a full disk, a kill): only the start's leftovers are there
+    ck3 = tmp_path / "ck3"
+    (ck3 / "frontier").mkdir(parents=True)
+    (ck3 / "manifest.json.tmp").write_text("{")
+    r = kafka_mc(["check", "--resume", str(ck3)])
+    assert r.returncode == 2 and "died before writing it: start again with --checkpoint" in r.stderr
+    assert kafka_mc([*args, "--checkpoint", str(ck3)]).returncode in (0, 1)
+    (ck3 / "unrelated.txt").write_text("mine")
+    r = kafka_mc([*args, "--checkpoint", str(tmp_path / "ck3")])
+    assert r.returncode == 2 and "already holds a checkpoint" in r.stderr

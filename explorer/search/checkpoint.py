@@ -15,6 +15,8 @@ A checkpoint folder ``DIR`` holds
                        frontier's batch files ``F000000.pkl``... (hard links, so the run
                        deleting its own copies does not touch them)
 ``CURRENT``            the name of the valid snapshot
+``lock``               the pid of the run using the folder, which holds it locked (``flock``):
+                       a second run on the folder is refused
 =====================  ===============================================================
 
 A snapshot is written into ``tmp-NNNNNN/``, every file synced, renamed to
@@ -33,6 +35,7 @@ Example
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -48,10 +51,12 @@ from explorer.search.visited import load_table, save_table
 
 __all__ = [
     "FORMAT",
+    "LOCK_NAME",
     "CheckpointError",
     "as_json",
     "code_digest",
     "crash_point",
+    "lock_folder",
     "open_checkpoint",
     "prepare_folder",
     "read_manifest",
@@ -108,13 +113,60 @@ def _write_atomic(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
+#: the lock file of a checkpoint folder: held (``flock``) by the run using the folder
+LOCK_NAME = "lock"
+#: what a checkpoint writes in its folder (besides ``snap-*`` and ``tmp-*``); anything else
+#: makes a folder "not empty" for ``--checkpoint``
+_OWN = frozenset(
+    {"manifest.json", "manifest.json.tmp", "parents.bin", "frontier", "CURRENT", "CURRENT.tmp", LOCK_NAME}
+)
+#: the checkpoint folders this process holds the lock of (real path -> open descriptor)
+_held: dict[str, int] = {}
+
+
+def lock_folder(folder: Path, flag: str) -> None:
+    """Take ``folder``'s exclusive lock for the rest of this process's life (forked workers
+    share it and die with it); a folder another run holds is a one-line CheckpointError naming
+    that run's pid. Taking it again in the same process is a no-op.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()); lock_folder(d, "--checkpoint"); lock_folder(d, "--resume")
+    >>> (d / LOCK_NAME).read_text().strip() == str(os.getpid())
+    True
+    """
+    key = os.path.realpath(folder)
+    if key in _held:
+        return
+    try:
+        fd = os.open(Path(folder) / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise CheckpointError(f"{flag} {folder}: cannot create its lock file ({e.strerror})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        raise CheckpointError(
+            f"{flag} {folder}: in use by process {holder} (a run holds its lock); wait for it to end, or stop it"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    _held[key] = fd
+
+
 def prepare_folder(folder: Path) -> None:
     """Make ``folder`` ready for a new checkpoint: created, or empty; never an old one.
+
+    The folder is locked first (:func:`lock_folder`). A folder whose checkpoint never
+    completed a snapshot (the run died while starting, or the disk filled) is treated as
+    empty: what it left is removed, as resuming it would start from the beginning anyway.
 
     >>> import tempfile
     >>> d = Path(tempfile.mkdtemp()); prepare_folder(d); (d / "frontier").is_dir()
     True
-    >>> write_manifest(d, {}); prepare_folder(d)
+    >>> write_manifest(d, {}); prepare_folder(d); (d / "manifest.json").exists()
+    False
+    >>> write_manifest(d, {}); _write_atomic(d / "CURRENT", b"snap-000001"); prepare_folder(d)
     Traceback (most recent call last):
     ...
     explorer.search.checkpoint.CheckpointError: --checkpoint ...: already holds a checkpoint; \
@@ -123,16 +175,28 @@ def prepare_folder(folder: Path) -> None:
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise CheckpointError(f"--checkpoint {folder}: not a directory")
-    if (folder / "manifest.json").exists():
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise CheckpointError(f"--checkpoint {folder}: cannot create it ({e.strerror})") from None
+    lock_folder(folder, "--checkpoint")
+    if (folder / "manifest.json").exists() and (folder / "CURRENT").exists():
         raise CheckpointError(
             f"--checkpoint {folder}: already holds a checkpoint; --resume it, or name an empty folder"
         )
-    if folder.exists() and any(folder.iterdir()):
+    names = [p.name for p in folder.iterdir() if p.name != LOCK_NAME]
+    if any(n not in _OWN and not n.startswith(("snap-", "tmp-")) for n in names):
         raise CheckpointError(f"--checkpoint {folder}: not empty; name an empty or new folder")
     try:
-        (folder / "frontier").mkdir(parents=True, exist_ok=True)
+        for n in names:  # the leftovers of a start that never completed a snapshot
+            p = folder / n
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+        (folder / "frontier").mkdir()
     except OSError as e:
-        raise CheckpointError(f"--checkpoint {folder}: cannot create it ({e.strerror})") from None
+        raise CheckpointError(f"--checkpoint {folder}: cannot prepare it ({e.strerror})") from None
 
 
 def code_digest(system: Any, checks: Iterable[Any] = ()) -> str:
@@ -185,7 +249,9 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     try:
         doc = json.loads(path.read_text())
     except FileNotFoundError:
-        raise CheckpointError(f"--resume {folder}: no checkpoint there (no manifest.json)") from None
+        started = (Path(folder) / "frontier").is_dir()
+        why = "; a run started there died before writing it: start again with --checkpoint" if started else ""
+        raise CheckpointError(f"--resume {folder}: no checkpoint there (no manifest.json{why})") from None
     except (OSError, ValueError) as e:
         raise CheckpointError(f"--resume {folder}: unreadable manifest.json ({e})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
@@ -319,6 +385,7 @@ def open_checkpoint(
         )
         return folder, None
     manifest = read_manifest(folder)
+    lock_folder(folder, "--resume")
     stored_layout = manifest.get("layout", "lean")
     if stored_layout != layout:
         raise CheckpointError(
