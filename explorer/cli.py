@@ -45,6 +45,7 @@ from explorer.frontend import (
     wrap_columns,
 )
 from explorer.search import Progress, stop_on_signals, stop_requested
+from explorer.search.progress import log_every_from_env
 from explorer.tracefile import ReplayError, load_trace, trace_document, write_json_atomic
 
 __all__ = ["EXIT_MODEL_ERROR", "build_parser", "main", "reference_config"]
@@ -147,7 +148,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.engine == "symbolic":
         if args.system is not None or args.config is not None:
             raise UsageError("--engine symbolic takes a proof TARGET and --set, not --system or --config")
-        result = run_proofs(args.model, args.set, None, args.max_seconds)
+        result = run_proofs(args.model, args.set, None, args.max_seconds, None if args.quiet else Progress())
         print(format_result(result))
         if args.json:
             write_json_atomic(args.json, result.to_json())
@@ -422,7 +423,9 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     if args.target is None:
         raise UsageError("name a TARGET (see kafka-mc prove --list)")
     check_output_path(args.json, "--json")
-    result = run_proofs(args.target, args.set, args.only, args.max_seconds)
+    result = run_proofs(
+        args.target, args.set, args.only, args.max_seconds, None if args.quiet else Progress()
+    )
     print(format_result(result))
     if args.json:
         write_json_atomic(args.json, result.to_json())
@@ -650,6 +653,9 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     pr.add_argument("--only", action="append", metavar="NAME", help="run only this proof (repeatable)")
     pr.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds (default 600)")
     pr.add_argument("--json", metavar="FILE", help="write the CheckResult as JSON")
+    pr.add_argument(
+        "--quiet", action="store_true", help="no progress line (one line per obligation in a log)"
+    )
     pr.set_defaults(func=_cmd_prove)
 
     sh = sub.add_parser(
@@ -747,6 +753,10 @@ def _line(e: BaseException) -> str:
 
 
 def _dispatch(argv: list[str]) -> int:
+    try:
+        log_every_from_env()
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     if argv[:1] == ["shrink"]:  # its own parser, --help included
         from explorer.shrink import shrink_main
 

@@ -32,7 +32,7 @@ from explorer.config import did_you_mean, load_config, parse_override
 from explorer.core import CheckResult, ModelSpec
 from explorer.encoding import EncodingError, encode
 from explorer.engines import ENGINES
-from explorer.search import REDUCTIONS, polled, trace_step
+from explorer.search import REDUCTIONS, Progress, polled, trace_step
 from explorer.tracefile import ReplayError, replay_steps
 
 __all__ = [
@@ -294,7 +294,11 @@ def _run_check(
 
 
 def run_proofs(
-    target: str, overrides: Sequence[str], only: Sequence[str] | None, max_seconds: float | None
+    target: str,
+    overrides: Sequence[str],
+    only: Sequence[str] | None,
+    max_seconds: float | None,
+    progress: Progress | None = None,
 ) -> CheckResult:
     """Run the z3 proofs of ``target`` (the ``symbolic`` engine); UsageError on bad input.
 
@@ -317,6 +321,7 @@ def run_proofs(
         model=target,
         config=cfg,
         engine_options={"only": only or None},
+        progress=progress,
     )
     try:
         return check(target, [], options)

@@ -664,7 +664,7 @@ def run_release(
         print(f"[{len(done) + 1}/{len(entries)}] {e.name}: {e.model} ({e.engine}) ...", flush=True)
         try:
             if e.engine == "symbolic":
-                r = run_proofs(e.model, e.set, None, e.max_seconds)
+                r = run_proofs(e.model, e.set, None, e.max_seconds, None if quiet else Progress())
             else:
                 options = CheckOptions(
                     engine=e.engine,

@@ -341,3 +341,23 @@ def test_save_traces_makes_a_missing_folder_only_when_it_writes(
     for where in (blocker, blocker / "under"):
         code, _, err = run([*grid, "--set", "limit=3", "--save-traces", str(where)], capsys)
         assert code == 2 and "--save-traces" in err and "not a directory" in err and err.count("\n") == 1
+
+
+def test_progress_off_a_terminal_logs_lines_with_time_and_memory(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Off a terminal (here: captured stderr) a search logs a whole line every
+    KAFKA_MC_PROGRESS_EVERY seconds with its elapsed time and memory, and the proofs one line
+    per obligation; a bad value of the variable is a one-line usage error."""
+    monkeypatch.setenv("KAFKA_MC_PROGRESS_EVERY", "0")
+    assert run(["check", "--system", "tests.toys:grid", "--set", "n=6"], capsys)[0] == 0
+    _, _, err = run(["check", "--system", "tests.toys:grid", "--set", "n=6"], capsys)
+    lines = [line for line in err.splitlines() if line.startswith("depth ")]
+    assert lines and all(line.endswith(" MB)") and " s, " in line for line in lines)
+    code, _, err = run(["prove", "timing-wheel", "--only", "overflow_wheel_parameters"], capsys)
+    assert code == 0 and "proof 1/1 overflow_wheel_parameters: held in" in err
+    assert run(["prove", "timing-wheel", "--only", "overflow_wheel_parameters", "--quiet"], capsys)[2] == ""
+    for bad in ("abc", "-1", "nan"):
+        monkeypatch.setenv("KAFKA_MC_PROGRESS_EVERY", bad)
+        code, out, err = run(["models"], capsys)
+        assert code == 2 and out == "" and "KAFKA_MC_PROGRESS_EVERY" in err and err.count("\n") == 1

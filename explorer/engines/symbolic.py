@@ -39,5 +39,9 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     """
     only = options.engine_options.get("only")
     return check_symbolic(
-        str(system), config=dict(options.config or {}), timeout_s=options.max_seconds, only=only
+        str(system),
+        config=dict(options.config or {}),
+        timeout_s=options.max_seconds,
+        only=only,
+        progress=options.progress,
     )

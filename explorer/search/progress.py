@@ -8,22 +8,66 @@ Example
 >>> p.stream.getvalue().strip()
 'depth 2  frontier 10  distinct 40  1,000 states/s'
 
-On a stream that is not a terminal (a log file, ``nohup``) it writes a whole line every
-``log_every`` seconds instead, so a long run's log shows how it went:
+On a stream that is not a terminal (a log file, ``nohup``, CI) it writes a whole line every
+``log_every`` seconds instead (60 by default, ``KAFKA_MC_PROGRESS_EVERY`` to change it), with
+the time since the start and the process's memory, so a long run's log shows how it went:
 
 >>> q = Progress(io.StringIO(), log_every=0)
 >>> q.update(3, 5, 60, 900.0); q.update(4, 2, 70, 950.0); q.close()
->>> q.stream.getvalue().splitlines()
-['depth 3  frontier 5  distinct 60  900 states/s', 'depth 4  frontier 2  distinct 70  950 states/s']
+>>> print(q.stream.getvalue())  # doctest: +ELLIPSIS
+depth 3  frontier 5  distinct 60  900 states/s  (... s, ... MB)
+depth 4  frontier 2  distinct 70  950 states/s  (... s, ... MB)
+<BLANKLINE>
+
+:meth:`note` writes a line of its own (a proof obligation done, an entry started): on a
+terminal it replaces the live line, elsewhere it is always written.
 """
 
 from __future__ import annotations
 
+import math
+import os
+import resource
 import sys
 import time
 from typing import TextIO
 
-__all__ = ["Progress"]
+__all__ = ["PROGRESS_EVERY_ENV", "Progress", "log_every_from_env", "memory_mb"]
+
+#: seconds between two progress lines off a terminal (default 60)
+PROGRESS_EVERY_ENV = "KAFKA_MC_PROGRESS_EVERY"
+
+
+def log_every_from_env(default: float = 60.0) -> float:
+    """``KAFKA_MC_PROGRESS_EVERY`` as seconds (``default`` when unset); ValueError naming it
+    when it is not a finite number >= 0.
+
+    >>> os.environ.pop(PROGRESS_EVERY_ENV, None) and None; log_every_from_env()
+    60.0
+    """
+    raw = os.environ.get(PROGRESS_EVERY_ENV)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{PROGRESS_EVERY_ENV}={raw!r}: a number of seconds >= 0")
+    return value
+
+
+def memory_mb() -> float:
+    """This process's resident memory in MB (its peak where /proc is missing).
+
+    >>> memory_mb() > 0
+    True
+    """
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+    except (OSError, ValueError, IndexError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
 
 
 class Progress:
@@ -31,8 +75,9 @@ class Progress:
 
     On a terminal (or with ``force=True``) it rewrites one line at most every ``interval``
     seconds and clears it when done. Elsewhere (``log_every`` not None) it appends a whole
-    line every ``log_every`` seconds, the first after ``log_every`` seconds, so short runs
-    write nothing; ``log_every=None`` keeps it silent there.
+    line every ``log_every`` seconds (by default ``KAFKA_MC_PROGRESS_EVERY``, else 60), the
+    first after ``log_every`` seconds, so short runs write nothing; ``log_every=None`` keeps it
+    silent there.
     """
 
     def __init__(
@@ -40,12 +85,15 @@ class Progress:
         stream: TextIO | None = None,
         interval: float = 0.5,
         force: bool = False,
-        log_every: float | None = 60.0,
+        log_every: float | None = -1.0,
     ):
         self.stream = stream if stream is not None else sys.stderr
         self.interval = interval
         self.tty = force or bool(getattr(self.stream, "isatty", lambda: False)())
+        if log_every is not None and log_every < 0:  # the default: the environment's, else 60 s
+            log_every = log_every_from_env()
         self.log_every = None if self.tty else log_every
+        self._t0 = time.monotonic()
         self.enabled = self.tty or self.log_every is not None
         self._last = -1e18 if self.tty else time.monotonic()
         self._shown = False
@@ -59,7 +107,7 @@ class Progress:
             assert self.log_every is not None
             if now - self._last >= self.log_every:
                 self._last = now
-                self.stream.write(line + "\n")
+                self.stream.write(f"{line}  ({now - self._t0:,.0f} s, {memory_mb():,.0f} MB)\n")
                 self.stream.flush()
             return
         if not force and now - self._last < self.interval:
@@ -68,6 +116,16 @@ class Progress:
         self.stream.write("\r" + line.ljust(78)[:78])
         self.stream.flush()
         self._shown = True
+
+    def note(self, line: str) -> None:
+        """Write ``line`` now: as the live line on a terminal, as a log line elsewhere."""
+        if not self.enabled:
+            return
+        if self.tty:
+            self.show(line, force=True)
+            return
+        self.stream.write(f"{line}  ({time.monotonic() - self._t0:,.0f} s, {memory_mb():,.0f} MB)\n")
+        self.stream.flush()
 
     def update(self, depth: int, frontier: int, distinct: int, rate: float, force: bool = False) -> None:
         """Show the current depth, frontier size, distinct states and states/s."""

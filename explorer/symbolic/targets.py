@@ -61,6 +61,7 @@ def check_symbolic(
     config: dict[str, Any] | None = None,
     timeout_s: float | None = 600.0,
     only: Iterable[str] | None = None,
+    progress: Any = None,
 ) -> CheckResult:
     """Run the proof obligations of ``target`` and return the shared CheckResult.
 
@@ -70,7 +71,8 @@ def check_symbolic(
     :class:`~explorer.core.Violation` whose trace is one step: the counterexample's
     concrete values. ``target`` is a name of :func:`list_targets` or
     ``package.module:factory``; ``config`` is passed to the factory (its bound keys);
-    ``only`` picks obligations by name.
+    ``only`` picks obligations by name; ``progress`` (a :class:`~explorer.search.Progress`)
+    is told of each obligation as it ends.
 
     >>> r = check_symbolic("timing-wheel", only=["overflow_wheel_parameters"])
     >>> r.engine, r.exit_reason.value, r.properties["overflow_wheel_parameters"]["status"]
@@ -113,6 +115,10 @@ def check_symbolic(
             entry["expect_violation"] = True
         props[ob.name] = entry
         notes.append(f"{ob.name}: {out.status} in {out.seconds:.2f} s ({out.paths} paths; {ob.bounds})")
+        if progress is not None:
+            progress.note(
+                f"proof {len(props)}/{len(obligations)} {ob.name}: {out.status} in {out.seconds:.1f} s"
+            )
         if out.status == "unknown":
             reason = ExitReason.BUDGET_EXHAUSTED
         if out.status == "violated" and not ob.expect_violation:
