@@ -50,8 +50,8 @@ from pathlib import Path
 from typing import Any
 
 from explorer.api import CheckOptions
-from explorer.config import ConfigError
-from explorer.frontend import MUTATE_HELP, UsageError, model_spec, positive, run_check
+from explorer.config import ConfigError, did_you_mean
+from explorer.frontend import MUTATE_HELP, UsageError, check_output_path, model_spec, positive, run_check
 from explorer.release import SuiteEntry, _verdict, check_requirements, load_suite
 from explorer.source_mutants import SourceMutant, apply_mutant, generate_files, sample
 from explorer.tracefile import write_json_atomic
@@ -530,6 +530,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     positive("--max-seconds", args.max_seconds)
     positive("--jobs", args.jobs)
     positive("--sample", args.sample)
+    check_output_path(args.json, "--json")  # before any mutant runs
     if args.exclude is None:
         args.exclude = ["coverage.py"]
     entries = _entries(args)
@@ -539,7 +540,9 @@ def cmd_mutate(args: argparse.Namespace) -> int:
         want = args.mutants.split(",")
         unknown = [n for n in want if n not in catalogue]
         if unknown:
-            raise UsageError(f"--mutants: {unknown[0]!r} is not in the catalogue of {model}")
+            raise UsageError(
+                f"--mutants: {unknown[0]!r} is not in the catalogue of {model}{did_you_mean(unknown[0], catalogue)}"
+            )
         catalogue = want
     sources = _source_mutants(args, model)
     eq_path = Path(args.equivalent) if args.equivalent else None
@@ -561,10 +564,6 @@ def cmd_mutate(args: argparse.Namespace) -> int:
         raise UsageError(
             "no mutants selected (catalogue empty or --no-catalogue, and no --sample/--ids/--all-source)"
         )
-    if args.json:
-        d = os.path.dirname(os.path.abspath(args.json))
-        if not os.path.isdir(d):
-            raise UsageError(f"--json {args.json}: directory {d} does not exist")
     doc = run_mutants(
         entries,
         catalogue,

@@ -60,9 +60,19 @@ def trace_document(
 
 
 def write_json_atomic(path: str | os.PathLike[str], doc: Any) -> None:
-    """Write JSON to ``path`` through a temporary file, so nothing is half-written."""
+    """Write JSON to ``path`` through a temporary file, so nothing is half-written. An
+    OSError (a full disk, a folder gone) names ``path``, not the temporary file.
+
+    >>> write_json_atomic("/nonexistent-dir/r.json", {})
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: [Errno 2] No such file or directory: '/nonexistent-dir/r.json'
+    """
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".kafka-mc-", suffix=".json", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".kafka-mc-", suffix=".json", dir=directory)
+    except OSError as e:
+        raise type(e)(e.errno, e.strerror, os.fspath(path)) from None
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; give it a normal file's mode
@@ -71,9 +81,11 @@ def write_json_atomic(path: str | os.PathLike[str], doc: Any) -> None:
             json.dump(doc, fh, indent=1, default=str)
             fh.write("\n")
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(e, OSError) and e.errno is not None:
+            raise type(e)(e.errno, e.strerror, os.fspath(path)) from None
         raise
 
 

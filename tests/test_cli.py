@@ -361,3 +361,33 @@ def test_progress_off_a_terminal_logs_lines_with_time_and_memory(
         monkeypatch.setenv("KAFKA_MC_PROGRESS_EVERY", bad)
         code, out, err = run(["models"], capsys)
         assert code == 2 and out == "" and "KAFKA_MC_PROGRESS_EVERY" in err and err.count("\n") == 1
+
+
+def test_mutate_checks_its_json_destination_before_any_mutant(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = ["mutate", "--suite", "configs/release.toml", "--entries", "controller-small"]
+    for dest, word in ((tmp_path / "nodir" / "m.json", "does not exist"), (tmp_path, "is a directory")):
+        code, out, err = run([*suite, "--json", str(dest)], capsys)
+        assert code == 2 and out == "" and "--json" in err and word in err and err.count("\n") == 1
+    code, _, err = run([*suite, "--mutants", "no-epoch-bum"], capsys)
+    assert code == 2 and "(did you mean 'no-epoch-bump'?)" in err
+
+
+def test_a_full_disk_names_the_file_being_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An OSError while writing --json (here: a full disk) is one line naming the destination,
+    not the temporary file, and leaves no file behind."""
+    import errno
+
+    import explorer.tracefile as tf
+
+    def full(*_: object, **__: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tf.json, "dump", full)
+    dest = tmp_path / "r.json"
+    code, _, err = run(["check", "--system", "tests.toys:grid", "--set", "n=3", "--json", str(dest)], capsys)
+    assert code == 2 and f"{dest}: No space left on device" in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
