@@ -27,7 +27,11 @@ from explorer.api import CheckOptions
 from explorer.config import ConfigError, describe_keys, did_you_mean, load_config
 from explorer.core import CheckResult, ExitReason, Violation
 from explorer.frontend import (
+    MAX_WORKERS,
     MUTATE_HELP,
+    SECONDS,
+    SEED,
+    Bounded,
     EngineError,
     ModelError,
     UsageError,
@@ -540,7 +544,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     )
     c.add_argument(
         "--workers",
-        type=int,
+        type=Bounded(int, 1, MAX_WORKERS),
         default=1,
         metavar="N",
         help="bfs: expand states in N worker processes (default 1, the serial engine); same result",
@@ -551,9 +555,11 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         metavar="KIND",
         help="bfs: none (default), por (partial-order reduction) or symmetry (one state per orbit of the model's symmetries); docs/reduction.md",
     )
-    c.add_argument("--max-depth", type=int, metavar="N", help="stop after N BFS levels")
-    c.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states")
-    c.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds")
+    c.add_argument("--max-depth", type=Bounded(int, 1, 10**9), metavar="N", help="stop after N BFS levels")
+    c.add_argument(
+        "--max-states", type=Bounded(int, 1, 10**15), metavar="N", help="stop after N distinct states"
+    )
+    c.add_argument("--max-seconds", type=SECONDS, metavar="S", help="stop after S seconds")
     c.add_argument(
         "--continue", dest="keep_going", action="store_true", help="collect every violated property"
     )
@@ -575,7 +581,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     )
     ln.add_argument(
         "--frontier-batch",
-        type=int,
+        type=Bounded(int, 1, 10**9),
         metavar="N",
         help="fingerprints: states of a level kept in memory (50000)",
     )
@@ -591,23 +597,30 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     ln.add_argument("--resume", metavar="DIR", help="continue the checkpoint in DIR (its options apply)")
     sp = c.add_argument_group("spark engine (see docs/spark.md)")
     sp.add_argument("--master", help="Spark master URL (default local[*])")
-    sp.add_argument("--partitions", type=int, metavar="N", help="partitions (default: total cores)")
+    sp.add_argument(
+        "--partitions", type=Bounded(int, 1, 10**5), metavar="N", help="partitions (default: total cores)"
+    )
     sp.add_argument(
         "--checkpoint-dir", metavar="DIR", help="reliable checkpoint directory (shared on a cluster)"
     )
     sp.add_argument(
         "--checkpoint-every",
-        type=float,
+        type=Bounded(float, 0, 1e9),
         metavar="N",
         help="spark: levels between checkpoints (default 8); bfs --checkpoint: seconds (default 600)",
     )
     sp.add_argument("--run-dir", metavar="DIR", help="where each level's states are written")
-    sp.add_argument("--local-frontier", type=int, metavar="N", help="levels below N states run in the driver")
+    sp.add_argument(
+        "--local-frontier",
+        type=Bounded(int, 0, 10**12),
+        metavar="N",
+        help="levels below N states run in the driver",
+    )
     sp.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting")
     g = c.add_argument_group("simulate engine")
-    g.add_argument("--seed", type=int, help="random seed (simulate, hypothesis)")
-    g.add_argument("--walks", type=int, help="number of random walks (default 100)")
-    g.add_argument("--depth", type=int, help="steps per walk (default 50)")
+    g.add_argument("--seed", type=SEED, help="random seed (simulate, hypothesis)")
+    g.add_argument("--walks", type=Bounded(int, 1, 10**9), help="number of random walks (default 100)")
+    g.add_argument("--depth", type=Bounded(int, 1, 10**7), help="steps per walk (default 50)")
     g.add_argument("--weight", action="append", default=[], metavar="KIND=W", help="weight of an action kind")
     g.add_argument(
         "--fault", action="append", default=[], metavar="KIND=P", help="probability of a fault site"
@@ -615,8 +628,8 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     g.add_argument("--swarm", action="store_true", help="vary the kinds' weights per walk (swarm testing)")
     h = c.add_argument_group("hypothesis engine")
     h.add_argument("--profile", choices=("quick", "thorough"), help="settings profile (default quick)")
-    h.add_argument("--max-examples", type=int, metavar="N", help="examples to run")
-    h.add_argument("--steps", type=int, metavar="N", help="steps per example")
+    h.add_argument("--max-examples", type=Bounded(int, 1, 10**9), metavar="N", help="examples to run")
+    h.add_argument("--steps", type=Bounded(int, 1, 10**6), metavar="N", help="steps per example")
     h.add_argument("--database", metavar="DIR", help="example database (default .hypothesis/examples)")
     h.add_argument("--no-database", action="store_true", help="keep no example database")
     c.set_defaults(func=_cmd_check)
@@ -651,7 +664,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     pr.add_argument("--list", action="store_true", help="list the proof targets")
     pr.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a bound of the target")
     pr.add_argument("--only", action="append", metavar="NAME", help="run only this proof (repeatable)")
-    pr.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds (default 600)")
+    pr.add_argument("--max-seconds", type=SECONDS, metavar="S", help="stop after S seconds (default 600)")
     pr.add_argument("--json", metavar="FILE", help="write the CheckResult as JSON")
     pr.add_argument(
         "--quiet", action="store_true", help="no progress line (one line per obligation in a log)"

@@ -39,6 +39,9 @@ __all__ = [
     "CHECK_ENGINES",
     "MUTATE_HELP",
     "REGISTRY",
+    "SECONDS",
+    "SEED",
+    "Bounded",
     "EngineError",
     "ModelError",
     "UsageError",
@@ -181,6 +184,55 @@ def check_state_values(system: Any, where: str) -> None:
     except Exception as e:
         raise ModelError(f"{where}: the system raised {_one_line(e)} computing its first states") from None
     check("successor of the first initial state", firsts)
+
+
+class Bounded:
+    """An argparse ``type``: a number read from text and bounded, so a command line cannot ask
+    for ``nan`` seconds or 10^20 walks; the error is argparse's one line naming the option.
+    Every numeric option of the CLI has one (a test holds the parser to that).
+
+    >>> Bounded(int, 1, 256)("8"), Bounded(float, 0, 60, lo_open=True)("0.5")
+    (8, 0.5)
+    >>> Bounded(int, 1, 256)("1000")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be positive and at most 256, got 1000
+    >>> Bounded(float, 0, 60, lo_open=True)("nan")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a finite number, got nan
+    """
+
+    def __init__(self, kind: type, lo: float, hi: float, lo_open: bool = False):
+        self.kind, self.lo, self.hi, self.lo_open = kind, lo, hi, lo_open
+        self.__name__ = kind.__name__  # argparse names the type in some of its messages
+
+    def range_text(self) -> str:
+        """The accepted range in words."""
+        hi = f"{self.hi:,}" if self.kind is int else f"{self.hi:g}"
+        if (self.kind is int and self.lo == 1) or (self.lo == 0 and self.lo_open):
+            return f"positive and at most {hi}"
+        return f"from {self.lo:g} to {hi}"
+
+    def __call__(self, text: str) -> Any:
+        import argparse
+
+        try:
+            value = self.kind(text)
+        except (ValueError, OverflowError):
+            what = "an integer" if self.kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text[:40]!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+        if value < self.lo or (self.lo_open and value == self.lo) or value > self.hi:
+            raise argparse.ArgumentTypeError(f"must be {self.range_text()}, got {text[:40]}")
+        return value
+
+
+#: a time budget: more than 0 seconds, at most about 31 years
+SECONDS = Bounded(float, 0, 1e9, lo_open=True)
+#: a seed: a 64-bit integer
+SEED = Bounded(int, -(2**63), 2**63 - 1)
 
 
 def positive(flag: str, value: float | None) -> None:

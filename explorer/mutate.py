@@ -51,7 +51,18 @@ from typing import Any
 
 from explorer.api import CheckOptions
 from explorer.config import ConfigError, did_you_mean
-from explorer.frontend import MUTATE_HELP, UsageError, check_output_path, model_spec, positive, run_check
+from explorer.frontend import (
+    MAX_WORKERS,
+    MUTATE_HELP,
+    SECONDS,
+    SEED,
+    Bounded,
+    UsageError,
+    check_output_path,
+    model_spec,
+    positive,
+    run_check,
+)
 from explorer.release import SuiteEntry, _verdict, check_requirements, load_suite
 from explorer.source_mutants import SourceMutant, apply_mutant, generate_files, sample
 from explorer.tracefile import write_json_atomic
@@ -489,7 +500,7 @@ def add_parser(sub: Any) -> None:
         help="override a config key (of every entry, or of ENTRY only)",
     )
     p.add_argument(
-        "--max-seconds", type=float, default=60.0, metavar="S", help="budget per entry (default 60)"
+        "--max-seconds", type=SECONDS, default=60.0, metavar="S", help="budget per entry (default 60)"
     )
     p.add_argument(
         "--continue", dest="keep_going", action="store_true", help="collect every violated property"
@@ -501,8 +512,10 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--no-catalogue", action="store_true", help="run no catalogue mutant")
     p.add_argument("--mutants", metavar="NAMES", help="only these catalogue mutants (comma-separated)")
-    p.add_argument("--sample", type=int, metavar="N", help="run N source mutants, sampled with --seed")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
+    p.add_argument(
+        "--sample", type=Bounded(int, 1, 10**6), metavar="N", help="run N source mutants, sampled with --seed"
+    )
+    p.add_argument("--seed", type=SEED, default=0, help="seed of the sample (default 0)")
     p.add_argument("--all-source", action="store_true", help="run every source mutant (many)")
     p.add_argument("--ids", metavar="IDS", help="run these source mutants (comma-separated ids)")
     p.add_argument(
@@ -518,7 +531,13 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--equivalent", metavar="FILE", help="the equivalent-mutant catalogue (TOML)")
     p.add_argument("--crash-kills", action="store_true", help="count crashed mutants as killed")
     p.add_argument("--no-baseline", action="store_true", help="do not check that the unmutated model passes")
-    p.add_argument("--jobs", type=int, default=1, metavar="N", help="mutants run at once (default 1)")
+    p.add_argument(
+        "--jobs",
+        type=Bounded(int, 1, MAX_WORKERS),
+        default=1,
+        metavar="N",
+        help="mutants run at once (default 1)",
+    )
     p.add_argument("--list", action="store_true", help="list the selected mutants and stop")
     p.add_argument("--json", metavar="FILE", help="write the kill matrix as JSON")
     p.add_argument("--quiet", action="store_true", help="no line per mutant on stderr")

@@ -10,12 +10,15 @@ import sys
 import typing
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from explorer.cli import main
 from explorer.config import describe_keys
-from explorer.frontend import registry
+from explorer.frontend import Bounded, registry
 from invariants import MODEL_MODULES, get_model
 
 MODEL = "timing-wheel"
@@ -391,3 +394,54 @@ def test_a_full_disk_names_the_file_being_written(
     code, _, err = run(["check", "--system", "tests.toys:grid", "--set", "n=3", "--json", str(dest)], capsys)
     assert code == 2 and f"{dest}: No space left on device" in err and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def _numeric_options() -> list[tuple[str, str, Any]]:
+    """(verb, option, its type) for every option of every verb that reads a number: found in the
+    parser, so an option added later is held to the same rules without editing a list."""
+    import argparse
+
+    from explorer.cli import build_parser
+
+    out = []
+    for action in build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for verb, sub in action.choices.items():
+                for a in sub._actions:
+                    if a.option_strings and (a.type in (int, float) or isinstance(a.type, Bounded)):
+                        out.append((verb, a.option_strings[-1], a.type))
+    return out
+
+
+NUMERIC = _numeric_options()
+
+
+def test_every_numeric_option_is_bounded() -> None:
+    assert len(NUMERIC) >= 15
+    assert [(v, o) for v, o, t in NUMERIC if not isinstance(t, Bounded)] == []
+
+
+@pytest.mark.parametrize("verb, option, kind", NUMERIC, ids=[f"{v}{o}" for v, o, _ in NUMERIC])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_an_out_of_range_value_is_one_line_exit_2(
+    verb: str, option: str, kind: Bounded, data: st.DataObject, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Values outside an option's bounds (nan, infinities, huge, below the least, not a number)
+    are refused before any work: exit 2, one line naming the option, nothing on stdout."""
+    lo, hi = kind.lo, kind.hi
+    bad = [st.just("nan"), st.just("inf"), st.just("-inf"), st.just("ten"), st.just("9" * 5000)]
+    if kind.kind is int:
+        bad += [st.integers(min_value=int(hi) + 1).map(str), st.integers(max_value=int(lo) - 1).map(str)]
+    else:
+        bad += [st.floats(min_value=hi, exclude_min=True, allow_infinity=False).map(repr)]
+        bad += [st.floats(max_value=lo, exclude_max=not kind.lo_open, allow_infinity=False).map(repr)]
+    value = data.draw(st.one_of(bad))
+    base = {
+        "check": ["check", MODEL],
+        "prove": ["prove", "timing-wheel"],
+        "mutate": ["mutate", "--suite", "x"],
+    }
+    code, out, err = run([*base[verb], f"{option}={value}"], capsys)
+    assert code == 2 and out == "", (option, value)
+    assert option in err and err.count("\n") == 1, err
