@@ -50,7 +50,7 @@ from explorer.frontend import (
 )
 from explorer.search import Progress, stop_on_signals, stop_requested
 from explorer.search.progress import log_every_from_env
-from explorer.tracefile import ReplayError, load_trace, trace_document, write_json_atomic
+from explorer.tracefile import ReplayError, load_trace, trace_document, trace_file_name, write_json_atomic
 
 __all__ = ["EXIT_MODEL_ERROR", "build_parser", "main", "reference_config"]
 
@@ -218,7 +218,7 @@ def _write_outputs(args: argparse.Namespace, result: CheckResult, error: ModelEr
             os.makedirs(args.save_traces, exist_ok=True)  # a missing folder is made when a trace is written
         for v in violations:
             if v.trace:
-                path = os.path.join(args.save_traces, f"{result.model.replace(':', '_')}-{v.property}.json")
+                path = os.path.join(args.save_traces, trace_file_name(result.model, v.property))
                 write_json_atomic(path, trace_document(result.model, result.config, v, args.system))
                 print(f"trace of {v.property} saved to {path}")
 

@@ -70,7 +70,7 @@ from explorer.encoding import fingerprint
 from explorer.engines.bfs import check_bfs
 from explorer.search import trace_steps
 from explorer.shrunk import Shrunk, identifier, pytest_source, show_value
-from explorer.tracefile import ReplayError, load_trace, replay_steps, write_json_atomic
+from explorer.tracefile import ReplayError, load_trace, replay_steps, trace_file_name, write_json_atomic
 
 __all__ = [
     "ShrinkError",
@@ -578,7 +578,8 @@ def _parser() -> argparse.ArgumentParser:
 def shrink_main(argv: Sequence[str] | None = None) -> int:
     """``kafka-mc shrink TRACE.json [--out-dir DIR] [--no-config]``; returns the exit code.
 
-    Writes ``<name>-shrunk.json`` (a trace file) and ``test_<name>_shrunk.py`` (a
+    Writes ``<model>-<property>-shrunk.json`` (a trace file, named as ``check --save-traces``
+    names them) and ``test_<name>_shrunk.py`` (a
     pytest module, ``--mode bug`` or ``fixed``) to ``--out-dir``, prints the length
     before and after and the readable trace. Exit codes: 0 shrunk; 1 the trace no
     longer replays to its violation; 2 bad input (one line on stderr).
@@ -646,7 +647,7 @@ def shrink_main(argv: Sequence[str] | None = None) -> int:
         print(f"kafka-mc shrink: error: {e}", file=sys.stderr)
         return 2
     stem = identifier(f"{out.model.rsplit(':', 1)[-1]}_{out.property}")
-    trace_path = os.path.join(out_dir, f"{stem.replace('_', '-')}-shrunk.json")
+    trace_path = os.path.join(out_dir, trace_file_name(out.model.rsplit(":", 1)[-1], out.property, "-shrunk"))
     test_path = os.path.join(out_dir, f"test_{stem}_shrunk.py")
     write_json_atomic(trace_path, out.trace_document())
     tmp = test_path + ".tmp"

@@ -59,6 +59,17 @@ def trace_document(
     return doc
 
 
+def trace_file_name(model: str, prop: str, suffix: str = "") -> str:
+    """The one naming scheme of trace files: ``<model>-<property><suffix>.json`` (a ``--system``
+    model's ``package.module:factory`` with ``_`` for ``:``), as ``check --save-traces`` and
+    ``shrink`` write them.
+
+    >>> trace_file_name("controller", "zk_writes_fenced"), trace_file_name("m.toys:grid", "p", "-shrunk")
+    ('controller-zk_writes_fenced.json', 'm.toys_grid-p-shrunk.json')
+    """
+    return f"{model.replace(':', '_')}-{prop}{suffix}.json"
+
+
 def write_json_atomic(path: str | os.PathLike[str], doc: Any) -> None:
     """Write JSON to ``path`` through a temporary file, so nothing is half-written. An
     OSError (a full disk, a folder gone) names ``path``, not the temporary file.

@@ -196,7 +196,7 @@ def test_cli_shrinks_and_writes_trace_and_test(tmp_path: Path, capsys: pytest.Ca
     printed = capsys.readouterr().out
     assert printed.splitlines()[0] == "tests.toys:grid: sum_below_limit: 5 steps -> 5 steps"
     written = sorted(p.name for p in out_dir.iterdir())
-    assert written == ["grid-sum-below-limit-shrunk.json", "test_grid_sum_below_limit_shrunk.py"]
+    assert written == ["grid-sum_below_limit-shrunk.json", "test_grid_sum_below_limit_shrunk.py"]
     doc = load_trace(str(out_dir / written[0]))
     assert doc["config"] == {"n": 6, "limit": 5} and doc["length"] == 5
     assert shrink_main([str(path), "--quiet"]) == 0  # default: next to the trace; config shrinks

@@ -107,7 +107,7 @@ def test_shrink_writes_a_test_that_fails_for_the_right_reason(
 
     printed = _shrink(trace, tmp_path / "bug", "bug", capsys)
     assert printed.splitlines()[0].startswith(f"controller: {PROPERTY}: {SIMULATED} steps -> {SHRUNK} steps")
-    shrunk = load_trace(str(tmp_path / "bug" / "controller-zk-writes-fenced-shrunk.json"))
+    shrunk = load_trace(str(tmp_path / "bug" / "controller-zk_writes_fenced-shrunk.json"))
     assert shrunk["property"] == PROPERTY and shrunk["length"] == SHRUNK <= BFS + 1
     # the variant itself is kept: only bounds shrink, never the switches that select the design
     assert shrunk["config"]["zk_write_fencing"] in ("partition-version", "PARTITION_VERSION")
