@@ -375,10 +375,14 @@ def run_proofs(
         engine_options={"only": only or None},
         progress=progress,
     )
+    from explorer.symbolic.targets import UnknownObligation
+
     try:
         return check(target, [], options)
     except TypeError as e:
         raise UsageError(f"{target}: {str(e).splitlines()[0]}") from None
+    except UnknownObligation as e:
+        raise UsageError(f"--only: {e}") from None
 
 
 def format_result(r: CheckResult, *, steps: bool = True) -> str:

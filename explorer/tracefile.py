@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
+from explorer.config import did_you_mean
 from explorer.core import Violation
 from explorer.encoding import fingerprint
 
@@ -123,11 +124,13 @@ def load_trace(path: str, prop: str | None = None) -> dict[str, Any]:
         if not isinstance(listed, list) or not all(isinstance(v, dict) for v in listed):
             raise ReplayError(f"{path}: 'violations' must be a list of objects")
         vs = [v for v in listed if v.get("trace")]
+        named = [str(v.get("property")) for v in vs]
         if prop is not None:
             vs = [v for v in vs if v["property"] == prop]
         if not vs:
             what = f"of property {prop!r} " if prop else ""
-            raise ReplayError(f"{path}: the result holds no counterexample {what}to replay")
+            hint = f"{did_you_mean(prop, named)} (it holds: {', '.join(named)})" if prop and named else ""
+            raise ReplayError(f"{path}: the result holds no counterexample {what}to replay{hint}")
         v = vs[0]
         if not all(k in v for k in ("property", "kind", "length")):
             raise ReplayError(f"{path}: a violation lacks its property, kind or length")

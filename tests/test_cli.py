@@ -163,6 +163,10 @@ def test_models_fit_100_columns_and_one_model_is_given_in_full(
         (["check", MODEL, "--engine", "sprak"], "--engine sprak: unknown engine (did you mean 'spark'?)"),
         (["check", MODEL, "--reduce", "symetry"], "unknown reduction (did you mean 'symmetry'?)"),
         (["prove", "electon-rules"], "unknown proof target 'electon-rules' (did you mean 'election-rules'?)"),
+        (
+            ["prove", "timing-wheel", "--only", "no_early_expiri"],
+            "no proof obligation 'no_early_expiri' (did you mean 'no_early_expiry'?)",
+        ),
     ],
 )
 def test_a_near_miss_gets_a_did_you_mean(
@@ -445,3 +449,11 @@ def test_an_out_of_range_value_is_one_line_exit_2(
     code, out, err = run([*base[verb], f"{option}={value}"], capsys)
     assert code == 2 and out == "", (option, value)
     assert option in err and err.count("\n") == 1, err
+
+
+def test_replay_property_near_miss(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    result = tmp_path / "r.json"
+    argv = ["check", "--system", "tests.toys:grid", "--set", "limit=3", "--set", "terminal=false"]
+    assert run([*argv, "--continue", "--quiet", "--json", str(result)], capsys)[0] == 1
+    code, _, err = run(["replay", str(result), "--property", "sum_below_limt"], capsys)
+    assert code == 2 and "(did you mean 'sum_below_limit'?)" in err and "(it holds: " in err

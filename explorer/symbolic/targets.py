@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from explorer.config import did_you_mean
 from explorer.core import CheckResult, ExitReason, TraceStep, Violation
 from explorer.symbolic.context import fresh_z3_context
 from explorer.symbolic.proofs import Obligation, render_counterexample
@@ -55,6 +56,10 @@ def _fingerprint(state: Any) -> str:
     return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
+class UnknownObligation(ValueError):
+    """``only`` named an obligation the target does not have."""
+
+
 def check_symbolic(
     target: str,
     *,
@@ -83,6 +88,12 @@ def check_symbolic(
     obligations = factory(**cfg)
     if only is not None:
         wanted = set(only)
+        names = [o.name for o in obligations]
+        for w in sorted(wanted - set(names)):
+            shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+            raise UnknownObligation(
+                f"{target}: no proof obligation {w!r}{did_you_mean(w, names)} (it has: {shown})"
+            )
         obligations = [o for o in obligations if o.name in wanted]
     t0 = time.perf_counter()
     deadline = None if timeout_s is None else t0 + timeout_s
