@@ -49,7 +49,7 @@ from explorer.core import CheckResult, ExitReason
 from explorer.frontend import CHECK_ENGINES, format_result, registry, run_check, run_proofs
 from explorer.report import mutation_summary, render_html
 from explorer.search import REDUCTIONS, Progress, not_run_result, stop_requested
-from explorer.tracefile import ReplayError, replay_steps, write_json_atomic
+from explorer.tracefile import ReplayError, mutation_problem, replay_steps, write_json_atomic
 
 __all__ = ["SuiteEntry", "load_suite", "run_release"]
 
@@ -598,6 +598,9 @@ def _read_mutation(path: str) -> dict[str, Any]:
         raise ConfigError(f"--mutation {path}: cannot be read ({type(e).__name__})") from None
     if not isinstance(doc, dict) or doc.get("schema") != "kafka-mc/mutation/1":
         raise ConfigError(f"--mutation {path}: not a kafka-mc mutate result (schema kafka-mc/mutation/1)")
+    problem = mutation_problem(doc)
+    if problem is not None:
+        raise ConfigError(f"--mutation {path}: {problem}")
     return doc
 
 

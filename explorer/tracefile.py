@@ -1,4 +1,5 @@
-"""Counterexample trace files: writing them, reading them, and replaying them.
+"""Counterexample trace files: writing them, reading them, and replaying them; and the checks
+of the other JSON files the tool reads back (a mutation result: :func:`mutation_problem`).
 
 A trace file is JSON (schema ``kafka-mc/trace/1``) holding the model (or the
 ``--system`` factory), its configuration, the violated property and the steps, each
@@ -197,3 +198,45 @@ def replay_steps(system: Any, steps: Iterable[dict[str, Any]]) -> list[Any]:
         current = match
         states.append(current)
     return states
+
+
+#: the statuses a mutant of a ``kafka-mc mutate`` result can have
+MUTANT_STATUSES = ("killed", "survived", "timeout", "crashed", "equivalent", "not run")
+
+
+def mutation_problem(doc: dict[str, Any]) -> str | None:
+    """What is wrong with the fields of a mutation result the report reads (the first key
+    whose value is off, named), or None.
+
+    >>> mutation_problem({"score": {"score": 0.5, "killed": 1, "considered": 2}, "entries": [{"name": "e"}],
+    ...                   "mutants": [{"name": "m", "status": "killed"}]}) is None
+    True
+    >>> mutation_problem({"score": {"score": "high"}, "entries": [], "mutants": []})
+    "score.score: expected a number from 0 to 1 or null, got 'high'"
+    """
+
+    def nonneg_int(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    sc = doc.get("score")
+    if not isinstance(sc, dict):
+        return f"score: expected an object, got {sc!r:.40}"
+    v = sc.get("score")
+    if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1 or v != v):
+        return f"score.score: expected a number from 0 to 1 or null, got {v!r:.40}"
+    for key in ("killed", "considered"):
+        if key in sc and not nonneg_int(sc[key]):
+            return f"score.{key}: expected a whole number >= 0, got {sc[key]!r:.40}"
+    for key in ("entries", "mutants"):
+        items = doc.get(key, [])
+        if not isinstance(items, list):
+            return f"{key}: expected a list, got {items!r:.40}"
+        for i, item in enumerate(items):
+            if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+                return f"{key}[{i}].name: expected a string, got {item.get('name') if isinstance(item, dict) else item!r:.40}"
+            if key == "mutants":
+                if item.get("status") not in MUTANT_STATUSES:
+                    return f"mutants[{i}].status: expected one of {', '.join(MUTANT_STATUSES)}, got {item.get('status')!r:.40}"
+                if not isinstance(item.get("doc", ""), str):
+                    return f"mutants[{i}].doc: expected a string, got {item.get('doc')!r:.40}"
+    return None

@@ -8,8 +8,11 @@ import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from explorer.cli import main
 
@@ -315,3 +318,93 @@ def test_release_runs_the_entries_named(tmp_path: Path, capsys: pytest.CaptureFi
     err = capsys.readouterr().err
     assert "--entries: 'stw-smal'" in err and "(did you mean 'stw-small'?)" in err and err.count("\n") == 1
     assert sorted((tmp_path / "r").iterdir()) == runs  # nothing written
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=5), kids, max_size=3),
+    max_leaves=6,
+)
+GOOD_MUTATION = {
+    "schema": "kafka-mc/mutation/1",
+    "score": {"score": 0.5, "killed": 1, "considered": 2},
+    "entries": [{"name": "controller-small"}],
+    "mutants": [{"name": "a", "status": "killed"}, {"name": "b", "status": "survived", "doc": "d"}],
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    path=st.sampled_from(
+        [
+            ("score",),
+            ("score", "score"),
+            ("score", "killed"),
+            ("entries",),
+            ("entries", 0),
+            ("entries", 0, "name"),
+            ("mutants",),
+            ("mutants", 1),
+            ("mutants", 1, "status"),
+            ("mutants", 1, "doc"),
+            ("mutants", 0, "name"),
+        ]
+    ),
+    value=JSON,
+)
+def test_a_mutation_result_with_any_value_is_read_or_refused_in_one_line(
+    path: tuple[Any, ...], value: Any
+) -> None:
+    """Any JSON value at any field the report reads: either the summary and its HTML are made,
+    or a one-line ConfigError names the field (never an exception of another kind: exit 4)."""
+    import copy
+
+    from explorer.report import _mutation, mutation_summary
+    from explorer.tracefile import mutation_problem
+
+    doc = copy.deepcopy(GOOD_MUTATION)
+    target: Any = doc
+    for k in path[:-1]:
+        target = target[k]
+    target[path[-1]] = value
+    problem = mutation_problem(doc)
+    if problem is None:
+        assert _mutation(mutation_summary(doc)).startswith("<h2>Mutation score</h2>")
+    else:
+        assert "\n" not in problem and problem.split(":")[0].split("[")[0].split(".")[0] == path[0]
+
+
+def test_release_refuses_a_mutation_result_with_a_bad_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = copy_with(GOOD_MUTATION, ("mutants", 1, "status"), 7)
+    f = tmp_path / "m.json"
+    f.write_text(json.dumps(bad))
+    code = main(
+        [
+            "release",
+            "--suite",
+            str(ROOT / "configs" / "release.toml"),
+            "--mutation",
+            str(f),
+            "--report-dir",
+            str(tmp_path / "r"),
+            "--entries",
+            "controller-small",
+            "--quiet",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "mutants[1].status: expected one of" in err and err.count("\n") == 1
+    assert not (tmp_path / "r").exists()
+
+
+def copy_with(doc: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, Any]:
+    import copy
+
+    out = copy.deepcopy(doc)
+    target: Any = out
+    for k in path[:-1]:
+        target = target[k]
+    target[path[-1]] = value
+    return out
