@@ -68,6 +68,7 @@ from explorer.config import ConfigError, load_config
 from explorer.core import ModelSpec, Property, TraceStep, config_to_dict
 from explorer.encoding import fingerprint
 from explorer.engines.bfs import check_bfs
+from explorer.frontend import SECONDS, Bounded
 from explorer.search import trace_steps
 from explorer.shrunk import Shrunk, identifier, pytest_source, show_value
 from explorer.tracefile import ReplayError, load_trace, replay_steps, trace_file_name, write_json_atomic
@@ -569,8 +570,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-bfs", action="store_true", help="no bounded bfs (ddmin over the steps only)")
     p.add_argument("--mode", choices=("bug", "fixed"), default="bug", help="what the generated test asserts")
-    p.add_argument("--max-seconds", type=float, default=60.0, metavar="S", help="time budget (default 60)")
-    p.add_argument("--bfs-max-states", type=int, default=50_000, metavar="N", help="state budget of each bfs")
+    p.add_argument("--max-seconds", type=SECONDS, default=60.0, metavar="S", help="time budget (default 60)")
+    p.add_argument(
+        "--bfs-max-states",
+        type=Bounded(int, 1, 10**9),
+        default=50_000,
+        metavar="N",
+        help="state budget of each bfs",
+    )
     p.add_argument("--quiet", action="store_true", help="print only the summary line")
     return p
 

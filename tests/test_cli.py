@@ -406,8 +406,13 @@ def _numeric_options() -> list[tuple[str, str, Any]]:
     import argparse
 
     from explorer.cli import build_parser
+    from explorer.shrink import _parser as shrink_parser
 
-    out = []
+    out = [
+        ("shrink", a.option_strings[-1], a.type)
+        for a in shrink_parser()._actions
+        if a.option_strings and (a.type in (int, float) or isinstance(a.type, Bounded))
+    ]
     for action in build_parser()._actions:
         if isinstance(action, argparse._SubParsersAction):
             for verb, sub in action.choices.items():
@@ -445,6 +450,7 @@ def test_an_out_of_range_value_is_one_line_exit_2(
         "check": ["check", MODEL],
         "prove": ["prove", "timing-wheel"],
         "mutate": ["mutate", "--suite", "x"],
+        "shrink": ["shrink", "t.json"],
     }
     code, out, err = run([*base[verb], f"{option}={value}"], capsys)
     assert code == 2 and out == "", (option, value)
