@@ -47,7 +47,7 @@ from explorer.api import CheckOptions
 from explorer.config import ConfigError, did_you_mean, load_config, parse_override
 from explorer.core import CheckResult, ExitReason
 from explorer.frontend import CHECK_ENGINES, format_result, registry, run_check, run_proofs
-from explorer.report import mutation_summary, render_html
+from explorer.report import mutation_summary, provenance, render_html
 from explorer.search import REDUCTIONS, Progress, not_run_result, stop_requested
 from explorer.tracefile import ReplayError, mutation_problem, replay_steps, write_json_atomic
 
@@ -439,7 +439,10 @@ def _expectation(e: SuiteEntry, r: CheckResult) -> tuple[str, str]:
     return "fail", f"expected violations {sorted(e.violates)}, found {violated}"
 
 
-def _junit(entries: list[tuple[SuiteEntry, CheckResult, str, str, list[dict[str, Any]]]]) -> ET.Element:
+def _junit(
+    entries: list[tuple[SuiteEntry, CheckResult, str, str, list[dict[str, Any]]]],
+    prov: dict[str, Any] | None = None,
+) -> ET.Element:
     """JUnit XML: per entry one suite with a ``search`` case, one case per property and one
     per coverage requirement (``coverage: require_*``)."""
     root = ET.Element("testsuites", name="kafka-mc release")
@@ -452,6 +455,10 @@ def _junit(entries: list[tuple[SuiteEntry, CheckResult, str, str, list[dict[str,
             failures="0",
             time=f"{r.seconds:.3f}",
         )
+        if prov:
+            props = ET.SubElement(suite, "properties")
+            for k in ("commit", "dirty", "kafka_mc_version", "python", "platform", "suite", "started"):
+                ET.SubElement(props, "property", name=k, value=str(prov.get(k)))
         fails = 0
         case = ET.SubElement(suite, "testcase", classname=e.name, name="search", time=f"{r.seconds:.3f}")
         if status != "pass":
@@ -657,6 +664,10 @@ def run_release(
     except OSError as err:
         raise ConfigError(f"--report-dir {report_dir}: cannot create a run folder ({err.strerror})") from None
     t_start = time.monotonic()
+    prov = provenance(
+        suite_path,
+        {"entries": entries_named, "mutation": mutation, "report_dir": report_dir, "quiet": quiet},
+    )
     done: list[tuple[SuiteEntry, CheckResult, str, str, list[dict[str, Any]]]] = []
     arrows: dict[str, list[list[list[str]] | None]] = {}
     interrupted = False
@@ -719,7 +730,8 @@ def run_release(
     doc: dict[str, Any] = {
         "schema": "kafka-mc/release-report/2",
         "run_id": run_id,
-        "suite": os.path.abspath(suite_path),
+        "suite": prov["suite"],
+        "provenance": prov,
         "summary": suite_summary(doc_entries, time.monotonic() - t_start),
         "entries": doc_entries,
     }
@@ -729,7 +741,7 @@ def run_release(
         doc["mutation"] = mutation_doc
     write_json_atomic(out / "report.json", doc)
     _write_text_atomic(out / "index.html", render_html(doc))
-    junit = _junit(done)
+    junit = _junit(done, prov)
     ET.indent(junit)
     _write_text_atomic(
         out / "junit.xml",

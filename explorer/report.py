@@ -20,14 +20,16 @@ True
 
 from __future__ import annotations
 
+import datetime
 import html as _html
 import math
+from pathlib import Path
 from typing import Any
 
 __all__ = ["level_chart_svg", "render_html", "sequence_svg", "state_machine_svg"]
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1200px;
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,"Noto Sans CJK SC","Noto Sans SC","Source Han Sans SC","WenQuanYi Micro Hei","Microsoft YaHei","PingFang SC",sans-serif;margin:2em auto;max-width:1200px;
 color:#1d2330;line-height:1.45;padding:0 1em}
 h1{font-size:1.6em;margin-bottom:.2em} h2{margin-top:2em;border-bottom:2px solid #dde3ee;padding-bottom:.2em}
 h3{margin-top:1.5em} table{border-collapse:collapse;margin:.6em 0;font-size:.92em}
@@ -629,6 +631,77 @@ def _reduction(en: dict[str, Any]) -> str:
     )
 
 
+_PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+def provenance(suite_path: str, options: dict[str, Any]) -> dict[str, Any]:
+    """What produced a release run: the commit and whether the tree was dirty (None outside a
+    git checkout), the kafka-mc version, Python, the platform, the suite (relative to the
+    project when inside it), the options and the start time.
+
+    >>> p = provenance(str(_PROJECT_ROOT / "configs" / "release.toml"), {"entries": None})
+    >>> p["suite"], sorted(p)[:4]
+    ('configs/release.toml', ['commit', 'dirty', 'kafka_mc_version', 'options'])
+    """
+    import importlib.metadata
+    import platform
+    import subprocess
+
+    def git(*args: str) -> str | None:
+        try:
+            r = subprocess.run(
+                ["git", *args], cwd=_PROJECT_ROOT, capture_output=True, text=True, timeout=10, check=False
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return r.stdout if r.returncode == 0 else None
+
+    commit = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no") if commit else None
+    try:
+        version = importlib.metadata.version("kafka-mc")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    suite = Path(suite_path).resolve()
+    try:
+        shown = suite.relative_to(_PROJECT_ROOT).as_posix()
+    except ValueError:
+        shown = str(suite)
+    return {
+        "commit": commit.strip() if commit else None,
+        "dirty": None if status is None else bool(status.strip()),
+        "kafka_mc_version": version,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "suite": shown,
+        "options": options,
+        "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+    }
+
+
+def _provenance(p: dict[str, Any] | None) -> str:
+    """One line: the commit (and whether the tree was dirty), version, Python, platform,
+    start time and the options the run was given.
+
+    >>> _provenance({"commit": "0123456789abcdef", "dirty": True, "kafka_mc_version": "0.1.0",
+    ...              "python": "3.11.7", "platform": "Linux", "started": "t", "options": {"quiet": True}})
+    '<p class=muted>commit <code>0123456789ab</code> (uncommitted changes) · kafka-mc 0.1.0 · Python 3.11.7 · Linux · started t · options quiet=True</p>'
+    """
+    if not p:
+        return ""
+    commit = p.get("commit")
+    where = "not a git checkout" if not commit else f"commit <code>{_e(str(commit)[:12])}</code>"
+    if p.get("dirty"):
+        where += " (uncommitted changes)"
+    opts = ", ".join(f"{k}={v}" for k, v in (p.get("options") or {}).items() if v not in (None, False))
+    return (
+        f"<p class=muted>{where} · kafka-mc {_e(str(p.get('kafka_mc_version')))} · Python "
+        f"{_e(str(p.get('python')))} · {_e(str(p.get('platform')))} · started {_e(str(p.get('started')))}"
+        + (f" · options {_e(opts)}" if opts else "")
+        + "</p>"
+    )
+
+
 def render_html(doc: dict[str, Any]) -> str:
     """Render a release report document as one self-contained HTML page."""
     entries = doc.get("entries", [])
@@ -638,6 +711,7 @@ def render_html(doc: dict[str, Any]) -> str:
         f"<title>kafka-mc release {_e(doc.get('run_id', ''))}</title><style>{_CSS}</style></head><body>",
         f"<h1>kafka-mc release report</h1><p class=muted>run {_e(doc.get('run_id', ''))} · suite "
         f"<code>{_e(doc.get('suite', ''))}</code> · {passed}/{len(entries)} configurations passed</p>",
+        _provenance(doc.get("provenance")),
         "<h2>Summary</h2>",
         _summary(entries),
         _suite(doc.get("summary", {})),

@@ -408,3 +408,26 @@ def copy_with(doc: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[st
         target = target[k]
     target[path[-1]] = value
     return out
+
+
+def test_the_report_says_what_produced_it(report: Path) -> None:
+    """Provenance in the JSON, the HTML and every JUnit suite: commit (and dirty), version,
+    Python, platform, the suite, the options, the start time."""
+    import platform
+    import re
+
+    doc = json.loads((report / "report.json").read_text())
+    p = doc["provenance"]
+    assert p["commit"] is None or re.fullmatch(r"[0-9a-f]{40}", p["commit"])
+    assert p["dirty"] in (None, True, False) and (p["dirty"] is None) == (p["commit"] is None)
+    assert p["python"] == platform.python_version() and p["kafka_mc_version"]
+    assert p["options"]["quiet"] is True and p["suite"] == doc["suite"] and p["suite"].endswith("suite.toml")
+    html = (report / "index.html").read_text()
+    assert f"Python {p['python']}" in html and f"started {p['started']}" in html
+    suites = ET.parse(report / "junit.xml").getroot().findall("testsuite")
+    assert suites
+    for s in suites:
+        props = s.find("properties")
+        assert props is not None
+        assert {q.get("name"): q.get("value") for q in props}["python"] == p["python"]
+    assert '"Noto Sans CJK SC"' in html  # a CJK fallback where the default font has no glyphs
