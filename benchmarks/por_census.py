@@ -4,7 +4,7 @@ Samples states (a breadth-first prefix and seeded random walks, which reach the 
 every fault) and classifies each with :func:`explorer.search.por_census.census`: enabled
 actions that are invisible to the run's properties, states whose actual dependence graph is
 connected, states where every component holds a visible action (both fully expanded by any
-sound ample-set reduction), candidates, and the states the declared footprints do reduce.
+sound ample-set reduction), candidates, and the states a declared footprint reduces (none on the controller, which declares none).
 
 Usage::
 

@@ -38,7 +38,6 @@ from invariants.controller_convergence import (
     serving,
 )
 from invariants.controller_fidelity import fidelity_properties
-from invariants.controller_reads import declare_reads
 from invariants.mutants.controller import ControllerConfig, build
 from model.controller import (
     D_ADDED,
@@ -818,9 +817,7 @@ def properties(config: ControllerConfig) -> list[Property]:
                 "unclean_election", lambda s: bool(s.history & 1), "an unclean leader election is written"
             )
         )
-    return [
-        dataclasses.replace(p, symmetric=True) if p.name in SYMMETRIC else p for p in declare_reads(props)
-    ]
+    return [dataclasses.replace(p, symmetric=True) if p.name in SYMMETRIC else p for p in props]
 
 
 def _not(f: Any) -> Any:

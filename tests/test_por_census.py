@@ -11,8 +11,6 @@ from typing import Any
 import pytest
 
 from benchmarks.por_census import main as por_census_main
-from explorer.config import load_config
-from explorer.frontend import model_spec
 from explorer.search.por_census import (
     bfs_states,
     census,
@@ -79,28 +77,6 @@ def test_walks_are_seeded_and_end_where_no_successor_is_left() -> None:
     a, b = list(walk_states(p, 3, seed=7)), list(walk_states(p, 3, seed=7))
     assert a == b and len(a) == 3 * 5  # each walk: 4 steps from (0, 0) to (2, 2)
     assert a[4] == (2, 2)
-
-
-@pytest.mark.slow
-def test_controller_ref_has_no_sound_ample_set_with_every_property() -> None:
-    """The census behind docs/reduction.md's verdict on issue 17's target, pinned: on the
-    first 2,000 states of controller-ref no enabled action is invisible to its 28 properties,
-    so every sound ample-set reduction expands every one of them in full; with no property
-    (deadlocks only) 1,441 states have a component of invisible actions, none of which the
-    declared footprints reduce."""
-    spec = model_spec("controller")
-    cfg = load_config(spec.config_cls, "configs/controller-ref.toml")
-    system = spec.build(cfg)
-    props = list(spec.properties(cfg))
-    assert len(props) == 28
-    states = bfs_states(system, 2000)
-    full = census(system, props, states)
-    assert (full.states, full.multi, full.transitions) == (2000, 1998, 8860)
-    assert full.invisible == 0 and full.candidate == 0 and full.reduced == 0
-    assert (full.connected, full.all_visible) == (557, 1441)
-    bare = census(system, [], states)
-    assert bare.invisible == 8860
-    assert (bare.connected, bare.candidate, bare.reduced) == (557, 1441, 0)
 
 
 def test_the_optimistic_search_follows_one_component() -> None:

@@ -30,7 +30,6 @@ from model.controller.broker import Brokers
 from model.controller.config import ControllerConfig, KafkaVersion, Start
 from model.controller.controller import KafkaController
 from model.controller.coverage import ZK_LABELLED, expected_labels, sequence_arrow, zk_labels
-from model.controller.footprints import Footprints
 from model.controller.messages import (
     EV_ADMIN_UNCLEAN,
     EV_AUTO_REBALANCE,
@@ -201,18 +200,6 @@ class ControllerSystem(Brokers):
             yield from self._admin_actions(s)
         if cfg.liveness:
             yield TimePasses(), s
-
-    def por_footprints(self) -> Footprints:
-        """The actions' footprints for partial-order reduction (``model/controller/footprints.py``).
-
-        >>> from model.controller import ControllerConfig
-        >>> ControllerSystem(ControllerConfig()).por_footprints().nb
-        3
-        """
-        fp = self.__dict__.get("_por_footprints")
-        if fp is None:
-            fp = self.__dict__["_por_footprints"] = Footprints(self)
-        return fp
 
     def _admin_actions(self, s: State) -> Iterator[tuple[Any, State]]:
         """The admin requests, the rebalance timer and the controlled-shutdown steps."""
