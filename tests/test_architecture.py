@@ -222,9 +222,13 @@ def test_no_model_or_explorer_module_over_800_lines() -> None:
 
 
 def test_every_package_is_installed() -> None:
-    """pyproject.toml lists every package (a non-editable install would miss one it lacks)."""
+    """pyproject.toml's package search finds every package (a non-editable install would miss
+    one it does not find)."""
     import tomllib
 
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    from setuptools import find_packages
+
+    find = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    listed = set(find_packages(str(ROOT), include=find["include"]))
     found = {_module_name(p) for pkg in PACKAGES for p in (ROOT / pkg).rglob("__init__.py")}
     assert found <= listed, sorted(found - listed)

@@ -266,6 +266,9 @@ def sequence_arrow(a: Any) -> tuple[str, str, str]:
     >>> sequence_arrow(Crash(1))
     ('broker 1', 'broker 1', 'crashes')
     """
+    arrow = getattr(a, "arrow", None)
+    if arrow is not None:  # an action that draws itself (a plug-in fault)
+        return arrow()
     if isinstance(a, ProcessEvent):
         b = f"broker {a.broker}"
         return b, b, f"controller processes {EVENT_NAMES[a.event[0]]}"

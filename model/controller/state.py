@@ -120,6 +120,8 @@ class State(NamedTuple):
     history: int  #: bit 0: an unclean election was written; bit 1+p: partition p had no leader
     done: int = 0  #: admin workflows completed at least once (``D_*`` bits)
     shutdowns: int = 0  #: controlled shutdowns requested
+    #: how often each plug-in fault (``model/controller/faults``) fired, in registry order; () when none did
+    spent: tuple[int, ...] = ()
 
 
 # a faster ``_replace`` (in C when explorer._speedups is built) for the state records

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from explorer.speedups import set_item
+from model.controller import faults
 from model.controller.actions import (
     ACTION_KINDS,
     ADMIN_KINDS,
@@ -61,6 +62,9 @@ class ControllerSystem(Brokers):
 
     def __init__(self, cfg: ControllerConfig) -> None:
         super().__init__(cfg)
+        #: the plug-in faults this configuration budgets (``model/controller/faults``)
+        self.fault_rules = faults.active_rules(cfg)
+        self.fault_kinds: tuple[type, ...] = (*FAULT_KINDS, *(r.action for r in faults.rules()))
         if cfg.kafka_version is KafkaVersion.KAFKA_0_8:
             # seed 000's controller (model/controller/v08.py), over a mutant's controller too
             self.controller_cls = controller_0_8(type(self).controller_cls)
@@ -73,7 +77,7 @@ class ControllerSystem(Brokers):
         for _ in range(10_000):
             nxt = None
             for a, t in self.successors(s):
-                if not isinstance(a, FAULT_KINDS):
+                if not isinstance(a, self.fault_kinds):
                     nxt = t
                     break
             if nxt is None:
@@ -118,7 +122,7 @@ class ControllerSystem(Brokers):
             cfg.max_controlled_shutdowns,
             cfg.max_admin_unclean_elections,
         )
-        kinds = (*kinds, *(k for k, on in zip(ADMIN_KINDS, flags) if on))
+        kinds = (*kinds, *(k for k, on in zip(ADMIN_KINDS, flags) if on), *(r.kind for r in self.fault_rules))
         return (*kinds, "TimePasses") if cfg.liveness else kinds
 
     def fair_action_kinds(self) -> tuple[str, ...]:
@@ -128,7 +132,7 @@ class ControllerSystem(Brokers):
         >>> "Deliver" in ControllerSystem(ControllerConfig()).fair_action_kinds()
         True
         """
-        return FAIR_KINDS
+        return (*FAIR_KINDS, *(r.kind for r in faults.rules() if r.fair))
 
     def is_terminal(self, s: State) -> bool:
         """A state without successors is a proper end when no live broker waits for a response."""
@@ -198,6 +202,8 @@ class ControllerSystem(Brokers):
             yield self._admin_create(s)
         if self.admin:
             yield from self._admin_actions(s)
+        if self.fault_rules:
+            yield from faults.successors(self, s, self.fault_rules)
         if cfg.liveness:
             yield TimePasses(), s
 
