@@ -135,6 +135,9 @@ class ControllerConfig:
     max_session_expiries: int = key(1, "ZooKeeper session expiries of live brokers", min=0, max=9)
     max_controller_epoch: int = key(3, "no new fault once /controller_epoch reaches this", min=1, max=20)
     max_records: int = key(0, "records the producer sends (acks=all)", min=0, max=9)
+    max_duplicate_deliveries: int = key(
+        0, "controller requests applied twice (response lost, resent: model/controller/faults)", min=0, max=9
+    )
     send_update_metadata: bool = key(True, "model UpdateMetadata requests")
     session_expiry_handling: ExpiryHandling = key(
         ByVersion(ExpiryHandling.CLEAR_AND_PUT, ExpiryHandling.QUEUED),
