@@ -257,7 +257,7 @@ def test_metadata_cache_filled_by_update_metadata() -> None:
     assert all(n.mc_parts == ((0, 0, (0, 1)), (1, 0, (1,))) for n in s.nodes)
     stale = s.nodes[2]._replace(mc_parts=((0, 0, (0, 1)), None))
     assert not check(s._replace(nodes=(*s.nodes[:2], stale)))
-    _, t = sys_._crash(s, 2)
+    _, t = sys_.brokers.crash(s, 2)
     assert t.nodes[2].mc_live == () and t.nodes[2].mc_parts == ()
     off = load_config(ControllerConfig, SMALL, ["send_update_metadata=false"])
     assert "metadata_cache_matches_zookeeper" not in {p.name for p in spec.properties(off)}
@@ -288,5 +288,5 @@ def test_isr_change_notifications_are_sequential() -> None:
         zk=s.zk._replace(isr_changes=((0, 1), (0, 2))),
         nodes=(n0._replace(zk_out=(delete,)), s.nodes[1]),
     )
-    _, t = sys_._zk_serve(s, 0)
+    _, t = sys_.zookeeper.serve(s, 0)
     assert t.zk.isr_changes == ((0, 2),)

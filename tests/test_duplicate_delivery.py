@@ -83,7 +83,7 @@ def test_the_step_applies_the_request_keeps_it_queued_and_loses_the_response() -
         i = a.sender * nb + a.dest
         assert t.chans == s.chans and s.chans[i][0] == a.msg  # still at the head, to be resent
         # the broker's side is what an ordinary delivery of the same request does
-        (_, delivered) = system._deliver(s, a.sender, a.dest)
+        (_, delivered) = system.replica_manager.deliver(s, a.sender, a.dest)
         assert t.nodes[a.dest]._replace(events=()) == delivered.nodes[a.dest]._replace(events=())
         # no response callback at the sender, whose node is otherwise untouched
         assert t.nodes[a.sender].events == s.nodes[a.sender].events

@@ -1,15 +1,16 @@
 """The controller model's named bugs: each a small override of one Kafka method.
 
-Every mutant here is a subclass of :class:`~model.controller.KafkaController` (the
-controller of one broker) or of :class:`~model.controller.ControllerSystem` (ZooKeeper,
-the brokers' data plane) that replaces one method; a controller subclass comes with a
-system subclass that runs it (``controller_cls``). The tests that show which property each
+Every mutant here is a subclass of one actor of the system, replacing one method: a
+:class:`~model.controller.KafkaController` (the controller of one broker), the
+``ZooKeeperServer`` or the brokers' ``ReplicaManager``. :func:`mutant` registers it as the
+system built with that class in the actor's seam (``ControllerSystem(cfg, controller=...)``,
+``zookeeper=...``, ``replica_manager=...``); no mutant subclasses the system. The tests that show which property each
 breaks are in ``tests/test_controller.py``, ``tests/test_controller_admin.py`` and
 ``tests/test_guards.py``.
 
 >>> from invariants.mutants.controller import MUTANTS, ControllerConfig
->>> type(MUTANTS.system("no-epoch-bump", ControllerConfig(brokers=2))).__name__
-'NoEpochBumpSystem'
+>>> MUTANTS.system("no-epoch-bump", ControllerConfig(brokers=2)).controller_cls.__name__
+'NoEpochBump'
 >>> ControllerConfig(brokers=2, mutant="no-such-bug")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
@@ -26,6 +27,7 @@ from explorer.speedups import set_item
 from invariants.mutants import Catalogue
 from model.controller import ControllerConfig as ModelControllerConfig
 from model.controller import ControllerSystem, Elector, Node, State, Zk
+from model.controller.broker import Brokers
 from model.controller.controller import KafkaController
 from model.controller.messages import (
     EV_EXPIRE,
@@ -43,6 +45,8 @@ from model.controller.messages import (
     UpdateIsr,
 )
 from model.controller.program import O_REASSIGN, O_REMOVE_ISR, O_SEND_UM, O_TRIGGER, W_REGISTER
+from model.controller.replica_manager import ReplicaManager
+from model.controller.zookeeper import ZooKeeperServer
 from model.election import (
     NO_LEADER,
     ElectionOutcome,
@@ -60,20 +64,36 @@ MUTANTS = Catalogue("controller", ControllerSystem)
 """Every controller mutant by name (``none``: the model as written)."""
 
 
-def _runs(controller: type[KafkaController]) -> type[ControllerSystem]:
-    """A system subclass whose brokers run ``controller`` (named after it, importable)."""
-    system = type(controller.__name__ + "System", (ControllerSystem,), {"controller_cls": controller})
-    system.__module__ = __name__
-    globals()[system.__name__] = system
-    return system
+#: the actor seams of ``ControllerSystem`` and the class each replaces
+SEAMS = (
+    ("controller", KafkaController),
+    ("zookeeper", ZooKeeperServer),
+    ("replica_manager", ReplicaManager),
+    ("brokers", Brokers),
+)
 
 
-def controller_mutant(name: str, doc: str) -> Any:
-    """Register a :class:`KafkaController` subclass as mutant ``name`` (its system built for it)."""
+@dataclass(frozen=True)
+class WithSeam:
+    """Builds the controller system with one actor replaced by ``cls`` (picklable, so that
+    the parallel and Spark engines can ship the mutant to their workers)."""
 
-    def add(controller: type[KafkaController]) -> type[KafkaController]:
-        MUTANTS.register(name, doc)(_runs(controller))
-        return controller
+    seam: str
+    cls: type
+
+    def __call__(self, cfg: ModelControllerConfig) -> ControllerSystem:
+        return ControllerSystem(cfg, **{self.seam: self.cls})
+
+
+def mutant(name: str, doc: str) -> Any:
+    """Register a subclass of one actor (a ``KafkaController``, the ``ZooKeeperServer``, the
+    ``ReplicaManager`` or the ``Brokers``) as mutant ``name``: the system built with it in that
+    actor's seam."""
+
+    def add(cls: type) -> type:
+        seam = next(name for name, base in SEAMS if issubclass(cls, base))
+        MUTANTS.register(name, doc)(WithSeam(seam, cls))
+        return cls
 
     return add
 
@@ -81,7 +101,7 @@ def controller_mutant(name: str, doc: str) -> Any:
 # -- ZooKeeper writes of the election -----------------------------------------------------------
 
 
-@controller_mutant("no-epoch-bump", "a new controller writes the controller epoch it read, not epoch + 1")
+@mutant("no-epoch-bump", "a new controller writes the controller epoch it read, not epoch + 1")
 class NoEpochBump(KafkaController):
     __slots__ = ()
 
@@ -89,9 +109,7 @@ class NoEpochBump(KafkaController):
         return epoch
 
 
-@controller_mutant(
-    "epoch-reset", "the 2.x election writes controller epoch 1 once the epoch read is 2 or more"
-)
+@mutant("epoch-reset", "the 2.x election writes controller epoch 1 once the epoch read is 2 or more")
 class EpochReset(KafkaController):
     __slots__ = ()
 
@@ -101,7 +119,7 @@ class EpochReset(KafkaController):
         return epoch + 1
 
 
-@controller_mutant(
+@mutant(
     "failover-keeps-old-epoch", "a new controller fails over with the epoch (and zkVersion) before its win"
 )
 class FailoverKeepsOldEpoch(KafkaController):
@@ -113,35 +131,33 @@ class FailoverKeepsOldEpoch(KafkaController):
         super().resume(resp)
 
 
-@MUTANTS.register(
+@mutant(
     "no-reelect-on-controller-gone", "deleting /controller (or its owner's expiry) fires no Reelect watch"
 )
-class NoReelectOnControllerGone(ControllerSystem):
-    def _fire(self, nodes: list[Node], ev: tuple[int, int], who: str, skip: int = -1) -> None:
+class NoReelectOnControllerGone(ZooKeeperServer):
+    def fire_watches(self, nodes: list[Node], ev: tuple[int, int], who: str, skip: int = -1) -> None:
         if ev[0] != EV_REELECT:
-            super()._fire(nodes, ev, who, skip)
+            super().fire_watches(nodes, ev, who, skip)
 
 
 # -- brokers ------------------------------------------------------------------------------------
 
 
-@MUTANTS.register(
-    "no-controller-epoch-check", "a broker applies controller requests of a stale controller epoch"
-)
-class NoControllerEpochCheck(ControllerSystem):
-    def _deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
+@mutant("no-controller-epoch-check", "a broker applies controller requests of a stale controller epoch")
+class NoControllerEpochCheck(ReplicaManager):
+    def deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
         # deliver as if the broker had seen no newer epoch, then restore what it had seen
         n = s.nodes[d]
         ctl_epoch = s.chans[sender * self.nb + d][0][1]
         if ctl_epoch >= n.seen_epoch:
-            return super()._deliver(s, sender, d)
+            return super().deliver(s, sender, d)
         lowered = s._replace(nodes=set_item(s.nodes, d, n._replace(seen_epoch=ctl_epoch)))
-        act, t = super()._deliver(lowered, sender, d)
+        act, t = super().deliver(lowered, sender, d)
         nd = t.nodes[d]
         return act, t._replace(nodes=set_item(t.nodes, d, nd._replace(seen_epoch=n.seen_epoch)))
 
 
-@controller_mutant(
+@mutant(
     "skip-replica-init",
     "onControllerFailover leaves every replica NonExistentReplica (no initializeReplicaState)",
 )
@@ -154,7 +170,7 @@ class SkipReplicaInit(KafkaController):
         return (ReplicaState.NonExistentReplica,) * len(slots)
 
 
-@controller_mutant("no-election-on-broker-failure", "onBrokerFailure does not trigger the offline elections")
+@mutant("no-election-on-broker-failure", "onBrokerFailure does not trigger the offline elections")
 class NoElectionOnBrokerFailure(KafkaController):
     __slots__ = ()
 
@@ -167,7 +183,7 @@ class NoElectionOnBrokerFailure(KafkaController):
 # -- partition leader election --------------------------------------------------------------------
 
 
-@controller_mutant("no-leader-epoch-bump", "an election writes the new leader with the old leader epoch")
+@mutant("no-leader-epoch-bump", "an election writes the new leader with the old leader epoch")
 class NoLeaderEpochBump(KafkaController):
     __slots__ = ()
 
@@ -181,9 +197,7 @@ class NoLeaderEpochBump(KafkaController):
         return res._replace(leader_and_isr=lai._replace(leader_epoch=cur.leader_epoch))
 
 
-@controller_mutant(
-    "leader-outside-isr", "doRemoveReplicasFromIsr drops the (surviving) leader from the ISR it writes"
-)
+@mutant("leader-outside-isr", "doRemoveReplicasFromIsr drops the (surviving) leader from the ISR it writes")
 class LeaderOutsideIsr(KafkaController):
     __slots__ = ()
 
@@ -194,7 +208,7 @@ class LeaderOutsideIsr(KafkaController):
         return lai._replace(isr=tuple(r for r in cur.isr if r != cur.leader) or lai.isr)
 
 
-@controller_mutant("empty-isr", "doRemoveReplicasFromIsr removes the ISR's last member too")
+@mutant("empty-isr", "doRemoveReplicasFromIsr removes the ISR's last member too")
 class EmptyIsr(KafkaController):
     __slots__ = ()
 
@@ -205,7 +219,7 @@ class EmptyIsr(KafkaController):
         return lai._replace(isr=tuple(r for r in cur.isr if r != b))
 
 
-@controller_mutant(
+@mutant(
     "preferred-any-isr-replica", "the preferred replica election elects any live ISR replica (offline rule)"
 )
 class PreferredAnyIsrReplica(KafkaController):
@@ -219,7 +233,7 @@ class PreferredAnyIsrReplica(KafkaController):
         return super().elect_leader_for_partition(strategy, p, cur, live, dyn)
 
 
-@controller_mutant(
+@mutant(
     "cs-elects-shutting-down",
     "liveBrokerIds and the controlled-shutdown election include shutting-down brokers",
 )
@@ -241,7 +255,7 @@ class CsElectsShuttingDown(KafkaController):
 # -- admin workflows ------------------------------------------------------------------------------
 
 
-@controller_mutant(
+@mutant(
     "no-deletion-retry-on-startup",
     "onBrokerStartup does not resume the deletion of topics with replicas on it",
 )
@@ -252,9 +266,7 @@ class NoDeletionRetryOnStartup(KafkaController):
         return ()
 
 
-@controller_mutant(
-    "no-resume-after-replica-deletion", "completeReplicaDeletion does not call resumeDeletions"
-)
+@mutant("no-resume-after-replica-deletion", "completeReplicaDeletion does not call resumeDeletions")
 class NoResumeAfterReplicaDeletion(KafkaController):
     __slots__ = ()
 
@@ -264,27 +276,25 @@ class NoResumeAfterReplicaDeletion(KafkaController):
         self.run(())
 
 
-@MUTANTS.register(
-    "delete-keeps-partition-state", "deleting a topic's znodes leaves its partition state znodes behind"
-)
-class DeleteKeepsPartitionState(ControllerSystem):
-    def _zk_admin(self, zk: Zk, req: tuple) -> tuple[Zk, tuple | None]:
-        zk2, resp = super()._zk_admin(zk, req)
+@mutant("delete-keeps-partition-state", "deleting a topic's znodes leaves its partition state znodes behind")
+class DeleteKeepsPartitionState(ZooKeeperServer):
+    def admin_request(self, zk: Zk, req: tuple) -> tuple[Zk, tuple | None]:
+        zk2, resp = super().admin_request(zk, req)
         if req[0] == Q_DELETE_TOPIC and resp is not None and resp[1]:
             zk2 = zk2._replace(parts=zk.parts)
         return zk2, resp
 
 
-@MUTANTS.register(
+@mutant(
     "no-reassign-isr-watch", "the controller gets no PartitionReassignmentIsrChange when RAR joins the ISR"
 )
-class NoReassignIsrWatch(ControllerSystem):
-    def _fire(self, nodes: list[Node], ev: tuple[int, int], who: str, skip: int = -1) -> None:
+class NoReassignIsrWatch(ZooKeeperServer):
+    def fire_watches(self, nodes: list[Node], ev: tuple[int, int], who: str, skip: int = -1) -> None:
         if ev[0] != EV_REASSIGN_ISR:
-            super()._fire(nodes, ev, who, skip)
+            super().fire_watches(nodes, ev, who, skip)
 
 
-@controller_mutant(
+@mutant(
     "reassign-keeps-old-replica",
     "step 6 of a reassignment keeps OAR - RAR in the assignment (AR = RAR + old)",
 )
@@ -299,7 +309,7 @@ class ReassignKeepsOldReplica(KafkaController):
 # -- mistakes that epoch fencing hides (issue 20): caught by the convergence properties -----------
 
 
-@controller_mutant(
+@mutant(
     "no-resign-on-controller-moved",
     "a controller that reads that /controller moved to another broker does not resign (maybeResign)",
 )
@@ -310,7 +320,7 @@ class NoResignOnControllerMoved(KafkaController):
         self.active_id = ctl
 
 
-@controller_mutant(
+@mutant(
     "no-offline-replicas-on-broker-failure",
     "onBrokerFailure does not move the dead broker's replicas to OfflineReplica (no ISR removal)",
 )
@@ -321,7 +331,7 @@ class NoOfflineReplicasOnBrokerFailure(KafkaController):
         return tuple(op for op in super().on_broker_failure(brokers) if op[0] != O_REMOVE_ISR)
 
 
-@controller_mutant(
+@mutant(
     "offline-election-keeps-dead-isr", "the clean offline election keeps the whole old ISR, dead brokers too"
 )
 class OfflineElectionKeepsDeadIsr(KafkaController):
@@ -337,7 +347,7 @@ class OfflineElectionKeepsDeadIsr(KafkaController):
         return res._replace(leader_and_isr=lai._replace(isr=cur.isr))
 
 
-@controller_mutant(
+@mutant(
     "failover-dead-leader-online",
     "initializePartitionState marks a partition OnlinePartition whenever it has a leader, live or not",
 )
@@ -350,7 +360,7 @@ class FailoverDeadLeaderOnline(KafkaController):
         return super().initialize_partition_state(z, live)
 
 
-@controller_mutant(
+@mutant(
     "ignores-newer-controller-state",
     "an election or ISR removal goes on over a partition state written by a newer controller",
 )
@@ -361,7 +371,7 @@ class IgnoresNewerControllerState(KafkaController):
         return False
 
 
-@controller_mutant(
+@mutant(
     "bounce-off-by-one", "processBrokerChange sees a bounce only when the broker epoch grew by more than one"
 )
 class BounceOffByOne(KafkaController):
@@ -371,11 +381,11 @@ class BounceOffByOne(KafkaController):
         return tuple(b for b in range(self.sys.nb) if live[b] and cur[b] and cur[b] > live[b] + 1)
 
 
-@MUTANTS.register(
+@mutant(
     "fence-less-than",
     "the server fails a fenced controller write only when the epoch zkVersion is below the fence",
 )
-class FenceLessThan(ControllerSystem):
+class FenceLessThan(ZooKeeperServer):
     @staticmethod
     def epoch_fence_holds(zk: Zk, fence: int) -> bool:
         return fence == -1 or not zk.epoch_version < fence
@@ -384,7 +394,7 @@ class FenceLessThan(ControllerSystem):
 # -- issue 20: more Kafka-plausible mistakes, one method each (the mutation harness's catalogue) --
 
 
-@controller_mutant(
+@mutant(
     "no-um-on-broker-startup",
     "onBrokerStartup sends no UpdateMetadata to the live brokers before the replicas",
 )
@@ -402,7 +412,7 @@ class NoUmOnBrokerStartup(KafkaController):
         return prog
 
 
-@controller_mutant(
+@mutant(
     "startup-skips-online-replicas",
     "onBrokerStartup does not move the restarted broker's replicas to OnlineReplica (no LeaderAndIsr)",
 )
@@ -420,7 +430,7 @@ class StartupSkipsOnlineReplicas(KafkaController):
         return prog
 
 
-@controller_mutant("startup-no-trigger", "onBrokerStartup does not call triggerOnlinePartitionStateChange")
+@mutant("startup-no-trigger", "onBrokerStartup does not call triggerOnlinePartitionStateChange")
 class StartupNoTrigger(KafkaController):
     __slots__ = ()
 
@@ -430,7 +440,7 @@ class StartupNoTrigger(KafkaController):
         return prog[1:]
 
 
-@controller_mutant(
+@mutant(
     "no-um-on-broker-failure", "onBrokerFailure sends no UpdateMetadata when no partition lost its leader"
 )
 class NoUmOnBrokerFailure(KafkaController):
@@ -440,7 +450,7 @@ class NoUmOnBrokerFailure(KafkaController):
         return tuple(op for op in super().on_broker_failure(brokers) if op != (O_SEND_UM,))
 
 
-@controller_mutant(
+@mutant(
     "dead-broker-not-removed", "processBrokerChange computes no dead brokers (a lost registration is ignored)"
 )
 class DeadBrokerNotRemoved(KafkaController):
@@ -452,7 +462,7 @@ class DeadBrokerNotRemoved(KafkaController):
         super().process_broker_change(cur, rest)
 
 
-@controller_mutant(
+@mutant(
     "lai-to-old-isr",
     "an election sends the LeaderAndIsr to the old ISR instead of the live assigned replicas",
 )
@@ -466,7 +476,7 @@ class LaiToOldIsr(KafkaController):
         return res._replace(live_replicas=cur.isr)
 
 
-@controller_mutant(
+@mutant(
     "offline-election-ignores-liveness",
     "the offline election takes every assigned replica as live (elects a dead ISR member)",
 )
@@ -481,7 +491,7 @@ class OfflineElectionIgnoresLiveness(KafkaController):
         return super().elect_leader_for_partition(strategy, p, cur, live, dyn)
 
 
-@controller_mutant(
+@mutant(
     "preferred-ignores-liveness",
     "the preferred replica election elects the preferred replica even if it is dead",
 )
@@ -496,9 +506,7 @@ class PreferredIgnoresLiveness(KafkaController):
         return super().elect_leader_for_partition(strategy, p, cur, live, dyn)
 
 
-@controller_mutant(
-    "remove-isr-no-epoch-bump", "doRemoveReplicasFromIsr writes the shrunk ISR with the old leader epoch"
-)
+@mutant("remove-isr-no-epoch-bump", "doRemoveReplicasFromIsr writes the shrunk ISR with the old leader epoch")
 class RemoveIsrNoEpochBump(KafkaController):
     __slots__ = ()
 
@@ -507,7 +515,7 @@ class RemoveIsrNoEpochBump(KafkaController):
         return None if lai is None else lai._replace(leader_epoch=cur.leader_epoch)
 
 
-@controller_mutant(
+@mutant(
     "elect-trusts-cached-state",
     "doElectLeaderForPartitions elects from the context's cached partition state, not the one read from ZooKeeper",
 )
@@ -521,7 +529,7 @@ class ElectTrustsCachedState(KafkaController):
         super().elect_leader_for_partitions_read(resp, data, batch, rest)
 
 
-@controller_mutant(
+@mutant(
     "isr-change-keeps-cached-state",
     "IsrChangeNotification does not update the context's leader and ISR from what it read",
 )
@@ -534,7 +542,7 @@ class IsrChangeKeepsCachedState(KafkaController):
         super().process_isr_change_notification(notes, (None,) * len(states), rest)
 
 
-@controller_mutant(
+@mutant(
     "unfenced-controller-writes",
     "the controller's ZooKeeper writes carry no check of /controller_epoch's version",
 )
@@ -545,7 +553,7 @@ class UnfencedControllerWrites(KafkaController):
         return -1
 
 
-@controller_mutant(
+@mutant(
     "resign-keeps-channels",
     "onControllerResignation does not shut the channels: queued requests still go out",
 )
@@ -557,7 +565,7 @@ class ResignKeepsChannels(KafkaController):
         self.ctx = None  # type: ignore[assignment]
 
 
-@controller_mutant(
+@mutant(
     "resign-keeps-context",
     "onControllerResignation keeps the controller context (the old controller acts on)",
 )
@@ -570,7 +578,7 @@ class ResignKeepsContext(KafkaController):
         self.ctx = ctx
 
 
-@controller_mutant(
+@mutant(
     "expire-no-resign", "the (queued) session-expiry handler re-registers without onControllerResignation"
 )
 class ExpireNoResign(KafkaController):
@@ -584,7 +592,7 @@ class ExpireNoResign(KafkaController):
         super().process_event(ev)
 
 
-@controller_mutant(
+@mutant(
     "stop-replica-error-as-success",
     "a StopReplica error response counts as a successful replica deletion (the deletion completes anyway)",
 )
@@ -595,7 +603,7 @@ class StopReplicaErrorAsSuccess(KafkaController):
         super().stop_replica_response(b, mask, False)
 
 
-@controller_mutant(
+@mutant(
     "reassign-no-stop-old",
     "a completed reassignment skips steps 8-9: OAR - RAR are neither removed from the ISR nor stopped",
 )
@@ -606,24 +614,24 @@ class ReassignNoStopOld(KafkaController):
         return super().reassign_stop_old(p, (), rest)
 
 
-@MUTANTS.register(
+@mutant(
     "broker-accepts-equal-leader-epoch",
     "a broker applies a LeaderAndIsr whose leader epoch equals (is not newer than) its own",
 )
-class BrokerAcceptsEqualLeaderEpoch(ControllerSystem):
-    def _deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
+class BrokerAcceptsEqualLeaderEpoch(ReplicaManager):
+    def deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
         msg = s.chans[sender * self.nb + d][0]
         n = s.nodes[d]
         if msg[0] != M_LEADER_AND_ISR:
-            return super()._deliver(s, sender, d)
+            return super().deliver(s, sender, d)
         equal = {e[0]: e[2] for e in msg[3] if n.reps[e[0]].epoch == e[2]}
         if not equal:
-            return super()._deliver(s, sender, d)
+            return super().deliver(s, sender, d)
         # as if the replica had the previous epoch, then restore it where the request was dropped
         reps = n.reps
         for p, ep in equal.items():
             reps = set_item(reps, p, reps[p]._replace(epoch=ep - 1))
-        act, t = super()._deliver(s._replace(nodes=set_item(s.nodes, d, n._replace(reps=reps))), sender, d)
+        act, t = super().deliver(s._replace(nodes=set_item(s.nodes, d, n._replace(reps=reps))), sender, d)
         nd = t.nodes[d]
         reps = nd.reps
         for p, ep in equal.items():
@@ -632,44 +640,44 @@ class BrokerAcceptsEqualLeaderEpoch(ControllerSystem):
         return act, t._replace(nodes=set_item(t.nodes, d, nd._replace(reps=reps)))
 
 
-@MUTANTS.register(
+@mutant(
     "broker-epoch-check-le",
     "a broker rejects controller requests whose broker epoch is <= its own (not only older ones)",
 )
-class BrokerEpochCheckLe(ControllerSystem):
-    def _deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
+class BrokerEpochCheckLe(ReplicaManager):
+    def deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
         msg = s.chans[sender * self.nb + d][0]
         n = s.nodes[d]
         if not self.cfg.broker_epoch or msg[2] != n.bepoch:
-            return super()._deliver(s, sender, d)
+            return super().deliver(s, sender, d)
         raised = s._replace(nodes=set_item(s.nodes, d, n._replace(bepoch=n.bepoch + 1)))
-        act, t = super()._deliver(raised, sender, d)
+        act, t = super().deliver(raised, sender, d)
         return act, t._replace(nodes=set_item(t.nodes, d, t.nodes[d]._replace(bepoch=n.bepoch)))
 
 
-@MUTANTS.register(
+@mutant(
     "isr-update-unconditional",
     "a leader's ISR shrink/expand write to ZooKeeper is not conditioned on the zkVersion it read",
 )
-class IsrUpdateUnconditional(ControllerSystem):
-    def _zk_serve(self, s: State, b: int) -> tuple[Any, State]:
+class IsrUpdateUnconditional(ZooKeeperServer):
+    def serve(self, s: State, b: int) -> tuple[Any, State]:
         n = s.nodes[b]
         req = n.zk_out[0]
         cur = s.zk.parts[req[1]] if req[0] == Q_UPDATE_ISR else None
         if cur is not None:
             req = UpdateIsr(req[0], req[1], req[2]._replace(version=cur.version))
             s = s._replace(nodes=set_item(s.nodes, b, n._replace(zk_out=(req, *n.zk_out[1:]))))
-        return super()._zk_serve(s, b)
+        return super().serve(s, b)
 
 
-@MUTANTS.register(
+@mutant(
     "ctl-watch-not-rearmed",
     "reading /controller does not re-arm a watch the broker lost (after a session expiry no Reelect reaches it)",
 )
-class CtlWatchNotRearmed(ControllerSystem):
-    def _zk_serve(self, s: State, b: int) -> tuple[Any, State]:
+class CtlWatchNotRearmed(ZooKeeperServer):
+    def serve(self, s: State, b: int) -> tuple[Any, State]:
         n = s.nodes[b]
-        act, t = super()._zk_serve(s, b)
+        act, t = super().serve(s, b)
         if n.zk_out[0][0] == Q_READ_CTL and not n.ctl_watch:
             t = t._replace(nodes=set_item(t.nodes, b, t.nodes[b]._replace(ctl_watch=False)))
         return act, t

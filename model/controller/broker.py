@@ -9,16 +9,16 @@ from typing import Any
 
 from explorer.speedups import set_item
 from model.controller.actions import Crash, Restart, SessionNotice, ShutdownComplete
+from model.controller.cluster import Actor
 from model.controller.messages import EV_EXPIRE, Q_REGISTER_BROKER, ControllerEvent, RegisterBroker
 from model.controller.state import D_SHUTDOWN, Rep, State
-from model.controller.zookeeper import ZooKeeperServer
 
 
-class Brokers(ZooKeeperServer):
+class Brokers(Actor):
     """Broker processes: crash, restart, the client noticing its session expired, the stop after
     a controlled shutdown."""
 
-    def _crash(self, s: State, b: int) -> tuple[Any, State]:
+    def crash(self, s: State, b: int) -> tuple[Any, State]:
         n = s.nodes[b]
         reps = tuple(Rep(-1, -1, (), 0, r.log, r.hw, (), False) for r in n.reps)
         n2 = n._replace(
@@ -45,7 +45,7 @@ class Brokers(ZooKeeperServer):
                 chans = set_item(chans, i, ())
         return Crash(b), s._replace(nodes=set_item(s.nodes, b, n2), chans=chans, crashes=s.crashes + 1)
 
-    def _restart(self, s: State, b: int) -> tuple[Any, State]:
+    def restart(self, s: State, b: int) -> tuple[Any, State]:
         zk = s.zk
         sess = zk.next_session
         n = s.nodes[b]
@@ -59,7 +59,7 @@ class Brokers(ZooKeeperServer):
         zk = zk._replace(next_session=sess + 1)
         return Restart(b, sess), s._replace(zk=zk, nodes=set_item(s.nodes, b, n2), restarts=s.restarts + 1)
 
-    def _notice(self, s: State, b: int) -> tuple[Any, State]:
+    def notice_expiry(self, s: State, b: int) -> tuple[Any, State]:
         zk = s.zk
         sess = zk.next_session
         zk = zk._replace(next_session=sess + 1)
@@ -96,7 +96,7 @@ class Brokers(ZooKeeperServer):
             session=sess, expired=False, zk_out=(), zk_in=(), ctl_watch=False, pending=None, reps=reps
         )
         s1 = s._replace(zk=zk, nodes=set_item(s.nodes, b, n1))
-        w = self.controller_cls(self, s1, b, n1)
+        w = self.system.controller_cls(self.system, s1, b, n1)
         w.events = ()
         was = w.active_id == b
         w.active_id = -1
@@ -108,10 +108,10 @@ class Brokers(ZooKeeperServer):
         # the registration response queues Startup (= Reelect here)
         return SessionNotice(b, sess), s2
 
-    def _shutdown_complete(self, s: State, b: int) -> tuple[Any, State]:
+    def shutdown_complete(self, s: State, b: int) -> tuple[Any, State]:
         """The broker stops and closes its session: its ephemerals go at once."""
         sess = s.nodes[b].session
-        _, t = self._crash(s, b)
+        _, t = self.crash(s, b)
         t = t._replace(crashes=s.crashes, done=t.done | D_SHUTDOWN)
-        _, t = self._expire(t, b, False)
+        _, t = self.system.zookeeper.expire(t, b, False)
         return ShutdownComplete(b, sess), t

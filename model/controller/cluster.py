@@ -32,8 +32,12 @@ class Cluster:
     """The static layout the configuration gives (brokers, partitions, replica slots, which
     workflows are on) and the helpers every actor's step uses."""
 
-    #: the controller class a step runs (``KafkaController``; a mutant overrides it)
+    #: the controller class a step runs (``KafkaController``, or the seam the system was given)
     controller_cls: Callable[..., Any]
+    #: the actors (``ControllerSystem`` builds them; typed loosely here, which they import)
+    zookeeper: Any
+    replica_manager: Any
+    brokers: Any
 
     def __init__(self, cfg: ControllerConfig) -> None:
         self.cfg = cfg
@@ -133,10 +137,23 @@ class Cluster:
         """The server still holds the broker's current session."""
         return n.session != 0 and not n.expired
 
-    def _fire(self, nodes: list[Node], ev: tuple[int, int], who: str, skip: int = -1) -> None:
-        """Append a watch event to every live broker watching (``ctl``: /controller, else controller watches)."""
-        for b, n in enumerate(nodes):
-            if b == skip or not n.alive or n.expired or n.session == 0:
-                continue
-            if (n.ctl_watch if who == "ctl" else n.watch) and ev not in n.events:
-                nodes[b] = n._replace(events=(*n.events, ev))
+
+class Actor:
+    """One actor of the system (the ZooKeeper server, the brokers' replica managers, the broker
+    processes): it reads its system's layout and reaches the other actors through ``system``.
+    A variant or a mutant of an actor is a subclass of it handed to ``ControllerSystem``."""
+
+    def __init__(self, system: Cluster) -> None:
+        self.system = system
+        self.cfg = system.cfg
+        self.nb = system.nb
+        self.np = system.np
+        self.ppt = system.ppt
+        self.admin = system.admin
+        self.later = system.later
+        self.topics_at_start = system.topics_at_start
+        self.merged = system.merged
+        self.queued = system.queued
+        self.legacy = system.legacy
+        self.parts_of = system.parts_of
+        self.empty_rep = system._empty_rep

@@ -11,7 +11,7 @@ from typing import Any
 
 from explorer.speedups import set_item
 from model.controller.actions import Deliver, Fetch, Produce, ShrinkIsr
-from model.controller.cluster import Cluster
+from model.controller.cluster import Actor
 from model.controller.config import FollowerTruncation
 from model.controller.messages import (
     EV_DELETE_RESP,
@@ -28,12 +28,12 @@ from model.controller.messages import (
 from model.controller.state import Node, PartZ, Rep, State
 
 
-class ReplicaManager(Cluster):
+class ReplicaManager(Actor):
     """The data plane of every broker: controller requests applied (LeaderAndIsr, UpdateMetadata,
     StopReplica), produce with acks=all, follower fetches, high watermark, ISR shrink and expand."""
 
     @staticmethod
-    def _isr_write_in_flight(n: Node, msg: tuple) -> bool:
+    def isr_write_in_flight(n: Node, msg: tuple) -> bool:
         """A LeaderAndIsr for a partition whose leader is writing its ISR waits.
 
         Kafka 2.x's ``Partition.makeLeader`` / ``makeFollower`` take
@@ -47,7 +47,7 @@ class ReplicaManager(Cluster):
         reps = n.reps
         return any(reps[entry[0]].pend for entry in msg[3])
 
-    def _deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
+    def deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
         cfg = self.cfg
         i = sender * self.nb + d
         q = s.chans[i]
@@ -66,7 +66,7 @@ class ReplicaManager(Cluster):
             ):
                 # the error response (STALE_CONTROLLER_EPOCH / STALE_BROKER_EPOCH) still reaches
                 # the deletion callback
-                return act, self._stop_replica_response(s._replace(chans=chans), sender, d, payload[0], True)
+                return act, self.stop_replica_response(s._replace(chans=chans), sender, d, payload[0], True)
             return act, s._replace(chans=chans)
         n = n._replace(seen_epoch=max(n.seen_epoch, ctl_epoch))
         if kind == M_UPDATE_METADATA:
@@ -85,13 +85,13 @@ class ReplicaManager(Cluster):
                 if (mask >> p) & 1:
                     r = reps[p]
                     if delete:
-                        r = self._empty_rep
+                        r = self.empty_rep
                     else:
                         r = r._replace(leader=-1, isr=(), zkv=0, known=(), pend=False, ar=())
                     reps = set_item(reps, p, r)
             t = s._replace(chans=chans, nodes=set_item(s.nodes, d, n._replace(reps=reps)))
             if callback:
-                t = self._stop_replica_response(t, sender, d, mask, False)
+                t = self.stop_replica_response(t, sender, d, mask, False)
             return act, t
         if kind == M_CS_RESPONSE:
             if n.cs >= 3:
@@ -118,7 +118,7 @@ class ReplicaManager(Cluster):
             n = n._replace(reps=reps)
         return act, s._replace(chans=chans, nodes=set_item(s.nodes, d, n))
 
-    def _stop_replica_response(self, s: State, sender: int, d: int, mask: int, error: bool) -> State:
+    def stop_replica_response(self, s: State, sender: int, d: int, mask: int, error: bool) -> State:
         """The StopReplica response callback queues TopicDeletionStopReplicaResponseReceived at
         the sending controller (if that process still runs)."""
         n = s.nodes[sender]
@@ -129,7 +129,7 @@ class ReplicaManager(Cluster):
             return s
         return s._replace(nodes=set_item(s.nodes, sender, n._replace(events=(*n.events, ev))))
 
-    def _advance_hw(self, r: Rep, me: int, p: int, acked: tuple) -> tuple[Rep, tuple]:
+    def advance_hw(self, r: Rep, me: int, p: int, acked: tuple) -> tuple[Rep, tuple]:
         end = len(r.log)
         hw_new = end
         for x in r.isr:
@@ -144,14 +144,14 @@ class ReplicaManager(Cluster):
             acked = tuple(sorted(set(acked) | set(added)))
         return r._replace(hw=hw_new), acked
 
-    def _isr_result(self, s: State, b: int, n: Node, resp: tuple) -> State:
+    def isr_result(self, s: State, b: int, n: Node, resp: tuple) -> State:
         _, p, z = resp
         r = n.reps[p]
         acked = s.acked
         r = r._replace(pend=False)
         if z is not None and r.leader == b and r.epoch == z.leader_epoch:
             r = r._replace(isr=z.isr, zkv=z.version)
-            r, acked = self._advance_hw(r, b, p, acked)
+            r, acked = self.advance_hw(r, b, p, acked)
         elif z is None and self.admin and r.leader == b:
             # BadVersion: the cached zkVersion is stale and every retry with it would fail too; the
             # leader waits for a LeaderAndIsr (admin configurations only: without it a leader could
@@ -160,7 +160,7 @@ class ReplicaManager(Cluster):
         n = n._replace(reps=set_item(n.reps, p, r))
         return s._replace(nodes=set_item(s.nodes, b, n), acked=acked)
 
-    def _data_plane(self, s: State) -> Iterator[tuple[Any, State]]:
+    def data_plane(self, s: State) -> Iterator[tuple[Any, State]]:
         cfg = self.cfg
         nodes = s.nodes
         for b in range(self.nb):
@@ -173,7 +173,7 @@ class ReplicaManager(Cluster):
                     if r.pend:
                         continue  # leaderIsrUpdateLock is held during the ISR write
                     if s.produced < cfg.max_records:
-                        yield self._produce(s, b, p)
+                        yield self.produce(s, b, p)
                     if not r.pend:
                         for f in r.isr:
                             if f == b:
@@ -183,25 +183,25 @@ class ReplicaManager(Cluster):
                             if r.zkv < 0:
                                 break  # stale zkVersion (admin configurations only)
                             if stopped or r.known[f] < len(r.log):
-                                yield self._shrink(s, b, p, f)
+                                yield self.shrink_isr(s, b, p, f)
                 elif r.leader >= 0:
                     ln = nodes[r.leader]
                     lr = ln.reps[p]
                     if ln.alive and lr.leader == r.leader and not lr.pend:
-                        t = self._fetch(s, b, p, r.leader)
+                        t = self.fetch(s, b, p, r.leader)
                         if t is not s:
                             yield Fetch(b, p, r.leader), t
 
-    def _produce(self, s: State, b: int, p: int) -> tuple[Any, State]:
+    def produce(self, s: State, b: int, p: int) -> tuple[Any, State]:
         n = s.nodes[b]
         r = n.reps[p]
         r = r._replace(log=(*r.log, r.epoch))
         acked = s.acked
-        r, acked = self._advance_hw(r, b, p, acked)
+        r, acked = self.advance_hw(r, b, p, acked)
         n = n._replace(reps=set_item(n.reps, p, r))
         return Produce(b, p), s._replace(nodes=set_item(s.nodes, b, n), acked=acked, produced=s.produced + 1)
 
-    def _fetch(self, s: State, f: int, p: int, ld: int) -> State:
+    def fetch(self, s: State, f: int, p: int, ld: int) -> State:
         cfg = self.cfg
         nodes = s.nodes
         fr = nodes[f].reps[p]
@@ -220,7 +220,7 @@ class ReplicaManager(Cluster):
         offset = len(flog)
         acked = s.acked
         lr2 = lr._replace(known=set_item(lr.known, f, offset))
-        lr2, acked = self._advance_hw(lr2, ld, p, acked)
+        lr2, acked = self.advance_hw(lr2, ld, p, acked)
         new_flog = flog + llog[offset:]
         fr2 = fr._replace(log=new_flog, hw=min(hw_read, len(new_flog)))
         ln = nodes[ld]
@@ -240,7 +240,7 @@ class ReplicaManager(Cluster):
         nodes = set_item(set_item(nodes, ld, ln), f, fn)
         return s._replace(nodes=nodes, acked=acked)
 
-    def _shrink(self, s: State, b: int, p: int, f: int) -> tuple[Any, State]:
+    def shrink_isr(self, s: State, b: int, p: int, f: int) -> tuple[Any, State]:
         n = s.nodes[b]
         r = n.reps[p]
         isr = tuple(x for x in r.isr if x != f)

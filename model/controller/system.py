@@ -28,6 +28,7 @@ from model.controller.actions import (
     TimePasses,
 )
 from model.controller.broker import Brokers
+from model.controller.cluster import Cluster
 from model.controller.config import ControllerConfig, KafkaVersion, Start
 from model.controller.controller import KafkaController
 from model.controller.coverage import ZK_LABELLED, expected_labels, sequence_arrow, zk_labels
@@ -43,31 +44,48 @@ from model.controller.messages import (
     EV_UNCLEAN_ENABLE,
     ControllerEvent,
 )
+from model.controller.replica_manager import ReplicaManager
 from model.controller.state import State
 from model.controller.symmetry import Permutation, symmetries
 from model.controller.v08 import controller_0_8
+from model.controller.zookeeper import ZooKeeperServer
 
 
-class ControllerSystem(Brokers):
-    """The controller model as a transition system (see the module docstring).
+class ControllerSystem(Cluster):
+    """The controller model as a transition system (see the module docstring), composed of its
+    actors: the ZooKeeper server (``zookeeper``), the brokers' replica managers
+    (``replica_manager``), the broker processes (``brokers``) and, in each broker, a controller
+    of class ``controller_cls``. Each is a seam: a variant or a mutant passes its own class.
 
     >>> from model.controller import ControllerConfig
     >>> sys = ControllerSystem(ControllerConfig(brokers=2, replication_factor=2))
     >>> s = sys.init_states()[0]
     >>> s.zk.controller[0], s.zk.epoch, s.zk.parts[0].leader, s.zk.parts[0].isr
     (0, 1, 0, (0, 1))
+    >>> type(sys.zookeeper).__name__, type(sys.replica_manager).__name__
+    ('ZooKeeperServer', 'ReplicaManager')
     """
 
-    controller_cls = KafkaController
-
-    def __init__(self, cfg: ControllerConfig) -> None:
+    def __init__(
+        self,
+        cfg: ControllerConfig,
+        *,
+        controller: type[KafkaController] = KafkaController,
+        zookeeper: type[ZooKeeperServer] = ZooKeeperServer,
+        replica_manager: type[ReplicaManager] = ReplicaManager,
+        brokers: type[Brokers] = Brokers,
+    ) -> None:
         super().__init__(cfg)
+        self.zookeeper = zookeeper(self)
+        self.replica_manager = replica_manager(self)
+        self.brokers = brokers(self)
+        # seed 000's controller (model/controller/v08.py), over a mutant's controller too
+        self.controller_cls = (
+            controller_0_8(controller) if cfg.kafka_version is KafkaVersion.KAFKA_0_8 else controller
+        )
         #: the plug-in faults this configuration budgets (``model/controller/faults``)
         self.fault_rules = faults.active_rules(cfg)
-        self.fault_kinds: tuple[type, ...] = (*FAULT_KINDS, *(r.action for r in faults.rules()))
-        if cfg.kafka_version is KafkaVersion.KAFKA_0_8:
-            # seed 000's controller (model/controller/v08.py), over a mutant's controller too
-            self.controller_cls = controller_0_8(type(self).controller_cls)
+        self.fault_types: tuple[type, ...] = (*FAULT_KINDS, *(r.action for r in faults.rules()))
 
     def settled_state(self) -> State:
         """The cold start run by a fixed schedule (the first enabled action that is no fault,
@@ -77,7 +95,7 @@ class ControllerSystem(Brokers):
         for _ in range(10_000):
             nxt = None
             for a, t in self.successors(s):
-                if not isinstance(a, self.fault_kinds):
+                if not isinstance(a, self.fault_types):
                     nxt = t
                     break
             if nxt is None:
@@ -164,6 +182,7 @@ class ControllerSystem(Brokers):
         cfg = self.cfg
         nb = self.nb
         nodes = s.nodes
+        zookeeper, replica_manager, brokers = self.zookeeper, self.replica_manager, self.brokers
         for b in range(nb):
             n = nodes[b]
             if n.alive and n.pending is None and n.events:
@@ -171,33 +190,33 @@ class ControllerSystem(Brokers):
         for b in range(nb):
             n = nodes[b]
             if n.zk_out and n.session != 0 and not n.expired:
-                yield self._zk_serve(s, b)
+                yield zookeeper.serve(s, b)
         for b in range(nb):
             n = nodes[b]
             if n.alive and n.zk_in:
-                yield self._zk_reply(s, b)
+                yield zookeeper.reply(s, b)
         chans = s.chans
         for i in range(nb * nb):
             if chans[i]:
                 d = i % nb
-                if nodes[d].alive and not self._isr_write_in_flight(nodes[d], chans[i][0]):
-                    yield self._deliver(s, i // nb, d)
-        yield from self._data_plane(s)
+                if nodes[d].alive and not replica_manager.isr_write_in_flight(nodes[d], chans[i][0]):
+                    yield replica_manager.deliver(s, i // nb, d)
+        yield from replica_manager.data_plane(s)
         fault_ok = s.zk.epoch < cfg.max_controller_epoch
         for b in range(nb):
             n = nodes[b]
             if n.alive:
                 if n.expired:
-                    yield self._notice(s, b)
+                    yield brokers.notice_expiry(s, b)
                 if fault_ok and s.crashes < cfg.max_crashes:
-                    yield self._crash(s, b)
+                    yield brokers.crash(s, b)
                 if fault_ok and s.expiries < cfg.max_session_expiries and self.session_live(n):
-                    yield self._expire(s, b, True)
+                    yield zookeeper.expire(s, b, True)
             else:
                 if self.session_live(n):
-                    yield self._expire(s, b, False)
+                    yield zookeeper.expire(s, b, False)
                 elif fault_ok and s.restarts < cfg.max_restarts:
-                    yield self._restart(s, b)
+                    yield brokers.restart(s, b)
         if self.later and s.zk.created < self.later:
             yield self._admin_create(s)
         if self.admin:
@@ -216,19 +235,19 @@ class ControllerSystem(Brokers):
             t = zk.deletes
             ns = list(nodes)
             if t not in zk.delete_topics:
-                self._fire(ns, ControllerEvent(EV_DELETE_TOPICS, -1), "watch")
+                self.zookeeper.fire_watches(ns, ControllerEvent(EV_DELETE_TOPICS, -1), "watch")
             zk2 = zk._replace(deletes=t + 1, delete_topics=tuple(sorted({*zk.delete_topics, t})))
             yield AdminDeleteTopic(t), s._replace(zk=zk2, nodes=tuple(ns))
         if self.added and zk.expanded < self.topics_at_start and zk.expanded not in zk.gone:
             t = zk.expanded
             ns = list(nodes)
-            self._fire(ns, ControllerEvent(EV_PARTITION_MOD, t), "watch")
+            self.zookeeper.fire_watches(ns, ControllerEvent(EV_PARTITION_MOD, t), "watch")
             yield AdminAddPartitions(t), s._replace(zk=zk._replace(expanded=t + 1), nodes=tuple(ns))
         if zk.reassigns < cfg.max_reassignments and not zk.reassign:
             p = zk.reassigns
             if self.present(zk, p):
                 ns = list(nodes)
-                self._fire(ns, ControllerEvent(EV_REASSIGN, -1), "watch")
+                self.zookeeper.fire_watches(ns, ControllerEvent(EV_REASSIGN, -1), "watch")
                 rar = self.targets[p]
                 zk2 = zk._replace(reassigns=p + 1, reassign=((p, rar),))
                 yield AdminReassign(p, rar), s._replace(zk=zk2, nodes=tuple(ns))
@@ -236,14 +255,14 @@ class ControllerSystem(Brokers):
             parts = tuple(p for p in range(self.np) if self.present(zk, p))
             if parts:
                 ns = list(nodes)
-                self._fire(ns, ControllerEvent(EV_PREFERRED, -1), "watch")
+                self.zookeeper.fire_watches(ns, ControllerEvent(EV_PREFERRED, -1), "watch")
                 zk2 = zk._replace(preferreds=zk.preferreds + 1, preferred=parts)
                 yield AdminPreferredElection(parts), s._replace(zk=zk2, nodes=tuple(ns))
         if len(zk.unclean_dyn) < cfg.max_unclean_enables:
             t = len(zk.unclean_dyn)
             if self.present(zk, t * self.ppt):
                 ns = list(nodes)
-                self._fire(ns, ControllerEvent(EV_UNCLEAN_ENABLE, t), "watch")
+                self.zookeeper.fire_watches(ns, ControllerEvent(EV_UNCLEAN_ENABLE, t), "watch")
                 zk2 = zk._replace(unclean_dyn=(*zk.unclean_dyn, t))
                 yield AdminEnableUnclean(t), s._replace(zk=zk2, nodes=tuple(ns))
         if zk.admin_elections < cfg.max_admin_unclean_elections and zk.controller is not None:
@@ -271,7 +290,7 @@ class ControllerSystem(Brokers):
                     if n.cs == 2 or not nodes[n.cs - 3].alive or nodes[n.cs - 3].ctx is None:
                         # answered, or the request failed (controller gone): after its retries
                         # (controlled.shutdown.max.retries) the broker shuts down anyway
-                        yield self._shutdown_complete(s, b)
+                        yield self.brokers.shutdown_complete(s, b)
                 elif (
                     n.cs == 0
                     and s.shutdowns < cfg.max_controlled_shutdowns
@@ -295,7 +314,7 @@ class ControllerSystem(Brokers):
         zk = s.zk
         t = self.topics_at_start + zk.created
         nodes = list(s.nodes)
-        self._fire(nodes, ControllerEvent(EV_TOPIC_CHANGE, -1), "watch")
+        self.zookeeper.fire_watches(nodes, ControllerEvent(EV_TOPIC_CHANGE, -1), "watch")
         return AdminCreateTopic(t), s._replace(zk=zk._replace(created=zk.created + 1), nodes=tuple(nodes))
 
     def _process_event(self, s: State, b: int) -> tuple[Any, State]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from explorer.speedups import set_item
 from model.controller.actions import SessionExpire, ZkReply, ZkServe
+from model.controller.cluster import Actor
 from model.controller.messages import (
     EV_BROKER_CHANGE,
     EV_CTL_CHANGE,
@@ -66,15 +67,23 @@ from model.controller.messages import (
     TopicsWithDeleted,
     TopicZNodeDeleted,
 )
-from model.controller.replica_manager import ReplicaManager
-from model.controller.state import State, Zk
+from model.controller.state import Node, State, Zk
 
 
-class ZooKeeperServer(ReplicaManager):
+class ZooKeeperServer(Actor):
     """The ZooKeeper server (sessions, ephemerals, versions, multi, watches, expiry) and the
     client side of its responses."""
 
-    def _zk_reply(self, s: State, b: int) -> tuple[Any, State]:
+    def fire_watches(self, nodes: list[Node], ev: tuple[int, int], who: str, skip: int = -1) -> None:
+        """A watch fires: append ``ev`` to every live broker watching (``ctl``: /controller,
+        else the controller's watches), once (a queued event is not queued twice)."""
+        for b, n in enumerate(nodes):
+            if b == skip or not n.alive or n.expired or n.session == 0:
+                continue
+            if (n.ctl_watch if who == "ctl" else n.watch) and ev not in n.events:
+                nodes[b] = n._replace(events=(*n.events, ev))
+
+    def reply(self, s: State, b: int) -> tuple[Any, State]:
         n = s.nodes[b]
         resp = n.zk_in[0]
         n2 = n._replace(zk_in=n.zk_in[1:])
@@ -86,15 +95,15 @@ class ZooKeeperServer(ReplicaManager):
             n2 = n2._replace(bepoch=resp[1], events=ev)
             return ZkReply(b, resp), s._replace(nodes=set_item(s.nodes, b, n2))
         if op == Q_UPDATE_ISR:
-            return ZkReply(b, resp), self._isr_result(s, b, n2, resp)
+            return ZkReply(b, resp), self.system.replica_manager.isr_result(s, b, n2, resp)
         s1 = s._replace(nodes=set_item(s.nodes, b, n2))
-        w = self.controller_cls(self, s1, b, n2)
+        w = self.system.controller_cls(self.system, s1, b, n2)
         if w.pending is None:  # pragma: no cover - a response nobody waits for
             raise AssertionError(f"broker {b}: unexpected response {resp!r}")
         w.resume(resp)
         return ZkReply(b, resp), w.commit(s1)
 
-    def _zk_serve(self, s: State, b: int) -> tuple[Any, State]:
+    def serve(self, s: State, b: int) -> tuple[Any, State]:
         cfg = self.cfg
         n = s.nodes[b]
         req = n.zk_out[0]
@@ -113,7 +122,7 @@ class ZooKeeperServer(ReplicaManager):
                 )
                 resp = BrokerRegistered(Q_REGISTER_BROKER, epoch, req[1])
                 nodes[b] = node
-                self._fire(nodes, ControllerEvent(EV_BROKER_CHANGE, -1), "watch")
+                self.fire_watches(nodes, ControllerEvent(EV_BROKER_CHANGE, -1), "watch")
                 node = nodes[b]
             elif cur[0] == sess:  # a retried registration of this very session
                 resp = BrokerRegistered(Q_REGISTER_BROKER, cur[1], req[1])
@@ -131,7 +140,7 @@ class ZooKeeperServer(ReplicaManager):
                 zk = zk._replace(controller=(b, sess), epoch=new_epoch, epoch_version=version + 1)
                 resp = ControllerRegistered(Q_REGISTER_CTL, True, new_epoch, version + 1)
                 nodes[b] = node
-                self._fire(nodes, ControllerEvent(EV_CTL_CHANGE, b), "ctl", skip=b)
+                self.fire_watches(nodes, ControllerEvent(EV_CTL_CHANGE, b), "ctl", skip=b)
                 node = nodes[b]
         elif op == Q_CREATE_CTL:
             if zk.controller is not None:
@@ -140,7 +149,7 @@ class ZooKeeperServer(ReplicaManager):
                 zk = zk._replace(controller=(b, sess))
                 resp = ControllerPathCreated(Q_CREATE_CTL, True, b)
                 nodes[b] = node
-                self._fire(nodes, ControllerEvent(EV_CTL_CHANGE, b), "ctl", skip=b)
+                self.fire_watches(nodes, ControllerEvent(EV_CTL_CHANGE, b), "ctl", skip=b)
                 node = nodes[b]
         elif op == Q_READ_EPOCH:
             resp = ControllerEpochRead(Q_READ_EPOCH, zk.epoch, zk.epoch_version)
@@ -155,12 +164,12 @@ class ZooKeeperServer(ReplicaManager):
             if zk.controller is not None:
                 zk = zk._replace(controller=None)
                 nodes[b] = node
-                self._fire(nodes, ControllerEvent(EV_REELECT, -1), "ctl")
+                self.fire_watches(nodes, ControllerEvent(EV_REELECT, -1), "ctl")
                 node = nodes[b]
         elif op == Q_READ_CONTEXT:
             live = tuple(0 if e is None else e[1] for e in zk.brokers)
             if self.admin:
-                present = tuple(self.present(zk, p) for p in range(self.np))
+                present = tuple(self.system.present(zk, p) for p in range(self.np))
                 admin = (present, zk.ar, zk.delete_topics, zk.reassign, zk.preferred)
                 resp = ControllerContextWithAdmin(Q_READ_CONTEXT, live, zk.parts, -1, admin)
             elif self.later:
@@ -189,7 +198,7 @@ class ZooKeeperServer(ReplicaManager):
             Q_READ_REASSIGN,
             Q_READ_PREFERRED,
         ):
-            zk, resp = self._zk_admin(zk, req)
+            zk, resp = self.admin_request(zk, req)
         elif op == Q_WRITE_PARTS:
             _, writes, fence, _ctl_epoch, create, _strategy = req
             if not self.epoch_fence_holds(zk, fence):
@@ -232,10 +241,10 @@ class ZooKeeperServer(ReplicaManager):
                 zk = zk._replace(parts=set_item(zk.parts, p, new), isr_changes=ic)
                 resp = IsrUpdated(Q_UPDATE_ISR, p, new)
                 nodes[b] = node
-                self._fire(nodes, ControllerEvent(EV_ISR_CHANGE, -1), "watch")
+                self.fire_watches(nodes, ControllerEvent(EV_ISR_CHANGE, -1), "watch")
                 if zk.reassign and any(q == p for q, _ in zk.reassign):
                     # the controller's PartitionReassignmentIsrChangeHandler on the state znode
-                    self._fire(nodes, ControllerEvent(EV_REASSIGN_ISR, p), "watch")
+                    self.fire_watches(nodes, ControllerEvent(EV_REASSIGN_ISR, p), "watch")
                 node = nodes[b]
             else:
                 resp = IsrUpdated(Q_UPDATE_ISR, p, None)
@@ -246,7 +255,7 @@ class ZooKeeperServer(ReplicaManager):
         nodes[b] = node
         t = s._replace(zk=zk, nodes=tuple(nodes))
         if resp is not None and node.alive and self.merged:
-            t = self._zk_reply(t, b)[1]
+            t = self.reply(t, b)[1]
         return ZkServe(b, sess, req), t
 
     @staticmethod
@@ -256,7 +265,7 @@ class ZooKeeperServer(ReplicaManager):
         KAFKA-6082)."""
         return fence == -1 or zk.epoch_version == fence
 
-    def _zk_admin(self, zk: Zk, req: tuple) -> tuple[Zk, tuple | None]:
+    def admin_request(self, zk: Zk, req: tuple) -> tuple[Zk, tuple | None]:
         """The server side of the admin workflows' requests (controller writes fenced on the
         ``/controller_epoch`` version, as ``deleteTopicZNode(topic, epochZkVersion)`` etc.)."""
         op = req[0]
@@ -266,7 +275,7 @@ class ZooKeeperServer(ReplicaManager):
             t = req[1]
             ppt = self.ppt
             return zk, ReplicaAssignment(
-                op, t, tuple(self.present(zk, p) for p in range(t * ppt, (t + 1) * ppt))
+                op, t, tuple(self.system.present(zk, p) for p in range(t * ppt, (t + 1) * ppt))
             )
         if op == Q_READ_REASSIGN:
             return zk, PartitionReassignment(op, zk.reassign)
@@ -308,7 +317,7 @@ class ZooKeeperServer(ReplicaManager):
             zk = zk._replace(preferred=())
         return zk, None
 
-    def _expire(self, s: State, b: int, counted: bool) -> tuple[Any, State]:
+    def expire(self, s: State, b: int, counted: bool) -> tuple[Any, State]:
         zk = s.zk
         n = s.nodes[b]
         sess = n.session
@@ -318,11 +327,11 @@ class ZooKeeperServer(ReplicaManager):
         nodes[b] = n._replace(expired=True)
         if zk.controller is not None and zk.controller[1] == sess:
             zk = zk._replace(controller=None)
-            self._fire(nodes, ControllerEvent(EV_REELECT, -1), "ctl", skip=b)
+            self.fire_watches(nodes, ControllerEvent(EV_REELECT, -1), "ctl", skip=b)
         reg = zk.brokers[b]
         if reg is not None and reg[0] == sess:
             zk = zk._replace(brokers=set_item(zk.brokers, b, None))
-            self._fire(nodes, ControllerEvent(EV_BROKER_CHANGE, -1), "watch", skip=b)
+            self.fire_watches(nodes, ControllerEvent(EV_BROKER_CHANGE, -1), "watch", skip=b)
         return SessionExpire(b, sess), s._replace(
             zk=zk, nodes=tuple(nodes), expiries=s.expiries + (1 if counted else 0)
         )

@@ -45,13 +45,14 @@ def duplicate_deliveries(system: Any, s: State) -> Iterator[tuple[Any, State]]:
     """Each channel whose head request could be delivered may deliver it without consuming it."""
     nb = system.nb
     nodes = s.nodes
+    replica_manager = system.replica_manager
     for i, q in enumerate(s.chans):
         if not q:
             continue
         sender, d = divmod(i, nb)
-        if not nodes[d].alive or system._isr_write_in_flight(nodes[d], q[0]):
+        if not nodes[d].alive or replica_manager.isr_write_in_flight(nodes[d], q[0]):
             continue
-        _, t = system._deliver(s, sender, d)
+        _, t = replica_manager.deliver(s, sender, d)
         # the request stays queued and its response (with any callback at the sender) is lost
         sender_node = t.nodes[sender]._replace(events=nodes[sender].events)
         t = t._replace(chans=s.chans, nodes=(*t.nodes[:sender], sender_node, *t.nodes[sender + 1 :]))
