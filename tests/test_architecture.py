@@ -232,3 +232,56 @@ def test_every_package_is_installed() -> None:
     listed = set(find_packages(str(ROOT), include=find["include"]))
     found = {_module_name(p) for pkg in PACKAGES for p in (ROOT / pkg).rglob("__init__.py")}
     assert found <= listed, sorted(found - listed)
+
+
+#: the controller model's modules (issue 31: composed, not inherited)
+CONTROLLER_MODULES = sorted(
+    name for name in SOURCES if name.startswith("model.controller") or name == "invariants.mutants.controller"
+)
+#: a longest chain of project classes (a class, its project base, that one's project base)
+MAX_INHERITANCE = 2
+
+
+def _project_depth(cls: type) -> int:
+    """How many project classes (``model``, ``invariants``) lie above ``cls`` in its longest
+    chain of bases."""
+    bases = [b for b in cls.__bases__ if b.__module__.split(".")[0] in ("model", "invariants")]
+    return max((1 + _project_depth(b) for b in bases), default=0)
+
+
+@pytest.mark.parametrize("module", CONTROLLER_MODULES)
+def test_controller_classes_inherit_at_most_two_levels(module: str) -> None:
+    """No class of the controller model (its mutants included) sits below more than two project
+    classes: the controller, its components and actors are composed, and a variant or mutant
+    subclasses one of them."""
+    import importlib
+
+    mod = importlib.import_module(module)
+    deep = {
+        name: _project_depth(obj)
+        for name, obj in vars(mod).items()
+        if isinstance(obj, type) and obj.__module__ == module and _project_depth(obj) > MAX_INHERITANCE
+    }
+    assert deep == {}
+
+
+def test_the_inheritance_check_can_fail() -> None:
+    class A:
+        pass
+
+    A.__module__ = "model.x"
+
+    class B(A):
+        pass
+
+    B.__module__ = "model.x"
+
+    class C(B):
+        pass
+
+    class D(C):
+        pass
+
+    assert _project_depth(C) == 2 and _project_depth(D) == 0  # D's base C is a test's class
+    C.__module__ = "model.x"
+    assert _project_depth(D) == 3 > MAX_INHERITANCE

@@ -88,7 +88,8 @@ def _shutdown_leader(selectors: str, isr: tuple[int, ...]) -> int | None:
     w = sys.controller_cls(sys, s, b, s.nodes[b])
     w.ctx = w.ctx._replace(shutting=(1,))
     cur = LeaderAndIsr(1, 3, isr, 5)
-    res = w.elect_leader_for_partition(S_CONTROLLED_SHUTDOWN, 0, cur, w.live_broker_ids(), ())
+    psm = sys.kafka_controller.partition_state_machine
+    res = psm.elect_leader_for_partition(w, S_CONTROLLED_SHUTDOWN, 0, cur, w.live_broker_ids(), ())
     return None if res.leader_and_isr is None else res.leader_and_isr.leader
 
 

@@ -87,7 +87,7 @@ def test_default_is_2x_with_the_2x_choices() -> None:
         ReplicaTable.LATER_2X,
     )
     assert c.zk_write_fencing is ZkWriteFencing.CONTROLLER_EPOCH and c.broker_epoch is True
-    assert build(c).controller_cls is KafkaController
+    assert type(build(c).kafka_controller) is KafkaController
 
 
 @pytest.mark.parametrize("how", ["--set", "toml", "python"])
@@ -103,7 +103,7 @@ def test_0_8_implies_every_finer_key(how: str, tmp_path: Path) -> None:
     assert c.kafka_version is KafkaVersion.KAFKA_0_8
     for name, value in IMPLIED_0_8.items():
         assert getattr(c, name) == value, name
-    assert build(c).controller_cls is KafkaController08
+    assert type(build(c).kafka_controller) is KafkaController08
 
 
 def test_0_8_accepts_the_same_choices_and_2x_leaves_keys_free() -> None:
@@ -111,7 +111,7 @@ def test_0_8_accepts_the_same_choices_and_2x_leaves_keys_free() -> None:
     assert load_config(ControllerConfig, None, ["kafka_version=0.8", *same]).elector is Elector.LEGACY
     c = load_config(ControllerConfig, None, ["kafka_version=2.x", "elector=legacy", "leader_selectors=0.8"])
     assert c.elector is Elector.LEGACY and c.replica_table is ReplicaTable.LATER_2X
-    assert build(c).controller_cls is KafkaController  # the finer keys alone: the 2.x handlers
+    assert type(build(c).kafka_controller) is KafkaController  # the finer keys alone: the 2.x handlers
 
 
 @pytest.mark.parametrize("name, value", CONTRADICTIONS)
@@ -150,7 +150,7 @@ def test_models_table_shows_both_defaults() -> None:
 
 def test_a_mutant_runs_over_the_0_8_controller() -> None:
     sys = build(ControllerConfig(brokers=2, kafka_version="0.8", mutant="no-epoch-bump"))
-    mro = sys.controller_cls.__mro__
+    mro = type(sys.kafka_controller).__mro__
     assert mro[1] is KafkaController08 and mro[2].__name__ == "NoEpochBump"
 
 
@@ -283,7 +283,7 @@ def test_0_8_failover_order_after_the_replica_state_machine() -> None:
         sys = build(ControllerConfig(brokers=2, max_preferred_elections=1, kafka_version=version, **kw))
         s = sys.init_states()[0]
         w = sys.controller_cls(sys, s, 0, s.nodes[0])
-        return [op[0] for op in w.failover_after_replica_startup(admin)]
+        return [op[0] for op in sys.kafka_controller.failover_after_replica_startup(w, admin)]
 
     assert order("0.8") == [
         O_TRIGGER,
@@ -341,9 +341,10 @@ def test_0_8_on_broker_failure_takes_partitions_led_by_the_failed_brokers() -> N
         s = sys.init_states()[0]
         w = sys.controller_cls(sys, s, 0, s.nodes[0])
         w.ctx = w.ctx._replace(live=(1, 1, 0))  # broker 2 failed
-        assert w.leader_lost(PartZ(-1, 3, (1,), 1, 4), (2,)) is lost
-        assert w.leader_lost(PartZ(2, 3, (2,), 1, 4), (2,)) is True
-        recipients = w.offline_replica_recipients(0, 2, PartZ(0, 1, (0, 1), 1, 2))
+        lifecycle, rsm = sys.kafka_controller.broker_lifecycle, sys.kafka_controller.replica_state_machine
+        assert lifecycle.leader_lost(w, PartZ(-1, 3, (1,), 1, 4), (2,)) is lost
+        assert lifecycle.leader_lost(w, PartZ(2, 3, (2,), 1, 4), (2,)) is True
+        recipients = rsm.offline_replica_recipients(w, 0, 2, PartZ(0, 1, (0, 1), 1, 2))
         assert recipients == ((0, 1) if version == "2.x" else (0,))
 
 
@@ -354,10 +355,10 @@ def test_0_8_drops_the_listeners_it_lacks() -> None:
         sys = build(ControllerConfig(brokers=2, max_unclean_enables=1, kafka_version=version))
         s = sys.init_states()[0]
         w = sys.controller_cls(sys, s, 0, s.nodes[0])
-        w.process_event(ControllerEvent(EV_ISR_CHANGE, -1))
+        sys.kafka_controller.process_event(w, ControllerEvent(EV_ISR_CHANGE, -1))
         assert (w.pending is not None) is reads
         w = sys.controller_cls(sys, s, 0, s.nodes[0])
-        w.process_event(ControllerEvent(EV_UNCLEAN_ENABLE, 0))
+        sys.kafka_controller.process_event(w, ControllerEvent(EV_UNCLEAN_ENABLE, 0))
         assert w.zk_out == s.nodes[0].zk_out
 
 

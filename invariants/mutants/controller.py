@@ -9,7 +9,7 @@ breaks are in ``tests/test_controller.py``, ``tests/test_controller_admin.py`` a
 ``tests/test_guards.py``.
 
 >>> from invariants.mutants.controller import MUTANTS, ControllerConfig
->>> MUTANTS.system("no-epoch-bump", ControllerConfig(brokers=2)).controller_cls.__name__
+>>> type(MUTANTS.system("no-epoch-bump", ControllerConfig(brokers=2)).kafka_controller).__name__
 'NoEpochBump'
 >>> ControllerConfig(brokers=2, mutant="no-such-bug")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
@@ -27,7 +27,9 @@ from explorer.speedups import set_item
 from invariants.mutants import Catalogue
 from model.controller import ControllerConfig as ModelControllerConfig
 from model.controller import ControllerSystem, Elector, Node, State, Zk
-from model.controller.broker import Brokers
+from model.controller.admin import AdminWorkflows
+from model.controller.base import ControllerBase
+from model.controller.broker_lifecycle import BrokerLifecycle
 from model.controller.controller import KafkaController
 from model.controller.messages import (
     EV_EXPIRE,
@@ -46,6 +48,9 @@ from model.controller.messages import (
 )
 from model.controller.program import O_REASSIGN, O_REMOVE_ISR, O_SEND_UM, O_TRIGGER, W_REGISTER
 from model.controller.replica_manager import ReplicaManager
+from model.controller.state_machines import PartitionStateMachine, ReplicaStateMachine
+from model.controller.system import SEAMS
+from model.controller.topic_deletion import TopicDeletionManager
 from model.controller.zookeeper import ZooKeeperServer
 from model.election import (
     NO_LEADER,
@@ -64,35 +69,33 @@ MUTANTS = Catalogue("controller", ControllerSystem)
 """Every controller mutant by name (``none``: the model as written)."""
 
 
-#: the actor seams of ``ControllerSystem`` and the class each replaces
-SEAMS = (
-    ("controller", KafkaController),
-    ("zookeeper", ZooKeeperServer),
-    ("replica_manager", ReplicaManager),
-    ("brokers", Brokers),
-)
-
-
 @dataclass(frozen=True)
-class WithSeam:
-    """Builds the controller system with one actor replaced by ``cls`` (picklable, so that
-    the parallel and Spark engines can ship the mutant to their workers)."""
+class WithSeams:
+    """Builds the controller system with some seams replaced (``ControllerSystem``'s keyword
+    arguments; picklable, so that the parallel and Spark engines can ship the mutant)."""
 
-    seam: str
-    cls: type
+    seams: tuple[tuple[str, type], ...]
 
     def __call__(self, cfg: ModelControllerConfig) -> ControllerSystem:
-        return ControllerSystem(cfg, **{self.seam: self.cls})
+        return ControllerSystem(cfg, **dict(self.seams))
 
 
-def mutant(name: str, doc: str) -> Any:
-    """Register a subclass of one actor (a ``KafkaController``, the ``ZooKeeperServer``, the
-    ``ReplicaManager`` or the ``Brokers``) as mutant ``name``: the system built with it in that
-    actor's seam."""
+def seam_of(cls: type) -> str:
+    """The seam a class replaces: the one whose default class it subclasses.
+
+    >>> seam_of(ReplicaManager)
+    'replica_manager'
+    """
+    return next(name for name, base in SEAMS.items() if issubclass(cls, base))
+
+
+def mutant(name: str, doc: str, also: tuple[type, ...] = ()) -> Any:
+    """Register a subclass of one of the system's seams (``SEAMS``: the controller of a step, a
+    component such as ``PartitionStateMachine``, or an actor such as ``ZooKeeperServer``) as
+    mutant ``name``: the system built with it, and the classes ``also`` names, in their seams."""
 
     def add(cls: type) -> type:
-        seam = next(name for name, base in SEAMS if issubclass(cls, base))
-        MUTANTS.register(name, doc)(WithSeam(seam, cls))
+        MUTANTS.register(name, doc)(WithSeams(tuple((seam_of(c), c) for c in (cls, *also))))
         return cls
 
     return add
@@ -103,18 +106,14 @@ def mutant(name: str, doc: str) -> Any:
 
 @mutant("no-epoch-bump", "a new controller writes the controller epoch it read, not epoch + 1")
 class NoEpochBump(KafkaController):
-    __slots__ = ()
-
-    def next_controller_epoch(self, epoch: int) -> int:
+    def next_controller_epoch(self, c: ControllerBase, epoch: int) -> int:
         return epoch
 
 
 @mutant("epoch-reset", "the 2.x election writes controller epoch 1 once the epoch read is 2 or more")
 class EpochReset(KafkaController):
-    __slots__ = ()
-
-    def next_controller_epoch(self, epoch: int) -> int:
-        if epoch >= 2 and not self.sys.legacy:
+    def next_controller_epoch(self, c: ControllerBase, epoch: int) -> int:
+        if epoch >= 2 and not c.sys.legacy:
             return 1
         return epoch + 1
 
@@ -123,12 +122,10 @@ class EpochReset(KafkaController):
     "failover-keeps-old-epoch", "a new controller fails over with the epoch (and zkVersion) before its win"
 )
 class FailoverKeepsOldEpoch(KafkaController):
-    __slots__ = ()
-
-    def resume(self, resp: tuple) -> None:
-        if self.pending is not None and self.pending[0] == W_REGISTER and resp[1]:
+    def resume(self, c: ControllerBase, resp: tuple) -> None:
+        if c.pending is not None and c.pending[0] == W_REGISTER and resp[1]:
             resp = (resp[0], resp[1], resp[2] - 1, resp[3] - 1)
-        super().resume(resp)
+        super().resume(c, resp)
 
 
 @mutant(
@@ -161,21 +158,17 @@ class NoControllerEpochCheck(ReplicaManager):
     "skip-replica-init",
     "onControllerFailover leaves every replica NonExistentReplica (no initializeReplicaState)",
 )
-class SkipReplicaInit(KafkaController):
-    __slots__ = ()
-
+class SkipReplicaInit(ReplicaStateMachine):
     def initialize_replica_state(
-        self, slots: tuple[int, ...], assigned: tuple[int, ...], live: tuple[int, ...]
+        self, c: ControllerBase, slots: tuple[int, ...], assigned: tuple[int, ...], live: tuple[int, ...]
     ) -> tuple[ReplicaState, ...]:
         return (ReplicaState.NonExistentReplica,) * len(slots)
 
 
 @mutant("no-election-on-broker-failure", "onBrokerFailure does not trigger the offline elections")
-class NoElectionOnBrokerFailure(KafkaController):
-    __slots__ = ()
-
-    def on_broker_failure(self, brokers: tuple[int, ...]) -> tuple:
-        prog = super().on_broker_failure(brokers)
+class NoElectionOnBrokerFailure(BrokerLifecycle):
+    def on_broker_failure(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
+        prog = super().on_broker_failure(c, brokers)
         assert prog[0] == (O_TRIGGER,)
         return prog[1:]
 
@@ -184,13 +177,11 @@ class NoElectionOnBrokerFailure(KafkaController):
 
 
 @mutant("no-leader-epoch-bump", "an election writes the new leader with the old leader epoch")
-class NoLeaderEpochBump(KafkaController):
-    __slots__ = ()
-
+class NoLeaderEpochBump(PartitionStateMachine):
     def elect_leader_for_partition(
-        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+        self, c: ControllerBase, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
     ) -> Any:
-        res = super().elect_leader_for_partition(strategy, p, cur, live, dyn)
+        res = super().elect_leader_for_partition(c, strategy, p, cur, live, dyn)
         lai = res.leader_and_isr
         if lai is None:
             return res
@@ -198,22 +189,18 @@ class NoLeaderEpochBump(KafkaController):
 
 
 @mutant("leader-outside-isr", "doRemoveReplicasFromIsr drops the (surviving) leader from the ISR it writes")
-class LeaderOutsideIsr(KafkaController):
-    __slots__ = ()
-
-    def remove_replica_from_isr(self, cur: LeaderAndIsr, b: int) -> LeaderAndIsr | None:
-        lai = super().remove_replica_from_isr(cur, b)
+class LeaderOutsideIsr(ReplicaStateMachine):
+    def remove_replica_from_isr(self, c: ControllerBase, cur: LeaderAndIsr, b: int) -> LeaderAndIsr | None:
+        lai = super().remove_replica_from_isr(c, cur, b)
         if lai is None or cur.leader == b:
             return lai
         return lai._replace(isr=tuple(r for r in cur.isr if r != cur.leader) or lai.isr)
 
 
 @mutant("empty-isr", "doRemoveReplicasFromIsr removes the ISR's last member too")
-class EmptyIsr(KafkaController):
-    __slots__ = ()
-
-    def remove_replica_from_isr(self, cur: LeaderAndIsr, b: int) -> LeaderAndIsr | None:
-        lai = super().remove_replica_from_isr(cur, b)
+class EmptyIsr(ReplicaStateMachine):
+    def remove_replica_from_isr(self, c: ControllerBase, cur: LeaderAndIsr, b: int) -> LeaderAndIsr | None:
+        lai = super().remove_replica_from_isr(c, cur, b)
         if lai is None:
             return lai
         return lai._replace(isr=tuple(r for r in cur.isr if r != b))
@@ -222,34 +209,37 @@ class EmptyIsr(KafkaController):
 @mutant(
     "preferred-any-isr-replica", "the preferred replica election elects any live ISR replica (offline rule)"
 )
-class PreferredAnyIsrReplica(KafkaController):
-    __slots__ = ()
-
+class PreferredAnyIsrReplica(PartitionStateMachine):
     def elect_leader_for_partition(
-        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+        self, c: ControllerBase, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
     ) -> Any:
         if strategy == S_PREFERRED:
-            return offline_partition_leader_election_strategy(self.ctx.ar[p], cur, live, False, False)
-        return super().elect_leader_for_partition(strategy, p, cur, live, dyn)
+            return offline_partition_leader_election_strategy(c.ctx.ar[p], cur, live, False, False)
+        return super().elect_leader_for_partition(c, strategy, p, cur, live, dyn)
 
 
-@mutant(
-    "cs-elects-shutting-down",
-    "liveBrokerIds and the controlled-shutdown election include shutting-down brokers",
-)
-class CsElectsShuttingDown(KafkaController):
+class LiveBrokersIncludeShuttingDown(ControllerBase):
+    """``liveBrokerIds`` without the shutting-down filter (half of ``cs-elects-shutting-down``)."""
+
     __slots__ = ()
 
     def live_broker_ids(self) -> tuple[int, ...]:
         return tuple(b for b, e in enumerate(self.ctx.live) if e)
 
+
+@mutant(
+    "cs-elects-shutting-down",
+    "liveBrokerIds and the controlled-shutdown election include shutting-down brokers",
+    also=(LiveBrokersIncludeShuttingDown,),
+)
+class CsElectsShuttingDown(PartitionStateMachine):
     def elect_leader_for_partition(
-        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+        self, c: ControllerBase, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
     ) -> ElectionResult:
         if strategy == S_CONTROLLED_SHUTDOWN:
-            live_or_shutting = tuple(b for b, e in enumerate(self.ctx.live) if e)
-            return leader_for_controlled_shutdown(self.ctx.ar[p], cur, live_or_shutting, ())
-        return super().elect_leader_for_partition(strategy, p, cur, live, dyn)
+            live_or_shutting = tuple(b for b, e in enumerate(c.ctx.live) if e)
+            return leader_for_controlled_shutdown(c.ctx.ar[p], cur, live_or_shutting, ())
+        return super().elect_leader_for_partition(c, strategy, p, cur, live, dyn)
 
 
 # -- admin workflows ------------------------------------------------------------------------------
@@ -259,21 +249,17 @@ class CsElectsShuttingDown(KafkaController):
     "no-deletion-retry-on-startup",
     "onBrokerStartup does not resume the deletion of topics with replicas on it",
 )
-class NoDeletionRetryOnStartup(KafkaController):
-    __slots__ = ()
-
-    def resume_deletion_for_brokers(self, brokers: tuple[int, ...]) -> tuple:
+class NoDeletionRetryOnStartup(BrokerLifecycle):
+    def resume_deletion_for_brokers(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
         return ()
 
 
 @mutant("no-resume-after-replica-deletion", "completeReplicaDeletion does not call resumeDeletions")
-class NoResumeAfterReplicaDeletion(KafkaController):
-    __slots__ = ()
-
-    def complete_replica_deletion(self, b: int, parts: tuple[int, ...]) -> None:
+class NoResumeAfterReplicaDeletion(TopicDeletionManager):
+    def complete_replica_deletion(self, c: ControllerBase, b: int, parts: tuple[int, ...]) -> None:
         for p in parts:
-            self.set_rstate(p, b, ReplicaState.ReplicaDeletionSuccessful)
-        self.run(())
+            c.set_rstate(p, b, ReplicaState.ReplicaDeletionSuccessful)
+        self.kafka_controller.run(c, ())
 
 
 @mutant("delete-keeps-partition-state", "deleting a topic's znodes leaves its partition state znodes behind")
@@ -298,12 +284,12 @@ class NoReassignIsrWatch(ZooKeeperServer):
     "reassign-keeps-old-replica",
     "step 6 of a reassignment keeps OAR - RAR in the assignment (AR = RAR + old)",
 )
-class ReassignKeepsOldReplica(KafkaController):
-    __slots__ = ()
-
-    def update_partition_replica_assignment(self, p: int, replicas: tuple[int, ...]) -> None:
-        old = tuple(r for r in self.ctx.ar[p] if r not in replicas)
-        super().update_partition_replica_assignment(p, replicas + old)
+class ReassignKeepsOldReplica(AdminWorkflows):
+    def update_partition_replica_assignment(
+        self, c: ControllerBase, p: int, replicas: tuple[int, ...]
+    ) -> None:
+        old = tuple(r for r in c.ctx.ar[p] if r not in replicas)
+        super().update_partition_replica_assignment(c, p, replicas + old)
 
 
 # -- mistakes that epoch fencing hides (issue 20): caught by the convergence properties -----------
@@ -314,33 +300,27 @@ class ReassignKeepsOldReplica(KafkaController):
     "a controller that reads that /controller moved to another broker does not resign (maybeResign)",
 )
 class NoResignOnControllerMoved(KafkaController):
-    __slots__ = ()
-
-    def update_active_controller_id(self, ctl: int) -> None:
-        self.active_id = ctl
+    def update_active_controller_id(self, c: ControllerBase, ctl: int) -> None:
+        c.active_id = ctl
 
 
 @mutant(
     "no-offline-replicas-on-broker-failure",
     "onBrokerFailure does not move the dead broker's replicas to OfflineReplica (no ISR removal)",
 )
-class NoOfflineReplicasOnBrokerFailure(KafkaController):
-    __slots__ = ()
-
-    def on_broker_failure(self, brokers: tuple[int, ...]) -> tuple:
-        return tuple(op for op in super().on_broker_failure(brokers) if op[0] != O_REMOVE_ISR)
+class NoOfflineReplicasOnBrokerFailure(BrokerLifecycle):
+    def on_broker_failure(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
+        return tuple(op for op in super().on_broker_failure(c, brokers) if op[0] != O_REMOVE_ISR)
 
 
 @mutant(
     "offline-election-keeps-dead-isr", "the clean offline election keeps the whole old ISR, dead brokers too"
 )
-class OfflineElectionKeepsDeadIsr(KafkaController):
-    __slots__ = ()
-
+class OfflineElectionKeepsDeadIsr(PartitionStateMachine):
     def elect_leader_for_partition(
-        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+        self, c: ControllerBase, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
     ) -> Any:
-        res = super().elect_leader_for_partition(strategy, p, cur, live, dyn)
+        res = super().elect_leader_for_partition(c, strategy, p, cur, live, dyn)
         lai = res.leader_and_isr
         if strategy != S_OFFLINE or lai is None or res.outcome != ElectionOutcome.CLEAN:
             return res
@@ -351,34 +331,30 @@ class OfflineElectionKeepsDeadIsr(KafkaController):
     "failover-dead-leader-online",
     "initializePartitionState marks a partition OnlinePartition whenever it has a leader, live or not",
 )
-class FailoverDeadLeaderOnline(KafkaController):
-    __slots__ = ()
-
-    def initialize_partition_state(self, z: Any, live: tuple[int, ...]) -> PartitionState:
+class FailoverDeadLeaderOnline(PartitionStateMachine):
+    def initialize_partition_state(self, c: ControllerBase, z: Any, live: tuple[int, ...]) -> PartitionState:
         if z is not None and z.leader != NO_LEADER:
             return PartitionState.OnlinePartition
-        return super().initialize_partition_state(z, live)
+        return super().initialize_partition_state(c, z, live)
 
 
 @mutant(
     "ignores-newer-controller-state",
     "an election or ISR removal goes on over a partition state written by a newer controller",
 )
-class IgnoresNewerControllerState(KafkaController):
-    __slots__ = ()
-
-    def written_by_newer_controller(self, z: Any) -> bool:
+class IgnoresNewerControllerState(PartitionStateMachine):
+    def written_by_newer_controller(self, c: ControllerBase, z: Any) -> bool:
         return False
 
 
 @mutant(
     "bounce-off-by-one", "processBrokerChange sees a bounce only when the broker epoch grew by more than one"
 )
-class BounceOffByOne(KafkaController):
-    __slots__ = ()
-
-    def bounced_brokers(self, cur: tuple[int, ...], live: tuple[int, ...]) -> tuple[int, ...]:
-        return tuple(b for b in range(self.sys.nb) if live[b] and cur[b] and cur[b] > live[b] + 1)
+class BounceOffByOne(BrokerLifecycle):
+    def bounced_brokers(
+        self, c: ControllerBase, cur: tuple[int, ...], live: tuple[int, ...]
+    ) -> tuple[int, ...]:
+        return tuple(b for b in range(c.sys.nb) if live[b] and cur[b] and cur[b] > live[b] + 1)
 
 
 @mutant(
@@ -398,17 +374,15 @@ class FenceLessThan(ZooKeeperServer):
     "no-um-on-broker-startup",
     "onBrokerStartup sends no UpdateMetadata to the live brokers before the replicas",
 )
-class NoUmOnBrokerStartup(KafkaController):
-    __slots__ = ()
-
-    def on_broker_startup(self, brokers: tuple[int, ...]) -> tuple:
-        self.send_requests_to_brokers(self.replicas_to_online(brokers))
+class NoUmOnBrokerStartup(BrokerLifecycle):
+    def on_broker_startup(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
+        c.send_requests_to_brokers(self.replica_state_machine.replicas_to_online(c, brokers))
         prog: tuple = ((O_TRIGGER,),)
-        ctx = self.ctx
+        ctx = c.ctx
         if ctx.reassigning:
             prog += tuple((O_REASSIGN, p, 1) for p, rar in ctx.reassigning if any(b in rar for b in brokers))
         if ctx.deleting:
-            prog += self.resume_deletion_for_brokers(brokers)
+            prog += self.resume_deletion_for_brokers(c, brokers)
         return prog
 
 
@@ -416,26 +390,22 @@ class NoUmOnBrokerStartup(KafkaController):
     "startup-skips-online-replicas",
     "onBrokerStartup does not move the restarted broker's replicas to OnlineReplica (no LeaderAndIsr)",
 )
-class StartupSkipsOnlineReplicas(KafkaController):
-    __slots__ = ()
-
-    def on_broker_startup(self, brokers: tuple[int, ...]) -> tuple:
-        self.send_update_metadata_request()
+class StartupSkipsOnlineReplicas(BrokerLifecycle):
+    def on_broker_startup(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
+        c.send_update_metadata_request()
         prog: tuple = ((O_TRIGGER,),)
-        ctx = self.ctx
+        ctx = c.ctx
         if ctx.reassigning:
             prog += tuple((O_REASSIGN, p, 1) for p, rar in ctx.reassigning if any(b in rar for b in brokers))
         if ctx.deleting:
-            prog += self.resume_deletion_for_brokers(brokers)
+            prog += self.resume_deletion_for_brokers(c, brokers)
         return prog
 
 
 @mutant("startup-no-trigger", "onBrokerStartup does not call triggerOnlinePartitionStateChange")
-class StartupNoTrigger(KafkaController):
-    __slots__ = ()
-
-    def on_broker_startup(self, brokers: tuple[int, ...]) -> tuple:
-        prog = super().on_broker_startup(brokers)
+class StartupNoTrigger(BrokerLifecycle):
+    def on_broker_startup(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
+        prog = super().on_broker_startup(c, brokers)
         assert prog[0] == (O_TRIGGER,)
         return prog[1:]
 
@@ -443,36 +413,30 @@ class StartupNoTrigger(KafkaController):
 @mutant(
     "no-um-on-broker-failure", "onBrokerFailure sends no UpdateMetadata when no partition lost its leader"
 )
-class NoUmOnBrokerFailure(KafkaController):
-    __slots__ = ()
-
-    def on_broker_failure(self, brokers: tuple[int, ...]) -> tuple:
-        return tuple(op for op in super().on_broker_failure(brokers) if op != (O_SEND_UM,))
+class NoUmOnBrokerFailure(BrokerLifecycle):
+    def on_broker_failure(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
+        return tuple(op for op in super().on_broker_failure(c, brokers) if op != (O_SEND_UM,))
 
 
 @mutant(
     "dead-broker-not-removed", "processBrokerChange computes no dead brokers (a lost registration is ignored)"
 )
-class DeadBrokerNotRemoved(KafkaController):
-    __slots__ = ()
-
-    def process_broker_change(self, cur: tuple[int, ...], rest: tuple) -> None:
-        if self.ctx is not None:
-            cur = tuple(c or was for c, was in zip(cur, self.ctx.live))
-        super().process_broker_change(cur, rest)
+class DeadBrokerNotRemoved(BrokerLifecycle):
+    def process_broker_change(self, c: ControllerBase, cur: tuple[int, ...], rest: tuple) -> None:
+        if c.ctx is not None:
+            cur = tuple(c or was for c, was in zip(cur, c.ctx.live))
+        super().process_broker_change(c, cur, rest)
 
 
 @mutant(
     "lai-to-old-isr",
     "an election sends the LeaderAndIsr to the old ISR instead of the live assigned replicas",
 )
-class LaiToOldIsr(KafkaController):
-    __slots__ = ()
-
+class LaiToOldIsr(PartitionStateMachine):
     def elect_leader_for_partition(
-        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+        self, c: ControllerBase, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
     ) -> Any:
-        res = super().elect_leader_for_partition(strategy, p, cur, live, dyn)
+        res = super().elect_leader_for_partition(c, strategy, p, cur, live, dyn)
         return res._replace(live_replicas=cur.isr)
 
 
@@ -480,38 +444,32 @@ class LaiToOldIsr(KafkaController):
     "offline-election-ignores-liveness",
     "the offline election takes every assigned replica as live (elects a dead ISR member)",
 )
-class OfflineElectionIgnoresLiveness(KafkaController):
-    __slots__ = ()
-
+class OfflineElectionIgnoresLiveness(PartitionStateMachine):
     def elect_leader_for_partition(
-        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+        self, c: ControllerBase, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
     ) -> Any:
         if strategy == S_OFFLINE:
-            live = self.ctx.ar[p]
-        return super().elect_leader_for_partition(strategy, p, cur, live, dyn)
+            live = c.ctx.ar[p]
+        return super().elect_leader_for_partition(c, strategy, p, cur, live, dyn)
 
 
 @mutant(
     "preferred-ignores-liveness",
     "the preferred replica election elects the preferred replica even if it is dead",
 )
-class PreferredIgnoresLiveness(KafkaController):
-    __slots__ = ()
-
+class PreferredIgnoresLiveness(PartitionStateMachine):
     def elect_leader_for_partition(
-        self, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+        self, c: ControllerBase, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
     ) -> Any:
         if strategy == S_PREFERRED:
-            return leader_for_preferred_replica(self.ctx.ar[p], cur, tuple(range(self.sys.nb)))
-        return super().elect_leader_for_partition(strategy, p, cur, live, dyn)
+            return leader_for_preferred_replica(c.ctx.ar[p], cur, tuple(range(c.sys.nb)))
+        return super().elect_leader_for_partition(c, strategy, p, cur, live, dyn)
 
 
 @mutant("remove-isr-no-epoch-bump", "doRemoveReplicasFromIsr writes the shrunk ISR with the old leader epoch")
-class RemoveIsrNoEpochBump(KafkaController):
-    __slots__ = ()
-
-    def remove_replica_from_isr(self, cur: LeaderAndIsr, b: int) -> LeaderAndIsr | None:
-        lai = super().remove_replica_from_isr(cur, b)
+class RemoveIsrNoEpochBump(ReplicaStateMachine):
+    def remove_replica_from_isr(self, c: ControllerBase, cur: LeaderAndIsr, b: int) -> LeaderAndIsr | None:
+        lai = super().remove_replica_from_isr(c, cur, b)
         return None if lai is None else lai._replace(leader_epoch=cur.leader_epoch)
 
 
@@ -519,34 +477,32 @@ class RemoveIsrNoEpochBump(KafkaController):
     "elect-trusts-cached-state",
     "doElectLeaderForPartitions elects from the context's cached partition state, not the one read from ZooKeeper",
 )
-class ElectTrustsCachedState(KafkaController):
-    __slots__ = ()
-
-    def elect_leader_for_partitions_read(self, resp: tuple, data: tuple, batch: tuple, rest: tuple) -> None:
-        if self.ctx is not None:
-            cached = tuple((p, self.ctx.leaders[p] or z) for p, z in resp[1])
+class ElectTrustsCachedState(PartitionStateMachine):
+    def elect_leader_for_partitions_read(
+        self, c: ControllerBase, resp: tuple, data: tuple, batch: tuple, rest: tuple
+    ) -> None:
+        if c.ctx is not None:
+            cached = tuple((p, c.ctx.leaders[p] or z) for p, z in resp[1])
             resp = (resp[0], cached, *resp[2:])
-        super().elect_leader_for_partitions_read(resp, data, batch, rest)
+        super().elect_leader_for_partitions_read(c, resp, data, batch, rest)
 
 
 @mutant(
     "isr-change-keeps-cached-state",
     "IsrChangeNotification does not update the context's leader and ISR from what it read",
 )
-class IsrChangeKeepsCachedState(KafkaController):
-    __slots__ = ()
-
+class IsrChangeKeepsCachedState(PartitionStateMachine):
     def process_isr_change_notification(
-        self, notes: tuple[tuple[int, int], ...], states: tuple, rest: tuple
+        self, c: ControllerBase, notes: tuple[tuple[int, int], ...], states: tuple, rest: tuple
     ) -> None:
-        super().process_isr_change_notification(notes, (None,) * len(states), rest)
+        super().process_isr_change_notification(c, notes, (None,) * len(states), rest)
 
 
 @mutant(
     "unfenced-controller-writes",
     "the controller's ZooKeeper writes carry no check of /controller_epoch's version",
 )
-class UnfencedControllerWrites(KafkaController):
+class UnfencedControllerWrites(ControllerBase):
     __slots__ = ()
 
     def fence(self) -> int:
@@ -558,11 +514,9 @@ class UnfencedControllerWrites(KafkaController):
     "onControllerResignation does not shut the channels: queued requests still go out",
 )
 class ResignKeepsChannels(KafkaController):
-    __slots__ = ()
-
-    def on_controller_resignation(self) -> None:
-        self.watch = False
-        self.ctx = None  # type: ignore[assignment]
+    def on_controller_resignation(self, c: ControllerBase) -> None:
+        c.watch = False
+        c.ctx = None  # type: ignore[assignment]
 
 
 @mutant(
@@ -570,48 +524,40 @@ class ResignKeepsChannels(KafkaController):
     "onControllerResignation keeps the controller context (the old controller acts on)",
 )
 class ResignKeepsContext(KafkaController):
-    __slots__ = ()
-
-    def on_controller_resignation(self) -> None:
-        ctx = self.ctx
-        super().on_controller_resignation()
-        self.ctx = ctx
+    def on_controller_resignation(self, c: ControllerBase) -> None:
+        ctx = c.ctx
+        super().on_controller_resignation(c)
+        c.ctx = ctx
 
 
 @mutant(
     "expire-no-resign", "the (queued) session-expiry handler re-registers without onControllerResignation"
 )
 class ExpireNoResign(KafkaController):
-    __slots__ = ()
-
-    def process_event(self, ev: tuple[int, int]) -> None:
-        if ev[0] == EV_EXPIRE and self.sys.cfg.elector is not Elector.LEGACY:
-            self.active_id = -1
-            self.send_zk(RegisterBroker(Q_REGISTER_BROKER, True))
+    def process_event(self, c: ControllerBase, ev: tuple[int, int]) -> None:
+        if ev[0] == EV_EXPIRE and c.sys.cfg.elector is not Elector.LEGACY:
+            c.active_id = -1
+            c.send_zk(RegisterBroker(Q_REGISTER_BROKER, True))
             return
-        super().process_event(ev)
+        super().process_event(c, ev)
 
 
 @mutant(
     "stop-replica-error-as-success",
     "a StopReplica error response counts as a successful replica deletion (the deletion completes anyway)",
 )
-class StopReplicaErrorAsSuccess(KafkaController):
-    __slots__ = ()
-
-    def stop_replica_response(self, b: int, mask: int, error: bool) -> None:
-        super().stop_replica_response(b, mask, False)
+class StopReplicaErrorAsSuccess(TopicDeletionManager):
+    def stop_replica_response(self, c: ControllerBase, b: int, mask: int, error: bool) -> None:
+        super().stop_replica_response(c, b, mask, False)
 
 
 @mutant(
     "reassign-no-stop-old",
     "a completed reassignment skips steps 8-9: OAR - RAR are neither removed from the ISR nor stopped",
 )
-class ReassignNoStopOld(KafkaController):
-    __slots__ = ()
-
-    def reassign_stop_old(self, p: int, old: tuple[int, ...], rest: tuple) -> bool:
-        return super().reassign_stop_old(p, (), rest)
+class ReassignNoStopOld(AdminWorkflows):
+    def reassign_stop_old(self, c: ControllerBase, p: int, old: tuple[int, ...], rest: tuple) -> bool:
+        return super().reassign_stop_old(c, p, (), rest)
 
 
 @mutant(

@@ -6,6 +6,7 @@ dynamic enabling of unclean election.
 from __future__ import annotations
 
 from explorer.speedups import set_item
+from model.controller.base import Component, ControllerBase
 from model.controller.messages import (
     EV_ADMIN_UNCLEAN,
     EV_AUTO_REBALANCE,
@@ -56,7 +57,6 @@ from model.controller.program import (
     W_REASSIGN_READ,
 )
 from model.controller.state import D_AUTO, D_PICKED_UP, D_REASSIGNED, D_RESUMED
-from model.controller.topic_deletion import TopicDeletionManager
 from model.election import (
     NO_LEADER,
     ControlledShutdownAction,
@@ -65,77 +65,77 @@ from model.election import (
 from model.state_machines import PartitionState, ReplicaState
 
 
-class AdminWorkflows(TopicDeletionManager):
+class AdminWorkflows(Component):
     """Partition reassignment (AR/RAR/OAR), preferred replica election (admin and auto-rebalance),
     controlled shutdown, dynamic unclean election: the controller's admin event handlers."""
 
-    __slots__ = ()
-
-    def admin_event(self, kind: int, arg: int) -> None:
+    def admin_event(self, c: ControllerBase, kind: int, arg: int) -> None:
         """The admin-workflow events of an active controller."""
         if kind == EV_DELETE_TOPICS:
-            self.send_zk(
+            c.send_zk(
                 GetTopicDeletions(
                     Q_READ_DELETIONS,
                 )
             )
-            self.park(W_DEL_READ, None, (), ())
+            c.park(W_DEL_READ, None, (), ())
         elif kind in (EV_DELETE_RESP, EV_DELETE_RESP_ERR):
-            self.stop_replica_response(arg & 7, arg >> 3, kind == EV_DELETE_RESP_ERR)
+            self.topic_deletion_manager.stop_replica_response(
+                c, arg & 7, arg >> 3, kind == EV_DELETE_RESP_ERR
+            )
         elif kind == EV_PARTITION_MOD:
-            self.send_zk(GetReplicaAssignmentForTopic(Q_READ_ASSIGN, arg))
-            self.park(W_PMOD, arg, (), ())
+            c.send_zk(GetReplicaAssignmentForTopic(Q_READ_ASSIGN, arg))
+            c.park(W_PMOD, arg, (), ())
         elif kind == EV_REASSIGN:
-            self.send_zk(
+            c.send_zk(
                 GetPartitionReassignment(
                     Q_READ_REASSIGN,
                 )
             )
-            self.park(W_REASSIGN_READ, None, (), ())
+            c.park(W_REASSIGN_READ, None, (), ())
         elif kind == EV_REASSIGN_ISR:
-            if any(p == arg for p, _ in self.ctx.reassigning):
-                self.run(((O_REASSIGN, arg, 2),))
+            if any(p == arg for p, _ in c.ctx.reassigning):
+                self.kafka_controller.run(c, ((O_REASSIGN, arg, 2),))
         elif kind == EV_PREFERRED:
-            self.send_zk(
+            c.send_zk(
                 GetPreferredReplicaElection(
                     Q_READ_PREFERRED,
                 )
             )
-            self.park(W_PREF_READ, None, (), ())
+            c.park(W_PREF_READ, None, (), ())
         elif kind == EV_AUTO_REBALANCE:
-            self.check_and_trigger_auto_leader_rebalance()
+            self.check_and_trigger_auto_leader_rebalance(c)
         elif kind == EV_CONTROLLED_SHUTDOWN:
-            self.do_controlled_shutdown(arg)
+            self.do_controlled_shutdown(c, arg)
         elif kind == EV_UNCLEAN_ENABLE:
             # TopicUncleanLeaderElectionEnable: triggerOnlinePartitionStateChange(topic)
-            self.run(((O_TRIGGER, arg),))
+            self.kafka_controller.run(c, ((O_TRIGGER, arg),))
         elif kind == EV_ADMIN_UNCLEAN:
-            self.process_replica_leader_election_unclean()
+            self.process_replica_leader_election_unclean(c)
 
-    def process_replica_leader_election_unclean(self) -> None:
+    def process_replica_leader_election_unclean(self, c: ControllerBase) -> None:
         """``ReplicaLeaderElection(partitions, ElectionType.UNCLEAN, AdminClientTriggered)``: of the
         known partitions not queued for deletion, those without a live leader are elected with
         ``OfflinePartitionLeaderElectionStrategy(allowUnclean = true)`` (seed 002: allowUnclean
         ignores the topic's unclean.leader.election.enable; a partition with a live ISR member
         still elects cleanly); the others already have a valid leader."""
-        ctx = self.ctx
+        ctx = c.ctx
         elect = []
         for p, z in enumerate(ctx.leaders):
             if z is None or ctx.pstates[p] == PartitionState.NonExistentPartition:
                 continue
-            if self.is_topic_queued_up_for_deletion(p):
+            if c.is_topic_queued_up_for_deletion(p):
                 continue
             if z.leader == NO_LEADER or not ctx.live[z.leader] or z.leader in ctx.shutting:
                 elect.append(p)
         if elect:
-            self.run(((O_ELECT_PARTS, S_ADMIN_UNCLEAN, tuple(elect)),))
+            self.kafka_controller.run(c, ((O_ELECT_PARTS, S_ADMIN_UNCLEAN, tuple(elect)),))
 
-    def process_partition_reassignment(self, entries: tuple, rest: tuple) -> None:
+    def process_partition_reassignment(self, c: ControllerBase, entries: tuple, rest: tuple) -> None:
         """``PartitionReassignment``: partitions not already being reassigned are added to
         ``partitionsBeingReassigned`` and ``maybeTriggerPartitionReassignment`` runs."""
-        ctx = self.ctx
+        ctx = c.ctx
         if ctx is None:
-            self.run(rest)
+            self.kafka_controller.run(c, rest)
             return
         current = {p for p, _ in ctx.reassigning}
         new = tuple(
@@ -144,145 +144,145 @@ class AdminWorkflows(TopicDeletionManager):
             if p not in current and ctx.pstates[p] != PartitionState.NonExistentPartition
         )
         if not new:
-            self.run(rest)
+            self.kafka_controller.run(c, rest)
             return
-        self.ctx = ctx._replace(reassigning=tuple(sorted((*ctx.reassigning, *new))))
-        self.run((*((O_REASSIGN, p, 0) for p, _ in new), *rest))
+        c.ctx = ctx._replace(reassigning=tuple(sorted((*ctx.reassigning, *new))))
+        self.kafka_controller.run(c, (*((O_REASSIGN, p, 0) for p, _ in new), *rest))
 
-    def rar(self, p: int) -> tuple[int, ...] | None:
-        for q, rar in self.ctx.reassigning:
+    def rar(self, c: ControllerBase, p: int) -> tuple[int, ...] | None:
+        for q, rar in c.ctx.reassigning:
             if q == p:
                 return rar
         return None
 
-    def reassign_remove(self, p: int, completed: bool) -> None:
+    def reassign_remove(self, c: ControllerBase, p: int, completed: bool) -> None:
         """``removePartitionsFromReassignedPartitions``: update the znode (fenced)."""
-        ctx = self.ctx
-        self.ctx = ctx._replace(reassigning=tuple(e for e in ctx.reassigning if e[0] != p))
-        self.send_zk(
-            RemovePartitionsFromReassignment(Q_WRITE_REASSIGN, (p,), self.fence(), ctx.epoch, completed)
-        )
+        ctx = c.ctx
+        c.ctx = ctx._replace(reassigning=tuple(e for e in ctx.reassigning if e[0] != p))
+        c.send_zk(RemovePartitionsFromReassignment(Q_WRITE_REASSIGN, (p,), c.fence(), ctx.epoch, completed))
 
-    def on_partition_reassignment(self, p: int, mode: int, rest: tuple) -> bool:
+    def on_partition_reassignment(self, c: ControllerBase, p: int, mode: int, rest: tuple) -> bool:
         """mode 0: ``initiateReassignReplicasForTopicPartition`` (checks, then
         ``onPartitionReassignment``); 1: ``onPartitionReassignment``; 2:
         ``PartitionReassignmentIsrChange`` (continue only once RAR is in the ISR)."""
-        rar = self.rar(p)
+        rar = self.rar(c, p)
         if rar is None:
             return False
-        ctx = self.ctx
+        ctx = c.ctx
         if mode == 0:
-            live = self.live_broker_ids()
-            if self.is_topic_queued_up_for_deletion(p) or rar == ctx.ar[p] or any(r not in live for r in rar):
-                self.reassign_remove(p, False)
+            live = c.live_broker_ids()
+            if c.is_topic_queued_up_for_deletion(p) or rar == ctx.ar[p] or any(r not in live for r in rar):
+                self.reassign_remove(c, p, False)
                 return False
         # areReplicasInIsr reads the partition state from ZooKeeper
-        self.send_zk(GetTopicPartitionStates(Q_READ_PARTS, (p,)))
-        self.park(W_REASSIGN_PARTS, (p, mode), (), rest)
+        c.send_zk(GetTopicPartitionStates(Q_READ_PARTS, (p,)))
+        c.park(W_REASSIGN_PARTS, (p, mode), (), rest)
         return True
 
-    def reassign_parts(self, resp: tuple, data: tuple, rest: tuple) -> None:
-        ctx = self.ctx
+    def reassign_parts(self, c: ControllerBase, resp: tuple, data: tuple, rest: tuple) -> None:
+        ctx = c.ctx
         if ctx is None:
-            self.run(rest)
+            self.kafka_controller.run(c, rest)
             return
         p, mode = data
-        rar = self.rar(p)
+        rar = self.rar(c, p)
         z = resp[1][0][1]
-        if rar is None or z is None or self.written_by_newer_controller(z):
-            self.run(rest)
+        if rar is None or z is None or self.partition_state_machine.written_by_newer_controller(c, z):
+            self.kafka_controller.run(c, rest)
             return
         caught_up = all(r in z.isr for r in rar)
         if not caught_up:
             if mode == 2:
-                self.run(rest)
+                self.kafka_controller.run(c, rest)
                 return
             # 1. AR = OAR + RAR in ZooKeeper (and in the context once written)
             new_ar = rar + tuple(r for r in ctx.ar[p] if r not in rar)
-            self.send_zk(SetReplicaAssignment(Q_WRITE_ASSIGN, p, new_ar, self.fence(), ctx.epoch))
-            self.park(W_ASSIGN, (p, 1, new_ar), (), rest)
+            c.send_zk(SetReplicaAssignment(Q_WRITE_ASSIGN, p, new_ar, c.fence(), ctx.epoch))
+            c.park(W_ASSIGN, (p, 1, new_ar), (), rest)
             return
         # 5. RAR -> OnlineReplica; 6. AR = RAR in memory; 7. move the leader if required
         old = tuple(r for r in ctx.ar[p] if r not in rar)
         for r in rar:
-            self.set_rstate(p, r, ReplicaState.OnlineReplica)
-        self.update_partition_replica_assignment(p, rar)
-        live = self.live_broker_ids()
+            c.set_rstate(p, r, ReplicaState.OnlineReplica)
+        self.update_partition_replica_assignment(c, p, rar)
+        live = c.live_broker_ids()
         strategy = S_REASSIGN if (z.leader not in rar or z.leader not in live) else S_EPOCH
-        self.run(((O_ELECT_PARTS, strategy, (p,)), (O_REASSIGN_DONE, p, old), *rest))
+        self.kafka_controller.run(c, ((O_ELECT_PARTS, strategy, (p,)), (O_REASSIGN_DONE, p, old), *rest))
 
-    def update_partition_replica_assignment(self, p: int, replicas: tuple[int, ...]) -> None:
+    def update_partition_replica_assignment(
+        self, c: ControllerBase, p: int, replicas: tuple[int, ...]
+    ) -> None:
         """``controllerContext.updatePartitionReplicaAssignment`` (step 6 of a reassignment: AR =
         RAR in memory)."""
-        self.ctx = self.ctx._replace(ar=set_item(self.ctx.ar, p, replicas))
+        c.ctx = c.ctx._replace(ar=set_item(c.ctx.ar, p, replicas))
 
-    def assign_written(self, ok: bool, data: tuple, rest: tuple) -> None:
-        if self.ctx is None:
-            self.run(rest)
+    def assign_written(self, c: ControllerBase, ok: bool, data: tuple, rest: tuple) -> None:
+        if c.ctx is None:
+            self.kafka_controller.run(c, rest)
             return
         if not ok:
-            self.controller_moved(rest)
+            self.kafka_controller.controller_moved(c, rest)
             return
         p, phase, new_ar = data
-        ctx = self.ctx
+        ctx = c.ctx
         if phase == 1:
             # 2. leader epoch + 1, LeaderAndIsr to OAR + RAR; 3. RAR - OAR -> NewReplica
             old = ctx.ar[p]
-            self.ctx = ctx._replace(ar=set_item(ctx.ar, p, new_ar))
+            c.ctx = ctx._replace(ar=set_item(ctx.ar, p, new_ar))
             for r in new_ar:
                 if r not in old:
-                    self.set_rstate(p, r, ReplicaState.NewReplica)
-            self.run(((O_ELECT_PARTS, S_EPOCH, (p,)), *rest))
+                    c.set_rstate(p, r, ReplicaState.NewReplica)
+            self.kafka_controller.run(c, ((O_ELECT_PARTS, S_EPOCH, (p,)), *rest))
             return
         # 11. remove the partition from /admin/reassign_partitions; 12. UpdateMetadata; resume
         # the deletion of its topic
-        self.reassign_remove(p, True)
-        self.send_update_metadata_request((p,))
-        self.done |= D_REASSIGNED
-        if self.done & D_PICKED_UP:
-            self.done |= D_RESUMED
-        t = p // self.sys.ppt
-        self.run((*(((O_RESUME_TOPIC, (t,)),) if t in self.ctx.deleting else ()), *rest))
+        self.reassign_remove(c, p, True)
+        c.send_update_metadata_request((p,))
+        c.done |= D_REASSIGNED
+        if c.done & D_PICKED_UP:
+            c.done |= D_RESUMED
+        t = p // c.sys.ppt
+        self.kafka_controller.run(c, (*(((O_RESUME_TOPIC, (t,)),) if t in c.ctx.deleting else ()), *rest))
 
-    def reassign_stop_old(self, p: int, old: tuple[int, ...], rest: tuple) -> bool:
+    def reassign_stop_old(self, c: ControllerBase, p: int, old: tuple[int, ...], rest: tuple) -> bool:
         """8-9. OAR - RAR -> OfflineReplica (out of the ISR) -> ReplicaDeletionStarted ->
         Successful -> NonExistentReplica (StopReplica(delete=true), no callback); 10. AR = RAR
         in ZooKeeper."""
-        if self.rar(p) is None:
+        if self.rar(c, p) is None:
             return False
         if old:
             prog: tuple[tuple, ...] = tuple((O_REMOVE_ISR, b, (p,)) for b in old)
             prog += ((O_STOP, -1, (p,), old), (O_REASSIGN_DONE, p, ()))
-            self.run((*prog, *rest))
+            self.kafka_controller.run(c, (*prog, *rest))
             return True
-        ctx = self.ctx
-        self.send_zk(SetReplicaAssignment(Q_WRITE_ASSIGN, p, ctx.ar[p], self.fence(), ctx.epoch))
-        self.park(W_ASSIGN, (p, 2, ctx.ar[p]), (), rest)
+        ctx = c.ctx
+        c.send_zk(SetReplicaAssignment(Q_WRITE_ASSIGN, p, ctx.ar[p], c.fence(), ctx.epoch))
+        c.park(W_ASSIGN, (p, 2, ctx.ar[p]), (), rest)
         return True
 
-    def process_preferred_replica_leader_election(self, parts: tuple[int, ...], rest: tuple) -> None:
+    def process_preferred_replica_leader_election(
+        self, c: ControllerBase, parts: tuple[int, ...], rest: tuple
+    ) -> None:
         """``PreferredReplicaLeaderElection``: elect the pending partitions with the preferred
         replica strategy, then delete the znode."""
-        if self.ctx is None or not parts:
-            self.run(rest)
+        if c.ctx is None or not parts:
+            self.kafka_controller.run(c, rest)
             return
-        pending = self.pending_preferred(parts)
+        pending = self.pending_preferred(c, parts)
         prog: tuple = ((O_ELECT_PARTS, S_PREFERRED, pending),) if pending else ()
-        self.run((*prog, (O_DELETE_PREFERRED,), *rest))
+        self.kafka_controller.run(c, (*prog, (O_DELETE_PREFERRED,), *rest))
 
-    def check_and_trigger_auto_leader_rebalance(self) -> None:
+    def check_and_trigger_auto_leader_rebalance(self, c: ControllerBase) -> None:
         """``checkAndTriggerAutoLeaderRebalance``: for each preferred broker whose imbalance
         ratio (partitions it should lead but does not / partitions it should lead) exceeds
         ``leader.imbalance.per.broker.percentage``, a preferred election of the candidates."""
-        sys = self.sys
-        ctx = self.ctx
-        live = self.live_broker_ids()
+        sys = c.sys
+        ctx = c.ctx
+        live = c.live_broker_ids()
         pct = sys.cfg.leader_imbalance_per_broker_percentage
         by: dict[int, list[int]] = {}
         for p in range(sys.np):
-            if ctx.pstates[p] == PartitionState.NonExistentPartition or self.is_topic_queued_up_for_deletion(
-                p
-            ):
+            if ctx.pstates[p] == PartitionState.NonExistentPartition or c.is_topic_queued_up_for_deletion(p):
                 continue
             by.setdefault(ctx.ar[p][0], []).append(p)
         cands: list[int] = []
@@ -293,24 +293,24 @@ class AdminWorkflows(TopicDeletionManager):
                 cands += [
                     p
                     for p in off
-                    if b in live and not ctx.reassigning and not self.is_topic_queued_up_for_deletion(p)
+                    if b in live and not ctx.reassigning and not c.is_topic_queued_up_for_deletion(p)
                 ]
         if cands:
-            self.done |= D_AUTO
-            self.run(((O_ELECT_PARTS, S_PREFERRED, tuple(sorted(cands))),))
+            c.done |= D_AUTO
+            self.kafka_controller.run(c, ((O_ELECT_PARTS, S_PREFERRED, tuple(sorted(cands))),))
 
-    def do_controlled_shutdown(self, b: int) -> None:
+    def do_controlled_shutdown(self, c: ControllerBase, b: int) -> None:
         """``doControlledShutdown``: add to ``shuttingDownBrokerIds``; elect new leaders for the
         partitions it leads (ControlledShutdown strategy; single-replica partitions skipped);
         StopReplica(delete=false) and OfflineReplica for those it follows; respond."""
-        ctx = self.ctx
+        ctx = c.ctx
         if not ctx.live[b]:
             return  # BrokerNotAvailableException
         if b not in ctx.shutting:
-            self.ctx = ctx = ctx._replace(shutting=tuple(sorted((*ctx.shutting, b))))
+            c.ctx = ctx = ctx._replace(shutting=tuple(sorted((*ctx.shutting, b))))
         led: list[int] = []
         followed: list[int] = []
-        for p in self.sys.parts_of[b]:
+        for p in c.sys.parts_of[b]:
             if b not in ctx.ar[p] or ctx.pstates[p] == PartitionState.NonExistentPartition:
                 continue
             z = ctx.leaders[p]
@@ -319,7 +319,7 @@ class AdminWorkflows(TopicDeletionManager):
                 z.leader if z is not None else NO_LEADER,
                 b,
                 z is not None,
-                self.is_topic_queued_up_for_deletion(p),
+                c.is_topic_queued_up_for_deletion(p),
             )
             if act == ControlledShutdownAction.ELECT_LEADER:
                 led.append(p)
@@ -331,12 +331,12 @@ class AdminWorkflows(TopicDeletionManager):
         if followed:
             prog += [(O_STOP, b, tuple(followed), False), (O_REMOVE_ISR, b, tuple(followed))]
         prog.append((O_CS_RESPOND, b))
-        self.run(tuple(prog))
+        self.kafka_controller.run(c, tuple(prog))
 
-    def pending_preferred(self, parts: tuple[int, ...]) -> tuple[int, ...]:
+    def pending_preferred(self, c: ControllerBase, parts: tuple[int, ...]) -> tuple[int, ...]:
         """``fetchPendingPreferredReplicaElections`` (seed 002): drop partitions whose topic is
         gone or whose leader already is the preferred replica, and those queued for deletion."""
-        ctx = self.ctx
+        ctx = c.ctx
         out = []
         for p in parts:
             if ctx.pstates[p] == PartitionState.NonExistentPartition:
@@ -344,7 +344,7 @@ class AdminWorkflows(TopicDeletionManager):
             z = ctx.leaders[p]
             if z is not None and z.leader == ctx.ar[p][0]:
                 continue  # successful
-            if self.is_topic_queued_up_for_deletion(p):
+            if c.is_topic_queued_up_for_deletion(p):
                 continue
             out.append(p)
         return tuple(out)

@@ -9,7 +9,7 @@ from typing import Any
 
 from explorer.speedups import set_item
 from model.controller.cluster import Cluster
-from model.controller.config import Elector, ZkWriteFencing
+from model.controller.config import ZkWriteFencing
 from model.controller.messages import (
     LEADER_DURING_DELETE,
     M_LEADER_AND_ISR,
@@ -20,7 +20,6 @@ from model.controller.messages import (
     UpdateMetadataPayload,
     UpdateMetadataRequest,
 )
-from model.controller.program import O_MAYBE_RESIGN
 from model.controller.state import Ctx, Node, PartZ, State
 from model.election import ElectionOutcome
 from model.state_machines import PartitionState, ReplicaState, StateMachine, TableVersion, is_valid_transition
@@ -122,12 +121,6 @@ class ControllerBase:
             history=self.history,
             done=self.done,
         )
-
-    def written_by_newer_controller(self, z: PartZ) -> bool:
-        """A partition state written by a controller with a newer epoch than this one's: the
-        election or ISR change is aborted (seed 003 ``doElectLeaderForPartitions``: "aborted
-        leader election ... written by another controller")."""
-        return z.ctl_epoch > self.ctx.epoch
 
     def send_zk(self, req: tuple) -> None:
         self.zk_out = (*self.zk_out, req)
@@ -242,38 +235,32 @@ class ControllerBase:
         """Coverage: an election of ``strategy`` ended with ``outcome`` (isr, unclean, none)."""
         self.labels.append(("elections", strategy, outcome))
 
-    def on_controller_resignation(self) -> None:
-        """``onControllerResignation``: unregister handlers, shut the channels, reset the context."""
-        self.watch = False
-        self.ctx = None  # type: ignore[assignment]  # resigned: no context
-        nb = self.sys.nb
-        base = self.me * nb
-        chans = self.chans
-        for d in range(nb):
-            if chans[base + d]:
-                chans = set_item(chans, base + d, ())
-        self.chans = chans
-
     def enqueue(self, ev: tuple[int, int]) -> None:
         if ev not in self.events:
             self.events = (*self.events, ev)
-
-    def controller_moved(self, rest: tuple) -> None:
-        """``ControllerMovedException`` (BadVersion on /controller_epoch): abort, maybeResign."""
-        del rest
-        if self.sys.cfg.elector is Elector.LEGACY:
-            self.run(())
-        else:
-            self.run(((O_MAYBE_RESIGN,),))
 
     def topic_partitions(self, t: int) -> range:
         ppt = self.sys.ppt
         return range(t * ppt, (t + 1) * ppt)
 
-    def run(self, prog: tuple, batch: tuple = ()) -> None:
-        """Run program ops until one parks (:class:`KafkaController` implements it)."""
-        raise NotImplementedError
 
-    def resume(self, resp: tuple) -> None:
-        """Resume the parked continuation with a ZooKeeper response (:class:`KafkaController`)."""
-        raise NotImplementedError
+class Component:
+    """One of the controller's components (``KafkaController``, ``PartitionStateMachine``,
+    ``ReplicaStateMachine``, ``BrokerLifecycle``, ``TopicChanges``, ``TopicDeletionManager``,
+    ``AdminWorkflows``): one instance per system, holding no state of its own; each method takes
+    the controller of the broker taking the step (``c``, a :class:`ControllerBase`) and reaches
+    the other components through the attributes :meth:`wire` sets. A variant or a mutant of a
+    component is a subclass of it handed to ``ControllerSystem`` as a seam."""
+
+    kafka_controller: Any
+    partition_state_machine: Any
+    replica_state_machine: Any
+    broker_lifecycle: Any
+    topic_changes: Any
+    topic_deletion_manager: Any
+    admin_workflows: Any
+
+    def wire(self, components: dict[str, Component]) -> None:
+        """Let this component call the others (``components``: attribute name -> instance)."""
+        for name, component in components.items():
+            setattr(self, name, component)

@@ -101,7 +101,7 @@ class Brokers(Actor):
         was = w.active_id == b
         w.active_id = -1
         if was or w.ctx is not None:
-            w.on_controller_resignation()
+            self.system.kafka_controller.on_controller_resignation(w)
         w.zk_out = (RegisterBroker(Q_REGISTER_BROKER, True),)
         w.pending = None
         s2 = w.commit(s1)

@@ -5,6 +5,7 @@ and ``onBrokerFailure`` (seed 001).
 from __future__ import annotations
 
 from explorer.speedups import set_item
+from model.controller.base import Component, ControllerBase
 from model.controller.program import (
     O_FAIL_DELETION,
     O_LIVE_ADD,
@@ -18,39 +19,36 @@ from model.controller.program import (
     O_TRIGGER,
 )
 from model.controller.state import D_DEL_RESUME, PartZ
-from model.controller.state_machines import StateMachines
 from model.election import NO_LEADER
 from model.state_machines import PartitionState
 
 
-class BrokerLifecycle(StateMachines):
+class BrokerLifecycle(Component):
     """``BrokerChange``: ``onBrokerStartup``, ``onBrokerFailure`` (and a bounced broker as both)."""
 
-    __slots__ = ()
-
-    def process_broker_change(self, cur: tuple[int, ...], rest: tuple) -> None:
-        ctx = self.ctx
+    def process_broker_change(self, c: ControllerBase, cur: tuple[int, ...], rest: tuple) -> None:
+        ctx = c.ctx
         if ctx is None:
-            self.run(rest)
+            self.kafka_controller.run(c, rest)
             return
         live = ctx.live
-        new = tuple(b for b in range(self.sys.nb) if cur[b] and not live[b])
-        dead = tuple(b for b in range(self.sys.nb) if live[b] and not cur[b])
-        bounced = self.bounced_brokers(cur, live) if self.sys.cfg.broker_epoch else ()
+        new = tuple(b for b in range(c.sys.nb) if cur[b] and not live[b])
+        dead = tuple(b for b in range(c.sys.nb) if live[b] and not cur[b])
+        bounced = self.bounced_brokers(c, cur, live) if c.sys.cfg.broker_epoch else ()
         nl = live
         for b in new:
             nl = set_item(nl, b, cur[b])
         for b in dead:
             nl = set_item(nl, b, 0)
-        self.ctx = ctx._replace(live=nl)
-        if self.sys.admin:
+        c.ctx = ctx._replace(live=nl)
+        if c.sys.admin:
             # controllerChannelManager.removeBroker for dead and bounced brokers: the queued
             # requests to the old incarnation are dropped (admin configurations only: before
             # StopReplica callbacks, the broker epoch check rejected them with the same effect)
-            base = self.me * self.sys.nb
+            base = c.me * c.sys.nb
             for b in (*dead, *bounced):
-                if self.chans[base + b]:
-                    self.chans = set_item(self.chans, base + b, ())
+                if c.chans[base + b]:
+                    c.chans = set_item(c.chans, base + b, ())
         prog: tuple = ()
         if new:
             prog += ((O_ON_STARTUP, new),)
@@ -63,76 +61,78 @@ class BrokerLifecycle(StateMachines):
             )
         if dead:
             prog += ((O_ON_FAILURE, dead),)
-        self.run(prog + rest)
+        self.kafka_controller.run(c, prog + rest)
 
-    def bounced_brokers(self, cur: tuple[int, ...], live: tuple[int, ...]) -> tuple[int, ...]:
+    def bounced_brokers(
+        self, c: ControllerBase, cur: tuple[int, ...], live: tuple[int, ...]
+    ) -> tuple[int, ...]:
         """``processBrokerChange``'s ``bouncedBrokerIds`` (KIP-380): brokers live before and now
         whose registration epoch grew (``curBrokerIdAndEpochs(id) > liveBrokerIdAndEpochs(id)``)."""
-        return tuple(b for b in range(self.sys.nb) if live[b] and cur[b] and cur[b] > live[b])
+        return tuple(b for b in range(c.sys.nb) if live[b] and cur[b] and cur[b] > live[b])
 
-    def on_broker_startup(self, brokers: tuple[int, ...]) -> tuple:
+    def on_broker_startup(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
         """``onBrokerStartup``: UpdateMetadata to all, replicas -> Online, trigger elections."""
-        self.send_update_metadata_request()
-        self.send_requests_to_brokers(self.replicas_to_online(brokers))
+        c.send_update_metadata_request()
+        c.send_requests_to_brokers(self.replica_state_machine.replicas_to_online(c, brokers))
         prog: tuple = ((O_TRIGGER,),)
-        ctx = self.ctx
+        ctx = c.ctx
         if ctx.reassigning:
             # restart the reassignments with new replicas on the new brokers
             prog += tuple((O_REASSIGN, p, 1) for p, rar in ctx.reassigning if any(b in rar for b in brokers))
         if ctx.deleting:
-            prog += self.resume_deletion_for_brokers(brokers)
+            prog += self.resume_deletion_for_brokers(c, brokers)
         return prog
 
-    def resume_deletion_for_brokers(self, brokers: tuple[int, ...]) -> tuple:
+    def resume_deletion_for_brokers(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
         """``onBrokerStartup``'s ``resumeDeletionForTopics``: the topics queued for deletion with
         a replica on a new broker are eligible again (the program step that resumes them)."""
-        sys = self.sys
-        ctx = self.ctx
+        sys = c.sys
+        ctx = c.ctx
         topics = tuple(
             sorted(
                 {
                     p // sys.ppt
                     for b in brokers
                     for p in sys.parts_of[b]
-                    if self.is_topic_queued_up_for_deletion(p) and b in ctx.ar[p]
+                    if c.is_topic_queued_up_for_deletion(p) and b in ctx.ar[p]
                 }
             )
         )
         if not topics:
             return ()
-        self.done |= D_DEL_RESUME
+        c.done |= D_DEL_RESUME
         return ((O_RESUME_TOPIC, topics),)
 
-    def leader_lost(self, z: PartZ, brokers: tuple[int, ...]) -> bool:
+    def leader_lost(self, c: ControllerBase, z: PartZ, brokers: tuple[int, ...]) -> bool:
         """``onBrokerFailure``'s test for a partition to go OfflinePartition (``brokers``: the
         failed ones): 2.x ``partitionsWithOfflineLeader``, no live leader (-1 included)."""
-        return z.leader == NO_LEADER or not self.ctx.live[z.leader]
+        return z.leader == NO_LEADER or not c.ctx.live[z.leader]
 
-    def on_broker_failure(self, brokers: tuple[int, ...]) -> tuple:
+    def on_broker_failure(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
         """``onBrokerFailure`` / ``onReplicasBecomeOffline``."""
-        ctx = self.ctx
+        ctx = c.ctx
         if ctx.shutting:
-            self.ctx = ctx = ctx._replace(shutting=tuple(b for b in ctx.shutting if b not in brokers))
+            c.ctx = ctx = ctx._replace(shutting=tuple(b for b in ctx.shutting if b not in brokers))
         without_leader = []
         for p, z in enumerate(ctx.leaders):
-            if z is not None and self.leader_lost(z, brokers):
-                if ctx.deleting and self.is_topic_queued_up_for_deletion(p):
+            if z is not None and self.leader_lost(c, z, brokers):
+                if ctx.deleting and c.is_topic_queued_up_for_deletion(p):
                     continue
                 without_leader.append(p)
         for p in without_leader:
-            self.set_pstate(p, PartitionState.OfflinePartition)
-            self.history |= 2 << p
+            c.set_pstate(p, PartitionState.OfflinePartition)
+            c.history |= 2 << p
         prog: tuple = ((O_TRIGGER,),)
         if ctx.deleting:
-            sys = self.sys
+            sys = c.sys
             for b in brokers:
                 mine = [
                     p
                     for p in sys.parts_of[b]
                     if b in ctx.ar[p] and ctx.pstates[p] != PartitionState.NonExistentPartition
                 ]
-                keep = tuple(p for p in mine if not self.is_topic_queued_up_for_deletion(p))
-                dele = tuple(p for p in mine if self.is_topic_queued_up_for_deletion(p))
+                keep = tuple(p for p in mine if not c.is_topic_queued_up_for_deletion(p))
+                dele = tuple(p for p in mine if c.is_topic_queued_up_for_deletion(p))
                 prog += ((O_REMOVE_ISR, b, keep),)
                 if dele:
                     prog += ((O_FAIL_DELETION, ((b, dele),)),)

@@ -38,6 +38,7 @@ class Cluster:
     zookeeper: Any
     replica_manager: Any
     brokers: Any
+    kafka_controller: Any
 
     def __init__(self, cfg: ControllerConfig) -> None:
         self.cfg = cfg

@@ -27,7 +27,10 @@ from model.controller.actions import (
     ProcessEvent,
     TimePasses,
 )
+from model.controller.admin import AdminWorkflows
+from model.controller.base import ControllerBase
 from model.controller.broker import Brokers
+from model.controller.broker_lifecycle import BrokerLifecycle
 from model.controller.cluster import Cluster
 from model.controller.config import ControllerConfig, KafkaVersion, Start
 from model.controller.controller import KafkaController
@@ -46,9 +49,37 @@ from model.controller.messages import (
 )
 from model.controller.replica_manager import ReplicaManager
 from model.controller.state import State
+from model.controller.state_machines import PartitionStateMachine, ReplicaStateMachine
 from model.controller.symmetry import Permutation, symmetries
-from model.controller.v08 import controller_0_8
+from model.controller.topic_deletion import TopicDeletionManager
+from model.controller.topics import TopicChanges
+from model.controller.v08 import variant_0_8
 from model.controller.zookeeper import ZooKeeperServer
+
+#: the controller's components, by the attribute name they reach each other with
+COMPONENTS = (
+    "kafka_controller",
+    "partition_state_machine",
+    "replica_state_machine",
+    "broker_lifecycle",
+    "topic_changes",
+    "topic_deletion_manager",
+    "admin_workflows",
+)
+#: every seam of ``ControllerSystem`` and the class it holds by default
+SEAMS: dict[str, type] = {
+    "controller": ControllerBase,
+    "kafka_controller": KafkaController,
+    "partition_state_machine": PartitionStateMachine,
+    "replica_state_machine": ReplicaStateMachine,
+    "broker_lifecycle": BrokerLifecycle,
+    "topic_changes": TopicChanges,
+    "topic_deletion_manager": TopicDeletionManager,
+    "admin_workflows": AdminWorkflows,
+    "zookeeper": ZooKeeperServer,
+    "replica_manager": ReplicaManager,
+    "brokers": Brokers,
+}
 
 
 class ControllerSystem(Cluster):
@@ -66,23 +97,24 @@ class ControllerSystem(Cluster):
     ('ZooKeeperServer', 'ReplicaManager')
     """
 
-    def __init__(
-        self,
-        cfg: ControllerConfig,
-        *,
-        controller: type[KafkaController] = KafkaController,
-        zookeeper: type[ZooKeeperServer] = ZooKeeperServer,
-        replica_manager: type[ReplicaManager] = ReplicaManager,
-        brokers: type[Brokers] = Brokers,
-    ) -> None:
+    def __init__(self, cfg: ControllerConfig, **seams: type) -> None:
         super().__init__(cfg)
-        self.zookeeper = zookeeper(self)
-        self.replica_manager = replica_manager(self)
-        self.brokers = brokers(self)
-        # seed 000's controller (model/controller/v08.py), over a mutant's controller too
-        self.controller_cls = (
-            controller_0_8(controller) if cfg.kafka_version is KafkaVersion.KAFKA_0_8 else controller
-        )
+        unknown = sorted(set(seams) - set(SEAMS))
+        if unknown:
+            raise TypeError(f"unknown seam {unknown[0]!r} (seams: {', '.join(SEAMS)})")
+        classes = {**SEAMS, **seams}
+        if cfg.kafka_version is KafkaVersion.KAFKA_0_8:
+            # seed 000's controller (model/controller/v08.py), over a mutant's classes too
+            classes = variant_0_8(classes)
+        #: the class of a broker's controller during one step (its context, channels, helpers)
+        self.controller_cls = classes["controller"]
+        self.zookeeper = classes["zookeeper"](self)
+        self.replica_manager = classes["replica_manager"](self)
+        self.brokers = classes["brokers"](self)
+        components = {name: classes[name]() for name in COMPONENTS}
+        for component in components.values():
+            component.wire(components)
+        self.kafka_controller: KafkaController = components["kafka_controller"]
         #: the plug-in faults this configuration budgets (``model/controller/faults``)
         self.fault_rules = faults.active_rules(cfg)
         self.fault_types: tuple[type, ...] = (*FAULT_KINDS, *(r.action for r in faults.rules()))
@@ -322,5 +354,5 @@ class ControllerSystem(Cluster):
         ev = n.events[0]
         w = self.controller_cls(self, s, b, n)
         w.events = n.events[1:]
-        w.process_event(ev)
+        self.kafka_controller.process_event(w, ev)
         return ProcessEvent(b, ev), w.commit(s)

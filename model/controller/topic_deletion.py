@@ -6,6 +6,7 @@ ineligible, ``resumeDeletions``, ``startReplicaDeletion``, StopReplica responses
 from __future__ import annotations
 
 from explorer.speedups import set_item
+from model.controller.base import Component, ControllerBase
 from model.controller.messages import (
     M_STOP_REPLICA,
     Q_DELETE_DELETIONS,
@@ -26,61 +27,58 @@ from model.controller.program import (
     W_DEL_DONE,
 )
 from model.controller.state import D_DEL_RESUME, D_DELETED, D_DELETED_AFTER_RESUME
-from model.controller.topics import TopicChanges
 from model.state_machines import PartitionState, ReplicaState
 
 
-class TopicDeletionManager(TopicChanges):
+class TopicDeletionManager(Component):
     """Kafka's ``TopicDeletionManager`` (seed 001 step by step): enqueue, ineligible, retry, complete."""
 
-    __slots__ = ()
+    def rstate(self, c: ControllerBase, p: int, r: int) -> ReplicaState:
+        return c.ctx.rstates[p][c.sys.rindex[p][r]]
 
-    def rstate(self, p: int, r: int) -> ReplicaState:
-        return self.ctx.rstates[p][self.sys.rindex[p][r]]
-
-    def topic_replicas(self, t: int) -> list[tuple[int, int]]:
+    def topic_replicas(self, c: ControllerBase, t: int) -> list[tuple[int, int]]:
         """``replicasForTopic``: (partition, replica) of the topic's partitions in the context."""
-        ctx = self.ctx
+        ctx = c.ctx
         return [
             (p, r)
-            for p in self.topic_partitions(t)
+            for p in c.topic_partitions(t)
             if ctx.pstates[p] != PartitionState.NonExistentPartition
             for r in ctx.ar[p]
         ]
 
-    def process_topic_deletion(self, topics: tuple[int, ...], rest: tuple) -> None:
+    def process_topic_deletion(self, c: ControllerBase, topics: tuple[int, ...], rest: tuple) -> None:
         """``TopicDeletion``: unknown topics are cleared; with deletion disabled every entry is
         cleared; topics with a reassignment in progress are marked ineligible; the rest are
         enqueued (``enqueueTopicsForDeletion``) and ``resumeDeletions`` runs."""
-        ctx = self.ctx
+        ctx = c.ctx
         if ctx is None:
-            self.run(rest)
+            self.kafka_controller.run(c, rest)
             return
-        cfg = self.sys.cfg
-        ppt = self.sys.ppt
+        cfg = c.sys.cfg
+        ppt = c.sys.ppt
         known = tuple(t for t in topics if ctx.pstates[t * ppt] != PartitionState.NonExistentPartition)
         clear = tuple(t for t in topics if t not in known)
         if not cfg.delete_topic_enable:
             clear = topics
         if clear:
-            self.send_zk(DeleteTopicDeletions(Q_DELETE_DELETIONS, clear, self.fence(), ctx.epoch))
+            c.send_zk(DeleteTopicDeletions(Q_DELETE_DELETIONS, clear, c.fence(), ctx.epoch))
         if not cfg.delete_topic_enable or not known:
-            self.run(rest)
+            self.kafka_controller.run(c, rest)
             return
         reassigning = {p // ppt for p, _ in ctx.reassigning}
         ineligible = tuple(sorted(set(ctx.ineligible) | {t for t in known if t in reassigning}))
         deleting = tuple(sorted(set(ctx.deleting) | set(known)))
-        self.ctx = ctx._replace(deleting=deleting, ineligible=ineligible)
-        self.run(((O_RESUME_DELETIONS,), *rest))
+        c.ctx = ctx._replace(deleting=deleting, ineligible=ineligible)
+        self.kafka_controller.run(c, ((O_RESUME_DELETIONS,), *rest))
 
-    def resume_deletions(self) -> tuple:
+    def resume_deletions(self, c: ControllerBase) -> tuple:
         """``resumeDeletions``: complete, retry or start the deletion of each queued topic."""
-        ctx = self.ctx
+        ctx = c.ctx
         complete: list = []
         retry: list = []
         eligible: list = []
         for t in ctx.deleting:
-            states = [self.rstate(p, r) for p, r in self.topic_replicas(t)]
+            states = [self.rstate(c, p, r) for p, r in self.topic_replicas(c, t)]
             started = ReplicaState.ReplicaDeletionStarted in states
             if all(st == ReplicaState.ReplicaDeletionSuccessful for st in states):
                 complete.append(t)
@@ -92,11 +90,11 @@ class TopicDeletionManager(TopicChanges):
         prog: list = [(O_DEL_COMPLETE, t) for t in complete]
         if retry:
             # retryDeletionForIneligibleReplicas: failed replicas -> OfflineReplica
-            self.ctx = ctx._replace(ineligible=tuple(t for t in ctx.ineligible if t not in retry))
+            c.ctx = ctx._replace(ineligible=tuple(t for t in ctx.ineligible if t not in retry))
             for t in retry:
                 by: dict[int, list[int]] = {}
-                for p, r in self.topic_replicas(t):
-                    if self.rstate(p, r) == ReplicaState.ReplicaDeletionIneligible:
+                for p, r in self.topic_replicas(c, t):
+                    if self.rstate(c, p, r) == ReplicaState.ReplicaDeletionIneligible:
                         by.setdefault(r, []).append(p)
                 prog += [(O_REMOVE_ISR, b, tuple(ps)) for b, ps in sorted(by.items())]
         if eligible:
@@ -105,152 +103,150 @@ class TopicDeletionManager(TopicChanges):
             prog += [(O_ON_TOPIC_DELETION, t) for t in eligible]
         return tuple(prog)
 
-    def on_topic_deletion(self, t: int) -> tuple:
+    def on_topic_deletion(self, c: ControllerBase, t: int) -> tuple:
         """``onTopicDeletion``: the topic's partitions -> OfflinePartition (seed 002: a partition
         goes offline when its topic is deleted and stays offline while the deletion runs, until
         ``completeDeleteTopic`` makes it NonExistentPartition), then ``onPartitionDeletion`` ->
         ``startReplicaDeletion``."""
-        ctx = self.ctx
+        ctx = c.ctx
         if t in ctx.deleting:
-            for p in self.topic_partitions(t):
-                st = self.ctx.pstates[p]
+            for p in c.topic_partitions(t):
+                st = c.ctx.pstates[p]
                 if st != PartitionState.NonExistentPartition and st != PartitionState.OfflinePartition:
-                    self.set_pstate(p, PartitionState.OfflinePartition)
-        return self.start_replica_deletion(t)
+                    c.set_pstate(p, PartitionState.OfflinePartition)
+        return self.start_replica_deletion(c, t)
 
-    def start_replica_deletion(self, t: int) -> tuple:
+    def start_replica_deletion(self, c: ControllerBase, t: int) -> tuple:
         """``startReplicaDeletion``: dead replicas -> ReplicaDeletionIneligible (and the topic
         ineligible); live ones not yet deleted -> OfflineReplica -> ReplicaDeletionStarted."""
-        ctx = self.ctx
+        ctx = c.ctx
         if t not in ctx.deleting:
             return ()
-        live = self.live_broker_ids()
+        live = c.live_broker_ids()
         dead = False
         by: dict[int, list[int]] = {}
-        for p, r in self.topic_replicas(t):
+        for p, r in self.topic_replicas(c, t):
             if r not in live:
                 dead = True
-                self.to_ineligible(p, r)
-            elif self.rstate(p, r) != ReplicaState.ReplicaDeletionSuccessful:
+                self.to_ineligible(c, p, r)
+            elif self.rstate(c, p, r) != ReplicaState.ReplicaDeletionSuccessful:
                 by.setdefault(r, []).append(p)
         if dead:
-            self.ctx = self.ctx._replace(ineligible=tuple(sorted({*self.ctx.ineligible, t})))
+            c.ctx = c.ctx._replace(ineligible=tuple(sorted({*c.ctx.ineligible, t})))
         todo = tuple((b, tuple(ps)) for b, ps in sorted(by.items()))
         prog: list = [(O_REMOVE_ISR, b, ps) for b, ps in todo]
         if todo:
             prog.append((O_DEL_STARTED, todo))
         return tuple(prog)
 
-    def to_ineligible(self, p: int, r: int) -> None:
+    def to_ineligible(self, c: ControllerBase, p: int, r: int) -> None:
         """-> ReplicaDeletionIneligible; Kafka logs and skips an invalid transition (recorded
         only with ``strict_deletion_transitions``)."""
         if (
-            self.sys.cfg.strict_deletion_transitions
-            or self.sys.valid_replica[(self.rstate(p, r), ReplicaState.ReplicaDeletionIneligible)]
+            c.sys.cfg.strict_deletion_transitions
+            or c.sys.valid_replica[(self.rstate(c, p, r), ReplicaState.ReplicaDeletionIneligible)]
         ):
-            self.set_rstate(p, r, ReplicaState.ReplicaDeletionIneligible)
+            c.set_rstate(p, r, ReplicaState.ReplicaDeletionIneligible)
 
     def send_stop_replica_requests(
-        self, b: int, parts: tuple[int, ...], delete: bool, callback: bool
+        self, c: ControllerBase, b: int, parts: tuple[int, ...], delete: bool, callback: bool
     ) -> None:
         """One StopReplica request to broker ``b`` for ``parts``."""
-        e = self.ctx.live[b]
+        e = c.ctx.live[b]
         if not e or not parts:
             return
         mask = 0
         for p in parts:
             mask |= 1 << p
-        self.send_msg(
+        c.send_msg(
             b,
-            StopReplicaRequest(
-                M_STOP_REPLICA, self.ctx.epoch, e, StopReplicaPartitions(mask, delete, callback)
-            ),
+            StopReplicaRequest(M_STOP_REPLICA, c.ctx.epoch, e, StopReplicaPartitions(mask, delete, callback)),
         )
 
-    def replica_deletion_started(self, todo: tuple) -> None:
+    def replica_deletion_started(self, c: ControllerBase, todo: tuple) -> None:
         """OfflineReplica -> ReplicaDeletionStarted: StopReplica(delete=true) with the
         deletion callback (the response queues TopicDeletionStopReplicaResponseReceived)."""
         for b, parts in todo:
             started = tuple(
                 p
                 for p in parts
-                if self.rstate(p, b) == ReplicaState.OfflineReplica
-                and self.set_rstate(p, b, ReplicaState.ReplicaDeletionStarted)
+                if self.rstate(c, p, b) == ReplicaState.OfflineReplica
+                and c.set_rstate(p, b, ReplicaState.ReplicaDeletionStarted)
             )
-            self.send_stop_replica_requests(b, started, True, True)
+            self.send_stop_replica_requests(c, b, started, True, True)
 
-    def stop_replica_response(self, b: int, mask: int, error: bool) -> None:
+    def stop_replica_response(self, c: ControllerBase, b: int, mask: int, error: bool) -> None:
         """``TopicDeletionStopReplicaResponseReceived``: replicas still in
         ReplicaDeletionStarted -> Successful (then ``resumeDeletions``) or, on an error,
         ``failReplicaDeletion``. A response for a replica in another state (a previous
         deletion round or controller) is ignored."""
         parts = tuple(
             p
-            for p in range(self.sys.np)
+            for p in range(c.sys.np)
             if (mask >> p) & 1
-            and self.rstate(p, b) == ReplicaState.ReplicaDeletionStarted
-            and self.is_topic_queued_up_for_deletion(p)
+            and self.rstate(c, p, b) == ReplicaState.ReplicaDeletionStarted
+            and c.is_topic_queued_up_for_deletion(p)
         )
         if not parts:
             return
         if error:
-            self.run(((O_FAIL_DELETION, ((b, parts),)),))
+            self.kafka_controller.run(c, ((O_FAIL_DELETION, ((b, parts),)),))
             return
-        self.complete_replica_deletion(b, parts)
+        self.complete_replica_deletion(c, b, parts)
 
-    def complete_replica_deletion(self, b: int, parts: tuple[int, ...]) -> None:
+    def complete_replica_deletion(self, c: ControllerBase, b: int, parts: tuple[int, ...]) -> None:
         """``completeReplicaDeletion``: the replicas -> ReplicaDeletionSuccessful, then
         ``resumeDeletions``."""
         for p in parts:
-            self.set_rstate(p, b, ReplicaState.ReplicaDeletionSuccessful)
-        self.run(((O_RESUME_DELETIONS,),))
+            c.set_rstate(p, b, ReplicaState.ReplicaDeletionSuccessful)
+        self.kafka_controller.run(c, ((O_RESUME_DELETIONS,),))
 
-    def fail_replica_deletion(self, items: tuple) -> tuple:
+    def fail_replica_deletion(self, c: ControllerBase, items: tuple) -> tuple:
         """``failReplicaDeletion``: replicas of queued topics -> ReplicaDeletionIneligible, the
         topics ineligible, then ``resumeDeletions``."""
         topics = set()
         for b, parts in items:
             for p in parts:
-                if self.is_topic_queued_up_for_deletion(p):
-                    self.to_ineligible(p, b)
-                    topics.add(p // self.sys.ppt)
+                if c.is_topic_queued_up_for_deletion(p):
+                    self.to_ineligible(c, p, b)
+                    topics.add(p // c.sys.ppt)
         if not topics:
             return ()
-        self.ctx = self.ctx._replace(ineligible=tuple(sorted(set(self.ctx.ineligible) | topics)))
-        return self.resume_deletions()
+        c.ctx = c.ctx._replace(ineligible=tuple(sorted(set(c.ctx.ineligible) | topics)))
+        return self.resume_deletions(c)
 
-    def complete_delete_topic(self, t: int, rest: tuple) -> bool:
+    def complete_delete_topic(self, c: ControllerBase, t: int, rest: tuple) -> bool:
         """``completeDeleteTopic``: replicas -> NonExistentReplica, partitions -> Offline ->
         NonExistentPartition, then the fenced ZooKeeper deletes; the context forgets the topic
         when they succeed."""
-        ctx = self.ctx
+        ctx = c.ctx
         if t not in ctx.deleting:
             return False
-        for p, r in self.topic_replicas(t):
-            self.set_rstate(p, r, ReplicaState.NonExistentReplica)
-        for p in self.topic_partitions(t):
-            if self.ctx.pstates[p] != PartitionState.NonExistentPartition:
-                if self.ctx.pstates[p] != PartitionState.OfflinePartition:
-                    self.set_pstate(p, PartitionState.OfflinePartition)
-                self.set_pstate(p, PartitionState.NonExistentPartition)
-        self.ctx = self.ctx._replace(deleting=tuple(x for x in self.ctx.deleting if x != t))
-        self.send_zk(DeleteTopicZNode(Q_DELETE_TOPIC, t, self.fence(), ctx.epoch))
-        self.park(W_DEL_DONE, t, (), rest)
+        for p, r in self.topic_replicas(c, t):
+            c.set_rstate(p, r, ReplicaState.NonExistentReplica)
+        for p in c.topic_partitions(t):
+            if c.ctx.pstates[p] != PartitionState.NonExistentPartition:
+                if c.ctx.pstates[p] != PartitionState.OfflinePartition:
+                    c.set_pstate(p, PartitionState.OfflinePartition)
+                c.set_pstate(p, PartitionState.NonExistentPartition)
+        c.ctx = c.ctx._replace(deleting=tuple(x for x in c.ctx.deleting if x != t))
+        c.send_zk(DeleteTopicZNode(Q_DELETE_TOPIC, t, c.fence(), ctx.epoch))
+        c.park(W_DEL_DONE, t, (), rest)
         return True
 
-    def delete_topic_done(self, ok: bool, t: int, rest: tuple) -> None:
-        if self.ctx is None:
-            self.run(rest)
+    def delete_topic_done(self, c: ControllerBase, ok: bool, t: int, rest: tuple) -> None:
+        if c.ctx is None:
+            self.kafka_controller.run(c, rest)
             return
         if not ok:
-            self.controller_moved(rest)
+            self.kafka_controller.controller_moved(c, rest)
             return
-        ctx = self.ctx
+        ctx = c.ctx
         leaders = ctx.leaders
-        for p in self.topic_partitions(t):
+        for p in c.topic_partitions(t):
             leaders = set_item(leaders, p, None)
-        self.ctx = ctx._replace(leaders=leaders, ineligible=tuple(x for x in ctx.ineligible if x != t))
-        self.done |= D_DELETED
-        if self.done & D_DEL_RESUME:
-            self.done |= D_DELETED_AFTER_RESUME
-        self.run(rest)
+        c.ctx = ctx._replace(leaders=leaders, ineligible=tuple(x for x in ctx.ineligible if x != t))
+        c.done |= D_DELETED
+        if c.done & D_DEL_RESUME:
+            c.done |= D_DELETED_AFTER_RESUME
+        self.kafka_controller.run(c, rest)

@@ -39,80 +39,108 @@ shutdown elections, auto rebalance) run the 2.x code with the 0.8 selectors and 
 
 >>> from model.controller import ControllerConfig, ControllerSystem
 >>> sys = ControllerSystem(ControllerConfig(brokers=2, kafka_version="0.8"))
->>> sys.controller_cls.__name__
+>>> type(sys.kafka_controller).__name__
 'KafkaController08'
 """
 
 from __future__ import annotations
 
-from typing import Any
-
+from model.controller.base import ControllerBase
+from model.controller.broker_lifecycle import BrokerLifecycle
 from model.controller.controller import KafkaController
 from model.controller.messages import EV_ISR_CHANGE, EV_UNCLEAN_ENABLE
 from model.controller.program import O_RESUME_DELETIONS, O_SEND_UM, O_TRIGGER
 from model.controller.state import PartZ
+from model.controller.state_machines import ReplicaStateMachine
 from model.election import NO_LEADER
 
-__all__ = ["KafkaController08", "controller_0_8"]
+__all__ = ["BrokerLifecycle08", "KafkaController08", "ReplicaStateMachine08", "variant_0_8"]
 
 #: controller events a 0.8 controller has no listener for (see the module docstring)
 UNWATCHED_EVENTS = frozenset({EV_ISR_CHANGE, EV_UNCLEAN_ENABLE})
 
 
 class KafkaController08(KafkaController):
-    """One broker's controller as Kafka 0.8 runs it (seed 000; see the module docstring)."""
+    """One broker's controller as Kafka 0.8 runs it (seed 000; see the module docstring): its
+    event loop and failover."""
 
-    __slots__ = ()
-
-    def process_event(self, ev: tuple[int, int]) -> None:
+    def process_event(self, c: ControllerBase, ev: tuple[int, int]) -> None:
         """The 2.x event loop without the listeners 0.8 lacks (``UNWATCHED_EVENTS``)."""
         if ev[0] in UNWATCHED_EVENTS:
             return
-        super().process_event(ev)
+        super().process_event(c, ev)
 
-    def failover_after_replica_startup(self, admin_prog: tuple) -> tuple:
+    def failover_after_replica_startup(self, c: ControllerBase, admin_prog: tuple) -> tuple:
         """Seed 000 ``onControllerFailover`` (238-281) after ``replicaStateMachine.startup()``:
         ``partitionStateMachine.startup()``, ``maybeTriggerPartitionReassignment()``,
         ``maybeTriggerPreferredReplicaElection()``,
         ``sendUpdateMetadataRequest(liveOrShuttingDownBrokerIds)``, ``deleteTopicManager.start()``.
 
-        >>> KafkaController08.failover_after_replica_startup(None, ((O_RESUME_DELETIONS,),))
+        >>> KafkaController08().failover_after_replica_startup(None, ((O_RESUME_DELETIONS,),))
         ((3,), (13,), (16,))
         """
         deletions = tuple(op for op in admin_prog if op[0] == O_RESUME_DELETIONS)
         others = tuple(op for op in admin_prog if op[0] != O_RESUME_DELETIONS)
         return ((O_TRIGGER,), *others, (O_SEND_UM,), *deletions)
 
-    def offline_replica_recipients(self, p: int, b: int, z: PartZ) -> tuple[int, ...]:
+
+class ReplicaStateMachine08(ReplicaStateMachine):
+    """Kafka 0.8's OfflineReplica transition."""
+
+    def offline_replica_recipients(self, c: ControllerBase, p: int, b: int, z: PartZ) -> tuple[int, ...]:
         """Seed 000's OfflineReplica transition ([4], 801-803): "remove this replica from the isr
         and send LeaderAndIsr request (with new isr) to the leader replica" only (none when the
         removed replica led: the leader is then -1)."""
-        del p, b
+        del c, p, b
         return () if z.leader == NO_LEADER else (z.leader,)
 
-    def leader_lost(self, z: PartZ, brokers: tuple[int, ...]) -> bool:
+
+class BrokerLifecycle08(BrokerLifecycle):
+    """Kafka 0.8's ``onBrokerFailure``."""
+
+    def leader_lost(self, c: ControllerBase, z: PartZ, brokers: tuple[int, ...]) -> bool:
         """0.8 ``onBrokerFailure`` (seed 001: 180, 首先找到 Leader 在该 Broker 上所有 Partition):
         the partition's leader is one of the failed brokers."""
+        del c
         return z.leader in brokers
 
 
-_COMPOSED: dict[type, type] = {KafkaController: KafkaController08}
+#: the component seams 0.8 replaces, and its class for each
+VARIANT_0_8: dict[str, type] = {
+    "kafka_controller": KafkaController08,
+    "replica_state_machine": ReplicaStateMachine08,
+    "broker_lifecycle": BrokerLifecycle08,
+}
+_DEFAULT = {
+    "kafka_controller": KafkaController,
+    "replica_state_machine": ReplicaStateMachine,
+    "broker_lifecycle": BrokerLifecycle,
+}
+_COMPOSED: dict[type, type] = {}
 
 
-def controller_0_8(cls: Any) -> Any:
-    """The 0.8 controller class over ``cls`` (``KafkaController`` or a mutant's subclass of it):
-    :class:`KafkaController08`'s methods first, then ``cls``'s.
+def variant_0_8(classes: dict[str, type]) -> dict[str, type]:
+    """The seams of the 0.8 controller over ``classes`` (the defaults, or a mutant's class in one
+    seam): in each seam 0.8 replaces, its class first, then the one given.
 
-    >>> controller_0_8(KafkaController) is KafkaController08
+    >>> from model.controller.system import SEAMS
+    >>> variant_0_8(SEAMS)["kafka_controller"] is KafkaController08
     True
     >>> class Bug(KafkaController):
-    ...     __slots__ = ()
-    >>> [c.__name__ for c in controller_0_8(Bug).__mro__[:3]]
+    ...     pass
+    >>> [c.__name__ for c in variant_0_8({**SEAMS, "kafka_controller": Bug})["kafka_controller"].__mro__[:3]]
     ['Bug08', 'KafkaController08', 'Bug']
     """
-    got = _COMPOSED.get(cls)
-    if got is None:
-        got = type(cls.__name__ + "08", (KafkaController08, cls), {"__slots__": ()})
-        got.__module__ = cls.__module__
-        _COMPOSED[cls] = got
-    return got
+    out = dict(classes)
+    for seam, v08 in VARIANT_0_8.items():
+        cls = classes[seam]
+        if cls is _DEFAULT[seam]:
+            out[seam] = v08
+            continue
+        got = _COMPOSED.get(cls)
+        if got is None:
+            got = type(cls.__name__ + "08", (v08, cls), {})
+            got.__module__ = cls.__module__
+            _COMPOSED[cls] = got
+        out[seam] = got
+    return out

@@ -100,7 +100,7 @@ class ZooKeeperServer(Actor):
         w = self.system.controller_cls(self.system, s1, b, n2)
         if w.pending is None:  # pragma: no cover - a response nobody waits for
             raise AssertionError(f"broker {b}: unexpected response {resp!r}")
-        w.resume(resp)
+        self.system.kafka_controller.resume(w, resp)
         return ZkReply(b, resp), w.commit(s1)
 
     def serve(self, s: State, b: int) -> tuple[Any, State]:
