@@ -285,3 +285,17 @@ def test_the_inheritance_check_can_fail() -> None:
     assert _project_depth(C) == 2 and _project_depth(D) == 0  # D's base C is a test's class
     C.__module__ = "model.x"
     assert _project_depth(D) == 3 > MAX_INHERITANCE
+
+
+#: issue 31: the controller model in modules a newcomer reads in one sitting
+MAX_CONTROLLER_LINES = 500
+
+
+def test_no_controller_module_over_500_lines() -> None:
+    long = {
+        name: n
+        for name, path in SOURCES.items()
+        if name.startswith("model.controller")
+        and (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_CONTROLLER_LINES
+    }
+    assert long == {}

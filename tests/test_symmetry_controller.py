@@ -24,6 +24,7 @@ from invariants.controller import SYMMETRIC, properties
 from invariants.mutants.controller import ControllerConfig as MutantConfig
 from invariants.mutants.controller import build
 from model.controller import ControllerConfig, ControllerSystem, State
+from model.controller import renamer as renamer_module
 from model.controller import symmetry as sym
 from model.controller.actions import Crash, SessionExpire
 from model.controller.symmetry import Permutation, permute_state, symmetries
@@ -350,13 +351,13 @@ def test_a_field_left_out_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     system = _system(name)
     (g,) = system.symmetries()
     states = _sample(name)
-    real_ctx = sym._Renamer.ctx
+    real_ctx = renamer_module.Renamer.ctx
 
     def forgetful(self: Any, c: Any) -> Any:
         out = real_ctx(self, c)
         return out if out is None else out._replace(live=c.live)
 
-    monkeypatch.setattr(sym._Renamer, "ctx", forgetful)
+    monkeypatch.setattr(renamer_module.Renamer, "ctx", forgetful)
     assert equivariance_failures(system, states, g) > 0
 
 

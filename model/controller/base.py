@@ -247,7 +247,7 @@ class ControllerBase:
 class Component:
     """One of the controller's components (``KafkaController``, ``PartitionStateMachine``,
     ``ReplicaStateMachine``, ``BrokerLifecycle``, ``TopicChanges``, ``TopicDeletionManager``,
-    ``AdminWorkflows``): one instance per system, holding no state of its own; each method takes
+    ``AdminWorkflows``, ``ZookeeperLeaderElector``): one instance per system, holding no state of its own; each method takes
     the controller of the broker taking the step (``c``, a :class:`ControllerBase`) and reaches
     the other components through the attributes :meth:`wire` sets. A variant or a mutant of a
     component is a subclass of it handed to ``ControllerSystem`` as a seam."""
@@ -259,6 +259,7 @@ class Component:
     topic_changes: Any
     topic_deletion_manager: Any
     admin_workflows: Any
+    zookeeper_leader_elector: Any
 
     def wire(self, components: dict[str, Component]) -> None:
         """Let this component call the others (``components``: attribute name -> instance)."""

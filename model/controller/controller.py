@@ -8,6 +8,7 @@ from __future__ import annotations
 from explorer.speedups import set_item
 from model.controller.base import Component, ControllerBase
 from model.controller.config import Elector
+from model.controller.elector import LEGACY_WAITS
 from model.controller.messages import (
     EV_BROKER_CHANGE,
     EV_CTL_CHANGE,
@@ -18,32 +19,24 @@ from model.controller.messages import (
     EV_STARTUP,
     EV_TOPIC_CHANGE,
     M_CS_RESPONSE,
-    Q_CREATE_CTL,
-    Q_DELETE_CTL,
     Q_DELETE_DELETIONS,
     Q_DELETE_PREFERRED,
-    Q_INC_EPOCH,
     Q_READ_BROKERS,
     Q_READ_CONTEXT,
     Q_READ_CTL,
-    Q_READ_EPOCH,
     Q_READ_ISR_CHANGES,
     Q_READ_TOPICS,
     Q_REGISTER_BROKER,
     Q_REGISTER_CTL,
     S_PREFERRED,
     ControlledShutdownResponse,
-    CreateControllerPath,
-    DeleteControllerPath,
     DeletePreferredReplicaElection,
     DeleteTopicDeletions,
     GetAllBrokersInCluster,
     GetAllIsrChangeNotifications,
     GetAllTopicsInCluster,
     GetControllerIdAndEpoch,
-    IncrementControllerEpoch,
     ReadControllerContext,
-    ReadControllerEpoch,
     RegisterBroker,
     RegisterControllerAndIncrementControllerEpoch,
 )
@@ -86,10 +79,6 @@ from model.controller.program import (
     W_ELECT_WRITE,
     W_INIT,
     W_ISR_READ,
-    W_L_CREATE,
-    W_L_EPOCH,
-    W_L_INC,
-    W_L_READ,
     W_PMOD,
     W_PREF_READ,
     W_REASSIGN_PARTS,
@@ -125,12 +114,7 @@ class KafkaController(Component):
                 c.park(W_ELECT_READ if code == O_ELECT else W_RESIGN_READ, None, (), prog)
                 return
             if code == O_L_ELECT:
-                c.send_zk(
-                    GetControllerIdAndEpoch(
-                        Q_READ_CTL,
-                    )
-                )
-                c.park(W_L_READ, None, (), prog)
+                self.zookeeper_leader_elector.elect(c, prog)
                 return
             if code == O_L_RESIGN_ELECT:
                 if c.active_id == me:
@@ -369,47 +353,8 @@ class KafkaController(Component):
             self.admin_workflows.assign_written(c, resp[1], data, rest)
         elif wait == W_PREF_READ:
             self.admin_workflows.process_preferred_replica_leader_election(c, resp[1], rest)
-        elif wait == W_L_READ:
-            ctl = resp[1]
-            c.active_id = ctl
-            if ctl != -1:
-                self.run(c, rest)
-                return
-            c.send_zk(
-                CreateControllerPath(
-                    Q_CREATE_CTL,
-                )
-            )
-            c.park(W_L_CREATE, None, (), rest)
-        elif wait == W_L_CREATE:
-            if resp[1]:
-                c.active_id = me
-                # 0.8 onControllerFailover: readControllerEpochFromZookeeper; incrementControllerEpoch
-                c.send_zk(
-                    ReadControllerEpoch(
-                        Q_READ_EPOCH,
-                    )
-                )
-                c.park(W_L_EPOCH, None, (), rest)
-            else:
-                c.active_id = resp[2]
-                self.run(c, rest)
-        elif wait == W_L_EPOCH:
-            c.send_zk(IncrementControllerEpoch(Q_INC_EPOCH, self.next_controller_epoch(c, resp[1]), resp[2]))
-            c.park(W_L_INC, None, (), rest)
-        elif wait == W_L_INC:
-            if resp[1]:
-                c.ctx = c.sys.empty_ctx(resp[2], resp[3])
-                self.run(c, ((O_FAILOVER,), *rest))
-            else:
-                # ControllerMovedException inside elect -> resign(): leaderId = -1; deletePath
-                c.active_id = -1
-                c.send_zk(
-                    DeleteControllerPath(
-                        Q_DELETE_CTL,
-                    )
-                )
-                self.run(c, rest)
+        elif wait in LEGACY_WAITS:
+            self.zookeeper_leader_elector.resume(c, wait, resp, rest)
         else:  # pragma: no cover
             raise AssertionError(f"unknown wait {wait} for response {op}")
 

@@ -91,3 +91,23 @@ W_ELECT_READ, W_RESIGN_READ, W_REGISTER, W_CONTEXT, W_INIT, W_ELECT_PARTS, W_ELE
 W_BROKERS, W_ISR_READ, W_RM_READ, W_RM_WRITE, W_L_READ, W_L_CREATE, W_L_EPOCH, W_L_INC = range(7, 15)
 W_TOPICS = 15
 W_DEL_READ, W_DEL_DONE, W_PMOD, W_REASSIGN_READ, W_REASSIGN_PARTS, W_ASSIGN, W_PREF_READ = range(16, 23)
+
+
+def sort_runs(prog: tuple) -> tuple:
+    """``prog`` with each run of consecutive ``(O_REMOVE_ISR, b)`` steps sorted by broker:
+    ``onBrokerFailure`` emits one per failed broker, in id order, so a renamed program is the one
+    the model would have built (symmetry reduction).
+
+    >>> sort_runs(((O_TRIGGER,), (O_REMOVE_ISR, 3), (O_REMOVE_ISR, 2)))
+    ((3,), (7, 2), (7, 3))
+    """
+    out = list(prog)
+    i = 0
+    while i < len(out):
+        j = i
+        while j < len(out) and out[j][0] == O_REMOVE_ISR and len(out[j]) == 2:
+            j += 1
+        if j - i > 1:
+            out[i:j] = sorted(out[i:j])
+        i = max(j, i + 1)
+    return tuple(out)

@@ -35,6 +35,7 @@ from model.controller.cluster import Cluster
 from model.controller.config import ControllerConfig, KafkaVersion, Start
 from model.controller.controller import KafkaController
 from model.controller.coverage import ZK_LABELLED, expected_labels, sequence_arrow, zk_labels
+from model.controller.elector import ZookeeperLeaderElector
 from model.controller.messages import (
     EV_ADMIN_UNCLEAN,
     EV_AUTO_REBALANCE,
@@ -65,6 +66,7 @@ COMPONENTS = (
     "topic_changes",
     "topic_deletion_manager",
     "admin_workflows",
+    "zookeeper_leader_elector",
 )
 #: every seam of ``ControllerSystem`` and the class it holds by default
 SEAMS: dict[str, type] = {
@@ -76,6 +78,7 @@ SEAMS: dict[str, type] = {
     "topic_changes": TopicChanges,
     "topic_deletion_manager": TopicDeletionManager,
     "admin_workflows": AdminWorkflows,
+    "zookeeper_leader_elector": ZookeeperLeaderElector,
     "zookeeper": ZooKeeperServer,
     "replica_manager": ReplicaManager,
     "brokers": Brokers,

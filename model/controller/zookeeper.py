@@ -42,6 +42,9 @@ from model.controller.messages import (
     Q_WRITE_ASSIGN,
     Q_WRITE_PARTS,
     Q_WRITE_REASSIGN,
+    ControllerEvent,
+)
+from model.controller.responses import (
     BrokerEpochs,
     BrokerRegistered,
     ControllerContextData,
@@ -49,7 +52,6 @@ from model.controller.messages import (
     ControllerContextWithTopics,
     ControllerEpochIncremented,
     ControllerEpochRead,
-    ControllerEvent,
     ControllerIdAndEpoch,
     ControllerPathCreated,
     ControllerRegistered,

@@ -1,0 +1,499 @@
+"""The renaming of one permutation of brokers, partitions and topics applied to every kind of
+value in a controller state (``Renamer``), for symmetry reduction; the permutations and the
+group a configuration has are in ``model/controller/symmetry.py``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from model.controller.messages import (
+    EV_CONTROLLED_SHUTDOWN,
+    EV_CTL_CHANGE,
+    EV_DELETE_RESP,
+    EV_DELETE_RESP_ERR,
+    EV_PARTITION_MOD,
+    EV_REASSIGN_ISR,
+    EV_UNCLEAN_ENABLE,
+    M_LEADER_AND_ISR,
+    M_STOP_REPLICA,
+    M_UPDATE_METADATA,
+    Q_CREATE_CTL,
+    Q_DELETE_DELETIONS,
+    Q_DELETE_ISR_CHANGES,
+    Q_DELETE_TOPIC,
+    Q_READ_ASSIGN,
+    Q_READ_BROKERS,
+    Q_READ_CONTEXT,
+    Q_READ_CTL,
+    Q_READ_DELETIONS,
+    Q_READ_ISR_CHANGES,
+    Q_READ_PARTS,
+    Q_READ_PREFERRED,
+    Q_READ_REASSIGN,
+    Q_READ_TOPICS,
+    Q_UPDATE_ISR,
+    Q_WRITE_ASSIGN,
+    Q_WRITE_PARTS,
+    Q_WRITE_REASSIGN,
+    StopReplicaPartitions,
+    UpdateMetadataPayload,
+)
+from model.controller.program import (
+    O_CS_RESPOND,
+    O_DEL_COMPLETE,
+    O_DEL_STARTED,
+    O_ELECT_PARTS,
+    O_FAIL_DELETION,
+    O_LIVE_ADD,
+    O_LIVE_REMOVE,
+    O_NEW_PARTITIONS,
+    O_NEW_REPLICAS_ONLINE,
+    O_ON_FAILURE,
+    O_ON_STARTUP,
+    O_ON_TOPIC_DELETION,
+    O_REASSIGN,
+    O_REASSIGN_DONE,
+    O_REMOVE_ISR,
+    O_RESUME_TOPIC,
+    O_STOP,
+    O_TRIGGER,
+    W_ASSIGN,
+    W_DEL_DONE,
+    W_ELECT_PARTS,
+    W_ELECT_WRITE,
+    W_INIT,
+    W_PMOD,
+    W_REASSIGN_PARTS,
+    W_RM_READ,
+    W_RM_WRITE,
+    sort_runs,
+)
+from model.controller.responses import (
+    ControllerContextWithAdmin,
+    ControllerContextWithTopics,
+    TopicPartitionStatesWithConfigs,
+    TopicsWithDeleted,
+)
+from model.controller.state import Ctx, Node, PartZ, Rep, State, Zk
+
+
+def _reindex(xs: Sequence[Any], perm: tuple[int, ...], f: Callable[[Any], Any] | None = None) -> tuple:
+    """``xs`` indexed by the renamed ids: element ``i`` moves to ``perm[i]`` (mapped by ``f``)."""
+    out: list[Any] = [None] * len(xs)
+    for i, x in enumerate(xs):
+        out[perm[i]] = x if f is None else f(x)
+    return tuple(out)
+
+
+#: the most sub-records whose images one renamer remembers (then it forgets them all)
+MEMO_LIMIT = 1 << 18
+
+
+class Renamer:
+    """The renaming of one :class:`Permutation` applied to every kind of value in a state.
+
+    A successor shares most of its sub-records (the ZooKeeper tree, the brokers, the channel
+    queues) with the state it came from, whose image was made just before: so the images of
+    those sub-records are remembered by identity (holding the record, so that its id is not
+    reused while it is remembered), which makes renaming a successor several times cheaper.
+    """
+
+    __slots__ = ("B", "P", "T", "inv", "memo", "nb", "ppt")
+
+    def __init__(self, g: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]) -> None:
+        """``g``: a ``Permutation`` (brokers, partitions, topics)."""
+        self.B, self.P, self.T = g
+        self.nb = len(self.B)
+        self.ppt = len(self.P) // len(self.T)
+        self.memo: dict[int, tuple[Any, Any]] = {}
+        #: the inverse permutation's renamer: it learns every image's pre-image (a search
+        #: expands the representative, that is often the image, and renames its successors)
+        self.inv: Renamer = self
+
+    def _memo(self, f: Callable[[Any], Any], x: Any) -> Any:
+        """``f(x)``, remembered for this very ``x``."""
+        hit = self.memo.get(id(x))
+        if hit is not None and hit[0] is x:
+            return hit[1]
+        y = f(x)
+        if len(self.memo) >= MEMO_LIMIT:
+            self.memo.clear()
+        self.memo[id(x)] = (x, y)
+        inv = self.inv.memo
+        if len(inv) >= MEMO_LIMIT:
+            inv.clear()
+        inv[id(y)] = (y, x)
+        return y
+
+    # -- ids ------------------------------------------------------------------------------
+    def b(self, b: int) -> int:
+        """A broker id (negative: none, ``LEADER_DURING_DELETE``: kept)."""
+        return self.B[b] if b >= 0 else b
+
+    def bs(self, bs: Iterable[int]) -> tuple[int, ...]:
+        """An ordered broker list (ISR, assignment): renamed in place."""
+        B = self.B
+        return tuple(B[x] if x >= 0 else x for x in bs)
+
+    def bset(self, bs: Iterable[int]) -> tuple[int, ...]:
+        """A broker list the model keeps sorted."""
+        return tuple(sorted(self.B[x] for x in bs))
+
+    def pset(self, ps: Iterable[int]) -> tuple[int, ...]:
+        """A partition list the model keeps sorted."""
+        return tuple(sorted(self.P[p] for p in ps))
+
+    def tset(self, ts: Iterable[int]) -> tuple[int, ...]:
+        """A topic list the model keeps sorted."""
+        return tuple(sorted(self.T[t] for t in ts))
+
+    def mask(self, m: int) -> int:
+        """A bit set of partitions (StopReplica)."""
+        out = 0
+        for p, q in enumerate(self.P):
+            if (m >> p) & 1:
+                out |= 1 << q
+        return out
+
+    def session(self, sess: int) -> int:
+        """A ZooKeeper session: the initial session ``b + 1`` of broker ``b`` is renamed with it."""
+        return self.B[sess - 1] + 1 if 1 <= sess <= self.nb else sess
+
+    # -- records --------------------------------------------------------------------------
+    def partz(self, z: PartZ | None) -> PartZ | None:
+        if z is None:
+            return None
+        return z._replace(leader=self.b(z.leader), isr=self.bs(z.isr))
+
+    def pairs(self, items: Iterable[tuple[int, Any]]) -> tuple:
+        """``(partition, PartZ or None)`` pairs, sorted by partition (stable)."""
+        P = self.P
+        return tuple(sorted(((P[p], self.partz(z)) for p, z in items), key=lambda e: e[0]))
+
+    def zk(self, z: Zk) -> Zk:
+        B, P = self.B, self.P
+        ctl = z.controller
+        return z._replace(
+            controller=None if ctl is None else (self.b(ctl[0]), self.session(ctl[1])),
+            brokers=_reindex(z.brokers, B, lambda e: None if e is None else (self.session(e[0]), e[1])),
+            parts=_reindex(z.parts, P, self.partz),
+            isr_changes=tuple(sorted((P[p], v) for p, v in z.isr_changes)),
+            czxids=_reindex(z.czxids, B),
+            ar=_reindex(z.ar, P, self.bs) if z.ar else z.ar,
+            delete_topics=self.tset(z.delete_topics),
+            gone=self.tset(z.gone),
+            reassign=tuple(sorted((P[p], self.bs(r)) for p, r in z.reassign)),
+            preferred=self.pset(z.preferred),
+            unclean_dyn=tuple(self.T[t] for t in z.unclean_dyn),
+        )
+
+    def ctx(self, c: Ctx | None) -> Ctx | None:
+        if c is None:
+            return None
+        P = self.P
+        return c._replace(
+            live=_reindex(c.live, self.B),
+            leaders=_reindex(c.leaders, P, self.partz),
+            pstates=_reindex(c.pstates, P),
+            rstates=_reindex(c.rstates, P),
+            ar=_reindex(c.ar, P, self.bs) if c.ar else c.ar,
+            deleting=self.tset(c.deleting),
+            ineligible=self.tset(c.ineligible),
+            reassigning=tuple(sorted((P[p], self.bs(r)) for p, r in c.reassigning)),
+            shutting=self.bset(c.shutting),
+        )
+
+    def rep(self, r: Rep) -> Rep:
+        return r._replace(
+            leader=self.b(r.leader),
+            isr=self.bs(r.isr),
+            known=_reindex(r.known, self.B) if r.known else r.known,
+            ar=self.bs(r.ar),
+        )
+
+    def mc_part(self, e: tuple[int, int, tuple[int, ...]] | None) -> tuple | None:
+        return None if e is None else (self.b(e[0]), e[1], self.bs(e[2]))
+
+    def node(self, n: Node) -> Node:
+        # a step changes one or two of a broker's parts: the others' images are remembered
+        memo = self._memo
+        return n._replace(
+            session=self.session(n.session),
+            zk_out=memo(self.requests, n.zk_out) if n.zk_out else n.zk_out,
+            zk_in=memo(self.responses, n.zk_in) if n.zk_in else n.zk_in,
+            active_id=self.b(n.active_id),
+            ctx=None if n.ctx is None else memo(self.ctx, n.ctx),
+            events=tuple(self.event(e) for e in n.events),
+            pending=None if n.pending is None else memo(self.pending, n.pending),
+            reps=memo(self.reps, n.reps),
+            cs=3 + self.B[n.cs - 3] if n.cs >= 3 else n.cs,
+            mc_live=self.bset(n.mc_live),
+            mc_parts=memo(self.mc_parts, n.mc_parts) if n.mc_parts else n.mc_parts,
+        )
+
+    def requests(self, q: tuple) -> tuple:
+        """A session's queue of ZooKeeper requests."""
+        return tuple(self.request(x) for x in q)
+
+    def responses(self, q: tuple) -> tuple:
+        """A session's queue of ZooKeeper responses."""
+        return tuple(self.response(x) for x in q)
+
+    def reps(self, reps: tuple) -> tuple:
+        """A broker's replicas, one per partition."""
+        return _reindex(reps, self.P, self.rep)
+
+    def mc_parts(self, parts: tuple) -> tuple:
+        """A broker's metadata cache of partitions."""
+        return _reindex(parts, self.P, self.mc_part)
+
+    # -- messages -------------------------------------------------------------------------
+    def event(self, ev: tuple[int, int]) -> tuple[int, int]:
+        """A controller event: its argument is a broker, a partition or a topic by kind."""
+        kind, arg = ev
+        if arg < 0:
+            return ev
+        if kind in (EV_CTL_CHANGE, EV_CONTROLLED_SHUTDOWN):
+            arg = self.B[arg]
+        elif kind == EV_REASSIGN_ISR:
+            arg = self.P[arg]
+        elif kind in (EV_PARTITION_MOD, EV_UNCLEAN_ENABLE):
+            arg = self.T[arg]
+        elif kind in (EV_DELETE_RESP, EV_DELETE_RESP_ERR):
+            arg = self.mask(arg >> 3) * 8 + self.B[arg & 7]
+        ev_cls: Any = type(ev)
+        return ev_cls(kind, arg)
+
+    def entry(self, e: tuple) -> tuple:
+        """One partition's LeaderAndIsr entry (partition, leader, epoch, ISR, zkVersion[, AR])."""
+        out = (self.P[e[0]], self.b(e[1]), e[2], self.bs(e[3]), e[4], *(self.bs(e[5]) for _ in e[5:]))
+        e_cls: Any = type(e)
+        return e_cls(*out)
+
+    def message(self, m: tuple) -> tuple:
+        """A controller-to-broker request."""
+        kind, payload = m[0], m[3]
+        if kind == M_LEADER_AND_ISR:
+            payload = tuple(self.entry(e) for e in payload)
+        elif kind == M_UPDATE_METADATA:
+            P = self.P
+            states = sorted(
+                ((P[p], self.b(ld), ep, self.bs(isr)) for p, ld, ep, isr in payload.partition_states),
+                key=lambda e: e[0],
+            )
+            payload = UpdateMetadataPayload(self.bset(payload.live_brokers), tuple(states))
+        elif kind == M_STOP_REPLICA:
+            payload = StopReplicaPartitions(self.mask(payload.mask), payload.delete, payload.callback)
+        m_cls: Any = type(m)
+        return m_cls(m[0], m[1], m[2], payload)
+
+    def request(self, q: tuple) -> tuple:
+        """A ZooKeeper request (``messages.py``'s request types, by op)."""
+        op = q[0]
+        cls: Any = type(q)
+        if op == Q_READ_PARTS:
+            return cls(op, self.pset(q[1]))
+        if op == Q_WRITE_PARTS:
+            return cls(op, self.pairs(q[1]), *q[2:])
+        if op == Q_DELETE_ISR_CHANGES:
+            return cls(op, tuple(sorted((self.P[p], v) for p, v in q[1])), *q[2:])
+        if op == Q_UPDATE_ISR:
+            return cls(op, self.P[q[1]], self.partz(q[2]))
+        if op == Q_DELETE_DELETIONS:
+            return cls(op, self.tset(q[1]), *q[2:])
+        if op in (Q_DELETE_TOPIC, Q_READ_ASSIGN):
+            return cls(op, self.T[q[1]], *q[2:])
+        if op == Q_WRITE_ASSIGN:
+            return cls(op, self.P[q[1]], self.bs(q[2]), *q[3:])
+        if op == Q_WRITE_REASSIGN:
+            return cls(op, self.pset(q[1]), *q[2:])
+        return q  # no id in it
+
+    def response(self, r: tuple) -> tuple:
+        """A ZooKeeper response (by op, which repeats its request's)."""
+        op = r[0]
+        cls: Any = type(r)
+        B, P = self.B, self.P
+        if op == Q_READ_CTL:  # ControllerIdAndEpoch(op, controller_id, epoch, version)
+            return cls(op, self.b(r[1]), *r[2:])
+        if op == Q_CREATE_CTL:  # ControllerPathCreated(op, ok, controller_id)
+            return cls(op, r[1], self.b(r[2]))
+        if op == Q_READ_CONTEXT:
+            out = [op, _reindex(r[1], B), _reindex(r[2], P, self.partz)]
+            if cls is ControllerContextWithTopics:
+                out.append(r[3])
+            elif cls is ControllerContextWithAdmin:
+                present, ar, deletions, reassign, preferred = r[4]
+                admin = (
+                    _reindex(present, P),
+                    _reindex(ar, P, self.bs),
+                    self.tset(deletions),
+                    tuple(sorted((P[p], self.bs(x)) for p, x in reassign)),
+                    self.pset(preferred),
+                )
+                out += [r[3], admin]
+            return cls(*out)
+        if op == Q_READ_PARTS:
+            if cls is TopicPartitionStatesWithConfigs:
+                return cls(op, self.pairs(r[1]), tuple(self.T[t] for t in r[2]))
+            return cls(op, self.pairs(r[1]))
+        if op == Q_WRITE_PARTS:
+            return cls(op, r[1], self.pairs(r[2]))
+        if op == Q_READ_BROKERS:
+            return cls(op, _reindex(r[1], B))
+        if op == Q_READ_ISR_CHANGES:
+            notes = sorted(((P[p], v), self.partz(z)) for (p, v), z in zip(r[1], r[2]))
+            return cls(op, tuple(n for n, _ in notes), tuple(z for _, z in notes))
+        if op == Q_UPDATE_ISR:
+            return cls(op, P[r[1]], self.partz(r[2]))
+        if op == Q_READ_TOPICS and cls is TopicsWithDeleted:
+            return cls(op, r[1], self.tset(r[2]))
+        if op == Q_READ_DELETIONS:
+            return cls(op, self.tset(r[1]))
+        if op == Q_READ_ASSIGN:
+            t, present = r[1], r[2]
+            base, nbase = t * self.ppt, self.T[t] * self.ppt
+            out_p = [False] * len(present)
+            for i, here in enumerate(present):
+                out_p[P[base + i] - nbase] = here
+            return cls(op, self.T[t], tuple(out_p))
+        if op == Q_READ_REASSIGN:
+            return cls(op, tuple(sorted((P[p], self.bs(x)) for p, x in r[1])))
+        if op == Q_READ_PREFERRED:
+            return cls(op, self.pset(r[1]))
+        return r  # no id in it
+
+    # -- continuations --------------------------------------------------------------------
+    def step(self, op: tuple) -> tuple:
+        """One program step ``(O_*, args...)``."""
+        code = op[0]
+        B, P, T = self.B, self.P, self.T
+        if code == O_TRIGGER:
+            return op if len(op) == 1 or op[1] < 0 else (code, T[op[1]])
+        if code == O_ELECT_PARTS:
+            return (code, op[1], self.pset(op[2]))
+        if code in (O_ON_STARTUP, O_ON_FAILURE, O_LIVE_REMOVE):
+            return (code, self.bset(op[1]))
+        if code == O_REMOVE_ISR:
+            return (code, B[op[1]], *(self.pset(ps) for ps in op[2:]))
+        if code == O_LIVE_ADD:
+            return (code, tuple(sorted((B[b], e) for b, e in op[1])))
+        if code in (O_NEW_PARTITIONS, O_NEW_REPLICAS_ONLINE):
+            return (code, self.pset(op[1]))
+        if code == O_RESUME_TOPIC:
+            return (code, self.tset(op[1]))
+        if code in (O_ON_TOPIC_DELETION, O_DEL_COMPLETE):
+            return (code, T[op[1]])
+        if code in (O_DEL_STARTED, O_FAIL_DELETION):
+            return (code, tuple(sorted((B[b], self.pset(ps)) for b, ps in op[1])))
+        if code == O_REASSIGN:
+            return (code, P[op[1]], op[2])
+        if code == O_REASSIGN_DONE:
+            return (code, P[op[1]], self.bs(op[2]))
+        if code == O_CS_RESPOND:
+            return (code, B[op[1]])
+        if code == O_STOP:
+            if op[1] >= 0:
+                return (code, B[op[1]], self.pset(op[2]), op[3])
+            return (code, op[1], self.pset(op[2]), self.bs(op[3]))
+        return op  # no argument
+
+    def pending(self, pend: tuple | None) -> tuple | None:
+        """A parked continuation ``(wait, data, batch, rest)``."""
+        if pend is None:
+            return None
+        wait, data, batch, rest = pend
+        P = self.P
+        if wait == W_INIT:
+            data = self.pset(data)
+        elif wait == W_ELECT_PARTS:
+            data = (data[0], self.pset(data[1]))
+        elif wait == W_ELECT_WRITE:
+            items = sorted(((P[p], self.bs(rec), u) for p, rec, u in data[1]), key=lambda e: e[0])
+            data = (data[0], tuple(items))
+        elif wait in (W_RM_READ, W_RM_WRITE):
+            data = (self.B[data[0]], self.pset(data[1]))
+        elif wait in (W_PMOD, W_DEL_DONE):
+            data = self.T[data]
+        elif wait == W_REASSIGN_PARTS:
+            data = (P[data[0]], data[1])
+        elif wait == W_ASSIGN:
+            data = (P[data[0]], data[1], self.bs(data[2]))
+        batch = tuple((self.b(d), self.entry(e)) for d, e in batch)
+        return (wait, data, batch, sort_runs(tuple(self.step(op) for op in rest)))
+
+    def smaller_image(self, s: State, best: State, enc: Callable[[Any], bytes]) -> State | None:
+        """The image of ``s`` if it sorts before ``best`` (canonical encodings), else None.
+
+        A state's encoding is its fields' encodings in order, each self-delimiting, so the
+        first field (and, within the brokers, the first broker) that differs decides; the
+        image's ZooKeeper tree and brokers are remembered by identity, so deciding is cheap
+        and the whole image is built only for a state that moves.
+        """
+        memo = self._memo
+        c = _order(memo(self.zk, s.zk), best.zk, enc)
+        if c == 0:
+            inv, nodes, bnodes = self.inv.B, s.nodes, best.nodes
+            for j in range(self.nb):
+                c = _order(memo(self.node, nodes[inv[j]]), bnodes[j], enc)
+                if c:
+                    break
+        if c > 0:
+            return None
+        if c == 0:  # the channels, then the few other fields, decide
+            chans = self.chans(s)
+            c = _order(chans, best.chans, enc) if chans != best.chans else 0
+            if c > 0:
+                return None
+            if c == 0:  # equal encodings: the image's tree, brokers and channels are best's
+                image = s._replace(zk=best.zk, nodes=best.nodes, chans=best.chans, **self.rest(s))
+                return None if image == best or enc(image) >= enc(best) else image
+        return self.state(s)
+
+    def queue(self, q: tuple) -> tuple:
+        """A controller channel's queue of requests."""
+        return tuple(self.message(m) for m in q)
+
+    def chans(self, s: State) -> tuple:
+        """The channels re-indexed by (renamed sender, renamed destination), their requests
+        renamed."""
+        nb, B = self.nb, self.B
+        chans: list[tuple] = [()] * (nb * nb)
+        memo = self._memo
+        for i, q in enumerate(s.chans):
+            if q:
+                chans[B[i // nb] * nb + B[i % nb]] = memo(self.queue, q)
+        return tuple(chans)
+
+    def rest(self, s: State) -> dict[str, Any]:
+        """The state's other fields that name partitions: acked records, the first invalid
+        transition, the per-partition history bits."""
+        P = self.P
+        history = s.history & 1
+        for p, q in enumerate(P):
+            if (s.history >> (p + 1)) & 1:
+                history |= 2 << q
+        inv = s.invalid
+        return {
+            "acked": tuple(sorted((P[p], o, e) for p, o, e in s.acked)) if s.acked else s.acked,
+            "invalid": (inv[0], P[inv[1]], inv[2], inv[3]) if inv else inv,
+            "history": history,
+        }
+
+    def state(self, s: State) -> State:
+        memo, node = self._memo, self.node
+        return s._replace(
+            zk=memo(self.zk, s.zk),
+            nodes=_reindex(s.nodes, self.B, lambda n: memo(node, n)),
+            chans=self.chans(s),
+            **self.rest(s),
+        )
+
+
+def _order(a: Any, b: Any, enc: Callable[[Any], bytes]) -> int:
+    """-1, 0 or 1 as ``a``'s encoding sorts before, equal to or after ``b``'s."""
+    if a is b:
+        return 0
+    ea, eb = enc(a), enc(b)
+    return (ea > eb) - (ea < eb)
