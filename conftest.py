@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 #: The markers that take a test out of the default run (pyproject's ``addopts``).
-COST_MARKERS = ("slow", "quality", "spark", "spark_cluster", "deep", "heavy")
+COST_MARKERS = ("slow", "quality", "spark", "spark_cluster", "deep", "heavy", "zookeeper")
 
 _CPU_KEY = pytest.StashKey[float]()
 
