@@ -54,6 +54,7 @@ import contextlib
 import json
 import os
 import threading
+from collections.abc import Set
 from typing import Any, ClassVar
 
 import pytest
@@ -65,12 +66,15 @@ from invariants.mutants.controller import FenceLessThan
 from model.controller import ControllerConfig, ControllerSystem
 from model.controller.config import ZkResponses
 from model.controller.messages import (
+    EV_BROKER_CHANGE,
     EV_CTL_CHANGE,
+    EV_ISR_CHANGE,
     EV_REELECT,
     Q_CREATE_CTL,
     Q_DELETE_CTL,
     Q_DELETE_ISR_CHANGES,
     Q_INC_EPOCH,
+    Q_READ_CONTEXT,
     Q_READ_CTL,
     Q_READ_EPOCH,
     Q_READ_ISR_CHANGES,
@@ -84,6 +88,7 @@ from model.controller.messages import (
     GetAllIsrChangeNotifications,
     GetControllerIdAndEpoch,
     IncrementControllerEpoch,
+    ReadControllerContext,
     ReadControllerEpoch,
     RegisterBroker,
     RegisterControllerAndIncrementControllerEpoch,
@@ -129,6 +134,20 @@ def server() -> Any:
         _SERVER = zk
         yield zk
     _SERVER = None
+
+
+#: the model's watch events and the znode whose watch stands for each
+WATCHED = {
+    EV_CTL_CHANGE: "/controller",
+    EV_REELECT: "/controller",
+    EV_BROKER_CHANGE: "/brokers/ids",
+    EV_ISR_CHANGE: "/isr_change_notification",
+}
+
+
+def model_fired(t: State) -> set[tuple[int, str]]:
+    """The (broker, path) pairs of the watch events the model queued."""
+    return {(b, WATCHED[e[0]]) for b, n in enumerate(t.nodes) for e in n.events if e[0] in WATCHED}
 
 
 def part_path(p: int) -> str:
@@ -180,7 +199,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
         cold = self.system.cold_state()
         self.s: State = cold._replace(nodes=tuple(n._replace(zk_out=()) for n in cold.nodes))
         self.clients = [self._client() for _ in range(BROKERS)]
-        self.fired: set[int] = set()
+        self.fired: set[tuple[int, str]] = set()
         self.lock = threading.Lock()
         self.czxids: list[list[int]] = [[] for _ in range(BROKERS)]
         self.epochs: list[list[int]] = [[] for _ in range(BROKERS)]
@@ -198,9 +217,9 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
 
     # -- the two sides of one step -------------------------------------------------------------
 
-    def model(self, b: int, req: tuple) -> tuple[tuple | None, set[int]]:
-        """Serve ``req`` from broker ``b``'s session on the model: the response and the brokers
-        whose ``/controller`` watch fired."""
+    def model(self, b: int, req: tuple) -> tuple[tuple | None, set[tuple[int, str]]]:
+        """Serve ``req`` from broker ``b``'s session on the model: the response and the watches
+        that fired, as (broker, path) pairs."""
         s = self.s._replace(
             nodes=tuple(
                 x._replace(events=()) if i != b else x._replace(zk_out=(req,), zk_in=(), events=())
@@ -209,42 +228,44 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
         )
         _, t = self.system.zookeeper.serve(s, b)
         resp = t.nodes[b].zk_in[-1] if t.nodes[b].zk_in else None
-        fired = {
-            i for i, x in enumerate(t.nodes) if any(e[0] in (EV_CTL_CHANGE, EV_REELECT) for e in x.events)
-        }
+        fired = model_fired(t)
         self.s = t._replace(nodes=tuple(x._replace(zk_in=(), events=()) for x in t.nodes))
         return resp, fired
 
-    def watch(self, b: int) -> None:
-        """Arm broker ``b``'s real watch on ``/controller`` (the model's ``ctl_watch``)."""
-
+    def watch(self, b: int, path: str) -> None:
+        """Arm broker ``b``'s real watch on ``path``: a data watch on ``/controller`` (the model's
+        ``ctl_watch``), a child watch on the others (the model's ``watch``)."""
         client = self.clients[b]
 
         def fire(event: Any) -> None:
-            # a change of /controller seen by the broker's current session (not the session
-            # notices a lost connection or expiry give a watcher)
-            if event.path == "/controller" and event.type in ("CREATED", "DELETED", "CHANGED"):
+            # a change seen by the broker's current session (not the notices a lost connection
+            # or an expiry give a watcher)
+            if event.path == path and event.type in ("CREATED", "DELETED", "CHANGED", "CHILD"):
                 with self.lock:
                     if self.clients[b] is client:
-                        self.fired.add(b)
+                        self.fired.add((b, path))
 
-        client.exists("/controller", watch=fire)
+        if path == "/controller":
+            client.exists(path, watch=fire)
+        else:
+            client.get_children(path, watch=fire)
 
-    def real_fired(self) -> set[int]:
-        """The brokers whose real watch fired since the last call (waiting for every callback
-        the server sent before now), each re-armed as Kafka's handler re-reads ``/controller``."""
+    def real_fired(self) -> set[tuple[int, str]]:
+        """The (broker, path) watches that fired since the last call (waiting for every
+        callback the server sent before now), each re-armed as Kafka's handler re-reads."""
+        from kazoo.protocol.states import Callback
+
         for c in self.clients:
             c.sync("/")
             done = threading.Event()
-            from kazoo.protocol.states import Callback
-
             c.handler.dispatch_callback(Callback("watch", done.set, ()))
             assert done.wait(10)
         with self.lock:
             got, self.fired = self.fired, set()
-        for b in got:
-            if self.s.nodes[b].ctl_watch:
-                self.watch(b)
+        for b, path in got:
+            node = self.s.nodes[b]
+            if node.ctl_watch if path == "/controller" else node.watch:
+                self.watch(b, path)
         return got
 
     def owner(self, session_id: int) -> int:
@@ -256,12 +277,10 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
     def model_owner(self, session: int) -> int:
         return next((b for b, n in enumerate(self.s.nodes) if n.session == session), -1)
 
-    def compare_fired(self, model_fired: set[int], actor: int | None = None) -> None:
-        real = self.real_fired()
-        if actor is not None:
-            real.discard(actor)
-            model_fired = model_fired - {actor}
-        assert model_fired == real, f"watches fired: model {sorted(model_fired)}, real {sorted(real)}"
+    def compare_fired(self, model: set[tuple[int, str]], ignore: Set[tuple[int, str]] = frozenset()) -> None:
+        real = self.real_fired() - ignore
+        model = model - ignore
+        assert model == real, f"watches fired: model {sorted(model)}, real {sorted(real)}"
 
     # -- the rules ------------------------------------------------------------------------------
 
@@ -290,7 +309,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
     @rule(b=st.integers(0, BROKERS - 1))
     def read_controller(self, b: int) -> None:
         resp, fired = self.model(b, GetControllerIdAndEpoch(Q_READ_CTL))
-        self.watch(b)
+        self.watch(b, "/controller")
         real = self.real_controller()
         data, stat = self.clients[b].get("/controller_epoch")
         assert resp is not None and (resp[1], resp[2], resp[3]) == (real, int(data), stat.version)
@@ -322,7 +341,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
         assert resp is not None and resp[1] == ok
         if ok:
             assert resp[3] == results[1].version
-        self.compare_fired(fired, actor=b)
+        self.compare_fired(fired, ignore={(b, "/controller")})
 
     @rule(b=st.integers(0, BROKERS - 1))
     def create_controller_path(self, b: int) -> None:
@@ -336,7 +355,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
         except NodeExistsError:
             ok, holder = False, self.real_controller()
         assert resp is not None and (resp[1], resp[2]) == (ok, holder)
-        self.compare_fired(fired, actor=b)
+        self.compare_fired(fired, ignore={(b, "/controller")})
 
     @rule(b=st.integers(0, BROKERS - 1))
     def read_epoch(self, b: int) -> None:
@@ -470,6 +489,21 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
             t.delete(f"/isr_change_notification/{child}")
             t.commit()
         assert resp is None
+        # the deletion fires the real child watch; the model queues no IsrChangeNotification for
+        # it (every remaining notification queued its own when it was created)
+        self.compare_fired(fired, ignore={(x, "/isr_change_notification") for x in range(BROKERS)})
+
+    @rule(b=st.integers(0, BROKERS - 1))
+    def read_context(self, b: int) -> None:
+        """``onControllerFailover``'s reads (``ReadControllerContext``): the live brokers and the
+        partition states, arming the controller's watches (``/brokers/ids``,
+        ``/isr_change_notification``)."""
+        resp, fired = self.model(b, ReadControllerContext(Q_READ_CONTEXT))
+        for path in ("/brokers/ids", "/isr_change_notification"):
+            self.watch(b, path)
+        assert resp is not None
+        live = {x for x, e in enumerate(resp[1]) if e}
+        assert live == {int(c) for c in self.admin.get_children("/brokers/ids")}
         self.compare_fired(fired)
 
     @rule(b=st.integers(0, BROKERS - 1))
@@ -478,9 +512,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
         _, t = self.system.zookeeper.expire(
             self.s._replace(nodes=tuple(x._replace(events=()) for x in self.s.nodes)), b, True
         )
-        fired = {
-            i for i, x in enumerate(t.nodes) if any(e[0] in (EV_CTL_CHANGE, EV_REELECT) for e in x.events)
-        }
+        fired = model_fired(t)
         zk = t.zk
         n = t.nodes[b]._replace(
             session=zk.next_session, expired=False, ctl_watch=False, watch=False, events=()
@@ -561,16 +593,25 @@ class EphemeralOutlivesSession(ZooKeeperServer_):
         return act, t._replace(zk=t.zk._replace(brokers=s.zk.brokers))
 
 
+class NoBrokerChangeWatch(ZooKeeperServer_):
+    """A model ZooKeeper whose ``/brokers/ids`` child watch never fires."""
+
+    def fire_watches(self, nodes: list[Any], ev: tuple[int, int], who: str, skip: int = -1) -> None:
+        if ev[0] != EV_BROKER_CHANGE:
+            super().fire_watches(nodes, ev, who, skip)
+
+
 @pytest.mark.zookeeper
 @pytest.mark.parametrize(
     "seam, examples",
-    [(EphemeralOutlivesSession, 300), (FenceLessThan, 300)],
-    ids=["ephemeral-outlives-session", "fence-less-than"],
+    [(EphemeralOutlivesSession, 300), (FenceLessThan, 300), (NoBrokerChangeWatch, 300)],
+    ids=["ephemeral-outlives-session", "fence-less-than", "no-broker-change-watch"],
 )
 def test_a_wrong_model_zookeeper_is_caught(server: Any, seam: type, examples: int) -> None:
-    """The comparison can fail: a model ZooKeeper whose ephemerals outlive their session, and the
-    catalogue's ``fence-less-than`` (a fenced write fails only below the fence), each disagree
-    with the real server within a few hundred seeded examples."""
+    """The comparison can fail: a model ZooKeeper whose ephemerals outlive their session, the
+    catalogue's ``fence-less-than`` (a fenced write fails only below the fence) and one whose
+    ``/brokers/ids`` watch never fires each disagree with the real server within a few hundred
+    seeded examples."""
 
     class Broken(ZooKeeperDifferential):
         SEAMS: ClassVar[dict[str, type]] = {"zookeeper": seam}
