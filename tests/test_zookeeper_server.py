@@ -49,3 +49,37 @@ def test_missing_says_why_in_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path:
     )
     monkeypatch.setattr(zookeeper_server.shutil, "which", lambda name: None)
     assert missing() == "no java on PATH (the server needs Java 17)"
+
+
+@pytest.mark.zookeeper
+@pytest.mark.skipif(missing() is not None, reason=f"zookeeper: {missing()}")
+def test_the_server_dies_with_a_killed_test_process(tmp_path: Path) -> None:
+    """A test process killed outright (SIGKILL: no finalizer, no atexit) takes its server along."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "hold.py"
+    script.write_text(
+        "import sys, time\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})\n"
+        "from tests.zookeeper_server import ZooKeeperServer\n"
+        "z = ZooKeeperServer(); z.start()\n"
+        "print(z.proc.pid, z.folder, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    holder = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None
+    pid_text, folder = holder.stdout.readline().split()
+    pid = int(pid_text)
+    holder.send_signal(signal.SIGKILL)
+    holder.wait(timeout=10)
+    deadline = time.monotonic() + 20
+    while not _gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _gone(pid)
+    # the next server started removes the folder the killed process could not
+    assert Path(folder).exists()
+    with ZooKeeperServer():
+        assert not Path(folder).exists()

@@ -1,7 +1,7 @@
 """A real ZooKeeper server for the tests (issue 32): a fresh standalone server on 127.0.0.1 with a
 temporary data folder, a free port and a short tick, started as its own process group and
-always stopped (the context manager's exit, an ``atexit`` hook for an interrupted run), so no
-JVM and no folder outlive it.
+always stopped (the context manager's exit, an ``atexit`` hook for an interrupted run, and the
+kernel's parent-death signal when the test process is killed outright), so no JVM outlives it.
 
 The server is Debian's ``zookeeper`` package (3.8, ``apt-get install zookeeper``; ``.ci/run``
 installs it), run as ``java -cp /usr/share/java/zookeeper.jar ZooKeeperServerMain PORT DIR
@@ -48,6 +48,35 @@ def missing() -> str | None:
     return None
 
 
+#: a server's folder is named after the process that owns it: PREFIX<pid>-<random>
+PREFIX = "kafka-mc-zk-"
+
+
+def _remove_stale_folders() -> None:
+    """Remove the folders of servers whose owning process is gone (killed outright, it could
+    not remove its own)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{PREFIX}*-*"):
+        try:
+            owner = int(folder.name[len(PREFIX) :].split("-", 1)[0])
+        except ValueError:
+            continue
+        try:
+            os.kill(owner, 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:
+            pass  # another user's process: alive
+
+
+def _die_with_parent() -> None:
+    """In the server's process before ``exec``: the kernel kills it when the test process dies,
+    however it dies (``kill -9``, a SIGTERM that skips ``atexit``; Linux's ``PR_SET_PDEATHSIG``)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on now."""
     with socket.socket() as s:
@@ -61,7 +90,8 @@ class ZooKeeperServer:
     def __init__(self, start_timeout: float = 60.0) -> None:
         self.port = free_port()
         self.hosts = f"127.0.0.1:{self.port}"
-        self.folder = Path(tempfile.mkdtemp(prefix="kafka-mc-zk-"))
+        _remove_stale_folders()
+        self.folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         self.start_timeout = start_timeout
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -92,6 +122,7 @@ class ZooKeeperServer:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,  # its own process group: stop() kills the whole JVM
+                preexec_fn=_die_with_parent,
             )
         log.close()
         _RUNNING.add(self)
