@@ -514,7 +514,7 @@ def suite_summary(doc_entries: list[dict[str, Any]], wall_seconds: float) -> dic
     machines: dict[str, dict[str, int]] = {}
     actions_enabled: set[str] = set()
     actions_declared: set[str] = set()
-    props = {"held": 0, "violated": 0, "witnessed": 0, "vacuous": 0, "other": 0}
+    props = {"held": 0, "violated": 0, "expected_violations": 0, "witnessed": 0, "vacuous": 0, "other": 0}
     variants: dict[str, set[str]] = {}
     for en in doc_entries:
         r = en["result"]
@@ -525,11 +525,14 @@ def suite_summary(doc_entries: list[dict[str, Any]], wall_seconds: float) -> dic
                 acc[edge] = acc.get(edge, 0) + n
         actions_enabled |= {f"{r['model']}.{k}" for k, x in cov.get("actions", {}).items() if x["enabled"]}
         actions_declared |= {f"{r['model']}.{k}" for k in cov.get("declared_action_kinds", [])}
-        for p in r["properties"].values():
+        expected = set(en.get("violates", ()))
+        for name, p in r["properties"].items():
             if p.get("vacuous"):
                 props["vacuous"] += 1
             st = p["status"] if p["status"] in props else "other"
             props[st] += 1
+            if st == "violated" and name in expected:
+                props["expected_violations"] += 1
         for k, v in en.get("variants", {}).items():
             variants.setdefault(f"{r['model']}.{k}", set()).add(json.dumps(v))
     return {

@@ -36,7 +36,7 @@ h3{margin-top:1.5em} table{border-collapse:collapse;margin:.6em 0;font-size:.92e
 th,td{border:1px solid #d5dbe6;padding:.25em .6em;text-align:left;vertical-align:top}
 th{background:#f1f4f9} td.num{text-align:right;font-variant-numeric:tabular-nums}
 .pass{color:#17703a;font-weight:600} .fail{color:#b3261e;font-weight:600} .budget{color:#9a6700;font-weight:600}
-.held{color:#17703a} .violated,.unreached{color:#b3261e;font-weight:600} .witnessed{color:#1f5fa8}
+.held{color:#17703a} .expected{color:#8a5a00} details.counterexample>summary h4{display:inline} .violated,.unreached{color:#b3261e;font-weight:600} .witnessed{color:#1f5fa8}
 .unknown,.unchecked{color:#9a6700} .muted{color:#667085} code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace}
 .changes{margin:0;padding-left:1.1em;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88em}
 .loop{background:#fff6e0} details{margin:.4em 0} summary{cursor:pointer}
@@ -481,7 +481,9 @@ def sequence_svg(arrows: list[list[str]], uid: str = "seq") -> str:
     return "".join(parts)
 
 
-def _violation(v: dict[str, Any], uid: str = "v") -> str:
+def _violation(v: dict[str, Any], uid: str = "v", expected: bool = False) -> str:
+    """One counterexample, collapsed (``<details>``: opened on demand), marked when the entry
+    expected it."""
     loop = v.get("loop_start")
     trace = v["trace"]
     actors = sorted({_actor_of_change(c) for st in trace for c in st["changes"]}, key=_actor_key)
@@ -513,17 +515,33 @@ def _violation(v: dict[str, Any], uid: str = "v") -> str:
     )
     seq = v.get("sequence")
     seq_html = (
-        f"<details open><summary>Sequence diagram ({len(seq)} steps)</summary>{sequence_svg(seq, uid)}</details>"
+        f"<details><summary>Sequence diagram ({len(seq)} steps)</summary>{sequence_svg(seq, uid)}</details>"
         if seq
         else ""
     )
+    tag = " <span class=expected>expected</span>" if expected else ""
+    cls = "expected" if expected else "violated"
     return (
-        f"<h4 class=violated>{_e(v['property'])} ({_e(v['kind'])}): {v['length']} steps</h4>"
-        f"<p>{_e(v['doc'])}</p>{loop_note}{seq_html}{body}"
+        f"<details class=counterexample><summary><h4 class={cls}>{_e(v['property'])} ({_e(v['kind'])}): "
+        f"{v['length']} steps{tag}</h4></summary>"
+        f"<p>{_e(v['doc'])}</p>{loop_note}{seq_html}{body}</details>"
     )
 
 
 # --------------------------------------------------------------------------- the page
+
+
+def _expected_note(violated: int, expected: int) -> str:
+    """How many of the violations the suite expected (entries with ``expect = "violation"``).
+
+    >>> _expected_note(21, 21), _expected_note(3, 1), _expected_note(0, 0)
+    (' (all 21 expected)', ' (1 of them expected, 2 not)', '')
+    """
+    if not violated or not expected:
+        return ""
+    if expected == violated:
+        return f" (all {violated} expected)"
+    return f" ({expected} of them expected, {violated - expected} not)"
 
 
 def _suite(summary: dict[str, Any]) -> str:
@@ -541,8 +559,9 @@ def _suite(summary: dict[str, Any]) -> str:
         f"{summary.get('distinct_states', 0):,} distinct states explored",
         *figs,
         f"action kinds enabled: <b>{ak.get('enabled', 0)}/{ak.get('declared', 0)}</b>",
-        f"properties: {pr.get('held', 0)} held, {pr.get('violated', 0)} violated, "
-        f"{pr.get('witnessed', 0)} witnessed, {pr.get('vacuous', 0)} vacuous",
+        f"properties: {pr.get('held', 0)} held, {pr.get('violated', 0)} violated"
+        + _expected_note(pr.get("violated", 0), pr.get("expected_violations", 0))
+        + f", {pr.get('witnessed', 0)} witnessed, {pr.get('vacuous', 0)} vacuous",
     ]
     variants = summary.get("variants", {})
     vrows = "".join(
@@ -764,7 +783,10 @@ def render_html(doc: dict[str, Any]) -> str:
             parts.append(_other_labels(labels))
         if r["violations"]:
             parts.append("<h3>Counterexamples</h3>")
-            parts += [_violation(v, f"e{k}v{i}") for i, v in enumerate(r["violations"])]
+            wanted = set(en.get("violates", []))
+            parts += [
+                _violation(v, f"e{k}v{i}", v["property"] in wanted) for i, v in enumerate(r["violations"])
+            ]
         for note in r.get("notes", []):
             parts.append(f"<p class=muted>note: {_e(note)}</p>")
     parts.append("</body></html>")

@@ -431,3 +431,31 @@ def test_the_report_says_what_produced_it(report: Path) -> None:
         assert props is not None
         assert {q.get("name"): q.get("value") for q in props}["python"] == p["python"]
     assert '"Noto Sans CJK SC"' in html  # a CJK fallback where the default font has no glyphs
+
+
+def test_expected_violations_are_shown_as_expected_and_collapsed(report: Path) -> None:
+    """The headline counts the expected violations apart; every counterexample is a closed
+    ``<details>`` (opened on demand), tagged ``expected`` where its entry expected it and not
+    where it did not (the wrong-expectation entry's mutant)."""
+    import json
+    import re
+
+    doc = json.loads((report / "report.json").read_text())
+    pr = doc["summary"]["properties"]
+    expected = sum(
+        1
+        for en in doc["entries"]
+        for name, p in en["result"]["properties"].items()
+        if p["status"] == "violated" and name in en.get("violates", [])
+    )
+    assert 0 < pr["expected_violations"] == expected < pr["violated"]
+    html = (report / "index.html").read_text()
+    n, e = pr["violated"], pr["expected_violations"]
+    assert f"{n} violated ({e} of them expected, {n - e} not)" in html
+    assert "<details open" not in html
+    blocks = re.findall(r"<details class=counterexample><summary><h4 class=(\w+)>([^<]*)", html)
+    assert blocks and {cls for cls, _ in blocks} == {"expected", "violated"}
+    tagged = {t.split(" (")[0] for cls, t in blocks if cls == "expected"}
+    assert tagged <= {"no_task_lost", "lateness_bounded", "deadlock", "graceful_stop_waits",
+                      "task_count_consistent", "stop_terminates_trigger", "leader_in_isr",
+                      "isr_nonempty_subset"}  # fmt: skip
