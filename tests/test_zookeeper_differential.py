@@ -27,8 +27,8 @@ model request             the same on the real server (Kafka 2.x ``KafkaZkClient
                           sequential ``/isr_change_notification/isr_change_`` child
 ``GetAllIsrChangeNotifications``  the children and their data
 ``DeleteIsrChangeNotifications``  per child one multi: check the fence, delete
-session expiry            a second client on the same session id and password closes it; the
-                          broker then opens a new session
+session end               expiry (a second client on the same session id and password closes
+                          it) or the broker's own close; the broker then opens a new session
 ========================  ======================================================================
 
 Deliberate abstractions of the model, mapped here (``docs/fidelity.md``, *The model's ZooKeeper
@@ -506,11 +506,13 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
         assert live == {int(c) for c in self.admin.get_children("/brokers/ids")}
         self.compare_fired(fired)
 
-    @rule(b=st.integers(0, BROKERS - 1))
-    def expire_session(self, b: int) -> None:
-        """The server expires broker ``b``'s session; the broker then opens a new one."""
+    @rule(b=st.integers(0, BROKERS - 1), graceful=st.booleans())
+    def expire_session(self, b: int, graceful: bool) -> None:
+        """Broker ``b``'s session ends: the server expires it (a second client on the same
+        session id and password closes it), or the broker closes it itself (the stop after a
+        controlled shutdown, ``Brokers.shutdown_complete``); the broker then opens a new one."""
         _, t = self.system.zookeeper.expire(
-            self.s._replace(nodes=tuple(x._replace(events=()) for x in self.s.nodes)), b, True
+            self.s._replace(nodes=tuple(x._replace(events=()) for x in self.s.nodes)), b, not graceful
         )
         fired = model_fired(t)
         zk = t.zk
@@ -522,11 +524,12 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
             nodes=tuple(n if i == b else x._replace(events=()) for i, x in enumerate(t.nodes)),
         )
         old = self.clients[b]
-        killer = self.KazooClient(hosts=self.hosts, client_id=old.client_id, timeout=4.0)
-        killer.start(timeout=10)
-        killer.stop()
-        killer.close()
-        old.stop()
+        if not graceful:
+            killer = self.KazooClient(hosts=self.hosts, client_id=old.client_id, timeout=4.0)
+            killer.start(timeout=10)
+            killer.stop()
+            killer.close()
+        old.stop()  # graceful: closes the session, whose ephemerals go at once
         old.close()
         self.clients[b] = self._client()
         self.compare_fired(fired)
