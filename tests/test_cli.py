@@ -463,3 +463,39 @@ def test_replay_property_near_miss(tmp_path: Path, capsys: pytest.CaptureFixture
     assert run([*argv, "--continue", "--quiet", "--json", str(result)], capsys)[0] == 1
     code, _, err = run(["replay", str(result), "--property", "sum_below_limt"], capsys)
     assert code == 2 and "(did you mean 'sum_below_limit'?)" in err and "(it holds: " in err
+
+
+@pytest.mark.parametrize(
+    "args", [[], ["--workers", "2"], ["--visited", "fingerprints"]], ids=["bfs", "workers", "lean"]
+)
+def test_the_json_keeps_the_readmes_evaluated_promise(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    """Every property of a complete search has ``evaluated`` (README, CheckResult JSON), but a
+    witnessed reachable property (checked only until its witness) and an eventually one."""
+    out = tmp_path / "r.json"
+    code = main(
+        [
+            "check",
+            "controller",
+            "--config",
+            "configs/controller-small.toml",
+            "--set",
+            "max_restarts=1",
+            "--quiet",
+            "--continue",
+            "--json",
+            str(out),
+            *args,
+        ]
+    )
+    capsys.readouterr()
+    assert code in (0, 1)
+    doc = json.loads(out.read_text())
+    props = doc["properties"]
+    for name, p in props.items():
+        witnessed = p["kind"] == "reachable" and p["status"] == "witnessed"
+        assert ("evaluated" in p) == (not witnessed and p["kind"] != "eventually"), name
+    assert props["deadlock"]["evaluated"] == doc["distinct_states"]
+    unreached = [p for p in props.values() if p["kind"] == "reachable" and p["status"] != "witnessed"]
+    assert unreached and all(p["evaluated"] == doc["distinct_states"] for p in unreached)

@@ -70,6 +70,11 @@ def property_table(
     ...                    transitions=6, applied={}, witness_lengths={})
     >>> t["p"]["status"], t["p"]["evaluated"]
     ('held', 4)
+    >>> from explorer.core import reachable
+    >>> t = property_table([reachable("r", lambda s: False, "doc"), DEADLOCK_PROPERTY], [], complete=True,
+    ...                    distinct=4, transitions=6, applied={}, witness_lengths={})
+    >>> t["r"]["status"], t["r"]["evaluated"], t["deadlock"]["evaluated"]
+    ('unknown', 4, 4)
     """
     table: dict[str, dict[str, Any]] = {}
     violated = {v.property for v in violations}
@@ -87,6 +92,12 @@ def property_table(
             entry["evaluated"] = distinct
         elif p.kind is PropertyKind.TRANSITION:
             entry["evaluated"] = transitions
+        elif p.kind is PropertyKind.REACHABLE and status != "witnessed":
+            # checked on every state reached (a witnessed one only until its witness, in an
+            # order the engines do not share: no count)
+            entry["evaluated"] = distinct
+        elif p.kind is PropertyKind.DEADLOCK and complete:
+            entry["evaluated"] = distinct  # every state expanded, its successors counted
         if p.name in applied:
             entry["non_vacuous"] = applied[p.name]
             if not applied[p.name]:
