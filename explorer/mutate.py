@@ -41,6 +41,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 import traceback
@@ -206,6 +207,22 @@ def _entry_json(e: SuiteEntry) -> dict[str, Any]:
     return {**dataclasses.asdict(e), "set": list(e.set), "violates": list(e.violates)}
 
 
+#: the mutant workers running now (``--jobs``: one per thread), killed when the harness is
+#: interrupted, so that the first Ctrl-C stops ``kafka-mc mutate --jobs N`` at once
+_LIVE: set[subprocess.Popen[bytes]] = set()
+_LIVE_LOCK = threading.Lock()
+_INTERRUPTED = threading.Event()
+
+
+def _kill_workers() -> None:
+    """Stop every running worker and start no new one (the harness was interrupted)."""
+    with _LIVE_LOCK:
+        _INTERRUPTED.set()
+        for proc in _LIVE:
+            if proc.poll() is None:
+                proc.kill()
+
+
 def _run_worker(
     job: dict[str, Any], entries: list[SuiteEntry], *, source: SourceMutant | None, hard_limit: float
 ) -> dict[str, dict[str, Any]]:
@@ -230,7 +247,11 @@ def _run_worker(
         cmd = [sys.executable, "-m", "explorer.mutate", str(tmpdir / "job.json")]
         t0 = time.monotonic()
         with open(tmpdir / "stderr", "wb") as err:
-            proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=err, stderr=err, start_new_session=True)
+            with _LIVE_LOCK:
+                if _INTERRUPTED.is_set():  # the harness was interrupted: start no new worker
+                    raise KeyboardInterrupt
+                proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=err, stderr=err, start_new_session=True)
+                _LIVE.add(proc)
             try:
                 code = proc.wait(timeout=hard_limit)
             except subprocess.TimeoutExpired:
@@ -239,6 +260,8 @@ def _run_worker(
                 if proc.poll() is None:
                     proc.kill()
                     proc.wait()
+                with _LIVE_LOCK:
+                    _LIVE.discard(proc)
         cells: dict[str, dict[str, Any]] = {}
         tail: list[str] = []
         try:  # a missing file (the temporary directory removed under us) loses cells, not the run
@@ -453,9 +476,18 @@ def run_mutants(
         say(f"{rec['status']:>9}  {name}  ({rec['seconds']} s)")
         return rec
 
+    _INTERRUPTED.clear()
     if jobs > 1:
-        with ThreadPoolExecutor(jobs) as pool:
+        pool = ThreadPoolExecutor(jobs)
+        try:
             mutants = list(pool.map(one, todo))
+        except KeyboardInterrupt:
+            # the first Ctrl-C: no mutant waits for the running ones to finish
+            pool.shutdown(wait=False, cancel_futures=True)
+            _kill_workers()
+            raise
+        finally:
+            pool.shutdown(wait=True)
     else:
         mutants = [one(x) for x in todo]
     return {

@@ -588,3 +588,40 @@ def test_stdout_closed_early_still_writes_the_json(tmp_path: Path) -> None:
     assert proc.returncode == 0, stderr
     assert "Traceback" not in stderr and "Broken pipe" not in stderr, stderr
     assert json.loads(out.read_text())["distinct_states"] == 961
+
+
+@pytest.mark.slow
+def test_the_first_ctrl_c_stops_mutate_with_jobs_at_once(tmp_path: Path) -> None:
+    """``kafka-mc mutate --jobs 2`` with two long mutants running: one SIGINT ends it within
+    seconds (before: it waited for the running mutants), exit 3 in one line, no worker left."""
+    suite = tmp_path / "suite.toml"
+    suite.write_text(
+        '[[check]]\nname = "ref"\nmodel = "controller"\n'
+        f'config = "{ROOT / "configs" / "controller-ref.toml"}"\nmax_seconds = 120\n'
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "explorer", "mutate", "--suite", str(suite), "--entries", "ref",
+         "--mutants", "no-epoch-bump,epoch-reset,empty-isr", "--jobs", "2", "--no-baseline", "--quiet"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    workers: list[int] = []
+    while len(workers) < 2 and time.monotonic() < deadline:  # both mutants' workers started
+        time.sleep(0.3)
+        workers = _children(proc.pid)
+    assert len(workers) >= 2, "the mutant workers did not start"
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        _stdout, stderr = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:  # pragma: no cover - the bug this test is for
+        proc.kill()
+        pytest.fail("no exit within 20 s of the first SIGINT")
+    assert time.monotonic() - t0 < 10
+    assert proc.returncode == 3 and "interrupted by SIGINT" in stderr
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
+    deadline = time.monotonic() + 5
+    while any(_alive(k) for k in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(k) for k in workers), "orphan mutant workers"
