@@ -63,6 +63,7 @@ from explorer.search import (
     exhaustive_result,
     label_counting,
     polled,
+    safeload,
     stop_requested,
 )
 from explorer.search.checkpoint import (
@@ -463,8 +464,8 @@ class _Search:
         except KeyboardInterrupt:
             reason, budget = ExitReason.INTERRUPTED, None
         except Exception as e:
-            if isinstance(e, (UntrustedResultError, OSError)):  # not the model's: the engine's own
-                raise
+            if isinstance(e, (UntrustedResultError, OSError, safeload.UnsafePickleError)):
+                raise  # not the model's: the engine's own (or a crafted checkpoint file)
             model_error, reason, budget = (e, s, a if n else None, n), ExitReason.INTERRUPTED, None
             error_index = rank + count
         finally:

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from explorer.core import Property, PropertyKind, transition_groups
-from explorer.search import label_counting
+from explorer.search import label_counting, safeload
 from explorer.search.statepack import dumps_states, loads_states
 
 __all__ = [
@@ -139,10 +139,10 @@ def dump_share(path: Path, frontier: list[Any], ranks: list[int]) -> int:
 def iter_share(path: Path) -> Iterator[tuple[list[Any], list[int]]]:
     """The chunks of the frontier share :func:`dump_share` wrote, in order: (states, ranks)."""
     with open(path, "rb") as fh:
-        n = pickle.load(fh)
+        n = safeload.load(fh)
         got = 0
         while got < n:
-            states, rs = pickle.load(fh)
+            states, rs = safeload.load(fh)
             got += len(states)
             yield states, rs
 
@@ -523,6 +523,10 @@ class ProcessPool:
                     raise RuntimeError(f"pbfs: worker {dead[0]} died (exit code {code})") from None
                 continue
             if kind == "error":
+                last = str(payload).strip().splitlines()[-1] if str(payload).strip() else ""
+                if last.startswith("explorer.search.safeload.UnsafePickleError: "):
+                    # a crafted frontier share of a checkpoint: refused, in one line
+                    raise safeload.UnsafePickleError(last.split(": ", 1)[1])
                 raise RuntimeError(f"pbfs: worker {i} failed:\n{payload}")
             self.pending[i].append((kind, payload))
         return self.pending[w].popleft()

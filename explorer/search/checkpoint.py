@@ -47,6 +47,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from explorer.search import safeload
 from explorer.search.visited import load_table, save_table
 
 __all__ = [
@@ -309,7 +310,7 @@ def read_snapshot(folder: Path) -> tuple[dict[str, Any], Any, list[Path]] | None
     snap = folder / name
     try:
         with open(snap / "state.pkl", "rb") as fh:
-            state = pickle.load(fh)
+            state = safeload.load(fh)
         table = load_table(snap / "table.bin", state["table_capacity"], state["table_count"])
     except (OSError, pickle.UnpicklingError, KeyError, ValueError) as e:
         raise CheckpointError(f"--resume {folder}: snapshot {snap.name} unreadable ({e})") from None

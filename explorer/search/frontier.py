@@ -33,6 +33,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from explorer.search import safeload
+
 __all__ = ["LevelQueue"]
 
 #: states per batch file
@@ -111,7 +113,7 @@ class LevelQueue:
             yield head
         for p in self.files:
             with open(p, "rb") as f:
-                states = pickle.load(f)
+                states = safeload.load(f)
             os.unlink(p)
             yield states
         if self.tail:

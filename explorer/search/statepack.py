@@ -37,6 +37,7 @@ import pickle
 import struct
 from typing import Any
 
+from explorer.search import safeload
 from explorer.speedups import PURE_ENV, state_packer
 
 __all__ = ["ACTIVE", "dumps_states", "loads_states"]
@@ -86,7 +87,7 @@ def loads_states(blob: bytes | memoryview) -> list[Any]:
     tag = bytes(view[:1])
     if tag == _TAG_PICKLE:
         try:
-            states = pickle.loads(view[1:])
+            states = safeload.loads(view[1:])
         except Exception as e:  # any unpickling failure means a corrupt blob
             raise ValueError(f"corrupt state blob: {type(e).__name__}: {e}") from None
         if not isinstance(states, list):
@@ -106,7 +107,7 @@ def loads_states(blob: bytes | memoryview) -> list[Any]:
     if start + n > len(view):
         raise ValueError("corrupt state blob: truncated header")
     try:
-        classes, atoms = pickle.loads(view[start : start + n])
+        classes, atoms = safeload.loads(view[start : start + n])
     except Exception as e:  # any unpickling failure means a corrupt header
         raise ValueError(f"corrupt state blob: bad header ({type(e).__name__}: {e})") from None
     if not isinstance(classes, list) or not isinstance(atoms, list):
