@@ -36,7 +36,7 @@ h3{margin-top:1.5em} table{border-collapse:collapse;margin:.6em 0;font-size:.92e
 th,td{border:1px solid #d5dbe6;padding:.25em .6em;text-align:left;vertical-align:top}
 th{background:#f1f4f9} td.num{text-align:right;font-variant-numeric:tabular-nums}
 .pass{color:#17703a;font-weight:600} .fail{color:#b3261e;font-weight:600} .budget{color:#9a6700;font-weight:600}
-.held{color:#17703a} .expected{color:#8a5a00} details.counterexample>summary h4{display:inline} .violated,.unreached{color:#b3261e;font-weight:600} .witnessed{color:#1f5fa8}
+.held{color:#17703a} .expected{color:#8a5a00} table.matrix td,table.matrix th.col{font-size:.8em;padding:2px 4px;text-align:center} details.counterexample>summary h4{display:inline} .violated,.unreached{color:#b3261e;font-weight:600} .witnessed{color:#1f5fa8}
 .unknown,.unchecked{color:#9a6700} .muted{color:#667085} code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace}
 .changes{margin:0;padding-left:1.1em;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88em}
 .loop{background:#fff6e0} details{margin:.4em 0} summary{cursor:pointer}
@@ -721,6 +721,68 @@ def _provenance(p: dict[str, Any] | None) -> str:
     )
 
 
+#: a property's status in one entry, as the suite table shows it (text, CSS class)
+_CELL = {
+    "held": ("held", "held"),
+    "witnessed": ("witnessed", "witnessed"),
+    "violated": ("violated", "violated"),
+    "unreached": ("unreached", "unreached"),
+    "unknown": ("unknown", "muted"),
+    "unchecked": ("unchecked", "muted"),
+}
+
+
+def property_matrix(entries: list[dict[str, Any]]) -> str:
+    """One property table for the suite: a row per property (by model), a column per entry
+    that checks it; a violation the entry expected reads ``expected``, one that ran vacuously
+    carries ``(vacuous)``.
+
+    >>> e = {"name": "a", "violates": ["q"], "result": {"model": "m", "engine": "bfs", "properties": {
+    ...     "p": {"kind": "always", "status": "held"}, "q": {"kind": "always", "status": "violated"}}}}
+    >>> html = property_matrix([e])
+    >>> "<td class=held>held</td>" in html, "<td class=expected>expected</td>" in html
+    (True, True)
+    """
+    by_model: dict[str, list[int]] = {}
+    for i, en in enumerate(entries):
+        if en["result"].get("engine") != "symbolic":
+            by_model.setdefault(en["result"]["model"], []).append(i)
+    out = []
+    for model, idx in by_model.items():
+        names: dict[str, str] = {}
+        for i in idx:
+            for name, p in entries[i]["result"]["properties"].items():
+                names.setdefault(name, p["kind"])
+        heads = "".join(
+            f'<th class=col title="{_e(entries[i]["name"])}"><a href="#{_e(entries[i]["name"])}">{n}</a></th>'
+            for n, i in enumerate(idx, start=1)
+        )
+        rows = []
+        for name, kind in names.items():
+            cells = []
+            for i in idx:
+                p = entries[i]["result"]["properties"].get(name)
+                if p is None:
+                    cells.append("<td class=muted>·</td>")
+                    continue
+                text, cls = _CELL.get(p["status"], (p["status"], "muted"))
+                if p["status"] == "violated" and name in entries[i].get("violates", []):
+                    text, cls = "expected", "expected"
+                vac = " (vacuous)" if p.get("vacuous") else ""
+                cells.append(f"<td class={cls}>{text}{vac}</td>")
+            rows.append(f"<tr><td><code>{_e(name)}</code></td><td>{_e(kind)}</td>{''.join(cells)}</tr>")
+        legend = "; ".join(
+            f'{n} <a href="#{_e(entries[i]["name"])}">{_e(entries[i]["name"])}</a>'
+            for n, i in enumerate(idx, start=1)
+        )
+        out.append(
+            f"<h3>{_e(model)}: every property in every entry</h3>"
+            f"<table class=matrix><tr><th>property</th><th>kind</th>{heads}</tr>{''.join(rows)}</table>"
+            f"<p class=muted>entries: {legend}</p>"
+        )
+    return "<h2>Properties over the suite</h2>" + "".join(out) if out else ""
+
+
 def render_html(doc: dict[str, Any]) -> str:
     """Render a release report document as one self-contained HTML page."""
     entries = doc.get("entries", [])
@@ -734,6 +796,7 @@ def render_html(doc: dict[str, Any]) -> str:
         "<h2>Summary</h2>",
         _summary(entries),
         _suite(doc.get("summary", {})),
+        property_matrix(entries),
         _mutation(doc.get("mutation")),
     ]
     for k, en in enumerate(entries):
@@ -764,7 +827,10 @@ def render_html(doc: dict[str, Any]) -> str:
             )
         parts.append(_reduction(en))
         parts.append(_requirements(en.get("requirements", [])))
-        parts.append("<h3>Properties</h3>" + _properties(r, en.get("violates", [])))
+        parts.append(
+            f"<details><summary>Properties ({len(r['properties'])}; the suite table above has their verdicts)"
+            "</summary>" + _properties(r, en.get("violates", [])) + "</details>"
+        )
         parts.append("<h3>New states per level</h3>" + level_chart_svg(r.get("levels", [])))
         cov = r.get("coverage", {})
         acts = cov.get("actions", {})

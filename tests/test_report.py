@@ -459,3 +459,21 @@ def test_expected_violations_are_shown_as_expected_and_collapsed(report: Path) -
     assert tagged <= {"no_task_lost", "lateness_bounded", "deadlock", "graceful_stop_waits",
                       "task_count_consistent", "stop_terminates_trigger", "leader_in_isr",
                       "isr_nonempty_subset"}  # fmt: skip
+
+
+def test_one_property_table_for_the_suite(report: Path) -> None:
+    """A row per property and a column per entry of its model, with the expected violations
+    read as expected; each entry's own detailed table is collapsed."""
+    import re
+
+    html = (report / "index.html").read_text()
+    assert "<h2>Properties over the suite</h2>" in html
+    (table,) = re.findall(
+        r"<h3>controller: every property in every entry</h3><table class=matrix>(.*?)</table>", html
+    )
+    heads = re.findall(r'<th class=col title="([^"]+)">', table)
+    assert heads == ["controller-small", "controller-leader-outside-isr"]
+    row = re.search(r"<tr><td><code>leader_in_isr</code></td><td>always</td>(.*?)</tr>", table)
+    assert row is not None
+    assert re.findall(r"<td class=(\w+)>", row.group(1)) == ["held", "expected"]
+    assert "<details><summary>Properties (" in html and "<h3>Properties</h3>" not in html
