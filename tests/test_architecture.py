@@ -38,6 +38,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "explorer._speedups",
             "explorer.tracefile",
             "explorer.report",
+            "explorer.report_svg",
         ),
     ),
     ("search machinery and the symbolic harness", ("explorer.search", "explorer.symbolic")),
