@@ -550,6 +550,7 @@ def suite_summary(doc_entries: list[dict[str, Any]], wall_seconds: float) -> dic
         "action_kinds": {
             "enabled": len(actions_enabled & actions_declared),
             "declared": len(actions_declared),
+            "never_enabled": sorted(actions_declared - actions_enabled),
         },
         "properties": props,
         "variants": {k: sorted(json.loads(x) for x in v) for k, v in sorted(variants.items())},

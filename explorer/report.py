@@ -69,8 +69,8 @@ def _summary(entries: list[dict[str, Any]]) -> str:
             f'<td class="{_e(en["status"])}">{_e(en["status"].upper())}</td>'
             f"<td>{_e(r['exit_reason'])}</td>"
             + (
-                # proofs explore no states: their size is the number of paths
-                f"<td class=num>{r['generated_states']:,} paths</td><td class=num>–</td>"
+                # proofs explore no states (their paths are in the entry's section)
+                "<td class=num>–</td><td class=num>–</td>"
                 f"<td class=num>{r['seconds']:.2f}</td><td class=num>–</td></tr>"
                 if r["engine"] == "symbolic"
                 else f"<td class=num>{r['distinct_states']:,}</td><td class=num>{r['max_depth']}</td>"
@@ -183,7 +183,7 @@ def _elections(labels: dict[str, Any]) -> str:
     rows = "".join(
         f"<tr><td><code>{_e(s)}</code></td>"
         + "".join(
-            f"<td class=num>{d[o]:,}</td>" if o in d else "<td class='num muted'>n/a</td>" for o in outcomes
+            f"<td class=num>{d[o]:,}</td>" if o in d else "<td class='num muted'>–</td>" for o in outcomes
         )
         + "</tr>"
         for s, d in sorted(el.items())
@@ -193,8 +193,7 @@ def _elections(labels: dict[str, Any]) -> str:
         + "".join(f"<th>{heads[o]}</th>" for o in outcomes)
         + "</tr>"
         + rows
-        + "</table><p class=legend>n/a: the outcome is impossible in this configuration "
-        "(unclean election disabled).</p>"
+        + "</table><p class=legend>–: no election of this strategy ended so in this run.</p>"
     )
 
 
@@ -338,7 +337,12 @@ def _suite(summary: dict[str, Any]) -> str:
         f"(searches {summary.get('search_seconds', 0):.1f} s)",
         f"{summary.get('distinct_states', 0):,} distinct states explored",
         *figs,
-        f"action kinds enabled: <b>{ak.get('enabled', 0)}/{ak.get('declared', 0)}</b>",
+        f"action kinds enabled: <b>{ak.get('enabled', 0)}/{ak.get('declared', 0)}</b>"
+        + (
+            " (never enabled: " + ", ".join(f"<code>{_e(k)}</code>" for k in ak["never_enabled"]) + ")"
+            if ak.get("never_enabled")
+            else ""
+        ),
         f"properties: {pr.get('held', 0)} held, {pr.get('violated', 0)} violated"
         + _expected_note(pr.get("violated", 0), pr.get("expected_violations", 0))
         + f", {pr.get('witnessed', 0)} witnessed, {pr.get('vacuous', 0)} vacuous",
@@ -587,7 +591,9 @@ def render_html(doc: dict[str, Any]) -> str:
         )
         cfg = ", ".join(f"{k2} = {v}" for k2, v in r["config"].items())
         parts.append(
-            f"<p class=muted>model <code>{_e(r['model'])}</code>; configuration: <code>{_e(cfg)}</code></p>"
+            f"<p class=muted>model <code>{_e(r['model'])}</code>"
+            + (f"; configuration: <code>{_e(cfg)}</code>" if cfg else "")
+            + "</p>"
         )
         if en.get("variants"):
             parts.append(
@@ -611,13 +617,17 @@ def render_html(doc: dict[str, Any]) -> str:
             f"<details><summary>Properties ({len(r['properties'])}; the suite table above has their verdicts)"
             "</summary>" + _properties(r, en.get("violates", [])) + "</details>"
         )
-        parts.append("<h3>New states per level</h3>" + level_chart_svg(r.get("levels", [])))
+        if r["engine"] != "symbolic" and r.get("levels"):
+            parts.append("<h3>New states per level</h3>" + level_chart_svg(r["levels"]))
         cov = r.get("coverage", {})
         acts = cov.get("actions", {})
         declared = cov.get("declared_action_kinds")
         enabled = sum(1 for v in acts.values() if v["enabled"])
         frac = f"{enabled}/{len(declared)} kinds enabled" if declared is not None else f"{enabled} kinds"
-        parts.append(f"<details><summary>Action coverage ({frac})</summary>" + _coverage(r) + "</details>")
+        if r["engine"] != "symbolic":
+            parts.append(
+                f"<details><summary>Action coverage ({frac})</summary>" + _coverage(r) + "</details>"
+            )
         labels = cov.get("labels")
         if labels:
             parts.append(

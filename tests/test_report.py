@@ -477,3 +477,16 @@ def test_one_property_table_for_the_suite(report: Path) -> None:
     assert row is not None
     assert re.findall(r"<td class=(\w+)>", row.group(1)) == ["held", "expected"]
     assert "<details><summary>Properties (" in html and "<h3>Properties</h3>" not in html
+
+
+def test_the_suite_names_what_was_never_enabled_and_legends_claim_nothing_false(report: Path) -> None:
+    import json
+
+    doc = json.loads((report / "report.json").read_text())
+    never = doc["summary"]["action_kinds"]["never_enabled"]
+    ak = doc["summary"]["action_kinds"]
+    assert never and len(never) == ak["declared"] - ak["enabled"]
+    html = (report / "index.html").read_text()
+    assert "never enabled: " in html and all(f"<code>{k}</code>" in html for k in never)
+    # the election legend no longer claims a configuration had unclean election disabled
+    assert "unclean election disabled" not in html
