@@ -390,9 +390,32 @@ def render_state(v: Any) -> Any:
     return v
 
 
+def describe(v: Any) -> str:
+    """A value as one readable line (the cells of a counterexample's step table): a record
+    whose class defines ``__str__`` reads as the model words it; other records as
+    ``Name(field=value, ...)``; enums by name; tuples in parentheses.
+
+    >>> from typing import NamedTuple
+    >>> class P(NamedTuple):
+    ...     x: int
+    ...     y: tuple[int, ...]
+    >>> describe(P(1, (2, 3))), describe((P(0, ()),)), describe(None)
+    ('P(x=1, y=(2, 3))', '(P(x=0, y=()),)', 'None')
+    """
+    if _is_record(v):
+        if type(v).__str__ is not object.__str__:
+            return str(v)
+        return f"{type(v).__name__}(" + ", ".join(f"{k}={describe(x)}" for k, x in _fields(v)) + ")"
+    if isinstance(v, enum.Enum):
+        return v.name
+    if isinstance(v, tuple):
+        inner = ", ".join(describe(x) for x in v)
+        return f"({inner},)" if len(v) == 1 else f"({inner})"
+    return repr(v)
+
+
 def _short(v: Any) -> str:
-    r = render_state(v)
-    return repr(r) if not isinstance(r, str) else r
+    return describe(v)
 
 
 def diff_states(old: Any, new: Any, path: str = "") -> list[str]:

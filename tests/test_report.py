@@ -144,7 +144,7 @@ def test_report_counterexample_sequence_and_step_table(report: Path) -> None:
     assert ">ZooKeeper</text>" in seq and ">broker 1</text>" in seq
     assert "<title>step 1: crashes</title>" in seq and "write partition states" in seq
     assert "<th>ZooKeeper</th><th>broker 0</th><th>broker 1</th><th>other changes</th>" in mut
-    assert "<li>parts[0].isr: [0, 1] -&gt; [1]</li>" in mut  # what changed in ZooKeeper
+    assert "<li>parts[0].isr: (0, 1) -&gt; (1,)</li>" in mut  # what changed in ZooKeeper
     assert "<li>ctx.rstates[0][1]: OnlineReplica -&gt; OfflineReplica</li>" in mut  # the controller's view
     doc = json.loads((report / "report.json").read_text())
     entry = next(e for e in doc["entries"] if e["name"] == "controller-leader-outside-isr")
@@ -490,3 +490,12 @@ def test_the_suite_names_what_was_never_enabled_and_legends_claim_nothing_false(
     assert "never enabled: " in html and all(f"<code>{k}</code>" in html for k in never)
     # the election legend no longer claims a configuration had unclean election disabled
     assert "unclean election disabled" not in html
+
+
+def test_step_tables_name_messages_instead_of_codes(report: Path) -> None:
+    """A change shows a message by its name and named fields, an event by its Kafka name: never
+    a raw dict with an internal code such as ``{'op': 13}``."""
+    html = (report / "index.html").read_text()
+    mut = _section(html, "controller-leader-outside-isr")
+    assert "{&#x27;op&#x27;" not in mut and "{'op'" not in mut and "&#x27;kind&#x27;" not in mut
+    assert "UpdateLeaderAndIsr(" in mut or "GetTopicPartitionStates(" in mut or "BrokerChange" in mut

@@ -191,3 +191,16 @@ class PreferredReplicaElection(NamedTuple):
 
     op: int
     partitions: tuple[int, ...]
+
+
+def _named(self: Any) -> str:
+    """The message as ``Name(field=value, ...)``, its kind left out (the class names it): how a
+    counterexample's step table shows it (``explorer.core.describe``)."""
+    return (
+        f"{type(self).__name__}(" + ", ".join(f"{k}={v!r}" for k, v in zip(self._fields[1:], self[1:])) + ")"
+    )
+
+
+for _cls in [c for c in list(globals().values()) if isinstance(c, type) and c.__module__ == __name__]:
+    if issubclass(_cls, tuple) and getattr(_cls, "_fields", ("",))[:1] in (("op",), ("kind",)):
+        setattr(_cls, "__str__", _named)  # noqa: B010 - a class attribute set after the fact
