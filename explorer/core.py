@@ -428,7 +428,8 @@ def diff_states(old: Any, new: Any, path: str = "") -> list[str]:
     """
     if old == new and type(old) is type(new):
         return []
-    if _is_record(old) and type(old) is type(new):
+    if _is_record(old) and type(old) is type(new) and type(old).__str__ is object.__str__:
+        # field by field, unless the model words the value itself (its class defines __str__)
         out: list[str] = []
         for (k, a), (_, b) in zip(_fields(old), _fields(new)):
             out += diff_states(a, b, f"{path}.{k}" if path else k)

@@ -20,6 +20,7 @@ from model.controller.messages import (
     UpdateMetadataPayload,
     UpdateMetadataRequest,
 )
+from model.controller.program import Parked
 from model.controller.state import Ctx, Node, PartZ, State
 from model.election import ElectionOutcome
 from model.state_machines import PartitionState, ReplicaState, StateMachine, TableVersion, is_valid_transition
@@ -126,7 +127,7 @@ class ControllerBase:
         self.zk_out = (*self.zk_out, req)
 
     def park(self, wait: int, data: Any, batch: tuple, rest: tuple) -> None:
-        self.pending = (wait, data, batch, rest)
+        self.pending = Parked(wait, data, batch, rest)
 
     def record_invalid(self, machine: int, p: int, a: int, b: int) -> None:
         self.labels.append(_PRINTED_INVALID.get((machine, a, b)) or SM_LABEL[(machine, a, b)])

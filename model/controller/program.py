@@ -54,6 +54,8 @@ A wait names the call a continuation is parked on: ``W_ELECT_READ`` / ``W_RESIGN
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 # program ops of the controller interpreter
 (
     O_ELECT,
@@ -91,6 +93,55 @@ W_ELECT_READ, W_RESIGN_READ, W_REGISTER, W_CONTEXT, W_INIT, W_ELECT_PARTS, W_ELE
 W_BROKERS, W_ISR_READ, W_RM_READ, W_RM_WRITE, W_L_READ, W_L_CREATE, W_L_EPOCH, W_L_INC = range(7, 15)
 W_TOPICS = 15
 W_DEL_READ, W_DEL_DONE, W_PMOD, W_REASSIGN_READ, W_REASSIGN_PARTS, W_ASSIGN, W_PREF_READ = range(16, 23)
+
+
+#: the Kafka call each wait continues (how a parked continuation reads in a counterexample)
+WAIT_NAMES = {
+    W_ELECT_READ: "elect: getControllerId",
+    W_RESIGN_READ: "maybeResign: getControllerId",
+    W_REGISTER: "registerControllerAndIncrementControllerEpoch",
+    W_CONTEXT: "onControllerFailover: read the context",
+    W_INIT: "initializeLeaderAndIsrForPartitions: createTopicPartitionStatesRaw",
+    W_ELECT_PARTS: "doElectLeaderForPartitions: getTopicPartitionStatesRaw",
+    W_ELECT_WRITE: "doElectLeaderForPartitions: updateLeaderAndIsr",
+    W_BROKERS: "processBrokerChange: getAllBrokerAndEpochsInCluster",
+    W_ISR_READ: "processIsrChangeNotification: getAllIsrChangeNotifications",
+    W_RM_READ: "doRemoveReplicasFromIsr: getTopicPartitionStatesRaw",
+    W_RM_WRITE: "doRemoveReplicasFromIsr: updateLeaderAndIsr",
+    W_L_READ: "ZookeeperLeaderElector.elect: read /controller",
+    W_L_CREATE: "ZookeeperLeaderElector.elect: create /controller",
+    W_L_EPOCH: "readControllerEpochFromZookeeper",
+    W_L_INC: "incrementControllerEpoch",
+    W_TOPICS: "processTopicChange: getAllTopicsInCluster",
+    W_DEL_READ: "processTopicDeletion: getTopicDeletions",
+    W_DEL_DONE: "completeDeleteTopic: deleteTopicZNode",
+    W_PMOD: "processPartitionModifications: getReplicaAssignmentForTopics",
+    W_REASSIGN_READ: "processPartitionReassignment: getPartitionReassignment",
+    W_REASSIGN_PARTS: "onPartitionReassignment: getTopicPartitionStatesRaw",
+    W_ASSIGN: "updateAssignmentForPartition: setReplicaAssignment",
+    W_PREF_READ: "processPreferredReplicaLeaderElection: getPreferredReplicaElection",
+}
+
+
+class Parked(NamedTuple):
+    """A parked continuation (``Node.pending``): the ZooKeeper call it waits on (``W_*``), the
+    data the resumed code needs, the requests gathered for ``sendRequestsToBrokers`` and the
+    program steps still to run. It encodes as the plain tuple ``(wait, data, batch, rest)``.
+
+    >>> str(Parked(W_REGISTER, None, (), ()))
+    'waits on registerControllerAndIncrementControllerEpoch'
+    """
+
+    wait: int
+    data: Any
+    batch: tuple
+    rest: tuple
+
+    def __str__(self) -> str:
+        extra = ", ".join(
+            f"{k} {v!r}" for k, v in (("data", self.data), ("batch", self.batch), ("then", self.rest)) if v
+        )
+        return f"waits on {WAIT_NAMES[self.wait]}" + (f" ({extra})" if extra else "")
 
 
 def sort_runs(prog: tuple) -> tuple:

@@ -67,6 +67,7 @@ from model.controller.program import (
     W_REASSIGN_PARTS,
     W_RM_READ,
     W_RM_WRITE,
+    Parked,
     sort_runs,
 )
 from model.controller.responses import (
@@ -421,7 +422,7 @@ class Renamer:
         elif wait == W_ASSIGN:
             data = (P[data[0]], data[1], self.bs(data[2]))
         batch = tuple((self.b(d), self.entry(e)) for d, e in batch)
-        return (wait, data, batch, sort_runs(tuple(self.step(op) for op in rest)))
+        return Parked(wait, data, batch, sort_runs(tuple(self.step(op) for op in rest)))
 
     def smaller_image(self, s: State, best: State, enc: Callable[[Any], bytes]) -> State | None:
         """The image of ``s`` if it sorts before ``best`` (canonical encodings), else None.
