@@ -28,7 +28,7 @@ _CHILD = (
 import time
 from explorer.config import load_config
 from explorer.engines.bfs import check_bfs
-from explorer.engines.lean import check_lean
+from explorer.engines.bfs import check_lean
 from explorer.frontend import model_spec
 from tests.toys import Grid
 toy, model, path, max_states, lean = {toy!r}, {model!r}, {path!r}, {max_states!r}, {lean!r}

@@ -22,6 +22,7 @@ from typing import Any
 from explorer.core import CheckResult, Property
 from explorer.engines import ENGINES, get_engine
 from explorer.engines.base import CheckOptions, EngineSetupError, ModelError, UntrustedResultError
+from explorer.engines.options import refusal
 
 __all__ = ["ENGINES", "CheckOptions", "EngineSetupError", "ModelError", "UntrustedResultError", "check"]
 
@@ -61,14 +62,12 @@ def check(system: Any, properties: Iterable[Property], options: CheckOptions = _
     >>> from tests.toys import Grid
     >>> check(Grid(3), Grid(3).properties(), CheckOptions(workers=2)).distinct_states
     16
-    >>> check(Grid(3), [], CheckOptions(workers=2, reduce="por")).notes[-1]
-    'reduce por: not applied (the serial bfs engine with --visited states only); every successor was followed'
+    >>> check(Grid(3), [], CheckOptions(workers=2, reduce="por"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: --reduce por needs one process: ...
     """
-    result = get_engine(options.engine)(system, properties, options)
-    lean = options.engine_options.get("visited", "states") == "fingerprints"
-    if options.reduce != "none" and (options.engine != "bfs" or options.workers != 1 or lean):
-        result.notes.append(
-            f"reduce {options.reduce}: not applied (the serial bfs engine with --visited states only);"
-            " every successor was followed"
-        )
-    return result
+    why = refusal(options.engine, workers=options.workers, reduce=options.reduce)
+    if why is not None:
+        raise ValueError(why)
+    return get_engine(options.engine)(system, properties, options)

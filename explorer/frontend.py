@@ -32,6 +32,7 @@ from explorer.config import did_you_mean, load_config, parse_override
 from explorer.core import CheckResult, ModelSpec
 from explorer.encoding import EncodingError, encode
 from explorer.engines import ENGINES
+from explorer.engines.options import refusal
 from explorer.search import REDUCTIONS, Progress, polled, safeload, trace_step
 from explorer.tracefile import ReplayError, replay_steps
 
@@ -263,22 +264,13 @@ def _validate(o: CheckOptions) -> None:
     positive("--workers", o.workers)
     if o.workers > MAX_WORKERS:
         raise UsageError(f"--workers: at most {MAX_WORKERS}, got {o.workers}")
-    if o.workers != 1 and o.engine != "bfs":
-        raise UsageError(f"--workers applies to --engine bfs only, not to --engine {o.engine}")
     if o.reduce not in REDUCTIONS:
         raise UsageError(
             f"--reduce {o.reduce}: unknown reduction{did_you_mean(o.reduce, REDUCTIONS)} (available: {', '.join(REDUCTIONS)})"
         )
-    if o.reduce != "none" and o.engine != "bfs":
-        raise UsageError(
-            f"--reduce {o.reduce} applies to the serial bfs engine only, not to --engine {o.engine}"
-        )
-    if o.reduce != "none" and o.workers != 1:
-        raise UsageError(f"--reduce {o.reduce} applies to the serial bfs engine only (no --workers)")
-    if o.reduce != "none" and o.engine_options.get("visited", "states") == "fingerprints":
-        raise UsageError(
-            f"--reduce {o.reduce} applies to --visited states only, not to --visited fingerprints"
-        )
+    why = refusal(o.engine, workers=o.workers, reduce=o.reduce)  # the one place these rules live
+    if why is not None:
+        raise UsageError(why)
     positive("--max-depth", o.max_depth)
     positive("--max-states", o.max_states)
     positive("--max-seconds", o.max_seconds)

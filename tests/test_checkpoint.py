@@ -148,15 +148,15 @@ def arm(monkeypatch: Any, modules: list[Any], points: list[str]) -> dict[str, in
 def test_in_process_crashes_then_resume_equal(tmp_path: Path, monkeypatch: Any) -> None:
     """The fast stand-in for the SIGKILL tests (marked slow): the crash points raise, in
     this process, at several places in a row; each resume continues the last snapshot."""
-    from explorer.engines import lean
-    from explorer.search import checkpoint
+    from explorer.engines import bfs as lean
+    from explorer.search import checkpoint, serial
     from tests.toys import Grid
 
     g = Grid(12, limit=8)
     ref = lean.check_lean(g, g.properties(), keep_going=True)
     ck = tmp_path / "ck"
     for i, point in enumerate(["snapshot-written:3", "snapshot-renamed:2", "state:4", None]):
-        arm(monkeypatch, [lean, checkpoint], [point] if point else [])
+        arm(monkeypatch, [serial, checkpoint], [point] if point else [])
         kw: dict[str, Any] = dict(keep_going=True, frontier_batch=4, checkpoint=ck, checkpoint_every=0.0)
         if point is None:
             r = lean.check_lean(g, g.properties(), resume=True, **kw)
@@ -171,8 +171,8 @@ def test_in_process_crashes_then_resume_equal(tmp_path: Path, monkeypatch: Any) 
 def test_checkpoint_of_the_c_table_resumes_in_pure_python(tmp_path: Path, monkeypatch: Any) -> None:
     """The table's layout is the same in C and in Python: a run resumed without the C
     module (a machine without a compiler) continues the C run's snapshot."""
-    from explorer.engines import lean
-    from explorer.search import checkpoint, visited
+    from explorer.engines import bfs as lean
+    from explorer.search import checkpoint, serial, visited
     from tests.toys import LabelledGrid
 
     g = LabelledGrid(14)
@@ -185,13 +185,13 @@ def test_checkpoint_of_the_c_table_resumes_in_pure_python(tmp_path: Path, monkey
         if calls[0] == 12:
             raise Killed
 
-    monkeypatch.setattr(lean, "crash_point", crash)
+    monkeypatch.setattr(serial, "crash_point", crash)
     monkeypatch.setattr(checkpoint, "crash_point", lambda where: None)
     kw: dict[str, Any] = dict(frontier_batch=5, checkpoint=ck, checkpoint_every=0.0)
     with pytest.raises(Killed):
         lean.check_lean(g, g.properties(), **kw)
     monkeypatch.setattr(visited, "FingerprintTable", visited.PyFingerprintTable)
-    monkeypatch.setattr(lean, "crash_point", lambda where: None)
+    monkeypatch.setattr(serial, "crash_point", lambda where: None)
     r = lean.check_lean(g, g.properties(), resume=True, **kw)
     from tests.test_pbfs import comparable as same_fields
 

@@ -69,11 +69,11 @@ def test_resume_refuses_other_options_and_the_serial_layout(tmp_path: Path, monk
         check_pbfs(g, g.properties(), workers=2, **kw)
     with pytest.raises(CheckpointError, match="option workers=3 differs from the checkpoint's 2"):
         check_pbfs(g, g.properties(), workers=3, resume=True, **kw)
-    from explorer.engines.lean import check_lean
+    from explorer.engines.bfs import check_lean
 
     with pytest.raises(CheckpointError, match="written by the pbfs search, not the lean one"):
         check_lean(g, g.properties(), checkpoint=ck, resume=True)
-    with pytest.raises(ValueError, match="visited='fingerprints'"):
+    with pytest.raises(ValueError, match="needs --visited fingerprints"):
         check_pbfs(g, g.properties(), workers=2, checkpoint=tmp_path / "other")
 
 

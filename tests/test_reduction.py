@@ -114,11 +114,13 @@ def test_reduce_on_the_command_line() -> None:
     ]
     workers = cli("--reduce", "por", "--workers", "2")
     assert workers.returncode == 2 and workers.stderr.strip().splitlines() == [
-        "kafka-mc: error: --reduce por applies to the serial bfs engine only (no --workers)"
+        "kafka-mc: error: --reduce por needs one process: its cycle proviso asks, for each ample successor, "
+        "whether it was met before this level, and the worker processes do not hold the visited set"
     ]
     spark = cli("--reduce", "symmetry", "--engine", "spark")
     assert spark.returncode == 2 and spark.stderr.strip().splitlines() == [
-        "kafka-mc: error: --reduce symmetry applies to the serial bfs engine only, not to --engine spark"
+        "kafka-mc: error: --reduce symmetry applies to --engine bfs only, not to --engine spark (spark's "
+        "tasks do not canonicalise yet; its answer would be the unreduced one)"
     ]
 
 

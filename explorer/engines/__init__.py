@@ -27,13 +27,9 @@ __all__ = ["ENGINES", "CheckOptions", "Engine", "EngineSetupError", "UntrustedRe
 
 
 def _bfs(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
-    """``bfs``: the serial search (``engine_options["visited"] == "fingerprints"``: the lean one,
-    :mod:`explorer.engines.lean`), or with ``options.workers > 1`` the multi-process one."""
+    """``bfs``: the serial search (:mod:`explorer.engines.bfs`), or with ``options.workers > 1``
+    the multi-process one (:mod:`explorer.engines.pbfs`)."""
     if options.workers == 1:
-        if options.engine_options.get("visited", "states") == "fingerprints":
-            from explorer.engines import lean
-
-            return lean.run(system, properties, options)
         return bfs.run(system, properties, options)
     from explorer.engines import pbfs
 

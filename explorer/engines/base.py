@@ -20,7 +20,15 @@ from typing import Any, Protocol
 from explorer.core import CheckResult, Property
 from explorer.search import Progress
 
-__all__ = ["CheckOptions", "Engine", "EngineSetupError", "ModelError", "UntrustedResultError"]
+__all__ = [
+    "COMMON",
+    "CheckOptions",
+    "Engine",
+    "EngineSetupError",
+    "ModelError",
+    "UntrustedResultError",
+    "common",
+]
 
 
 @dataclass(frozen=True)
@@ -49,12 +57,9 @@ class CheckOptions:
         State-space reduction of the exhaustive search: ``none`` (default) or ``por``
         (partial-order reduction, serial ``bfs`` only; ``docs/reduction.md``).
     engine_options:
-        The engine's own keyword options (bfs: visited ``"fingerprints"``, and serially
-        frontier_batch, checkpoint, checkpoint_every, resume, run_info (docs/scale.md);
-        simulate: seed, walks, depth, weights,
-        fault_probabilities, swarm; hypothesis: profile, seed, max_examples,
-        stateful_step_count, database; spark: master, partitions, checkpoint_dir, ...;
-        symbolic: only).
+        The engine's own options: a mapping of its keyword options or its options type
+        (:mod:`explorer.engines.options`: ``BfsOptions``, ``SimulateOptions``,
+        ``HypothesisOptions``, ``SparkOptions``, ``SymbolicOptions``), checked by the engine.
     """
 
     engine: str = "bfs"
@@ -68,7 +73,20 @@ class CheckOptions:
     model: str = ""
     config: Any = None
     reduce: str = "none"
-    engine_options: Mapping[str, Any] = field(default_factory=dict)
+    engine_options: Mapping[str, Any] | Any = field(default_factory=dict)
+
+
+#: the options of :class:`CheckOptions` every exhaustive engine function takes by name
+COMMON = ("model", "config", "max_depth", "max_states", "max_seconds", "keep_going", "deadlock", "progress")
+
+
+def common(options: CheckOptions, *names: str) -> dict[str, Any]:
+    """The common options ``names`` (default: :data:`COMMON`) as keyword arguments.
+
+    >>> common(CheckOptions(max_states=5), "max_states", "deadlock")
+    {'max_states': 5, 'deadlock': True}
+    """
+    return {n: getattr(options, n) for n in (names or COMMON)}
 
 
 class Engine(Protocol):

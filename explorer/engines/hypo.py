@@ -77,7 +77,8 @@ from explorer.core import (
     config_to_dict,
 )
 from explorer.encoding import fingerprint
-from explorer.engines.base import CheckOptions
+from explorer.engines.base import CheckOptions, common
+from explorer.engines.options import HypothesisOptions
 from explorer.search import Coverage, cut_cycles, sampled_result, trace_steps
 from explorer.tracefile import ReplayError, replay_steps
 
@@ -520,17 +521,14 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     'hypothesis'
     """
 
+    o = HypothesisOptions.of(options.engine_options)
+
     def go() -> CheckResult:
         return check_hypothesis(
-            system,
-            properties,
-            model=options.model,
-            config=options.config,
-            deadlock=options.deadlock,
-            **options.engine_options,
+            system, properties, **common(options, "model", "config", "deadlock"), **o.kwargs()
         )
 
-    if options.engine_options.get("database") is not False:
+    if o.database is not False:
         return go()
     # no database: nothing of Hypothesis's (its constants cache, ...) is left in the working
     # directory either; its home is a temporary folder for the run

@@ -71,8 +71,9 @@ from explorer.core import (
     Violation,
     config_to_dict,
 )
-from explorer.engines.base import CheckOptions, UntrustedResultError
+from explorer.engines.base import CheckOptions, UntrustedResultError, common
 from explorer.engines.bfs import check_bfs
+from explorer.engines.options import BfsOptions, refusal
 from explorer.engines.pbfs_workers import AFTER, Expander, LocalPool, ProcessPool, usage
 from explorer.search import (
     DEADLOCK_PROPERTY,
@@ -86,6 +87,7 @@ from explorer.search import (
     stop_requested,
 )
 from explorer.search.checkpoint import CheckpointError, crash_point, open_checkpoint, write_snapshot
+from explorer.search.symmetry import Canonicaliser, build_trace_symmetric, symmetry_setup
 from explorer.search.visited import NO_PARENT, ParentLog, ReplayMismatch, new_table, replay_path
 
 __all__ = ["HashCollisionError", "PbfsStats", "check_pbfs", "run"]
@@ -147,14 +149,16 @@ def _chain(visited: dict[int, int | None], h: int) -> list[int]:
     return path
 
 
-def _replay(system: Any, path: list[int]) -> list[Any]:
-    """The states whose hashes are ``path``, from an initial state through ``successors``."""
-    s = next((s for s in system.init_states() if hash(s) == path[0]), None)
+def _replay(system: Any, path: list[int], canon: Canonicaliser | None = None) -> list[Any]:
+    """The states whose hashes are ``path``, from an initial state through ``successors``
+    (with ``canon``, the representatives the symmetry-reduced search kept)."""
+    rep = (lambda x: x) if canon is None else canon
+    s = next((r for s in system.init_states() if hash(r := rep(s)) == path[0]), None)
     if s is None:
         raise HashCollisionError("trace replay: no initial state has the recorded hash (a hash collision?)")
     states = [s]
     for i, h in enumerate(path[1:], 1):
-        t = next((t for _, t in system.successors(states[-1]) if hash(t) == h), None)
+        t = next((r for _, t in system.successors(states[-1]) if hash(r := rep(t)) == h), None)
         if t is None:
             raise HashCollisionError(
                 f"trace replay: step {i}: no successor has the recorded hash (a hash collision?)"
@@ -163,15 +167,27 @@ def _replay(system: Any, path: list[int]) -> list[Any]:
     return states
 
 
-def _trace(system: Any, visited: dict[int, int | None], h: int, extra_index: int | None = None) -> Any:
-    states = _replay(system, _chain(visited, h))
+def _trace_of(
+    system: Any,
+    states: list[Any],
+    extra_index: int | None,
+    canon: Canonicaliser | None,
+    prop: Property | None,
+) -> Any:
+    """The counterexample along the replayed ``states`` (then the successor ``extra_index`` of
+    the last one); with symmetry, mapped back to real states (:func:`build_trace_symmetric`)."""
     parents = {t: s for s, t in itertools.pairwise(states)}
     parents[states[0]] = None
     extra = None
     if extra_index is not None:
-        succ = list(_ordered_successors(system)(states[-1]))
-        extra = succ[extra_index]
-    return build_trace(system, parents, states[-1], extra)
+        extra = list(_ordered_successors(system)(states[-1]))[extra_index]
+    if canon is None:
+        return build_trace(system, parents, states[-1], extra)
+    fails = None
+    if prop is not None and prop.kind is PropertyKind.TRANSITION:
+        chk, guard = prop.check, prop.guard
+        fails = lambda s, a, t: (guard is None or guard(s, a, t)) and not chk(s, a, t)  # noqa: E731
+    return build_trace_symmetric(system, parents, states[-1], canon, extra, fails)
 
 
 class _LeanVisited:
@@ -212,18 +228,14 @@ class _LeanVisited:
             d += 1
         return d
 
-    def trace(self, system: Any, h: int, extra_index: int | None = None) -> Any:
-        """The counterexample to the state whose key is ``h`` (then its successor ``extra_index``)."""
+    def path(self, system: Any, h: int, canon: Canonicaliser | None = None) -> list[Any]:
+        """The states from an initial state to the one whose key is ``h``, replayed."""
         try:
-            states = replay_path(system.init_states, _ordered_successors(system), self.log, self.index_of(h))
+            return replay_path(
+                system.init_states, _ordered_successors(system), self.log, self.index_of(h), canon
+            )
         except ReplayMismatch as e:
             raise HashCollisionError(f"trace replay: {e}") from None
-        parents = {t: s for s, t in itertools.pairwise(states)}
-        parents[states[0]] = None
-        extra = None
-        if extra_index is not None:
-            extra = list(_ordered_successors(system)(states[-1]))[extra_index]
-        return build_trace(system, parents, states[-1], extra)
 
     def close(self) -> None:
         """Delete the records (those of a checkpoint stay)."""
@@ -266,6 +278,7 @@ def check_pbfs(
     checkpoint_every: float = 600.0,
     resume: bool = False,
     run_info: dict[str, Any] | None = None,
+    reduce: str = "none",
 ) -> CheckResult:
     """The :func:`explorer.engines.bfs.check_bfs` search with ``workers`` processes; the same result.
 
@@ -280,6 +293,8 @@ def check_pbfs(
     ``checkpoint_every`` seconds: the driver's bookkeeping, the table, and each worker's
     frontier share (dumped by the workers in parallel); ``resume=True`` continues the
     snapshot in ``DIR`` with new workers and gives the uninterrupted run's result.
+    ``reduce="symmetry"``: the workers keep one representative per orbit (the serial
+    reduced search's result); ``por`` is refused (:func:`explorer.engines.options.refusal`).
 
     >>> from tests.toys import Grid
     >>> r = check_pbfs(Grid(4), Grid(4).properties(), workers=2, serial_below=3)
@@ -291,7 +306,18 @@ def check_pbfs(
     if visited not in ("states", "fingerprints"):
         raise ValueError(f"visited must be 'states' or 'fingerprints', got {visited!r}")
     props = list(properties)
-    common: dict[str, Any] = dict(
+    live = any(p.kind is PropertyKind.EVENTUALLY for p in props)
+    why = refusal(
+        "bfs",
+        workers=workers,
+        reduce=reduce,
+        visited=visited,
+        checkpoint=checkpoint is not None,
+        eventually=live,
+    )
+    if why is not None:
+        raise (CheckpointError if checkpoint is not None else ValueError)(why)
+    shared: dict[str, Any] = dict(
         model=model,
         config=config,
         max_depth=max_depth,
@@ -302,14 +328,8 @@ def check_pbfs(
         progress=progress,
         clock=clock,
     )
-    if checkpoint is not None and visited != "fingerprints":
-        raise ValueError("checkpoint needs visited='fingerprints' (the states are not saved)")
-    if any(p.kind is PropertyKind.EVENTUALLY for p in props):
-        if checkpoint is not None:
-            raise CheckpointError(
-                "--checkpoint: eventually properties need the whole state graph (plain bfs)"
-            )
-        r = check_bfs(system, props, **common)
+    if live:
+        r = check_bfs(system, props, reduce=reduce, **shared)
         r.notes.append(
             f"--workers {workers}: eventually properties need the whole state graph; ran the serial bfs engine"
         )
@@ -322,9 +342,10 @@ def check_pbfs(
         model=model,
         config=config_to_dict(config),
         options={  # batch and serial_below are tuning: they do not change the result
-            **{k: common[k] for k in ("max_depth", "max_states", "max_seconds", "keep_going", "deadlock")},
+            **{k: shared[k] for k in ("max_depth", "max_states", "max_seconds", "keep_going", "deadlock")},
             "workers": workers,
             "checkpoint_every": checkpoint_every,
+            **({"reduce": reduce} if reduce != "none" else {}),  # older checkpoints had no reduction
         },
         layout="pbfs",
         run_info=run_info,
@@ -361,7 +382,8 @@ def check_pbfs(
 
     if pack is None:  # memory first where the visited set is lean, and where packing is fast (C)
         pack = lean is not None and statepack.ACTIVE
-    exp = Expander(system, props, deadlock, batch, key, pack=pack)
+    canon, sym_off = symmetry_setup(system, props, reduce)
+    exp = Expander(system, props, deadlock, batch, key, pack=pack, canon=canon)
     st.packed = pack
     pool: LocalPool | ProcessPool = LocalPool(exp)
     gmaps: list[list[int]] = [[]]  # per worker: local type id -> global type id
@@ -412,6 +434,8 @@ def check_pbfs(
             raise
     for j, s in enumerate(system.init_states() if snapshot is None else ()):
         generated += 1
+        if canon is not None:
+            s = canon(s)
         h = key(s)
         if lean is not None:
             new = lean.table.add(h & _MASK)
@@ -682,10 +706,12 @@ def check_pbfs(
         p = by_name[name]
         kind, data = ev[2], ev[3]
         where, extra_index = (data[0], data[1]) if kind == "t" else (data, None)
-        if lean is not None:
-            trace = lean.trace(system, where, extra_index)
-        else:
-            trace = _trace(system, seen, where, extra_index)
+        states = (
+            lean.path(system, where, canon)
+            if lean is not None
+            else _replay(system, _chain(seen, where), canon)
+        )
+        trace = _trace_of(system, states, extra_index, canon, p)
         message = "no successor (deadlock)" if kind == "d" else f"{name} does not hold"
         violations.append(Violation(p.name, p.kind.value, p.doc, message, len(trace) - 1, trace))
     complete = reason is ExitReason.COMPLETE and (keep_going or not found)
@@ -696,6 +722,8 @@ def check_pbfs(
             violations.append(
                 Violation(p.name, p.kind.value, p.doc, f"{p.name}: no reachable state is a witness", 0, [])
             )
+    if violations:  # an unwitnessed reachable property too (serial bfs says so; this search did not)
+        reason = ExitReason.VIOLATION
 
     witness_lengths = {
         n: lean.depth(w) if lean is not None else len(_chain(seen, w)) - 1 for n, w in witnesses.items()
@@ -710,8 +738,14 @@ def check_pbfs(
     labelled = hasattr(system, "successors_labelled")
     notes = [
         f"bfs with {workers} worker processes: states are told apart by 64-bit "
-        f"{'hashes' if lean is None else 'fingerprints'}; collision odds about {collision_odds(len(seen)):.1e}"
+        f"{'hashes' if lean is None else 'fingerprints'}; collision odds about {collision_odds(len(seen)):.1e}",
+        *sym_off,
     ]
+    if canon is not None:
+        notes.append(
+            f"reduce symmetry: a group of {len(canon.perms) + 1} permutations, applied by each worker "
+            "to the successors it generates; coverage counts the representatives' expansions"
+        )
     if lean is not None:
         lean.close()
     return exhaustive_result(
@@ -745,20 +779,9 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     >>> run(Grid(3), Grid(3).properties(), CheckOptions(workers=2)).distinct_states
     16
     """
-    extra = dict(options.engine_options)
+    extra = BfsOptions.of(options.engine_options).workers()
     if SERIAL_BELOW_ENV in os.environ:  # test-only: fork the workers on small levels too
         extra["serial_below"] = int(os.environ[SERIAL_BELOW_ENV])
     return check_pbfs(
-        system,
-        properties,
-        workers=options.workers,
-        model=options.model,
-        config=options.config,
-        max_depth=options.max_depth,
-        max_states=options.max_states,
-        max_seconds=options.max_seconds,
-        keep_going=options.keep_going,
-        deadlock=options.deadlock,
-        progress=options.progress,
-        **extra,
+        system, properties, workers=options.workers, reduce=options.reduce, **common(options), **extra
     )

@@ -196,8 +196,11 @@ class Expander:
         batch: int,
         key: Callable[[Any], int] = hash,
         pack: bool = False,
+        canon: Callable[[Any], Any] | None = None,
     ):
         self.system = system
+        #: the symmetry reduction's representative of a successor (None: kept as it is)
+        self.canon = canon
         self.batch = batch
         #: hold the frontier and the level's candidates packed (PackedStates, blobs per
         #: batch) rather than as live objects: a fifth of the memory, some CPU
@@ -251,7 +254,7 @@ class Expander:
         succ = self.succ
         type_ids = self.type_ids
         applies_trans = self.applies_trans
-        key = self.key
+        key, canon = self.key, self.canon
         for start in range(0, len(frontier), self.batch):
             R = ranks[start : start + self.batch]
             if self.labelled is not None:
@@ -270,7 +273,8 @@ class Expander:
                     if tid is None:
                         tid = type_ids[tp] = len(type_ids)
                         new_types.append((tid, a, (r, n)))
-                    h = key(t)
+                    rep = t if canon is None else canon(t)  # checks see t, the visited set rep
+                    h = key(rep)
                     H.append(h)
                     T.append(tid)
                     if self.trans:
@@ -292,7 +296,7 @@ class Expander:
                                     applies_trans.remove(ap)
                                     events.append(((r, n, 0, -1), ap[0], "a", None))
                     if h not in level:
-                        level[h] = (t, r, n)
+                        level[h] = (rep, r, n)
                         if pack:
                             fresh.append(h)
                     n += 1

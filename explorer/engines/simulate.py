@@ -96,7 +96,8 @@ from explorer.core import (
     Violation,
     action_kind,
 )
-from explorer.engines.base import CheckOptions
+from explorer.engines.base import CheckOptions, common
+from explorer.engines.options import SimulateOptions
 from explorer.search import (
     DEADLOCK_PROPERTY,
     Coverage,
@@ -651,16 +652,11 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     >>> r.engine, r.budget
     ('simulate', 'walks')
     """
+    p = options.progress
     return check_simulate(
         system,
         properties,
-        model=options.model,
-        config=options.config,
-        max_seconds=options.max_seconds,
-        keep_going=options.keep_going,
-        deadlock=options.deadlock,
-        progress=None
-        if (p := options.progress) is None
-        else SimulationProgress(p.stream, p.interval, p.tty, p.log_every),
-        **options.engine_options,
+        progress=None if p is None else SimulationProgress(p.stream, p.interval, p.tty, p.log_every),
+        **common(options, "model", "config", "max_seconds", "keep_going", "deadlock"),
+        **SimulateOptions.of(options.engine_options).kwargs(),
     )

@@ -18,6 +18,7 @@ from typing import Any
 
 from explorer.core import CheckResult, Property
 from explorer.engines.base import CheckOptions
+from explorer.engines.options import SymbolicOptions
 from explorer.symbolic import check_symbolic
 
 __all__ = ["run"]
@@ -37,7 +38,7 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
         ``max_seconds`` the time budget (None: none), ``engine_options["only"]`` the
         names of the obligations to run (None: all).
     """
-    only = options.engine_options.get("only")
+    only = SymbolicOptions.of(options.engine_options).only
     return check_symbolic(
         str(system),
         config=dict(options.config or {}),

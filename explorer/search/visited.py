@@ -46,9 +46,11 @@ from explorer import encoding, speedups
 __all__ = [
     "NO_PARENT",
     "FingerprintTable",
+    "FingerprintVisited",
     "ParentLog",
     "PyFingerprintTable",
     "ReplayMismatch",
+    "StateVisited",
     "load_table",
     "new_table",
     "replay_path",
@@ -278,11 +280,13 @@ def replay_path(
     successors: Callable[[Any], Iterable[tuple[Any, Any]]],
     log: ParentLog,
     index: int,
+    canon: Callable[[Any], Any] | None = None,
 ) -> list[Any]:
     """The states from an initial state to the state ``index``, replayed and checked.
 
-    Each step takes the recorded successor of the previous state and compares its
-    fingerprint with the recorded one; a difference raises :class:`ReplayMismatch`.
+    Each step takes the recorded successor of the previous state (with ``canon``, the
+    symmetry reduction's representative of it) and compares its fingerprint with the
+    recorded one; a difference raises :class:`ReplayMismatch`.
 
     >>> import tempfile
     >>> log = ParentLog(Path(tempfile.mkdtemp()) / "p.bin")
@@ -308,6 +312,8 @@ def replay_path(
     for step, (i, succ, fp) in enumerate(chain):
         source: Iterable[Any] = init_states() if not states else (t for _, t in successors(states[-1]))
         s = next((x for k, x in enumerate(source) if k == succ), None)
+        if canon is not None and s is not None:
+            s = canon(s)
         got = None if s is None else encoding.fingerprint(s)
         if got != fp:
             shown = "missing" if got is None else f"{got:016x}"
@@ -318,3 +324,154 @@ def replay_path(
             )
         states.append(s)
     return states
+
+
+class StateVisited:
+    """The visited set that keeps every state, with the state it was first reached from
+    (None for an initial state): exact, and the graph ``eventually`` properties need.
+
+    ``add`` returns whether the state is new; ``path(s)`` the states from an initial state
+    to ``s`` (a search finds a state of this set again by the state itself).
+
+    >>> v = StateVisited()
+    >>> v.add_initial(0, 0), v.add(1, 0, 0), v.add(1, 0, 1), v.path(1)
+    (True, True, False, [0, 1])
+    """
+
+    keeps_states = True
+
+    def __init__(self) -> None:
+        self.parents: dict[Any, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self.parents)
+
+    def __contains__(self, s: Any) -> bool:
+        return s in self.parents
+
+    def add_initial(self, s: Any, k: int) -> bool:
+        """Add the ``k``-th initial state; True if it was new."""
+        n = len(self.parents)
+        self.parents.setdefault(s, None)
+        return len(self.parents) != n
+
+    def add(self, t: Any, parent: Any, link: int) -> bool:
+        """Add ``t``, reached from ``parent``; True if it was new (one hash of ``t``)."""
+        p = self.parents
+        n = len(p)
+        p.setdefault(t, parent)
+        return len(p) != n
+
+    def path(self, at: Any) -> list[Any]:
+        """The states from an initial state to the one at ``at``."""
+        parents = self.parents
+        path = [at]
+        while (p := parents[path[-1]]) is not None:
+            path.append(p)
+        path.reverse()
+        return path
+
+    def notes(self) -> list[str]:
+        """What a result says of this visited set (nothing: it is exact)."""
+        return []
+
+    def flush(self, sync: bool = False) -> None:
+        """Nothing to write."""
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class FingerprintVisited:
+    """The lean visited set: a :class:`FingerprintTable` (about 10-15 bytes a state) and a
+    :class:`ParentLog` in ``folder``; a search finds a state again by its index (the order
+    in which it was first met), and ``path(index)`` replays it.
+
+    ``link`` (``parent index << 32 | successor index``) is what the log keeps of how a
+    state was reached; ``canon`` is the symmetry reduction's representative function (the
+    replay applies it as the search did). The first new states' C fingerprints are checked
+    against :func:`explorer.encoding.fingerprint`.
+
+    >>> import tempfile
+    >>> class Line:
+    ...     def init_states(self): return [0]
+    ...     def successors(self, s): return [("inc", s + 1)]
+    >>> v = FingerprintVisited(Path(tempfile.mkdtemp()), Line())
+    >>> v.add_initial(0, 0), v.add(1, 0, 0 << 32 | 0), v.add(1, 0, 0), 1 in v, v.path(1)
+    (True, True, False, True, [0, 1])
+    """
+
+    keeps_states = False
+    #: the first new states whose C fingerprint is compared with explorer.encoding's
+    SELF_CHECKS = 256
+    #: parent records buffered before they are appended to the file
+    LOG_FLUSH = 1 << 19
+
+    def __init__(
+        self,
+        folder: Path,
+        system: Any,
+        canon: Callable[[Any], Any] | None = None,
+        table: Any = None,
+        resume_count: int | None = None,
+        checks_left: int = SELF_CHECKS,
+    ) -> None:
+        self.system, self.canon = system, canon
+        self.table = new_table() if table is None else table
+        self.log = ParentLog(Path(folder) / "parents.bin", resume_count=resume_count)
+        self._add_state = self.table.add_state
+        self._buf = self.log.buf
+        self.checks_left = checks_left
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def __contains__(self, s: Any) -> bool:
+        return speedups.fingerprint(s) in self.table
+
+    def _self_check(self, t: Any, fp: int) -> None:
+        self.checks_left -= 1
+        if encoding.fingerprint(t) != fp:
+            raise ReplayMismatch(
+                "the C fingerprint differs from explorer.encoding's: rebuild explorer/_speedups.c "
+                f"or set KAFKA_MC_PURE_PYTHON=1 (state {t!r:.120})"
+            )
+
+    def add_initial(self, s: Any, k: int) -> bool:
+        """Add the ``k``-th initial state; True if it was new."""
+        return self.add(s, None, (NO_PARENT << 32) | k)
+
+    def add(self, t: Any, parent: Any, link: int) -> bool:
+        """Add ``t`` (reached by ``link``); True if its fingerprint was new."""
+        fp = self._add_state(t)
+        if fp is None:
+            return False
+        buf = self._buf
+        buf.append(link)
+        buf.append(fp)
+        if len(buf) >= self.LOG_FLUSH:
+            self.log.flush()
+        if self.checks_left:
+            self._self_check(t, fp)
+        return True
+
+    def path(self, at: Any) -> list[Any]:
+        """The states from an initial state to the one of index ``at``, replayed from the log."""
+        labelled = getattr(self.system, "successors_labelled", None)
+        order = (
+            self.system.successors if labelled is None else (lambda s: ((a, t) for a, t, _ in labelled(s)))
+        )
+        return replay_path(self.system.init_states, order, self.log, at, self.canon)
+
+    def notes(self) -> list[str]:
+        """The collision odds of the run, as TLC reports them (about n**2 / 2**65)."""
+        n = len(self.table)
+        return [f"visited set: 64-bit fingerprints; collision odds {n * n / 2.0**65:.1e}"]
+
+    def flush(self, sync: bool = False) -> None:
+        """Write the buffered parent records (``sync``: to the disk)."""
+        self.log.flush(sync=sync)
+
+    def close(self) -> None:
+        """Close the log's reader (the file stays)."""
+        self.log.close()

@@ -38,7 +38,8 @@ from explorer.core import (
     Property,
     action_kind,
 )
-from explorer.engines.base import CheckOptions
+from explorer.engines.base import CheckOptions, common
+from explorer.engines.options import SparkOptions
 from explorer.engines.spark.deltas import Deltas, persist, storage_level
 from explorer.engines.spark.edges import write_edges
 from explorer.engines.spark.fingerprints import FingerprintCollisionError, state_fingerprint
@@ -727,15 +728,5 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     >>> run(Grid(3), [], CheckOptions(engine="spark", engine_options={"master": "local[1]"}))  # doctest: +SKIP
     """
     return check_spark(
-        system,
-        properties,
-        model=options.model,
-        config=options.config,
-        max_depth=options.max_depth,
-        max_states=options.max_states,
-        max_seconds=options.max_seconds,
-        keep_going=options.keep_going,
-        deadlock=options.deadlock,
-        progress=options.progress,
-        **options.engine_options,
+        system, properties, **common(options), **SparkOptions.of(options.engine_options).kwargs()
     )

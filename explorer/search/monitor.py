@@ -1,0 +1,174 @@
+"""The property monitor of a search: which property failed first where, which ``reachable``
+property has a witness, which ``applies`` condition ever held, and the violations a search
+reports at its end.
+
+One :class:`PropertyMonitor` per search. The search hands it every new state
+(:meth:`PropertyMonitor.check_state`), every transition (:meth:`~PropertyMonitor.check_transition`)
+and every state without successors (:meth:`~PropertyMonitor.check_deadlock`), each with the
+place ``at`` where its visited set finds the state again (the state itself, or its index);
+it keeps the first violation of each property (the search stops at the first unless
+``keep_going``) and the first witness of each ``reachable`` property.
+
+Example
+-------
+>>> from explorer.core import always, reachable
+>>> m = PropertyMonitor([always("small", lambda s: s < 2, "doc"), reachable("one", lambda s: s == 1, "doc")])
+>>> m.check_state(0, 0); m.check_state(1, 1); m.stop
+False
+>>> m.check_state(2, 2); m.stop, sorted(m.found), m.witnesses
+(True, ['small'], {'one': 1})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.core import Property, PropertyKind, Violation, transition_groups
+from explorer.search.results import DEADLOCK_PROPERTY
+
+__all__ = ["Found", "PropertyMonitor"]
+
+
+@dataclass
+class Found:
+    """The first violation of one property: the state (and for a transition property the
+    step from it) and ``at``, where the visited set finds that state again."""
+
+    prop: Property
+    state: Any
+    action: Any = None
+    target: Any = None
+    message: str = ""
+    at: Any = None
+
+
+class PropertyMonitor:
+    """The ``always``, ``transition``, ``reachable`` and deadlock checks of one search, and
+    what they found. ``eventually`` properties are only listed (:attr:`live`): they are
+    decided on the whole graph after the search (:mod:`explorer.search.liveness`).
+
+    >>> from explorer.core import transition
+    >>> m = PropertyMonitor([transition("up", lambda s, a, t: t > s, "doc")], keep_going=True)
+    >>> m.check_transition(1, "dec", 0, "at-1"); m.found["up"].at, m.stop
+    ('at-1', False)
+    """
+
+    def __init__(self, props: Iterable[Property], *, keep_going: bool = False, deadlock: bool = True):
+        self.props = list(props)
+        self.keep_going, self.deadlock = keep_going, deadlock
+        always_p = [p for p in self.props if p.kind is PropertyKind.ALWAYS]
+        trans_p = [p for p in self.props if p.kind is PropertyKind.TRANSITION]
+        self.live = [p for p in self.props if p.kind is PropertyKind.EVENTUALLY]
+        self.by_name = {p.name: p for p in self.props}
+        self.state_checks = [(p, p.check) for p in always_p]
+        #: transition checks grouped by guard: a group runs only where its guard holds
+        self.trans_groups = transition_groups(trans_p)
+        self.pending_reach = [(p, p.check) for p in self.props if p.kind is PropertyKind.REACHABLE]
+        #: vacuity: each ``applies`` is evaluated only until it first holds (then dropped)
+        self.applied: dict[str, bool] = {p.name: False for p in self.props if p.applies is not None}
+        self.applies_state = [(p.name, p.applies) for p in always_p if p.applies is not None]
+        self.applies_trans = [(p.name, p.applies) for p in trans_p if p.applies is not None]
+        self.found: dict[str, Found] = {}
+        #: reachable property -> where its first witness is
+        self.witnesses: dict[str, Any] = {}
+        #: a violation was found and the search is not to go on
+        self.stop = False
+        self._failed: list[tuple[int, Property]] = []
+
+    @property
+    def on_states(self) -> bool:
+        """Whether :meth:`check_state` has anything left to do."""
+        return bool(self.state_checks or self.applies_state or self.pending_reach)
+
+    def record(self, f: Found) -> None:
+        """Keep ``f`` if it is its property's first violation."""
+        if f.prop.name not in self.found:
+            self.found[f.prop.name] = f
+            if not self.keep_going:
+                self.stop = True
+
+    def check_state(self, s: Any, at: Any) -> None:
+        """Check a state met for the first time (``always``, ``applies``, ``reachable``)."""
+        for p, chk in self.state_checks:
+            if not chk(s):
+                self.record(Found(p, s, message=f"{p.name} does not hold", at=at))
+        if self.applies_state:
+            for entry in list(self.applies_state):
+                if entry[1](s):
+                    self.applied[entry[0]] = True
+                    self.applies_state.remove(entry)
+        if self.pending_reach:
+            for item in list(self.pending_reach):
+                if item[1](s):
+                    self.witnesses[item[0].name] = at
+                    self.pending_reach.remove(item)
+
+    def check_transition(self, s: Any, a: Any, t: Any, at: Any) -> None:
+        """Check one transition ``s -a-> t`` (every one generated, also to a known state)."""
+        failed = self._failed
+        for guard, checks in self.trans_groups:
+            if guard is None or guard(s, a, t):
+                for i, p, chk in checks:
+                    if not chk(s, a, t):
+                        failed.append((i, p))
+        if failed:  # recorded in property order, whatever the grouping
+            for _, p in sorted(failed, key=lambda x: x[0]):
+                self.record(Found(p, s, a, t, f"{p.name} does not hold", at))
+            failed.clear()
+        if self.applies_trans:
+            for item in list(self.applies_trans):
+                if item[1](s, a, t):
+                    self.applied[item[0]] = True
+                    self.applies_trans.remove(item)
+
+    def check_deadlock(self, s: Any, at: Any, is_terminal: Callable[[Any], bool] | None) -> None:
+        """``s`` has no successor: a deadlock unless the system calls it terminal."""
+        if self.deadlock and not (is_terminal is not None and is_terminal(s)):
+            self.record(Found(DEADLOCK_PROPERTY, s, message="no successor (deadlock)", at=at))
+
+    def complete(self, explored_all: bool) -> bool:
+        """Every reachable state was explored: no budget or interrupt (``explored_all``) and
+        no early stop at a violation."""
+        return explored_all and (self.keep_going or not self.found)
+
+    def violations(self, trace_of: Callable[[Found], list[Any]], complete: bool) -> list[Violation]:
+        """The violations found (their traces from ``trace_of``), then, after a complete
+        search, every ``reachable`` property without a witness."""
+        out = []
+        for f in self.found.values():
+            trace = trace_of(f)
+            out.append(
+                Violation(f.prop.name, f.prop.kind.value, f.prop.doc, f.message, len(trace) - 1, trace)
+            )
+        if complete:
+            for p, _ in self.pending_reach:
+                out.append(
+                    Violation(
+                        p.name, p.kind.value, p.doc, f"{p.name}: no reachable state is a witness", 0, []
+                    )
+                )
+        return out
+
+    def snapshot(self) -> dict[str, Any]:
+        """What a checkpoint keeps of the monitor (plain values; :meth:`restore` reads it)."""
+        return {
+            "found": {n: (f.at, f.state, f.action, f.target, f.message) for n, f in self.found.items()},
+            "witnesses": dict(self.witnesses),
+            "applied": dict(self.applied),
+            "pending_reach": [p.name for p, _ in self.pending_reach],
+            "applies_state": [n for n, _ in self.applies_state],
+            "applies_trans": [n for n, _ in self.applies_trans],
+        }
+
+    def restore(self, st: dict[str, Any]) -> None:
+        """The monitor as :meth:`snapshot` left it."""
+        for name, (at, s, a, t, msg) in st["found"].items():
+            p = self.by_name[name] if name != DEADLOCK_PROPERTY.name else DEADLOCK_PROPERTY
+            self.found[name] = Found(p, s, a, t, msg, at)
+        self.witnesses.update(st["witnesses"])
+        self.applied.update(st["applied"])
+        self.pending_reach = [x for x in self.pending_reach if x[0].name in st["pending_reach"]]
+        self.applies_state = [x for x in self.applies_state if x[0] in st["applies_state"]]
+        self.applies_trans = [x for x in self.applies_trans if x[0] in st["applies_trans"]]

@@ -1,0 +1,529 @@
+"""The one serial breadth-first search, composed of parts the engine chooses.
+
+:func:`breadth_first` explores a system level by level. What varies is handed in:
+
+* the visited set (:mod:`explorer.search.visited`): :class:`~explorer.search.visited.StateVisited`
+  (every state and its parent, exact) or :class:`~explorer.search.visited.FingerprintVisited`
+  (64-bit fingerprints and parent records on disk);
+* the frontier (:class:`~explorer.search.frontier.LevelQueue`): in memory, or spilled to
+  disk beyond ``frontier_batch`` states;
+* the canonicaliser (:mod:`explorer.search.symmetry`: one state per orbit) and the
+  successor filter (:mod:`explorer.search.reduction`: ample sets);
+* the property monitor (:mod:`explorer.search.monitor`), the stopper (budgets and signals,
+  :mod:`explorer.search.stopping`), a checkpointer (:class:`Checkpointer`), and the edges
+  ``eventually`` properties need (kept only with the exact visited set).
+
+:func:`finish` turns what the search found into the :class:`~explorer.core.CheckResult`
+(traces, liveness, the result builder :func:`explorer.search.results.exhaustive_result`).
+
+Example
+-------
+>>> from explorer.core import always
+>>> class Ring:
+...     def init_states(self): return [0]
+...     def successors(self, s): return [("inc", (s + 1) % 4)]
+>>> from explorer.search.visited import StateVisited
+>>> props = [always("lt3", lambda s: s < 3, "stays below 3")]
+>>> out = breadth_first(Ring(), PropertyMonitor(props), StateVisited())
+>>> r = finish(Ring(), out, engine="bfs")
+>>> r.exit_reason.value, r.distinct_states, r.violations[0].length
+('violation', 4, 3)
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from explorer.core import CheckResult, ExitReason, LevelStats, PropertyKind, render_state
+from explorer.search import safeload
+from explorer.search.checkpoint import crash_point, write_snapshot
+from explorer.search.coverage import Coverage, label_counting
+from explorer.search.frontier import LevelQueue
+from explorer.search.liveness import check_liveness
+from explorer.search.monitor import Found, PropertyMonitor
+from explorer.search.progress import Progress
+from explorer.search.reduction import AmpleSets
+from explorer.search.results import exhaustive_result
+from explorer.search.stopping import polled, stop_requested
+from explorer.search.symmetry import Canonicaliser, build_trace_symmetric, symmetry_notes
+from explorer.search.traces import build_trace
+from explorer.search.visited import ReplayMismatch
+
+__all__ = ["Budgets", "Checkpointer", "ModelRaised", "Outcome", "breadth_first", "finish"]
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """When a search stops before it is complete (None: no bound)."""
+
+    max_depth: int | None = None
+    max_states: int | None = None
+    max_seconds: float | None = None
+
+
+@dataclass
+class ModelRaised:
+    """The system's own code raised: the exception, where (``at`` of the state being
+    expanded, None in ``init_states``), the last action taken from it and how many."""
+
+    error: Exception
+    state: Any
+    at: Any
+    action: Any
+    taken: int
+    depth: int
+
+
+@dataclass
+class Outcome:
+    """What one :func:`breadth_first` run leaves for :func:`finish`."""
+
+    monitor: PropertyMonitor
+    visited: Any
+    reason: ExitReason
+    budget: str | None
+    levels: list[LevelStats]
+    generated: int
+    coverage: Coverage
+    label_counts: dict[Any, int]
+    seconds: float
+    canon: Canonicaliser | None = None
+    ample: AmpleSets | None = None
+    edges: dict[Any, list[tuple[Any, Any]]] | None = None
+    model_error: ModelRaised | None = None
+    #: the search froze the collector's objects (:func:`finish` unfreezes them)
+    frozen: bool = False
+
+
+class Checkpointer:
+    """Snapshots of a search with the fingerprint visited set, every ``every`` seconds at a
+    level boundary, into ``folder`` (:mod:`explorer.search.checkpoint`); ``snapshot`` is the
+    one a resumed run continues from."""
+
+    def __init__(self, folder: Path, every: float, snapshot: tuple[dict[str, Any], Any, list[Path]] | None):
+        self.folder, self.every, self.snapshot = folder, every, snapshot
+        self.seq = snapshot[0]["seq"] if snapshot is not None else 0
+
+    def write(self, state: dict[str, Any], visited: Any, frontier: LevelQueue) -> None:
+        """One consistent snapshot: the parent log synced, the frontier persisted, then the
+        counters and the table written and switched to atomically."""
+        self.seq += 1
+        visited.flush(sync=True)
+        write_snapshot(self.folder, self.seq, {**state, "seq": self.seq}, visited.table, frontier.persist())
+
+
+def breadth_first(
+    system: Any,
+    monitor: PropertyMonitor,
+    visited: Any,
+    *,
+    budgets: Budgets = Budgets(),
+    canon: Canonicaliser | None = None,
+    ample: AmpleSets | None = None,
+    work: Path | None = None,
+    frontier_batch: int | None = None,
+    checkpointer: Checkpointer | None = None,
+    progress: Progress | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Outcome:
+    """Explore ``system`` level by level from its initial states; every part as given.
+
+    A state is checked by the ``monitor`` when it is first seen, every generated transition
+    (also to a known state) as it is generated; the first transition in breadth-first
+    order to reach a state makes its parent, so every path kept is a shortest one.
+    ``frontier_batch`` states of a level stay in memory (None: all), the rest go to batch
+    files in ``work``. With ``eventually`` properties (``monitor.live``) every edge is kept,
+    which needs the exact visited set.
+    """
+    keeps = visited.keeps_states
+    edges: dict[Any, list[tuple[Any, Any]]] | None = {} if monitor.live else None
+    if edges is not None and not keeps:
+        raise ValueError("eventually properties need the exact visited set (StateVisited)")
+    own_work = work is None and frontier_batch is not None
+    if own_work:
+        work = Path(tempfile.mkdtemp(prefix="kafka-mc-frontier-"))
+    frontier_dir = (work / "frontier") if work is not None else Path(".")
+    if work is not None:
+        frontier_dir.mkdir(exist_ok=True)
+        for stale in frontier_dir.iterdir():
+            stale.unlink()
+    limit = sys.maxsize if frontier_batch is None else frontier_batch
+    is_terminal = getattr(system, "is_terminal", None)
+    label_counts: dict[Any, int] = {}
+    successors = label_counting(system, label_counts) or system.successors
+    cov = Coverage()
+    levels: list[LevelStats] = []
+    generated = depth = 0
+    budget: str | None = None
+    reason = ExitReason.COMPLETE
+    elapsed_before = 0.0
+    max_depth, max_states, max_seconds = budgets.max_depth, budgets.max_states, budgets.max_seconds
+    snap = checkpointer.snapshot if checkpointer is not None else None
+    if snap is not None:  # resume: every counter as the snapshot left it
+        st, _, files = snap
+        generated, depth, levels = st["generated"], st["depth"], st["levels"]
+        cov.enabled.update(st["enabled"])
+        cov.new.update(st["new"])
+        cov.sample.update(st["sample"])
+        label_counts.update(st["label_counts"])
+        monitor.restore(st)
+        elapsed_before = st["elapsed"]
+        linked = []
+        for k, f in enumerate(files):
+            dst = frontier_dir / f"R{k:06d}.pkl"
+            dst.hardlink_to(f)
+            linked.append(dst)
+        frontier = LevelQueue(frontier_dir, depth, limit, linked, st["frontier_size"])
+    else:
+        frontier = LevelQueue(frontier_dir, 0, limit)
+    known = len(visited)
+    enabled, new_by, sample = cov.enabled, cov.new, cov.sample
+    check_state, record = monitor.check_state, monitor.record
+    trans_groups, applies_trans = monitor.trans_groups, monitor.applies_trans
+    trans_failed: list[tuple[int, Any]] = []
+    add = visited.add
+    # the exact set's insert inlined (one hash of t; measured: 5% of controller-ref's time
+    # went to the call and its link argument)
+    setdefault = visited.parents.setdefault if keeps else None
+    parents_len: Callable[[], int] = visited.parents.__len__ if keeps else int
+    start = clock() - elapsed_before
+    deadline = None if max_seconds is None else start + max_seconds
+    last_snapshot = clock()
+    model_error: ModelRaised | None = None
+    s = a = None
+    n = level_generated = before = count = rank = 0
+    in_level = False
+    nq = frontier
+    t0 = clock()
+    if snap is None:
+        try:
+            for k, s in enumerate(system.init_states()):
+                generated += 1
+                if canon is not None:
+                    s = canon(s)
+                if visited.add_initial(s, k):
+                    known += 1
+                    frontier.tail.append(s)
+                    check_state(s, s if keeps else known - 1)
+        except Exception as e:  # the model's own code raised: reported with the partial result
+            model_error, reason = ModelRaised(e, None, None, None, 0, 0), ExitReason.INTERRUPTED
+            monitor.stop = True
+        levels.append(LevelStats(0, len(frontier), generated, known, clock() - t0))
+    # States are immutable tuples: the search makes no reference cycles, so the cyclic
+    # collector only re-scans the ever-growing visited set (measured: 35-45% of the time
+    # on controller-ref, with the same peak memory without it). Paused for the search.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    frozen = handled = False
+    polling = polled()
+    try:
+        polling.__enter__()
+        while len(frontier) and not monitor.stop:
+            if checkpointer is not None and clock() - last_snapshot >= checkpointer.every:
+                state = {
+                    "generated": generated,
+                    "known": known,
+                    "depth": depth,
+                    "levels": levels,
+                    "enabled": dict(enabled),
+                    "new": dict(new_by),
+                    "sample": dict(sample),
+                    "label_counts": dict(label_counts),
+                    **monitor.snapshot(),
+                    "checks_left": visited.checks_left,
+                    "elapsed": clock() - start,
+                    "frontier_size": len(frontier),
+                }
+                checkpointer.write(state, visited, frontier)
+                last_snapshot = clock()
+            if max_depth is not None and depth >= max_depth:
+                budget, reason = "max_depth", ExitReason.BUDGET_EXHAUSTED
+                break
+            t0 = clock()
+            nq = LevelQueue(frontier_dir, depth + 1, limit)
+            tail, cap = nq.tail, nq.threshold
+            level_generated = n = 0
+            before, in_level = known, True
+            rank = known - len(frontier)  # index of the level's first state
+            count = -1
+            for states in frontier.batches():
+                for s in states:
+                    count += 1
+                    at_s = s if keeps else rank + count  # where the visited set finds s
+                    plink = (rank + count) << 32
+                    n = 0
+                    succ = successors(s)
+                    order = None
+                    if ample is not None:
+                        ample.decided(monitor.found, monitor.witnesses)
+                        full = list(succ)
+                        succ = ample.successors(s, full, depth, visited, tail if keeps else None)
+                        if not keeps and succ is not full:  # the log names a successor by its index
+                            pos = {id(p): i for i, p in enumerate(full)}
+                            order = [pos[id(p)] for p in succ]
+                    if edges is not None:
+                        succ = edges[s] = list(succ)
+                    for a, t in succ:
+                        n += 1
+                        tp = type(a)
+                        c = enabled.get(tp)
+                        if c is None:
+                            enabled[tp] = 1
+                            new_by[tp] = 0
+                            sample[tp] = a
+                        else:
+                            enabled[tp] = c + 1
+                        if trans_groups:  # monitor.check_transition, inlined: the hottest loop
+                            for guard, checks in trans_groups:
+                                if guard is None or guard(s, a, t):
+                                    for i, p, chk in checks:
+                                        if not chk(s, a, t):
+                                            trans_failed.append((i, p))
+                            if trans_failed:  # recorded in property order, whatever the grouping
+                                for _, p in sorted(trans_failed, key=lambda x: x[0]):
+                                    record(Found(p, s, a, t, f"{p.name} does not hold", at_s))
+                                trans_failed.clear()
+                            if applies_trans:
+                                for item in list(applies_trans):
+                                    if item[1](s, a, t):
+                                        monitor.applied[item[0]] = True
+                                        applies_trans.remove(item)
+                        if canon is not None and (not keeps or t not in visited):
+                            # the orbit's representative stands for t (a state already in the
+                            # visited set is a representative: no need to look for another)
+                            t = canon(t)
+                        if setdefault is not None:
+                            setdefault(t, s)
+                            new = parents_len() != known
+                        else:
+                            new = add(t, s, plink | (n - 1 if order is None else order[n - 1]))
+                        if new:
+                            known += 1
+                            tail.append(t)
+                            new_by[tp] += 1
+                            check_state(t, t if keeps else known - 1)
+                    level_generated += n
+                    if n == 0:
+                        monitor.check_deadlock(s, at_s, is_terminal)
+                    if len(tail) >= cap:
+                        nq.spill()
+                        tail, cap = nq.tail, nq.threshold
+                    if monitor.stop:
+                        break
+                    if max_states is not None and known >= max_states:
+                        budget, reason = "max_states", ExitReason.BUDGET_EXHAUSTED
+                        monitor.stop = True
+                        break
+                    if (count & 255) == 0:
+                        if checkpointer is not None:
+                            crash_point("state")
+                        now = clock()
+                        if deadline is not None and now >= deadline:
+                            budget, reason = "max_seconds", ExitReason.BUDGET_EXHAUSTED
+                            monitor.stop = True
+                            break
+                        if stop_requested() is not None:  # Ctrl-C or SIGTERM: stop between two states
+                            budget, reason = None, ExitReason.INTERRUPTED
+                            monitor.stop = True
+                            break
+                        if progress is not None:
+                            el = now - start
+                            progress.update(depth + 1, len(frontier), known, known / el if el else 0.0)
+                if monitor.stop:
+                    break
+            generated += level_generated
+            in_level = False
+            if len(nq) or level_generated:
+                levels.append(LevelStats(depth + 1, len(nq), level_generated, len(nq), clock() - t0))
+            if monitor.stop:
+                frontier.discard()
+            frontier = nq
+            depth += 1
+        handled = True
+    except KeyboardInterrupt:  # a second signal, or nobody polling: stopped wherever it was
+        reason, budget, handled = ExitReason.INTERRUPTED, None, True
+    except Exception as e:
+        if isinstance(e, (ReplayMismatch, OSError, safeload.UnsafePickleError)):
+            raise  # not the model's: the search's own (or a crafted checkpoint file)
+        at = None if s is None else (s if keeps else rank + count)
+        model_error = ModelRaised(e, s, at, a if n else None, n, depth)
+        reason, budget, handled = ExitReason.INTERRUPTED, None, True
+    finally:
+        polling.__exit__(None, None, None)
+        if in_level:  # the level cut short: its new states counted from the visited set, so
+            # the levels add up to distinct_states even when it stopped in the middle of a state
+            generated += level_generated + n
+            levels.append(LevelStats(depth + 1, len(nq), level_generated + n, known - before, clock() - t0))
+        frontier.discard()
+        nq.discard()
+        if own_work and work is not None:
+            import shutil
+
+            shutil.rmtree(work, ignore_errors=True)
+        if gc_was_enabled:
+            # The search's objects go to the permanent generation first: re-enabled over the
+            # millions of objects made while it was paused, the collector's first passes took
+            # 2.6 s after 1M states of controller-ref, and more while the result was built.
+            # Unfrozen by finish() once the result is built.
+            if handled and gc.get_freeze_count() == 0:  # not when an exception leaves the search
+                gc.freeze()
+                frozen = True
+            gc.enable()
+        if progress is not None:
+            progress.close()
+    visited.flush()
+    if model_error is not None:
+        model_error.depth = depth
+    return Outcome(
+        monitor,
+        visited,
+        reason,
+        budget,
+        levels,
+        generated,
+        cov,
+        label_counts,
+        clock() - start,
+        canon,
+        ample,
+        edges,
+        model_error,
+        frozen,
+    )
+
+
+class ModelErrorResult(Exception):
+    """Raised by :func:`finish` when the system raised during the search: ``line`` names the
+    exception and the state, ``result`` is the partial result, ``trace`` the steps to the state."""
+
+    def __init__(self, line: str, result: CheckResult, trace: list[Any]):
+        super().__init__(line)
+        self.line, self.result, self.trace = line, result, trace
+
+
+def _chain(path: list[Any]) -> dict[Any, Any]:
+    """The parent links of one path of states, for :func:`explorer.search.build_trace`."""
+    return {s: (path[i - 1] if i else None) for i, s in enumerate(path)}
+
+
+def finish(
+    system: Any,
+    out: Outcome,
+    *,
+    engine: str,
+    model: str = "",
+    config: Any = None,
+    notes: list[str] | None = None,
+) -> CheckResult:
+    """The :class:`CheckResult` of a :func:`breadth_first` run: each violation's shortest trace
+    (replayed through the visited set and, with symmetry, mapped back to real states), the
+    unwitnessed ``reachable`` properties and the ``eventually`` ones decided on the graph of a
+    complete search. Raises :class:`ModelErrorResult` if the system raised."""
+    try:
+        return _result(system, out, engine, model, config, notes)
+    finally:
+        if out.frozen:
+            gc.unfreeze()  # the states die with the search (by reference counts, not the collector)
+            out.frozen = False
+        out.visited.close()
+
+
+def _result(
+    system: Any, out: Outcome, engine: str, model: str, config: Any, notes: list[str] | None
+) -> CheckResult:
+    m, visited, canon = out.monitor, out.visited, out.canon
+
+    def trace_to(at: Any, extra: tuple[Any, Any] | None = None, f: Found | None = None) -> list[Any]:
+        path = visited.path(at)
+        parents = visited.parents if keeps else _chain(path)
+        if canon is None:
+            return build_trace(system, parents, path[-1], extra)
+        fails = None
+        if f is not None and f.prop.kind is PropertyKind.TRANSITION:
+            chk, guard = f.prop.check, f.prop.guard
+            fails = lambda s, a, t: (guard is None or guard(s, a, t)) and not chk(s, a, t)  # noqa: E731
+        return build_trace_symmetric(system, parents, path[-1], canon, extra, fails)
+
+    keeps = visited.keeps_states
+    reason = out.reason
+    complete = m.complete(reason is ExitReason.COMPLETE)
+    violations = m.violations(
+        lambda f: trace_to(f.at, (f.action, f.target) if f.action is not None else None, f), complete
+    )
+    live_status: dict[str, str] = {}
+    if m.live and complete:
+        assert out.edges is not None
+        for p in m.live:
+            lv = check_liveness(system, p, out.edges, visited.parents)
+            live_status[p.name] = "held" if lv is None else "violated"
+            if lv is not None:
+                violations.append(lv)
+                if not m.keep_going:
+                    break
+    if violations:
+        reason = ExitReason.VIOLATION
+    result = exhaustive_result(
+        system,
+        m.props,
+        violations,
+        engine=engine,
+        model=model,
+        config=config,
+        reason=reason,
+        budget=out.budget,
+        complete=complete,
+        deadlock=m.deadlock,
+        distinct=len(visited),
+        generated=out.generated,
+        init_generated=out.levels[0].generated,
+        levels=out.levels,
+        seconds=out.seconds,
+        applied=m.applied,
+        witness_lengths={n: len(visited.path(at)) - 1 for n, at in m.witnesses.items()},
+        coverage=out.coverage,
+        labels=out.label_counts if hasattr(system, "successors_labelled") else None,
+        live_status=live_status,
+        notes=visited.notes() + list(notes or []) + symmetry_notes(canon),
+    )
+    err = out.model_error
+    if err is not None:
+        line, trace = _model_error_line(system, visited, err, trace_to)
+        result.exit_reason = ExitReason.INTERRUPTED
+        result.notes.append(f"model error: {line}")
+        raise ModelErrorResult(line, result, trace)
+    return result
+
+
+def _model_error_line(
+    system: Any, visited: Any, err: ModelRaised, trace_to: Callable[[Any], list[Any]]
+) -> tuple[str, list[Any]]:
+    """One line naming the exception, the state whose expansion raised and the last action
+    taken from it; and the trace to that state."""
+    e = err.error
+    what = type(e).__name__ + (f": {str(e).splitlines()[0]}" if str(e).strip() else "")
+    if err.state is None or err.at is None:
+        return f"the system raised {what} in init_states or on an initial state", []
+    try:
+        shown = render_state(err.state)
+    except Exception:  # pragma: no cover - a state render_state cannot walk
+        shown = err.state
+    text = shown if isinstance(shown, str) else repr(shown)
+    text = text if len(text) <= 160 else text[:157] + "..."
+    after = (
+        f"after {err.taken} transitions, the last {err.action}"
+        if err.taken
+        else "before its first transition"
+    )
+    line = f"the system raised {what} expanding a state at depth {err.depth} ({after}): {text}"
+    try:
+        trace = trace_to(err.at)
+    except Exception:  # pragma: no cover - an ancestor's successors raised this time
+        trace = []
+    return line, trace

@@ -1,0 +1,209 @@
+"""The serial search is one loop composed of parts (issue 36): every allowed combination of
+visited set (states, fingerprints), reduction (none, symmetry, por), frontier (in memory,
+spilled) and checkpoint gives the result of the plain combination with the same reduction:
+counts, levels, verdicts, witnesses, counterexample lengths and traces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from explorer.engines.bfs import check_bfs
+from explorer.search import checkpoint, serial
+from explorer.search.monitor import PropertyMonitor
+from explorer.search.serial import Budgets, breadth_first, finish
+from explorer.search.visited import FingerprintVisited, StateVisited
+from tests.por_toys import Procs
+from tests.test_checkpoint import Killed, arm
+from tests.test_pbfs import SMALL_CONFIGS, build, comparable
+from tests.test_symmetry import Counters, _replays, props
+from tests.toys import Grid, LabelledGrid, Retransmit
+
+
+def _toys() -> list[tuple[str, Any, list[Any]]]:
+    procs = Procs(k=3, n=3)
+    procs_cycle = Procs(k=3, n=3, cycle=True)
+    return [
+        ("counters", Counters(3, 2), props(4, 2)),
+        ("procs", procs, procs.properties()),
+        ("procs-cycle", procs_cycle, procs_cycle.properties()),
+        ("grid", Grid(4, limit=5), Grid(4, limit=5).properties()),
+        ("labelled-grid", LabelledGrid(5), LabelledGrid(5).properties()),
+        ("retransmit", Retransmit(), Retransmit().properties()),
+    ]
+
+
+def _same_but_notes(a: Any, b: Any) -> None:
+    assert comparable(a) == comparable(b)
+
+
+@pytest.mark.parametrize("reduce", ["none", "symmetry", "por"])
+@pytest.mark.parametrize("name, system, properties", _toys(), ids=[t[0] for t in _toys()])
+def test_fingerprints_give_the_states_result_under_every_reduction(
+    name: str, system: Any, properties: list[Any], reduce: str
+) -> None:
+    for keep_going in (True, False):
+        exact = check_bfs(system, properties, keep_going=keep_going, reduce=reduce)
+        lean = check_bfs(system, properties, keep_going=keep_going, reduce=reduce, visited="fingerprints")
+        spilled = check_bfs(
+            system, properties, keep_going=keep_going, reduce=reduce, visited="fingerprints", frontier_batch=3
+        )
+        _same_but_notes(lean, exact)
+        _same_but_notes(spilled, exact)
+        live = any(p.kind.value == "eventually" for p in properties)  # they keep the exact set
+        assert any("collision odds" in n for n in lean.notes) is not live
+        for v in lean.violations:
+            assert _replays(system, v.trace), (name, v.property)
+
+
+def test_the_reductions_really_reduce_with_fingerprints() -> None:
+    """Not the same result because the reduction was dropped: it is there and it reduces."""
+    c, p = Counters(3, 2), Procs(k=3, n=3)
+    assert check_bfs(c, [], visited="fingerprints", reduce="symmetry").distinct_states == 10  # C(5, 3)
+    assert check_bfs(c, [], visited="fingerprints").distinct_states == 27
+    assert (
+        check_bfs(p, p.properties(), visited="fingerprints", reduce="por", keep_going=True).distinct_states
+        < 4**3
+    )
+
+
+@pytest.mark.parametrize("reduce", ["none", "symmetry"])
+@pytest.mark.parametrize("model, path, overrides", SMALL_CONFIGS[:3])
+def test_small_configurations_under_every_visited_set(
+    model: str, path: str, overrides: list[str], reduce: str
+) -> None:
+    system, properties = build(model, path, overrides)
+    exact = check_bfs(system, properties, keep_going=True, reduce=reduce)
+    lean = check_bfs(
+        system, properties, keep_going=True, reduce=reduce, visited="fingerprints", frontier_batch=50
+    )
+    _same_but_notes(lean, exact)
+
+
+@pytest.mark.parametrize("reduce", ["symmetry", "por"])
+def test_checkpoint_and_resume_under_a_reduction(tmp_path: Path, monkeypatch: Any, reduce: str) -> None:
+    system = Counters(4, 2) if reduce == "symmetry" else Procs(k=4, n=3)
+    properties = props(6, 2) if reduce == "symmetry" else system.properties()
+    ref = check_bfs(system, properties, keep_going=True, reduce=reduce, visited="fingerprints")
+    ck = tmp_path / "ck"
+    kw: dict[str, Any] = dict(
+        keep_going=True,
+        reduce=reduce,
+        visited="fingerprints",
+        frontier_batch=2,
+        checkpoint=ck,
+        checkpoint_every=0.0,
+    )
+    arm(monkeypatch, [serial, checkpoint], ["state:3"])
+    with pytest.raises(Killed):
+        check_bfs(system, properties, **kw)
+    arm(monkeypatch, [serial, checkpoint], [])
+    _same_but_notes(check_bfs(system, properties, resume=True, **kw), ref)
+
+
+def test_the_parts_compose_by_hand() -> None:
+    """The loop and the result builder used directly, as an engine module uses them."""
+    g = Grid(3, limit=3)
+    out = breadth_first(g, PropertyMonitor(g.properties()), StateVisited(), budgets=Budgets(max_depth=10))
+    r = finish(g, out, engine="bfs")
+    assert comparable(r) == comparable(check_bfs(g, g.properties()))
+
+
+def test_eventually_properties_keep_the_states(tmp_path: Path) -> None:
+    g = Grid(2)
+    from explorer.core import eventually
+
+    live = [eventually("corner", lambda s: s == (2, 2), "reaches the corner")]
+    with pytest.raises(ValueError, match="exact visited set"):
+        breadth_first(g, PropertyMonitor(live), FingerprintVisited(tmp_path, g))
+    r = check_bfs(g, live, visited="fingerprints")
+    assert r.properties["corner"]["status"] in ("held", "violated")
+    assert not any("collision odds" in n for n in r.notes)  # the exact set was used
+
+
+# -- the worker processes compose with the symmetry reduction -------------------------------
+
+
+@pytest.mark.parametrize("visited", ["states", "fingerprints"])
+@pytest.mark.parametrize(
+    "name, system, properties", _toys()[:2] + _toys()[3:4], ids=["counters", "procs", "grid"]
+)
+def test_workers_with_symmetry_give_the_serial_reduced_result(
+    name: str, system: Any, properties: list[Any], visited: str
+) -> None:
+    from explorer.engines.pbfs import check_pbfs
+
+    for keep_going in (True, False):
+        serial_r = check_bfs(system, properties, keep_going=keep_going, reduce="symmetry")
+        workers_r = check_pbfs(
+            system,
+            properties,
+            workers=2,
+            serial_below=2,
+            keep_going=keep_going,
+            reduce="symmetry",
+            visited=visited,
+        )
+        _same_but_notes(workers_r, serial_r)
+        for v in workers_r.violations:
+            assert _replays(system, v.trace), (name, v.property)
+
+
+def test_workers_with_symmetry_on_the_controller() -> None:
+    import tomllib
+
+    import invariants.controller as spec
+    from explorer.engines.pbfs import check_pbfs
+    from invariants.controller import ControllerConfig
+    from tests.test_symmetry import SPARE
+
+    with open(Path(__file__).resolve().parent.parent / "configs" / "controller-small.toml", "rb") as fh:
+        cfg = ControllerConfig(**{**tomllib.load(fh), **SPARE})
+    serial_r = check_bfs(spec.build(cfg), spec.properties(cfg), keep_going=True, reduce="symmetry")
+    workers_r = check_pbfs(
+        spec.build(cfg), spec.properties(cfg), workers=2, serial_below=500, keep_going=True, reduce="symmetry"
+    )
+    assert serial_r.distinct_states == 10_697  # the reduced count test_symmetry pins
+    _same_but_notes(workers_r, serial_r)
+    assert any("applied by each worker" in n for n in workers_r.notes)
+
+
+def test_the_combination_rules_refuse_with_their_reason() -> None:
+    from explorer.api import CheckOptions, check
+    from explorer.engines.options import refusal
+
+    g = Grid(2)
+    with pytest.raises(ValueError, match="cycle proviso"):
+        check(g, [], CheckOptions(workers=2, reduce="por"))
+    with pytest.raises(ValueError, match="no state graph to reduce"):
+        check(g, [], CheckOptions(engine="simulate", reduce="symmetry"))
+    assert refusal("bfs", checkpoint=True, eventually=True, visited="fingerprints") is not None
+    assert refusal("bfs", checkpoint=True, visited="states") is not None
+    for ok in (
+        dict(workers=2, reduce="symmetry"),
+        dict(workers=2, reduce="symmetry", visited="fingerprints", checkpoint=True),
+        dict(reduce="por", visited="fingerprints", checkpoint=True),
+        dict(reduce="symmetry", visited="fingerprints"),
+    ):
+        assert refusal("bfs", **ok) is None, ok  # type: ignore[arg-type]
+
+
+def test_engine_options_name_a_bad_key_or_value_in_one_line() -> None:
+    from explorer.api import CheckOptions, check
+    from explorer.engines.options import BfsOptions, SimulateOptions
+
+    g = Grid(2)
+    with pytest.raises(
+        ValueError, match=r"^bfs engine option 'frontier_bacth': unknown \(did you mean 'frontier_batch'\?\)"
+    ):
+        check(g, [], CheckOptions(engine_options={"frontier_bacth": 3}))
+    with pytest.raises(ValueError, match=r"^walks: a positive whole number, got 0$"):
+        check(g, [], CheckOptions(engine="simulate", engine_options={"walks": 0}))
+    with pytest.raises(ValueError, match=r"^frontier_batch: a positive whole number"):
+        BfsOptions(frontier_batch=-1)
+    with pytest.raises(ValueError, match="given the options of the simulate engine"):
+        check(g, [], CheckOptions(engine_options=SimulateOptions()))
+    r = check(g, [], CheckOptions(engine_options=BfsOptions(visited="fingerprints")))
+    assert r.distinct_states == 9 and any("collision odds" in n for n in r.notes)
