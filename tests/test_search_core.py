@@ -207,3 +207,56 @@ def test_engine_options_name_a_bad_key_or_value_in_one_line() -> None:
         check(g, [], CheckOptions(engine_options=SimulateOptions()))
     r = check(g, [], CheckOptions(engine_options=BfsOptions(visited="fingerprints")))
     assert r.distinct_states == 9 and any("collision odds" in n for n in r.notes)
+
+
+# -- the worker processes decide eventually properties themselves (no serial fall-back) --------
+
+
+@pytest.mark.parametrize("visited", ["states", "fingerprints"])
+@pytest.mark.parametrize("fair", [True, False])
+def test_workers_decide_eventually_on_the_recorded_graph(visited: str, fair: bool) -> None:
+    from explorer.engines.pbfs import check_pbfs
+
+    system = Retransmit(fair)
+    serial_r = check_bfs(system, system.properties(), keep_going=True)
+    workers_r = check_pbfs(
+        system, system.properties(), workers=2, serial_below=2, keep_going=True, visited=visited
+    )
+    _same_but_notes(workers_r, serial_r)
+    assert workers_r.properties["delivered"]["status"] == ("held" if fair else "violated")
+    assert not any("ran the serial bfs engine" in n for n in workers_r.notes)
+
+
+@pytest.mark.parametrize(
+    "case", [0, 2, 4, 5], ids=["leader-L1", "deletion-L2", "controller-L3", "reassign-L4"]
+)
+def test_workers_find_the_controller_s_liveness_lassos(case: int) -> None:
+    """The lassos of the catalogue's liveness breaks, found by two worker processes: the same
+    property, length and loop start as serial bfs (traces replay step by step)."""
+    from explorer.engines.pbfs import check_pbfs
+    from invariants import controller as spec
+    from tests.test_controller_admin import LIVENESS_BREAKS, _config
+
+    path, overrides, prop, length = LIVENESS_BREAKS[case]
+    c = _config(path, overrides)
+    props = [p for p in spec.properties(c) if p.name == prop]
+    serial_r = check_bfs(spec.build(c), props, keep_going=False)
+    workers_r = check_pbfs(spec.build(c), props, workers=2, serial_below=200, keep_going=False)
+    _same_but_notes(workers_r, serial_r)
+    v = workers_r.violations[0]
+    assert (v.property, v.length) == (prop, length) and v.loop_start is not None
+    assert _replays(spec.build(c), v.trace)
+
+
+@pytest.mark.slow
+def test_workers_with_eventually_on_controller_admin() -> None:
+    """Issue 36's target: on controller-admin (27,663 states, every property, --continue) two
+    worker processes give serial bfs's result (measured faster: benchmarks.bench_variants)."""
+    from explorer.engines.pbfs import check_pbfs
+
+    system, properties = build("controller", "configs/controller-admin.toml")
+    assert any(p.kind.value == "eventually" for p in properties)
+    serial_r = check_bfs(system, properties, keep_going=True)
+    workers_r = check_pbfs(system, properties, workers=2, keep_going=True)
+    assert serial_r.distinct_states == 27_663
+    _same_but_notes(workers_r, serial_r)

@@ -33,8 +33,10 @@ new states it discovers.
 Counterexamples are rebuilt by replaying the chain of hashes from an initial state
 through ``successors`` and handed to :func:`explorer.search.build_trace`; a hash that no
 successor has raises :class:`HashCollisionError`. The engine trusts 64-bit hashes where
-``bfs`` compares states: the collision odds of the run are in ``notes``. ``eventually``
-properties need the whole graph, so with them the search falls back to serial ``bfs``.
+``bfs`` compares states: the collision odds of the run are in ``notes``. For ``eventually``
+properties each process writes, level by level, the goal/trigger bits of the states it
+expands and its edges as fingerprint records; after a complete search the driver decides
+them on that graph (:mod:`explorer.search.live_graph`, as the spark engine does).
 
 Example
 -------
@@ -48,13 +50,10 @@ Example
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
-import shutil
 import tempfile
 import time
-import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,15 +70,21 @@ from explorer.core import (
     Violation,
     config_to_dict,
 )
-from explorer.engines.base import CheckOptions, UntrustedResultError, common
-from explorer.engines.bfs import check_bfs
+from explorer.engines.base import CheckOptions, common
 from explorer.engines.options import BfsOptions, refusal
+from explorer.engines.pbfs_replay import (
+    HashCollisionError,
+    _chain,
+    _check_live,
+    _LeanVisited,
+    _replay,
+    _trace_of,
+)
 from explorer.engines.pbfs_workers import AFTER, Expander, LocalPool, ProcessPool, usage
 from explorer.search import (
     DEADLOCK_PROPERTY,
     Coverage,
     Progress,
-    build_trace,
     collision_odds,
     exhaustive_result,
     polled,
@@ -87,8 +92,8 @@ from explorer.search import (
     stop_requested,
 )
 from explorer.search.checkpoint import CheckpointError, crash_point, open_checkpoint, write_snapshot
-from explorer.search.symmetry import Canonicaliser, build_trace_symmetric, symmetry_setup
-from explorer.search.visited import NO_PARENT, ParentLog, ReplayMismatch, new_table, replay_path
+from explorer.search.symmetry import symmetry_setup
+from explorer.search.visited import NO_PARENT
 
 __all__ = ["HashCollisionError", "PbfsStats", "check_pbfs", "run"]
 
@@ -100,10 +105,6 @@ _TWO63, _TWO64 = 1 << 63, 1 << 64
 _MASK = _TWO64 - 1
 #: the cut reason of a level stopped by a signal (not a budget)
 _INTERRUPTED = "interrupted"
-
-
-class HashCollisionError(UntrustedResultError):
-    """A trace could not be replayed: no successor has the recorded hash (a collision)."""
 
 
 @dataclass
@@ -126,122 +127,6 @@ class PbfsStats:
     driver_merge_seconds: float = 0.0
     wall: float = 0.0
     packed: bool = False  #: the workers held their states packed (``pack``)
-
-
-def _ordered_successors(system: Any) -> Callable[[Any], Iterator[tuple[Any, Any]]]:
-    """``successors`` in the order the engines enumerate them (labelled if the system labels)."""
-    labelled = getattr(system, "successors_labelled", None)
-    if labelled is None:
-        return system.successors  # type: ignore[no-any-return]
-
-    def succ(s: Any) -> Iterator[tuple[Any, Any]]:
-        for a, t, _ in labelled(s):
-            yield a, t
-
-    return succ
-
-
-def _chain(visited: dict[int, int | None], h: int) -> list[int]:
-    path = [h]
-    while (p := visited[path[-1]]) is not None:
-        path.append(p)
-    path.reverse()
-    return path
-
-
-def _replay(system: Any, path: list[int], canon: Canonicaliser | None = None) -> list[Any]:
-    """The states whose hashes are ``path``, from an initial state through ``successors``
-    (with ``canon``, the representatives the symmetry-reduced search kept)."""
-    rep = (lambda x: x) if canon is None else canon
-    s = next((r for s in system.init_states() if hash(r := rep(s)) == path[0]), None)
-    if s is None:
-        raise HashCollisionError("trace replay: no initial state has the recorded hash (a hash collision?)")
-    states = [s]
-    for i, h in enumerate(path[1:], 1):
-        t = next((r for _, t in system.successors(states[-1]) if hash(r := rep(t)) == h), None)
-        if t is None:
-            raise HashCollisionError(
-                f"trace replay: step {i}: no successor has the recorded hash (a hash collision?)"
-            )
-        states.append(t)
-    return states
-
-
-def _trace_of(
-    system: Any,
-    states: list[Any],
-    extra_index: int | None,
-    canon: Canonicaliser | None,
-    prop: Property | None,
-) -> Any:
-    """The counterexample along the replayed ``states`` (then the successor ``extra_index`` of
-    the last one); with symmetry, mapped back to real states (:func:`build_trace_symmetric`)."""
-    parents = {t: s for s, t in itertools.pairwise(states)}
-    parents[states[0]] = None
-    extra = None
-    if extra_index is not None:
-        extra = list(_ordered_successors(system)(states[-1]))[extra_index]
-    if canon is None:
-        return build_trace(system, parents, states[-1], extra)
-    fails = None
-    if prop is not None and prop.kind is PropertyKind.TRANSITION:
-        chk, guard = prop.check, prop.guard
-        fails = lambda s, a, t: (guard is None or guard(s, a, t)) and not chk(s, a, t)  # noqa: E731
-    return build_trace_symmetric(system, parents, states[-1], canon, extra, fails)
-
-
-class _LeanVisited:
-    """The driver's visited set with ``visited="fingerprints"``: a fingerprint table and the
-    parent records by state index (:mod:`explorer.search.visited`), in place of the dict
-    ``hash -> parent hash``. Keys are stable fingerprints as signed int64 (the workers'
-    :func:`_signed_fingerprint`)."""
-
-    def __init__(self, folder: Path | None = None, resume_count: int | None = None, table: Any = None):
-        """A temporary folder for the records, or (``folder``) a checkpoint's, whose records
-        are kept; ``resume_count`` and ``table`` continue a snapshot."""
-        self._cleanup: weakref.finalize[Any, Any] | None = None
-        if folder is None:
-            self.folder = Path(tempfile.mkdtemp(prefix="kafka-mc-pbfs-"))
-            self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.folder), True)
-        else:
-            self.folder = Path(folder)
-        self.table = new_table() if table is None else table
-        self.log = ParentLog(self.folder / "parents.bin", resume_count=resume_count)
-        self.removed = 0  # new states of a level cut short, left in the table
-
-    def __len__(self) -> int:
-        return len(self.table) - self.removed
-
-    def index_of(self, h: int) -> int:
-        """The index of the state whose key is ``h`` (its first record)."""
-        self.log.flush()
-        fps = np.memmap(self.log.path, dtype=np.uint64, mode="r").reshape(-1, 2)[:, 1]
-        hit = np.flatnonzero(fps == np.uint64(h & _MASK))
-        if not len(hit):  # pragma: no cover - every reported key was recorded
-            raise HashCollisionError(f"trace replay: no state has the fingerprint {h & _MASK:016x}")
-        return int(hit[0])
-
-    def depth(self, h: int) -> int:
-        """The BFS depth of the state whose key is ``h``."""
-        i, d = self.index_of(h), 0
-        while (i := self.log.record(i)[0]) != NO_PARENT:
-            d += 1
-        return d
-
-    def path(self, system: Any, h: int, canon: Canonicaliser | None = None) -> list[Any]:
-        """The states from an initial state to the one whose key is ``h``, replayed."""
-        try:
-            return replay_path(
-                system.init_states, _ordered_successors(system), self.log, self.index_of(h), canon
-            )
-        except ReplayMismatch as e:
-            raise HashCollisionError(f"trace replay: {e}") from None
-
-    def close(self) -> None:
-        """Delete the records (those of a checkpoint stay)."""
-        self.log.close()
-        if self._cleanup is not None:
-            self._cleanup()
 
 
 def _signed_fingerprint(state: Any) -> int:
@@ -328,12 +213,6 @@ def check_pbfs(
         progress=progress,
         clock=clock,
     )
-    if live:
-        r = check_bfs(system, props, reduce=reduce, **shared)
-        r.notes.append(
-            f"--workers {workers}: eventually properties need the whole state graph; ran the serial bfs engine"
-        )
-        return r
     folder, snapshot = open_checkpoint(
         checkpoint,
         resume=resume,
@@ -383,7 +262,10 @@ def check_pbfs(
     if pack is None:  # memory first where the visited set is lean, and where packing is fast (C)
         pack = lean is not None and statepack.ACTIVE
     canon, sym_off = symmetry_setup(system, props, reduce)
-    exp = Expander(system, props, deadlock, batch, key, pack=pack, canon=canon)
+    # eventually properties: the workers write the graph's records here, level by level
+    live_tmp = tempfile.TemporaryDirectory(prefix="kafka-mc-live-") if live else None
+    live_dir = Path(live_tmp.name) if live_tmp is not None else None
+    exp = Expander(system, props, deadlock, batch, key, pack=pack, canon=canon, live_dir=live_dir)
     st.packed = pack
     pool: LocalPool | ProcessPool = LocalPool(exp)
     gmaps: list[list[int]] = [[]]  # per worker: local type id -> global type id
@@ -725,6 +607,15 @@ def check_pbfs(
     if violations:  # an unwitnessed reachable property too (serial bfs says so; this search did not)
         reason = ExitReason.VIOLATION
 
+    live_status: dict[str, str] = {}
+    if live_dir is not None and complete:
+        for name, lv in _check_live(system, props, keep_going, key, seen, lean, live_dir).items():
+            live_status[name] = "held" if lv is None else "violated"
+            if lv is not None:
+                violations.append(lv)
+                reason = ExitReason.VIOLATION
+    if live_tmp is not None:
+        live_tmp.cleanup()
     witness_lengths = {
         n: lean.depth(w) if lean is not None else len(_chain(seen, w)) - 1 for n, w in witnesses.items()
     }
@@ -768,6 +659,7 @@ def check_pbfs(
         witness_lengths=witness_lengths,
         coverage=cov,
         labels=label_counts if labelled else None,
+        live_status=live_status,
         notes=notes,
     )
 

@@ -40,8 +40,10 @@ from typing import Any
 
 import numpy as np
 
-from explorer.core import Property, PropertyKind, transition_groups
+from explorer import speedups
+from explorer.core import Property, PropertyKind, action_kind, transition_groups
 from explorer.search import label_counting, safeload
+from explorer.search.live_graph import LiveRecorder
 from explorer.search.statepack import dumps_states, loads_states
 
 __all__ = [
@@ -197,8 +199,16 @@ class Expander:
         key: Callable[[Any], int] = hash,
         pack: bool = False,
         canon: Callable[[Any], Any] | None = None,
+        live_dir: Path | None = None,
     ):
         self.system = system
+        #: ``eventually`` properties: every expanded state's goal/trigger bits and every edge
+        #: go to a file in ``live_dir`` per level (:mod:`explorer.search.live_graph`)
+        live = [p for p in props if p.kind is PropertyKind.EVENTUALLY]
+        self.live_dir = live_dir if live else None
+        self.live = LiveRecorder(live, speedups.fingerprint) if self.live_dir is not None else None
+        self.kind_names: list[str] = []  # local type id -> action kind (the edges' kinds)
+        self._live_files = 0
         #: the symmetry reduction's representative of a successor (None: kept as it is)
         self.canon = canon
         self.batch = batch
@@ -254,7 +264,7 @@ class Expander:
         succ = self.succ
         type_ids = self.type_ids
         applies_trans = self.applies_trans
-        key, canon = self.key, self.canon
+        key, canon, live = self.key, self.canon, self.live
         for start in range(0, len(frontier), self.batch):
             R = ranks[start : start + self.batch]
             if self.labelled is not None:
@@ -267,15 +277,21 @@ class Expander:
             fresh: list[int] = []  # hashes first met in this batch (packed at its end)
             for s, r in zip(frontier[start : start + self.batch], R):
                 n = 0
+                if live is not None:
+                    ks = key(s)
+                    live.state(ks, s)
                 for a, t in succ(s):
                     tp = type(a)
                     tid = type_ids.get(tp)
                     if tid is None:
                         tid = type_ids[tp] = len(type_ids)
                         new_types.append((tid, a, (r, n)))
+                        self.kind_names.append(action_kind(a))
                     rep = t if canon is None else canon(t)  # checks see t, the visited set rep
                     h = key(rep)
                     H.append(h)
+                    if live is not None:
+                        live.edge(ks, a, h, tid)
                     T.append(tid)
                     if self.trans:
                         for guard, items in self.trans:
@@ -312,6 +328,8 @@ class Expander:
                     level[h] = (bid, i, e[1], e[2])
             self.n_parents += len(C)
             self.n_successors += len(H)
+            if live is not None and start + self.batch >= len(frontier):
+                self._write_live()  # before the last message: the driver may not ask for more
             yield (
                 np.array(R, dtype=np.int64),
                 np.array(C, dtype=np.int64),
@@ -320,6 +338,14 @@ class Expander:
                 events,
                 new_types,
             )
+
+    def _write_live(self) -> None:
+        """The level's graph records to a file of their own (read after the search)."""
+        assert self.live is not None and self.live_dir is not None
+        self._live_files += 1
+        path = self.live_dir / f"edges-{os.getpid()}-{self._live_files:06d}.npz"
+        np.savez(path, **self.live.records(self.kind_names))  # type: ignore[arg-type]
+        self.live.clear()
 
     def accept(self, hashes: np.ndarray, ranks: np.ndarray) -> list[tuple[Any, ...]]:
         """Keep the new states (hashes, in rank order) as the next frontier and check them.
