@@ -92,6 +92,7 @@ SYMMETRIC = frozenset(
         "brokers_reject_stale_controller_epoch",
         "brokers_reject_stale_broker_epoch",
         "leader_in_isr",
+        "leader_elected_from_isr",
         "isr_nonempty_subset",
         "leader_epoch_monotonic",
         "one_leader_per_epoch",
@@ -284,6 +285,29 @@ def leader_in_isr(sys: ControllerSystem):
         """With unclean election off, a partition's leader (in ZooKeeper) is in its ISR."""
         for p, z in enumerate(s.zk.parts):
             if z is not None and clean[p] and z.leader >= 0 and z.leader not in z.isr:
+                return False
+        return True
+
+    return check
+
+
+def leader_elected_from_isr(sys: ControllerSystem):
+    """The check of ``leader_elected_from_isr`` for ``sys``'s configuration: partitions whose
+    topic has unclean election on (statically, or by an admin's ElectLeaders request) are
+    left out; a topic whose ``unclean.leader.election.enable`` is set dynamically is left out
+    from then on."""
+    ppt = sys.cfg.partitions_per_topic
+    clean = tuple(not sys.cfg.unclean(p) and not sys.cfg.max_admin_unclean_elections for p in range(sys.np))
+
+    def check(s: State, a: Any, t: State) -> bool:
+        """With unclean election off, a ZooKeeper write that gives a partition a new leader picks
+        it from the ISR ZooKeeper held just before (every clean election strategy, offline,
+        reassignment, preferred and controlled shutdown, chooses from the live ISR)."""
+        for p, (z, z2) in enumerate(zip(s.zk.parts, t.zk.parts)):
+            if z is None or z2 is None or z is z2 or not clean[p]:
+                continue
+            outside = z2.leader >= 0 and z2.leader != z.leader and z2.leader not in z.isr
+            if outside and p // ppt not in s.zk.unclean_dyn and p // ppt not in t.zk.unclean_dyn:
                 return False
         return True
 
@@ -637,6 +661,13 @@ def properties(config: ControllerConfig) -> list[Property]:
             "leader_in_isr",
             leader_in_isr(sys),
             "with unclean election off the leader is in the ISR (seeds 002, 003 offlinePartitionLeaderElection)",
+        ),
+        transition(
+            "leader_elected_from_isr",
+            leader_elected_from_isr(sys),
+            "with unclean election off every new leader comes from the ISR ZooKeeper held before the "
+            "election (seed 003 offlinePartitionLeaderElection: liveReplicas.find(isr.contains); seed 002)",
+            guard=zk_changed,
         ),
         always(
             "isr_nonempty_subset",
