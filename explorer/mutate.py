@@ -223,6 +223,51 @@ def _kill_workers() -> None:
                 proc.kill()
 
 
+def _open_results(
+    results: Path | None, entries: list[SuiteEntry], keep_going: bool, first_kill: bool, crash_kills: bool
+) -> dict[str, Any]:
+    """What a results file holds from an earlier run (``{"baseline": cells, "mutants": {name:
+    record}}``), after checking it was written for this run; a new file gets its header."""
+    if results is None:
+        return {}
+    header = {
+        "schema": SCHEMA,
+        "entries": sorted([e.name, e.config, list(e.set), e.max_seconds] for e in entries),
+        "keep_going": keep_going,
+        "first_kill": first_kill,
+        "crash_kills": crash_kills,
+    }
+    if not results.exists() or results.stat().st_size == 0:
+        results.parent.mkdir(parents=True, exist_ok=True)
+        results.write_text(json.dumps({"header": header}) + "\n", encoding="utf-8")
+        return {}
+    out: dict[str, Any] = {"mutants": {}}
+    data = results.read_bytes()
+    if not data.endswith(b"\n"):  # a line torn by a kill: dropped, so the next one starts clean
+        os.truncate(results, data.rfind(b"\n") + 1)
+        data = data[: data.rfind(b"\n") + 1]
+    lines = data.decode("utf-8").splitlines()
+    try:
+        first = json.loads(lines[0])["header"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise UsageError(f"--results {results}: not a results file of kafka-mc mutate") from None
+    for k, v in header.items():
+        if json.loads(json.dumps(v)) != first.get(k):
+            raise UsageError(
+                f"--results {results}: written by another run (its {k} setting is not this run's); use a new file"
+            )
+    for line in lines[1:]:
+        try:
+            d = json.loads(line)
+        except ValueError:  # a line cut by a kill: that mutant runs again
+            continue
+        if "baseline" in d:
+            out["baseline"] = d["baseline"]
+        elif "mutant" in d:
+            out["mutants"][d["mutant"]["name"]] = d["mutant"]
+    return out
+
+
 def _run_worker(
     job: dict[str, Any], entries: list[SuiteEntry], *, source: SourceMutant | None, hard_limit: float
 ) -> dict[str, dict[str, Any]]:
@@ -430,10 +475,27 @@ def run_mutants(
     baseline: bool = True,
     jobs: int = 1,
     log: Any = None,
+    results: Path | None = None,
 ) -> dict[str, Any]:
-    """Run the baseline, then every mutant against every entry; the result document."""
+    """Run the baseline, then every mutant against every entry; the result document.
+
+    With ``first_kill`` the entries run cheapest first (by the baseline's seconds). With
+    ``results`` (a JSON-lines file) every finished mutant is appended as it ends, and a run
+    started again on the same file skips what it holds: a long measurement survives a kill
+    and continues where it stopped."""
     equivalent = equivalent or {}
     docs = docs or {}
+    done = _open_results(results, entries, keep_going, first_kill, crash_kills)
+    write_lock = threading.Lock()
+
+    def keep(kind: str, rec: Any) -> None:
+        if results is None:
+            return
+        with write_lock, open(results, "a", encoding="utf-8") as f:
+            f.write(json.dumps({kind: rec}) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
     budget = sum(e.max_seconds or 600 for e in entries)
     hard = budget * 1.5 + WORKER_SLACK
 
@@ -441,11 +503,13 @@ def run_mutants(
         if log is not None:
             print(text, file=log, flush=True)
 
-    base_cells: dict[str, dict[str, Any]] = {}
-    if baseline:
+    base_cells: dict[str, dict[str, Any]] = done.get("baseline") or {}
+    if baseline and not base_cells:
         base_cells = _run_worker(
             {"overrides": [], "keep_going": keep_going}, entries, source=None, hard_limit=hard
         )
+        keep("baseline", base_cells)
+    if baseline:
         bad = {n: c for n, c in base_cells.items() if c["status"] != SURVIVED}
         say("baseline: " + ", ".join(f"{n} {c['status']}" for n, c in base_cells.items()))
         if bad:
@@ -454,12 +518,19 @@ def run_mutants(
                 f"the unmutated model does not pass entry {n} ({c['status']}: {c.get('message', '')}); "
                 "fix the entry or raise --max-seconds"
             )
+        if first_kill:  # cheapest first: most mutants die in the first cheap entry that sees them
+            entries = sorted(entries, key=lambda e: base_cells.get(e.name, {}).get("seconds", 0.0))
+    finished: dict[str, dict[str, Any]] = done.get("mutants", {})
+    if finished:
+        say(f"resumed: {len(finished)} mutants already in {results}")
     todo: list[tuple[str, str, str, SourceMutant | None]] = [
         (name, "catalogue", docs.get(name, ""), None) for name in catalogue
     ] + [(m.id, "source", m.description, m) for m in sources]
 
     def one(item: tuple[str, str, str, SourceMutant | None]) -> dict[str, Any]:
         name, kind, doc, src = item
+        if name in finished:
+            return finished[name]
         rec: dict[str, Any] = {"name": name, "kind": kind, "doc": doc}
         if name in equivalent:
             return {**rec, "status": EQUIVALENT, "equivalent": equivalent[name], "cells": {}}
@@ -474,6 +545,7 @@ def run_mutants(
             status=mutant_status(cells, crash_kills), seconds=round(time.monotonic() - t0, 1), cells=cells
         )
         say(f"{rec['status']:>9}  {name}  ({rec['seconds']} s)")
+        keep("mutant", rec)
         return rec
 
     _INTERRUPTED.clear()
@@ -572,6 +644,11 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--list", action="store_true", help="list the selected mutants and stop")
     p.add_argument("--json", metavar="FILE", help="write the kill matrix as JSON")
+    p.add_argument(
+        "--results",
+        metavar="FILE",
+        help="append each finished mutant to FILE (JSON lines) and, run again, skip those it holds",
+    )
     p.add_argument("--quiet", action="store_true", help="no line per mutant on stderr")
     p.set_defaults(func=cmd_mutate)
 
@@ -582,6 +659,8 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     positive("--jobs", args.jobs)
     positive("--sample", args.sample)
     check_output_path(args.json, "--json")  # before any mutant runs
+    if args.results and Path(args.results).absolute().parent.is_dir():  # else made when the run starts
+        check_output_path(args.results, "--results")
     if args.exclude is None:
         args.exclude = ["coverage.py"]
     entries = _entries(args)
@@ -626,6 +705,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
         baseline=not args.no_baseline,
         jobs=args.jobs,
         log=None if args.quiet else sys.stderr,
+        results=Path(args.results) if args.results else None,
     )
     doc["model"] = model
     doc["sample"] = {"n": args.sample, "seed": args.seed} if sources and args.sample else None

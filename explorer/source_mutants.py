@@ -15,6 +15,11 @@ operator   change
 ``not-if`` an ``if`` (or ``elif``) condition negated
 ``int+1``  a small integer constant (0..8) plus one; ``int-1`` minus one
 ``ret-flip`` ``return True`` made ``return False`` and the reverse
+``and-drop`` one operand of an ``and`` (``or-drop``: of an ``or``) removed, ``#k`` the k-th: a
+           condition left out of a chain
+``swap-args`` two neighbouring positional arguments of a call swapped (``#i``: arguments i
+           and i+1), where both are plain names or attributes and neither a role
+           (``self``, ``c``, ``cfg``, a state: :data:`ROLE_NAMES`), so likely of one type
 ========== ============================================================================
 
 Generation is deterministic: the same source gives the same mutants in the same order
@@ -49,7 +54,19 @@ _CMP = {
     ast.NotEq: (ast.Eq, "ne", "eq"),
 }
 #: the operator families (an id's operator starts with one of these)
-OPERATORS = ("cmp", "and-or", "or-and", "drop", "not-if", "int+1", "int-1", "ret-flip")
+OPERATORS = (
+    "cmp",
+    "and-or",
+    "or-and",
+    "drop",
+    "not-if",
+    "int+1",
+    "int-1",
+    "ret-flip",
+    "and-drop",
+    "or-drop",
+    "swap-args",
+)
 #: integer constants mutated by plus/minus one
 SMALL_INTS = range(0, 9)
 
@@ -127,10 +144,19 @@ def _mutants_of(file: str, tree: ast.AST) -> list[SourceMutant]:
                     suffix = f"#{k}" if len(node.ops) > 1 else ""
                     add(node, f"{a}-{b}{suffix}", f"comparison {a} made {b}")
         elif isinstance(node, ast.BoolOp):
-            if isinstance(node.op, ast.And):
-                add(node, "and-or", "`and` made `or`")
-            else:
-                add(node, "or-and", "`or` made `and`")
+            word = "and" if isinstance(node.op, ast.And) else "or"
+            add(
+                node,
+                "and-or" if word == "and" else "or-and",
+                f"`{word}` made `{'or' if word == 'and' else 'and'}`",
+            )
+            for j in range(len(node.values)):
+                add(node, f"{word}-drop#{j}", f"operand {j + 1} of an `{word}` removed")
+        elif isinstance(node, ast.Call):
+            for i in range(len(node.args) - 1):
+                x, y = node.args[i], node.args[i + 1]
+                if _swappable(x) and _swappable(y) and ast.dump(x) != ast.dump(y):
+                    add(node, f"swap-args#{i}", f"arguments {i + 1} and {i + 2} swapped")
         elif isinstance(node, ast.If):
             add(node.test, "not-if", "`if` condition negated")
         elif isinstance(node, ast.Return):
@@ -144,6 +170,22 @@ def _mutants_of(file: str, tree: ast.AST) -> list[SourceMutant]:
         if id(stmt) not in skip:
             add(stmt, "drop", f"statement dropped ({type(stmt).__name__})")
     return out
+
+
+#: names that stand for a role, not a value (the component, the controller of the step, the
+#: configuration, a state): swapping one with a value is a type error, not a plausible slip
+ROLE_NAMES = frozenset({"self", "cls", "c", "cfg", "config", "ctx", "system", "sys", "s", "t", "state"})
+
+
+def _swappable(e: ast.expr) -> bool:
+    """An argument a ``swap-args`` mutant may move: a plain name or attribute that is no role.
+
+    >>> _swappable(ast.parse("a.b", mode="eval").body), _swappable(ast.parse("c", mode="eval").body)
+    (True, False)
+    """
+    if isinstance(e, ast.Name):
+        return e.id not in ROLE_NAMES
+    return isinstance(e, ast.Attribute) and e.attr not in ROLE_NAMES
 
 
 def _annotations(node: ast.AST) -> list[ast.expr]:
@@ -164,7 +206,7 @@ def generate(file: str, source: str) -> list[SourceMutant]:
     """Every mutant of one file's source, sorted by (line, column, operator).
 
     >>> [(m.line, m.operator) for m in generate("x.py", "def f(a, b):\\n    y = a and b\\n    return True\\n")]
-    [(2, 'drop'), (2, 'and-or'), (3, 'ret-flip')]
+    [(2, 'drop'), (2, 'and-drop#0'), (2, 'and-drop#1'), (2, 'and-or'), (3, 'ret-flip')]
     """
     tree = ast.parse(source, file)
     muts = _mutants_of(file, tree)
@@ -200,8 +242,10 @@ def _find(tree: ast.AST, m: SourceMutant) -> ast.AST:
     op = m.operator
     if op == "drop":
         kinds = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
-    elif op in ("and-or", "or-and"):
+    elif op in ("and-or", "or-and") or "-drop#" in op:
         kinds = (ast.BoolOp,)
+    elif op.startswith("swap-args"):
+        kinds = (ast.Call,)
     elif op.startswith("int") or op == "ret-flip":
         kinds = (ast.Constant,)
     elif op == "not-if":
@@ -220,6 +264,8 @@ def _find(tree: ast.AST, m: SourceMutant) -> ast.AST:
                 continue
             if op in ("and-or", "or-and") and isinstance(getattr(n, "op", None), ast.And) != (op == "and-or"):
                 continue
+            if "-drop#" in op and isinstance(getattr(n, "op", None), ast.And) != op.startswith("and"):
+                continue
             return n
     raise ValueError(f"{m.id}: no such node in the source (has the file changed?)")
 
@@ -230,6 +276,17 @@ def _replacement(node: ast.AST, m: SourceMutant) -> str:
         return "pass"
     if op == "not-if":
         return f"(not ({ast.unparse(node)}))"
+    if "-drop#" in op:
+        assert isinstance(node, ast.BoolOp)
+        drop = int(op.partition("#")[2])
+        rest = [v for i, v in enumerate(node.values) if i != drop]
+        return f"({ast.unparse(rest[0] if len(rest) == 1 else ast.BoolOp(op=node.op, values=rest))})"
+    if op.startswith("swap-args"):
+        assert isinstance(node, ast.Call)
+        at = int(op.partition("#")[2])
+        args = list(node.args)
+        args[at], args[at + 1] = args[at + 1], args[at]
+        return ast.unparse(ast.Call(func=node.func, args=args, keywords=node.keywords))
     if op in ("and-or", "or-and"):
         assert isinstance(node, ast.BoolOp)
         new = ast.BoolOp(op=ast.Or() if op == "and-or" else ast.And(), values=node.values)

@@ -44,6 +44,9 @@ def _one(src: str, operator: str) -> str:
         ("if a:\n    b()\n", "not-if", "if (not (a)):\n    b()\n"),
         ("def f():\n    return True\n", "ret-flip", "def f():\n    return False\n"),
         ("def f():\n    '''doc'''\n    y()\n", "drop", "def f():\n    '''doc'''\n    pass\n"),
+        ("x = a and b and c\n", "and-drop#1", "x = (a and c)\n"),
+        ("x = a or b\n", "or-drop#0", "x = (b)\n"),
+        ("g(a, b.d, c)\n", "swap-args#0", "g(b.d, a, c)\n"),
     ],
 )
 def test_each_operator_on_a_snippet(src: str, operator: str, expected: str) -> None:
@@ -64,6 +67,8 @@ def test_what_is_not_mutated() -> None:
         "s.py:1:15:int-1",
         "s.py:3:4:drop",
         "s.py:4:11:or-and",
+        "s.py:4:11:or-drop#0",
+        "s.py:4:11:or-drop#1",
         "s.py:5:4:int+1",
         "s.py:5:4:int-1",
     ]
@@ -188,3 +193,26 @@ def test_controller_small_sample(tmp_path: Path) -> None:
     assert code in (0, 1)
     assert [m["status"] for m in doc["mutants"][:3]] == ["killed"] * 3
     assert len(doc["mutants"]) == 7 and all(m["status"] != "not run" for m in doc["mutants"])
+
+
+def test_results_file_resumes_a_stopped_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--results FILE: each finished mutant is appended as it ends; a run started again on the
+    file skips what it holds (and refuses a file written for other entries or options)."""
+    res = tmp_path / "runs" / "r.jsonl"
+    ids = [f"{TOY}:42:11:lt-le", f"{TOY}:55:22:int+1"]
+    base = ["--set", "limit=2", "--no-catalogue", "--results", str(res)]
+    code, first = _mutate(tmp_path, *base, "--ids", ids[0])
+    lines = res.read_text().splitlines()
+    assert code == 0 and len(lines) == 3  # the header, the baseline, one mutant
+    # a run killed after its first mutant: the file holds it; the rerun does only the second
+    res.write_text("\n".join(lines) + '\n{"mutant": {"name": "cut by a kil')  # a torn last line
+    code, doc = _mutate(tmp_path, *base, "--ids", ",".join(ids))
+    assert [m["name"] for m in doc["mutants"]] == ids
+    assert doc["mutants"][0] == first["mutants"][0]  # taken from the file, not run again
+    assert doc["mutants"][1]["status"] == "survived"
+    assert (
+        sum('"mutant"' in x for x in res.read_text().splitlines()) == 2
+    )  # the torn line dropped, one appended
+    out = main(["mutate", "--system", "tests.toy_mutation:make", "--quiet", "--set", "limit=2", "--no-catalogue",
+                "--ids", ids[0], "--results", str(res), "--continue"])  # fmt: skip
+    assert out == 2 and "written by another run (its keep_going setting" in capsys.readouterr().err
