@@ -24,13 +24,11 @@ are kept).
 
 Example
 -------
->>> from explorer.core import always
->>> class Ring:
-...     def init_states(self): return [0]
-...     def successors(self, s): return [("inc", (s + 1) % 4)]
->>> r = check_bfs(Ring(), [always("lt3", lambda s: s < 3, "stays below 3")])
+>>> from tests.toys import Grid
+>>> g = Grid(3, limit=3)
+>>> r = check_bfs(g, g.properties(), reduce="none", visited="states")
 >>> r.exit_reason.value, r.distinct_states, r.violations[0].length
-('violation', 4, 3)
+('violation', 8, 3)
 """
 
 from __future__ import annotations

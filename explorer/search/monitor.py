@@ -3,8 +3,8 @@ property has a witness, which ``applies`` condition ever held, and the violation
 reports at its end.
 
 One :class:`PropertyMonitor` per search. The search hands it every new state
-(:meth:`PropertyMonitor.check_state`), every transition (:meth:`~PropertyMonitor.check_transition`)
-and every state without successors (:meth:`~PropertyMonitor.check_deadlock`), each with the
+(:meth:`PropertyMonitor.check_state`), every transition (its groups of transition checks,
+run inlined by the loop) and every state without successors (:meth:`~PropertyMonitor.check_deadlock`), each with the
 place ``at`` where its visited set finds the state again (the state itself, or its index);
 it keeps the first violation of each property (the search stops at the first unless
 ``keep_going``) and the first witness of each ``reachable`` property.
@@ -49,10 +49,13 @@ class PropertyMonitor:
     what they found. ``eventually`` properties are only listed (:attr:`live`): they are
     decided on the whole graph after the search (:mod:`explorer.search.liveness`).
 
-    >>> from explorer.core import transition
-    >>> m = PropertyMonitor([transition("up", lambda s, a, t: t > s, "doc")], keep_going=True)
-    >>> m.check_transition(1, "dec", 0, "at-1"); m.found["up"].at, m.stop
-    ('at-1', False)
+    The transition checks run inlined in the search loop (:mod:`explorer.search.serial`, the
+    hottest code of the tool) over :attr:`trans_groups`; what they find goes through
+    :meth:`record`.
+
+    >>> m = PropertyMonitor([], keep_going=True)
+    >>> m.check_deadlock(7, "at-7", None); m.found["deadlock"].at, m.stop
+    ('at-7', False)
     """
 
     def __init__(self, props: Iterable[Property], *, keep_going: bool = False, deadlock: bool = True):
@@ -75,7 +78,6 @@ class PropertyMonitor:
         self.witnesses: dict[str, Any] = {}
         #: a violation was found and the search is not to go on
         self.stop = False
-        self._failed: list[tuple[int, Property]] = []
 
     @property
     def on_states(self) -> bool:
@@ -104,24 +106,6 @@ class PropertyMonitor:
                 if item[1](s):
                     self.witnesses[item[0].name] = at
                     self.pending_reach.remove(item)
-
-    def check_transition(self, s: Any, a: Any, t: Any, at: Any) -> None:
-        """Check one transition ``s -a-> t`` (every one generated, also to a known state)."""
-        failed = self._failed
-        for guard, checks in self.trans_groups:
-            if guard is None or guard(s, a, t):
-                for i, p, chk in checks:
-                    if not chk(s, a, t):
-                        failed.append((i, p))
-        if failed:  # recorded in property order, whatever the grouping
-            for _, p in sorted(failed, key=lambda x: x[0]):
-                self.record(Found(p, s, a, t, f"{p.name} does not hold", at))
-            failed.clear()
-        if self.applies_trans:
-            for item in list(self.applies_trans):
-                if item[1](s, a, t):
-                    self.applied[item[0]] = True
-                    self.applies_trans.remove(item)
 
     def check_deadlock(self, s: Any, at: Any, is_terminal: Callable[[Any], bool] | None) -> None:
         """``s`` has no successor: a deadlock unless the system calls it terminal."""

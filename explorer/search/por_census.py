@@ -22,11 +22,8 @@ find it". The components are only a necessary condition: a state counted as a
 
 Example
 -------
->>> class Two:  # two independent counters, each counting to 2
-...     def init_states(self): return [(0, 0)]
-...     def successors(self, s):
-...         return [(("inc", i), s[:i] + (s[i] + 1,) + s[i + 1:]) for i in (0, 1) if s[i] < 2]
->>> c = census(Two(), [], bfs_states(Two(), 100))
+>>> from tests.toys import Grid  # two independent counters, each counting to 2
+>>> c = census(Grid(2), [], bfs_states(Grid(2), 100))
 >>> c.states, c.multi, c.connected
 (9, 4, 0)
 """

@@ -23,11 +23,8 @@ not is read-everything, which makes every step visible (and so turns the reducti
 
 Example
 -------
->>> class Two:  # two independent counters, each counting to 2
-...     def init_states(self): return [(0, 0)]
-...     def successors(self, s):
-...         return [(("inc", i), s[:i] + (s[i] + 1,) + s[i + 1:]) for i in (0, 1) if s[i] < 2]
->>> reason_off(Two(), [])
+>>> from tests.toys import Grid  # two independent counters that declare no footprints
+>>> reason_off(Grid(2), [])
 'the system declares no action footprints (por_footprints)'
 """
 

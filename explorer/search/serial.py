@@ -18,16 +18,13 @@
 
 Example
 -------
->>> from explorer.core import always
->>> class Ring:
-...     def init_states(self): return [0]
-...     def successors(self, s): return [("inc", (s + 1) % 4)]
+>>> from tests.toys import Grid
 >>> from explorer.search.visited import StateVisited
->>> props = [always("lt3", lambda s: s < 3, "stays below 3")]
->>> out = breadth_first(Ring(), PropertyMonitor(props), StateVisited())
->>> r = finish(Ring(), out, engine="bfs")
->>> r.exit_reason.value, r.distinct_states, r.violations[0].length
-('violation', 4, 3)
+>>> g = Grid(3, limit=3)
+>>> out = breadth_first(g, PropertyMonitor(g.properties(), keep_going=True), StateVisited())
+>>> r = finish(g, out, engine="bfs")
+>>> r.exit_reason.value, r.distinct_states, [v.property for v in r.violations]
+('violation', 16, ['sum_below_limit'])
 """
 
 from __future__ import annotations
@@ -280,7 +277,7 @@ def breadth_first(
                             sample[tp] = a
                         else:
                             enabled[tp] = c + 1
-                        if trans_groups:  # monitor.check_transition, inlined: the hottest loop
+                        if trans_groups:  # the transition checks, inlined: the hottest loop
                             for guard, checks in trans_groups:
                                 if guard is None or guard(s, a, t):
                                     for i, p, chk in checks:

@@ -3,13 +3,10 @@ Spark, and the result assembled exactly as ``bfs`` assembles it.
 
 Example
 -------
->>> from explorer.core import always
->>> class Ring:
-...     def init_states(self): return [0]
-...     def successors(self, s): return [("inc", (s + 1) % 4)]
->>> r = check_spark(Ring(), [always("lt3", lambda s: s < 3, "")], local_frontier=0)  # doctest: +SKIP
+>>> from tests.toys import Grid
+>>> r = check_spark(Grid(3), Grid(3).properties(), local_frontier=0)  # doctest: +SKIP
 >>> r.exit_reason.value, r.distinct_states  # doctest: +SKIP
-('violation', 4)
+('complete', 16)
 """
 
 from __future__ import annotations
