@@ -62,17 +62,20 @@ def refusal(
     >>> refusal("bfs", workers=2, reduce="symmetry") is None
     True
     >>> refusal("simulate", reduce="symmetry")
-    '--reduce symmetry applies to --engine bfs only, not to --engine simulate (a sampling or proving engine explores no state graph to reduce)'
+    '--reduce symmetry applies to the exhaustive engines (bfs, spark), not to --engine simulate (a sampling or proving engine explores no state graph to reduce)'
     """
     if workers != 1 and engine != "bfs":
         return f"--workers applies to --engine bfs only, not to --engine {engine}"
-    if reduce != "none" and engine != "bfs":
-        why = (
-            "spark's tasks do not canonicalise yet; its answer would be the unreduced one"
-            if engine == "spark"
-            else "a sampling or proving engine explores no state graph to reduce"
+    if reduce == "por" and engine == "spark":
+        return (
+            "--reduce por needs one process: its cycle proviso asks, for each ample successor, whether "
+            "it was met before this level, and Spark's tasks do not hold the visited set"
         )
-        return f"--reduce {reduce} applies to --engine bfs only, not to --engine {engine} ({why})"
+    if reduce != "none" and engine not in ("bfs", "spark"):
+        return (
+            f"--reduce {reduce} applies to the exhaustive engines (bfs, spark), not to --engine {engine} "
+            "(a sampling or proving engine explores no state graph to reduce)"
+        )
     if reduce == "por" and workers != 1:
         return (
             "--reduce por needs one process: its cycle proviso asks, for each ample successor, whether "

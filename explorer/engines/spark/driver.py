@@ -36,7 +36,7 @@ from explorer.core import (
     action_kind,
 )
 from explorer.engines.base import CheckOptions, common
-from explorer.engines.options import SparkOptions
+from explorer.engines.options import SparkOptions, refusal
 from explorer.engines.spark.deltas import Deltas, persist, storage_level
 from explorer.engines.spark.edges import write_edges
 from explorer.engines.spark.fingerprints import FingerprintCollisionError, state_fingerprint
@@ -73,6 +73,7 @@ from explorer.search import (
     Progress,
     label_counting,
 )
+from explorer.search.symmetry import symmetry_setup
 
 __all__ = ["check_spark", "run"]
 
@@ -114,7 +115,7 @@ class _Search:
         self.o = opts
         self.keep_going: bool = opts["keep_going"]
         # the module's ``state_fingerprint`` is looked up now (a test may monkeypatch it)
-        self.job = Job(system, props, state_fingerprint, opts["deadlock"], 1)
+        self.job = Job(system, props, state_fingerprint, opts["deadlock"], 1, opts.get("canon"))
         self.found: dict[str, tuple[int, int, int, int, int]] = {}
         self.witnesses: dict[str, tuple[int, int, int]] = {}
         self.total = Acc()
@@ -161,6 +162,8 @@ class _Search:
         assert self.visited is not None
         for index, s in enumerate(self.system.init_states()):
             self.generated += 1
+            if job.canon is not None:
+                s = job.canon(s)
             if s in self.visited:
                 continue
             f = self._new_fp(s)
@@ -219,6 +222,8 @@ class _Search:
                                     self._event_now(name, (level, r, n, PHASE_TRANSITION, pidx))
                     if pend_t:
                         run_applies(acc, pend_t, s, a, t)
+                if job.canon is not None:
+                    t = job.canon(t)
                 if t not in visited:
                     visited.add(t)
                     f = fp_of(t)
@@ -589,6 +594,7 @@ def check_spark(
     connect_timeout: float = 10.0,
     executor_wait: float = 120.0,
     clock: Callable[[], float] = time.perf_counter,
+    reduce: str = "none",
 ) -> CheckResult:
     """Explore every reachable state of ``system`` with Spark and check ``properties``.
 
@@ -652,6 +658,15 @@ def check_spark(
         if master is not None:
             probe_master(master, connect_timeout)
     props = list(properties)
+    why = refusal("spark", reduce=reduce)
+    if why is not None:
+        raise ValueError(why)
+    canon, sym_notes = symmetry_setup(system, props, reduce)
+    if canon is not None:
+        sym_notes.append(
+            f"reduce symmetry: a group of {len(canon.perms) + 1} permutations, applied in the driver and "
+            "the Spark tasks to every successor; coverage counts the representatives' expansions"
+        )
     start = clock()
     own_run_dir = run_dir is None
     rdir = Path(tempfile.mkdtemp(prefix="kafka-mc-spark-")) if run_dir is None else Path(run_dir)
@@ -672,6 +687,8 @@ def check_spark(
         "checkpoint_every": checkpoint_every,
         "clock": clock,
         "run_dir": rdir,
+        "canon": canon,
+        "symmetry_notes": sym_notes,
     }
     search = _Search(system, props, opts)
     store = LevelStore(rdir)
@@ -724,6 +741,5 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     >>> from tests.toys import Grid
     >>> run(Grid(3), [], CheckOptions(engine="spark", engine_options={"master": "local[1]"}))  # doctest: +SKIP
     """
-    return check_spark(
-        system, properties, **common(options), **SparkOptions.of(options.engine_options).kwargs()
-    )
+    o = SparkOptions.of(options.engine_options)
+    return check_spark(system, properties, reduce=options.reduce, **common(options), **o.kwargs())

@@ -81,7 +81,9 @@ class LevelStore:
 def rebuild_path(job: Job, store: LevelStore, level: int, rank: int) -> list[tuple[Any, Any]]:
     """Replay the stored path to state ``rank`` of ``level``: [(action, state), ...].
 
-    Each step re-runs ``successors`` and compares the fingerprint with the stored one.
+    Each step re-runs ``successors`` and compares the fingerprint with the stored one (with
+    symmetry, of the successor's representative: the path holds representatives, which
+    :func:`explorer.search.symmetry.build_trace_symmetric` maps back to real states).
     """
     idx: list[int] = []
     fps: list[int] = []
@@ -97,7 +99,10 @@ def rebuild_path(job: Job, store: LevelStore, level: int, rank: int) -> list[tup
     idx.reverse()
     fps.reverse()
     inits = list(job.system.init_states())
-    s = inits[init_index] if init_index < len(inits) else None
+    rep = (
+        (lambda x: x) if job.canon is None else job.canon
+    )  # the symmetry-reduced search keeps representatives
+    s = rep(inits[init_index]) if init_index < len(inits) else None
     if s is None or job.fp(s) != fp0:
         raise FingerprintCollisionError(
             f"trace rebuild: initial state {init_index} does not have the stored fingerprint {fp0:016x} "
@@ -106,14 +111,14 @@ def rebuild_path(job: Job, store: LevelStore, level: int, rank: int) -> list[tup
     path: list[tuple[Any, Any]] = [(None, s)]
     for step, (i, want) in enumerate(zip(idx, fps), start=1):
         succ = list(job.system.successors(s))
-        got = job.fp(succ[i][1]) if i < len(succ) else None
+        got = job.fp(rep(succ[i][1])) if i < len(succ) else None
         if got != want:
             shown = "no such successor" if got is None else f"fingerprint {got:016x}"
             raise FingerprintCollisionError(
                 f"trace rebuild: step {step} (successor {i}) gives {shown}, the search stored {want:016x} "
                 "(a fingerprint collision, or a non-deterministic model)"
             )
-        a, s = succ[i]
+        a, s = succ[i][0], rep(succ[i][1])
         path.append((a, s))
     return path
 

@@ -78,6 +78,8 @@ class Job:
     fp: Callable[[Any], int]
     deadlock: bool
     partitions: int
+    #: the symmetry reduction's representative function (None: states kept as they are)
+    canon: Callable[[Any], Any] | None = None
 
     def __post_init__(self) -> None:
         self.always = [
@@ -103,7 +105,7 @@ class Job:
         self.is_terminal = getattr(self.system, "is_terminal", None)
 
     def __getstate__(self) -> dict[str, Any]:
-        keep = ("system", "props", "fp", "deadlock", "partitions")
+        keep = ("system", "props", "fp", "deadlock", "partitions", "canon")
         return {k: self.__dict__[k] for k in keep}
 
     def __setstate__(self, d: dict[str, Any]) -> None:
@@ -447,6 +449,7 @@ def _step(
     local: dict[Any, int] = {}  # successors seen in this partition at this level: their fingerprints
     local_fp: dict[int, Any] = {}
     live = live_recorder(job)
+    canon = job.canon
     generated = 0
     for r, s in zip(ranks, states):
         n = 0
@@ -469,6 +472,8 @@ def _step(
                                 record_event(acc, name, (level, r, n, PHASE_TRANSITION, pidx))
                 if pend_t:
                     run_applies(acc, pend_t, s, a, t)
+            if canon is not None:  # the transition checks saw t; the visited set keeps its representative
+                t = canon(t)
             f = local.get(t)
             if f is None:
                 f = fp_of(t)
@@ -626,7 +631,7 @@ def truncated_partition(
                     run_applies(acc, pend_t, s, a, t)
                 if (r << IDX_BITS) | n in new:
                     acc.new_by[kind] = acc.new_by.get(kind, 0) + 1
-                    check_state(job, acc, t, level, r, n, pend_s)
+                    check_state(job, acc, t if job.canon is None else job.canon(t), level, r, n, pend_s)
                 n += 1
             acc.generated += n
             if n == 0 and job.deadlock and not (job.is_terminal is not None and job.is_terminal(s)):

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.core import CheckResult, ExitReason, PropertyKind, Violation
+from explorer.core import CheckResult, ExitReason, Property, PropertyKind, Violation
 from explorer.engines.spark.levels import LevelStore, rebuild_path
 from explorer.engines.spark.liveness import check_eventually
 from explorer.engines.spark.partitions import IDX_BITS, PHASE_DEADLOCK, PHASE_STATE, PHASE_TRANSITION
@@ -27,8 +27,22 @@ from explorer.search import (
     exhaustive_result,
     trace_step,
 )
+from explorer.search.symmetry import build_trace_symmetric
 
 __all__ = ["assemble_result"]
+
+
+def _symmetric_trace(job: Any, p: Property, path: list[tuple[Any, Any]], last_is_step: bool) -> list[Any]:
+    """The real trace of a symmetry-reduced run's path of representatives (the last step, for a
+    transition property, the real step that the property rejects)."""
+    reps = [s for _, s in (path[:-1] if last_is_step else path)]
+    parents = {s: (reps[k - 1] if k else None) for k, s in enumerate(reps)}
+    fails = None
+    if p.kind is PropertyKind.TRANSITION:
+        chk, guard = p.check, p.guard
+        fails = lambda s, a, t: (guard is None or guard(s, a, t)) and not chk(s, a, t)  # noqa: E731
+    extra = path[-1] if last_is_step else None
+    return build_trace_symmetric(job.system, parents, reps[-1], job.canon, extra, fails)
 
 
 def assemble_result(
@@ -59,11 +73,10 @@ def assemble_result(
             if phase == PHASE_TRANSITION:
                 succ = list(job.system.successors(path[-1][1]))
                 path.append(succ[i])
-        trace = []
-        prev = None
-        for n, (a, s) in enumerate(path):
-            trace.append(trace_step(n, prev, a, s))
-            prev = s
+        if job.canon is not None:  # representatives on the path: a real trace to their orbits
+            trace = _symmetric_trace(job, p, path, phase == PHASE_TRANSITION)
+        else:
+            trace = [trace_step(n, path[n - 1][1] if n else None, a, s) for n, (a, s) in enumerate(path)]
         message = "no successor (deadlock)" if phase == PHASE_DEADLOCK else f"{name} does not hold"
         violations.append(Violation(p.name, p.kind.value, p.doc, message, len(trace) - 1, trace))
     store.forget()
@@ -95,7 +108,7 @@ def assemble_result(
 
     applied = {p.name: p.name in search.total.applies for p in props if p.applies is not None}
 
-    notes = []
+    notes = list(search.o.get("symmetry_notes", []))
     odds = collision_odds(search.distinct)
     notes.append(
         f"fingerprint collision odds {odds:.1e} ({search.distinct:,} distinct states, 64-bit fingerprints, "
