@@ -91,6 +91,8 @@ SYMMETRIC = frozenset(
         "zk_writes_fenced",
         "brokers_reject_stale_controller_epoch",
         "brokers_reject_stale_broker_epoch",
+        "brokers_record_accepted_epochs",
+        "broker_epoch_matches_registration",
         "leader_in_isr",
         "leader_elected_from_isr",
         "isr_nonempty_subset",
@@ -238,6 +240,37 @@ def brokers_reject_stale_broker_epoch(s: State, a: Any, t: State) -> bool:
         return True
     n = s.nodes[a.dest]
     return a.msg[2] >= n.bepoch or t.nodes[a.dest] == n
+
+
+def brokers_record_accepted_epochs(sys: ControllerSystem):
+    """The check of ``brokers_record_accepted_epochs`` for ``sys``'s configuration."""
+    broker_epoch = sys.cfg.broker_epoch
+
+    def check(s: State, a: Any, t: State) -> bool:
+        """A broker that is handed a request it must accept (controller epoch at least the newest
+        it saw, and addressed to this incarnation) records its controller epoch: the stale-epoch
+        check is only as good as what the broker remembers (ReplicaManager: controllerEpoch =
+        request.controllerEpoch)."""
+        if not isinstance(a, Deliver):
+            return True
+        n = s.nodes[a.dest]
+        acceptable = a.msg[1] >= n.seen_epoch and not (broker_epoch and a.msg[2] < n.bepoch)
+        return not acceptable or t.nodes[a.dest].seen_epoch >= a.msg[1]
+
+    return check
+
+
+def broker_epoch_matches_registration(s: State) -> bool:
+    """A live broker with no ZooKeeper request or response in flight knows the broker epoch of
+    its registration under its current session (the czxid of /brokers/ids/<id>): the
+    stale-broker-epoch check compares requests against it (KIP-380)."""
+    for b, n in enumerate(s.nodes):
+        if not n.alive or n.zk_in or n.zk_out or n.expired:
+            continue
+        reg = s.zk.brokers[b]
+        if reg is not None and reg[0] == n.session and n.bepoch != reg[1]:
+            return False
+    return True
 
 
 def _is_deliver(s: State, a: Any, t: State) -> bool:
@@ -649,6 +682,20 @@ def properties(config: ControllerConfig) -> list[Property]:
             "brokers never apply a request with a stale controller epoch (seed 001: 被认定为无效的请求)",
             applies=_is_deliver,
             guard=_is_deliver,
+        ),
+        transition(
+            "brokers_record_accepted_epochs",
+            brokers_record_accepted_epochs(sys),
+            "a broker that accepts a controller request remembers its controller epoch (seed 001: "
+            "controllerEpoch 用于隔离过期的 Controller 请求)",
+            applies=_is_deliver,
+            guard=_is_deliver,
+        ),
+        always(
+            "broker_epoch_matches_registration",
+            broker_epoch_matches_registration,
+            "a live broker knows the broker epoch of its current registration (KIP-380 broker epoch: "
+            "the czxid of /brokers/ids/<id>)",
         ),
         transition(
             "brokers_reject_stale_broker_epoch",

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from explorer.config import load_config
 from explorer.engines.bfs import check_bfs
 from invariants import controller as spec
@@ -45,6 +47,7 @@ def _only(cfg: ControllerConfig, *names: str) -> list[Any]:
     return [p for p in spec.properties(cfg) if p.name in names]
 
 
+@pytest.mark.slow
 def test_holds_on_the_model_as_written() -> None:
     cfg = load_config(ControllerConfig, None, OUT_AND_BACK)
     r = check_bfs(spec.build(cfg), _only(cfg, "leader_elected_from_isr", "leader_in_isr"), keep_going=True)
@@ -61,6 +64,7 @@ def test_an_election_outside_the_isr_is_caught_at_its_write() -> None:
     assert "crash" in " ".join(str(s.action) for s in v.trace).lower()
 
 
+@pytest.mark.slow
 def test_unclean_topics_are_left_out() -> None:
     cfg = load_config(ControllerConfig, None, [*OUT_AND_BACK, "unclean_leader_election=true"])
     r = check_bfs(spec.build(cfg), _only(cfg, "leader_elected_from_isr"), keep_going=True)

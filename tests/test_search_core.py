@@ -151,6 +151,7 @@ def test_workers_with_symmetry_give_the_serial_reduced_result(
             assert _replays(system, v.trace), (name, v.property)
 
 
+@pytest.mark.slow
 def test_workers_with_symmetry_on_the_controller() -> None:
     import tomllib
 
@@ -227,6 +228,7 @@ def test_workers_decide_eventually_on_the_recorded_graph(visited: str, fair: boo
     assert not any("ran the serial bfs engine" in n for n in workers_r.notes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "case", [0, 2, 4, 5], ids=["leader-L1", "deletion-L2", "controller-L3", "reassign-L4"]
 )
