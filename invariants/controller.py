@@ -967,6 +967,15 @@ def admin_properties(config: ControllerConfig, sys: ControllerSystem) -> list[Pr
         if config.max_crashes:
             props.append(
                 reachable(
+                    "reassignment_rejected",
+                    lambda s: s.zk.reassigns > 0 and not s.zk.reassign and not s.done & D_REASSIGNED,
+                    "a reassignment the controller must refuse (a new replica's broker is down) is removed "
+                    "from /admin/reassign_partitions unfinished (initiateReassignReplicasForTopicPartition: "
+                    "removeFromReassignment)",
+                )
+            )
+            props.append(
+                reachable(
                     "reassignment_resumed_after_failover",
                     done(D_RESUMED),
                     "a controller failover picks up a reassignment in progress, which then completes",
