@@ -1,4 +1,4 @@
-"""The lean bfs (explorer/engines/lean.py, ``--visited fingerprints``) gives the CheckResult of
+"""The lean bfs (``--visited fingerprints``: explorer/search/visited.py FingerprintVisited in the serial loop) gives the CheckResult of
 the serial bfs, field for field but timings and notes; and its parts (fingerprint table in C
 and in pure Python, parent log, frontier on disk) behave as documented."""
 
