@@ -53,7 +53,12 @@ WITNESSES = {
         "preferred_election_done",
         "auto_rebalance_elects",
     },
-    REASSIGN: {"failover", "reassignment_completed", "reassignment_resumed_after_failover"},
+    REASSIGN: {
+        "failover",
+        "reassignment_completed",
+        "reassignment_rejected",
+        "reassignment_resumed_after_failover",
+    },
 }
 LIVENESS = {
     ADMIN: {"leader_eventually_elected", "deletion_eventually_completes", "controller_eventually_elected"},
