@@ -307,6 +307,8 @@ def _run_worker(
                     proc.wait()
                 with _LIVE_LOCK:
                     _LIVE.discard(proc)
+        if _INTERRUPTED.is_set():  # killed because the harness stops: no verdict, not a crash
+            raise KeyboardInterrupt
         cells: dict[str, dict[str, Any]] = {}
         tail: list[str] = []
         try:  # a missing file (the temporary directory removed under us) loses cells, not the run
