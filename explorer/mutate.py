@@ -223,6 +223,17 @@ def _kill_workers() -> None:
                 proc.kill()
 
 
+def _portable(config: str | None) -> str | None:
+    """A configuration path as a results file records it: relative to the project when inside it,
+    so a results file resumes in another clone (``/work/main/configs/a.toml`` -> ``configs/a.toml``)."""
+    if config is None:  # a model with its embedded default configuration
+        return None
+    try:
+        return Path(config).resolve().relative_to(PROJECT_ROOT.resolve()).as_posix()
+    except ValueError:
+        return config
+
+
 def _open_results(
     results: Path | None, entries: list[SuiteEntry], keep_going: bool, first_kill: bool, crash_kills: bool
 ) -> dict[str, Any]:
@@ -232,7 +243,7 @@ def _open_results(
         return {}
     header = {
         "schema": SCHEMA,
-        "entries": sorted([e.name, e.config, list(e.set), e.max_seconds] for e in entries),
+        "entries": sorted([e.name, _portable(e.config), list(e.set), e.max_seconds] for e in entries),
         "keep_going": keep_going,
         "first_kill": first_kill,
         "crash_kills": crash_kills,

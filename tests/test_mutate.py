@@ -216,3 +216,15 @@ def test_results_file_resumes_a_stopped_run(tmp_path: Path, capsys: pytest.Captu
     out = main(["mutate", "--system", "tests.toy_mutation:make", "--quiet", "--set", "limit=2", "--no-catalogue",
                 "--ids", ids[0], "--results", str(res), "--continue"])  # fmt: skip
     assert out == 2 and "written by another run (its keep_going setting" in capsys.readouterr().err
+
+
+def test_a_results_file_names_configurations_relative_to_the_project(tmp_path: Path) -> None:
+    """The header of a results file records configurations relative to the project, so the file
+    resumes in another clone (a background run in a second clone was refused: absolute paths)."""
+    from explorer.mutate import PROJECT_ROOT, _portable
+
+    assert (
+        _portable(str(PROJECT_ROOT / "configs" / "controller-small.toml")) == "configs/controller-small.toml"
+    )
+    outside = str(tmp_path / "mine.toml")
+    assert _portable(outside) == outside
