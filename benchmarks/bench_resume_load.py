@@ -1,7 +1,7 @@
 """Memory of a resumed ``--workers`` level: a worker loading its frontier share from a snapshot.
 
 A resumed ``--workers N`` run with packed workers (the default with fingerprints) has each
-worker read its share of the frontier back from the snapshot (``W<i>.pkl`` files of pickled
+worker read its share of the frontier back from the snapshot (``W<i>.bin`` files of packed
 chunks). Unpickling the whole share and packing it afterwards held every state of the share
 live at once; :func:`explorer.engines.pbfs_workers.load_share_as` packs chunk by chunk as the
 file is read. This benchmark writes one share (the widest level of the first ``--max-depth``
@@ -77,7 +77,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "W0.pkl")
+        path = os.path.join(d, "W0.bin")
         wrote = run_child(
             WRITE.replace("__ROOT__", repr(ROOT))
             .replace("__CONFIG__", repr(args.config))

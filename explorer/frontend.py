@@ -33,7 +33,7 @@ from explorer.core import CheckResult, ModelSpec
 from explorer.encoding import EncodingError, encode
 from explorer.engines import ENGINES
 from explorer.engines.options import refusal
-from explorer.search import REDUCTIONS, Progress, polled, safeload, trace_step
+from explorer.search import REDUCTIONS, Progress, codec, polled, trace_step
 from explorer.tracefile import ReplayError, replay_steps
 
 __all__ = [
@@ -126,7 +126,7 @@ def resolve_system(ref: str, overrides: Sequence[str] = ()) -> tuple[Any, list[A
     factory = getattr(module, attr, None)
     if factory is None or not callable(factory):
         raise UsageError(f"--system {ref}: {mod_name} has no callable {attr!r}")
-    safeload.trust_package(mod_name.split(".")[0])  # its states may be in a checkpoint to resume
+    codec.trust_package(mod_name.split(".")[0])  # its states may be in a checkpoint to resume
     kwargs = dict(parse_override(o) for o in overrides)
     try:
         system = factory(**kwargs)

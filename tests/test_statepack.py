@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import invariants
 from explorer import speedups
 from explorer.config import load_config
-from explorer.search import statepack
+from explorer.search import codec, statepack
 from explorer.search.statepack import dumps_states, loads_states
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -219,15 +219,15 @@ def test_pure_python_fallback_gives_equal_results(monkeypatch: pytest.MonkeyPatc
     c_blob = dumps_states(states)
     monkeypatch.setattr(statepack, "_PACKER", None)
     blob = dumps_states(states)
-    assert blob[:1] == b"P"
-    assert pickle.loads(blob[1:]) == states
+    assert blob[:1] == b"E"
+    assert codec.decode(blob[1:]) == states
     check_round_trip(states)
     if c_blob[:1] == b"S":  # a C blob in a pure-Python process: one line saying why
         with pytest.raises(ValueError, match="packed by the C accelerator") as e:
             loads_states(c_blob)
         assert "\n" not in str(e.value)
     monkeypatch.undo()
-    assert loads_states(blob) == states  # a pickle blob reads in either mode
+    assert loads_states(blob) == states  # an encoded blob reads in either mode
 
 
 def test_pure_python_env_turns_the_packer_off() -> None:
@@ -239,15 +239,15 @@ def test_pure_python_env_turns_the_packer_off() -> None:
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
     )
-    assert out.stdout.split() == ["False", "P"]
+    assert out.stdout.split() == ["False", "E"]
 
 
-def test_deep_states_go_through_pickle() -> None:
+def test_deep_states_go_through_the_data_encoding() -> None:
     v: Any = None
     for _ in range(300):
         v = (v,)
     blob = dumps_states([v])
-    assert blob[:1] == b"P" and loads_states(blob) == [v]
+    assert blob[:1] == b"E" and loads_states(blob) == [v]
 
 
 def test_bad_input_and_unknown_tags() -> None:
@@ -258,8 +258,10 @@ def test_bad_input_and_unknown_tags() -> None:
     with pytest.raises(ValueError, match="not a state blob"):
         loads_states(b"Z123")
     with pytest.raises(ValueError, match="not a list"):
-        loads_states(b"P" + pickle.dumps((1, 2)))
-    blob = b"P" + pickle.dumps([(1, 2)], protocol=5)
+        loads_states(b"E" + codec.encode((1, 2)))
+    with pytest.raises(ValueError, match="not a state blob"):  # a pickle is never read
+        loads_states(b"P" + pickle.dumps([(1, 2)]))
+    blob = b"E" + codec.encode([(1, 2)])
     for cut in range(1, len(blob)):
         with pytest.raises(ValueError, match="corrupt state blob"):
             loads_states(blob[:cut])

@@ -347,7 +347,7 @@ def check_pbfs(
         assert lean is not None and folder is not None and lean.removed == 0
         seq += 1
         lean.log.flush(sync=True)
-        paths = [folder / "frontier" / f"W{i}.pkl" for i in range(pool.n)]
+        paths = [folder / "frontier" / f"W{i}.bin" for i in range(pool.n)]
         pool.dump(paths)
         labels = dict(label_base)
         for d in pool.labels(None):

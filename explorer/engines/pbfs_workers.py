@@ -27,10 +27,10 @@ import contextlib
 import gc
 import multiprocessing as mp
 import os
-import pickle
 import queue as queue_mod
 import resource
 import signal
+import struct
 import time
 import traceback
 from collections import deque
@@ -42,7 +42,7 @@ import numpy as np
 
 from explorer import speedups
 from explorer.core import Property, PropertyKind, action_kind, transition_groups
-from explorer.search import label_counting, safeload
+from explorer.search import codec, label_counting
 from explorer.search.live_graph import LiveRecorder
 from explorer.search.statepack import dumps_states, loads_states
 
@@ -61,9 +61,12 @@ __all__ = [
 
 #: successor index of a deadlock event (after every real successor of its parent)
 AFTER = 1 << 62
-#: states per pickle in a dumped share (one pickle of a whole share would hold a memo entry
-#: for every object of every state at once)
+#: states per chunk of a dumped share (one blob of a whole share would hold a back-reference
+#: table entry for every object of every state at once)
 _DUMP_CHUNK = 10_000
+#: the first bytes of a dumped share, with the format's version
+_SHARE_MAGIC = b"KMCSHARE1\n"
+_LEN8 = struct.Struct("<Q")
 
 
 class PackedStates:
@@ -120,33 +123,67 @@ class PackedStates:
 def dump_share(path: Path, frontier: list[Any], ranks: list[int]) -> int:
     """Write one process's frontier share (its states and their ranks) to ``path``, synced;
     the number of states. A file already there is unlinked first, never written through: it
-    may be a hard link into a snapshot.
+    may be a hard link into a snapshot. The file is data only (:mod:`explorer.search.codec`
+    and :mod:`explorer.search.statepack`, never a pickle): the share count, then per chunk
+    its packed states and its ranks, each prefixed by its length.
 
     >>> import tempfile
-    >>> f = Path(tempfile.mkdtemp()) / "W0.pkl"
+    >>> f = Path(tempfile.mkdtemp()) / "W0.bin"
     >>> dump_share(f, [(0, 1), (1, 0)], [0, 3]), load_share(f)
     (2, ([(0, 1), (1, 0)], [0, 3]))
     """
     path = Path(path)
     path.unlink(missing_ok=True)
     with open(path, "wb") as fh:
-        pickle.dump(len(frontier), fh, protocol=5)
+        fh.write(_SHARE_MAGIC + _LEN8.pack(len(frontier)))
         for i in range(0, len(frontier), _DUMP_CHUNK):
-            pickle.dump((frontier[i : i + _DUMP_CHUNK], ranks[i : i + _DUMP_CHUNK]), fh, protocol=5)
+            for blob in (
+                dumps_states(list(frontier[i : i + _DUMP_CHUNK])),
+                codec.encode(np.asarray(ranks[i : i + _DUMP_CHUNK], dtype=np.int64)),
+            ):
+                fh.write(_LEN8.pack(len(blob)))
+                fh.write(blob)
         fh.flush()
         os.fsync(fh.fileno())
     return len(frontier)
 
 
 def iter_share(path: Path) -> Iterator[tuple[list[Any], list[int]]]:
-    """The chunks of the frontier share :func:`dump_share` wrote, in order: (states, ranks)."""
+    """The chunks of the frontier share :func:`dump_share` wrote, in order: (states, ranks);
+    ``ValueError`` naming the file for anything else."""
+
+    def bad(why: str) -> codec.UnsafeFileError:
+        return codec.UnsafeFileError(f"{path}: not a frontier share of kafka-mc ({why})")
+
     with open(path, "rb") as fh:
-        n = safeload.load(fh)
+
+        def block() -> bytes:
+            head = fh.read(_LEN8.size)
+            if len(head) < _LEN8.size:
+                raise bad("truncated")
+            (k,) = _LEN8.unpack(head)
+            data = fh.read(k)
+            if len(data) != k:
+                raise bad("truncated")
+            return data
+
+        if fh.read(len(_SHARE_MAGIC)) != _SHARE_MAGIC:
+            raise bad("no header")
+        head = fh.read(_LEN8.size)
+        if len(head) < _LEN8.size:
+            raise bad("truncated")
+        (n,) = _LEN8.unpack(head)
         got = 0
         while got < n:
-            states, rs = safeload.load(fh)
+            try:
+                states = loads_states(block())
+                rs = codec.decode(block())
+            except ValueError as e:
+                raise bad(str(e)) from None
+            if not isinstance(rs, np.ndarray) or len(rs) != len(states) or not states:
+                raise bad("a chunk's ranks are not its states'")
             got += len(states)
-            yield states, rs
+            yield states, rs.tolist()
 
 
 def load_share(path: Path) -> tuple[list[Any], list[int]]:
@@ -166,7 +203,7 @@ def load_share_as(path: Path, pack: bool, chunk: int) -> tuple[Any, list[int]]:
     took a worker to twice its memory at the widest level of a 10^8-state run).
 
     >>> import tempfile
-    >>> f = Path(tempfile.mkdtemp()) / "W0.pkl"
+    >>> f = Path(tempfile.mkdtemp()) / "W0.bin"
     >>> _ = dump_share(f, [(i, None) for i in range(5)], [0, 2, 4, 6, 8])
     >>> packed, ranks = load_share_as(f, True, 2)
     >>> list(packed), ranks
@@ -554,9 +591,9 @@ class ProcessPool:
                 continue
             if kind == "error":
                 last = str(payload).strip().splitlines()[-1] if str(payload).strip() else ""
-                if last.startswith("explorer.search.safeload.UnsafePickleError: "):
+                if last.startswith("explorer.search.codec.UnsafeFileError: "):
                     # a crafted frontier share of a checkpoint: refused, in one line
-                    raise safeload.UnsafePickleError(last.split(": ", 1)[1])
+                    raise codec.UnsafeFileError(last.split(": ", 1)[1])
                 raise RuntimeError(f"pbfs: worker {i} failed:\n{payload}")
             self.pending[i].append((kind, payload))
         return self.pending[w].popleft()

@@ -10,14 +10,20 @@ A checkpoint folder ``DIR`` holds
 ``parents.bin``        the parent records (:class:`~explorer.search.visited.ParentLog`),
                        append-only: a snapshot notes how many records it knows
 ``frontier/``          the level being written, in batch files (:mod:`explorer.search.frontier`)
-``snap-NNNNNN/``       a snapshot: ``state.pkl`` (counters, levels, coverage, violations
-                       found so far, ...), ``table.bin`` (the fingerprint table) and the
-                       frontier's batch files ``F000000.pkl``... (hard links, so the run
-                       deleting its own copies does not touch them)
+``snap-NNNNNN/``       a snapshot: ``state.bin`` (counters, levels, coverage, violations
+                       found so far, ..., in the data encoding of
+                       :mod:`explorer.search.codec`), ``table.bin`` (the fingerprint
+                       table), the frontier's batch files ``F000000.bin``... (hard links,
+                       so the run deleting its own copies does not touch them) and
+                       ``snapshot.json``, written last: the format and every other file's
+                       size and SHA-256, checked before anything of the snapshot is used
 ``CURRENT``            the name of the valid snapshot
 ``lock``               the pid of the run using the folder, which holds it locked (``flock``):
                        a second run on the folder is refused
 =====================  ===============================================================
+
+No file of a checkpoint is a pickle: a checkpoint is copied between machines, and what
+``--resume`` reads builds data only (a crafted or damaged file is refused in one line).
 
 A snapshot is written into ``tmp-NNNNNN/``, every file synced, renamed to
 ``snap-NNNNNN/``, and only then named in ``CURRENT`` (written to ``CURRENT.tmp`` and
@@ -39,7 +45,6 @@ import fcntl
 import hashlib
 import json
 import os
-import pickle
 import shutil
 import signal
 import sys
@@ -47,12 +52,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from explorer.search import safeload
+from explorer.search import codec
 from explorer.search.visited import load_table, save_table
 
 __all__ = [
     "FORMAT",
     "LOCK_NAME",
+    "SNAPSHOT_NAME",
     "CheckpointError",
     "as_json",
     "code_digest",
@@ -66,8 +72,9 @@ __all__ = [
     "write_snapshot",
 ]
 
-#: the checkpoint format; a folder of another format is refused
-FORMAT = 1
+#: the checkpoint format; a folder of another format is refused (2: no pickles, checksummed
+#: snapshots)
+FORMAT = 2
 #: fault injection for tests: ``WHERE:N`` kills the process (SIGKILL) the N-th time the
 #: search passes the point ``WHERE`` (see :func:`crash_point`)
 CRASH_ENV = "KAFKA_MC_CRASH_AT"
@@ -262,6 +269,14 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     return doc
 
 
+def _digest(path: Path) -> dict[str, Any]:
+    with open(path, "rb") as fh:
+        return {
+            "bytes": os.fstat(fh.fileno()).st_size,
+            "sha256": hashlib.file_digest(fh, "sha256").hexdigest(),
+        }
+
+
 def write_snapshot(folder: Path, seq: int, state: dict[str, Any], table: Any, frontier: list[Path]) -> None:
     """Write snapshot ``seq`` (the search's ``state``, the ``table``, the ``frontier`` files)
     and make it the current one; remove the older ones."""
@@ -272,15 +287,20 @@ def write_snapshot(folder: Path, seq: int, state: dict[str, Any], table: Any, fr
     tmp.mkdir()
     save_table(table, tmp / "table.bin")
     for k, f in enumerate(frontier):
-        os.link(f, tmp / f"F{k:06d}.pkl")
+        os.link(f, tmp / f"F{k:06d}.bin")
     doc = {
         **state,
         "frontier_files": len(frontier),
         "table_capacity": table.capacity,
         "table_count": len(table),
     }
-    with open(tmp / "state.pkl", "wb") as fh:
-        pickle.dump(doc, fh, protocol=5)
+    with open(tmp / "state.bin", "wb") as fh:
+        fh.write(codec.encode(doc))
+        fh.flush()
+        os.fsync(fh.fileno())
+    files = {p.name: _digest(p) for p in sorted(tmp.iterdir())}
+    with open(tmp / SNAPSHOT_NAME, "wb") as fh:
+        fh.write(json.dumps({"format": FORMAT, "files": files}, indent=1, sort_keys=True).encode())
         fh.flush()
         os.fsync(fh.fileno())
     _fsync_dir(tmp)
@@ -293,6 +313,42 @@ def write_snapshot(folder: Path, seq: int, state: dict[str, Any], table: Any, fr
     for old in folder.iterdir():
         if old.is_dir() and old.name.startswith(("snap-", "tmp-")) and old.name != final.name:
             shutil.rmtree(old)
+
+
+#: the file of a snapshot that lists its other files with their sizes and checksums
+SNAPSHOT_NAME = "snapshot.json"
+
+
+def _verified(folder: Path, snap: Path) -> dict[str, Any]:
+    """The state of snapshot ``snap`` once every file it lists matches its size and checksum
+    and no file is missing or extra; CheckpointError (one line) otherwise."""
+
+    def bad(why: str) -> CheckpointError:
+        return CheckpointError(f"--resume {folder}: snapshot {snap.name} {why}")
+
+    try:
+        doc = json.loads((snap / SNAPSHOT_NAME).read_bytes())
+    except FileNotFoundError:
+        raise bad(f"has no {SNAPSHOT_NAME} (written by another version, or damaged)") from None
+    except (OSError, ValueError) as e:
+        raise bad(f"has an unreadable {SNAPSHOT_NAME} ({e})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("files"), dict):
+        raise bad(f"has a {SNAPSHOT_NAME} of another format (expected format {FORMAT})")
+    listed = doc["files"]
+    present = {p.name for p in snap.iterdir()} - {SNAPSHOT_NAME}
+    if present != set(listed):
+        odd = sorted(present ^ set(listed))[0]
+        raise bad(f"does not match its {SNAPSHOT_NAME}: {odd} is {'missing' if odd in listed else 'extra'}")
+    for name in sorted(listed):
+        if _digest(snap / name) != listed[name]:
+            raise bad(f"is damaged: {name} does not match its checksum in {SNAPSHOT_NAME}")
+    try:
+        state = codec.decode((snap / "state.bin").read_bytes(), name="state.bin")
+    except codec.UnsafeFileError as e:
+        raise bad(f"refused: {e}") from None
+    if not isinstance(state, dict):
+        raise bad("refused: state.bin does not hold a search state")
+    return state
 
 
 def read_snapshot(folder: Path) -> tuple[dict[str, Any], Any, list[Path]] | None:
@@ -309,12 +365,13 @@ def read_snapshot(folder: Path) -> tuple[dict[str, Any], Any, list[Path]] | None
         return None
     snap = folder / name
     try:
-        with open(snap / "state.pkl", "rb") as fh:
-            state = safeload.load(fh)
+        state = _verified(folder, snap)
         table = load_table(snap / "table.bin", state["table_capacity"], state["table_count"])
-    except (OSError, pickle.UnpicklingError, KeyError, ValueError) as e:
+    except (OSError, KeyError, ValueError) as e:
+        if isinstance(e, CheckpointError):
+            raise
         raise CheckpointError(f"--resume {folder}: snapshot {snap.name} unreadable ({e})") from None
-    files = [snap / f"F{k:06d}.pkl" for k in range(state["frontier_files"])]
+    files = [snap / f"F{k:06d}.bin" for k in range(state["frontier_files"])]
     return state, table, files
 
 

@@ -4,14 +4,15 @@
 to :attr:`LevelQueue.tail`, a plain list (the hot path stays a list append), and calls
 :meth:`LevelQueue.spill` after an expanded state once the tail holds
 :attr:`LevelQueue.threshold` states. The first ``limit`` states of the level stay in
-memory (the *head*); every later ``chunk`` states are pickled to a file in the run's
+memory (the *head*); every later ``chunk`` states are written to a file in the run's
 folder. Reading the level back (:meth:`LevelQueue.batches`) yields the head, then the
 files' batches in order (each file deleted once read), then the tail. So memory holds at
 most ``limit + chunk`` states of a level, whatever its width, and a level of ``W`` states
 writes only its ``W - limit`` last ones to disk (a level below ``limit`` never does).
 
-States are pickled (protocol 5) a batch at a time, so the sub-records a batch's states
-share are written once and stay shared when read back.
+States are packed a batch at a time (:mod:`explorer.search.statepack`: data only, never a
+pickle, since a checkpoint's frontier files may come from another machine), so the
+sub-records a batch's states share are written once and stay shared when read back.
 
 Example
 -------
@@ -28,17 +29,25 @@ Example
 from __future__ import annotations
 
 import os
-import pickle
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from explorer.search import safeload
+from explorer.search.codec import UnsafeFileError
+from explorer.search.statepack import dumps_states, loads_states
 
-__all__ = ["LevelQueue"]
+__all__ = ["LevelQueue", "read_batch"]
 
 #: states per batch file
 CHUNK = 10_000
+
+
+def read_batch(path: Path) -> list[Any]:
+    """The states of one batch file (``ValueError`` naming the file if it is not one)."""
+    try:
+        return loads_states(Path(path).read_bytes())
+    except ValueError as e:
+        raise UnsafeFileError(f"{path}: {e}") from None
 
 
 class LevelQueue:
@@ -73,10 +82,10 @@ class LevelQueue:
         return self.chunk if self.head or self.files else self.limit
 
     def _write(self, states: list[Any], sync: bool = False) -> Path:
-        path = self.folder / f"L{self.depth:06d}-{self._written:06d}.pkl"
+        path = self.folder / f"L{self.depth:06d}-{self._written:06d}.bin"
         self._written += 1
         with open(path, "wb") as f:
-            pickle.dump(states, f, protocol=5)
+            f.write(dumps_states(states))
             if sync:
                 f.flush()
                 os.fsync(f.fileno())
@@ -112,8 +121,7 @@ class LevelQueue:
             head, self.head = self.head, []
             yield head
         for p in self.files:
-            with open(p, "rb") as f:
-                states = safeload.load(f)
+            states = read_batch(p)
             os.unlink(p)
             yield states
         if self.tail:

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.core import CheckResult, ExitReason, LevelStats, PropertyKind, render_state
-from explorer.search import safeload
+from explorer.search import codec
 from explorer.search.checkpoint import crash_point, write_snapshot
 from explorer.search.coverage import Coverage, label_counting
 from explorer.search.frontier import LevelQueue
@@ -174,7 +174,7 @@ def breadth_first(
         elapsed_before = st["elapsed"]
         linked = []
         for k, f in enumerate(files):
-            dst = frontier_dir / f"R{k:06d}.pkl"
+            dst = frontier_dir / f"R{k:06d}.bin"
             dst.hardlink_to(f)
             linked.append(dst)
         frontier = LevelQueue(frontier_dir, depth, limit, linked, st["frontier_size"])
@@ -347,7 +347,7 @@ def breadth_first(
     except KeyboardInterrupt:  # a second signal, or nobody polling: stopped wherever it was
         reason, budget, handled = ExitReason.INTERRUPTED, None, True
     except Exception as e:
-        if isinstance(e, (ReplayMismatch, OSError, safeload.UnsafePickleError)):
+        if isinstance(e, (ReplayMismatch, OSError, codec.UnsafeFileError, codec.NotDataError)):
             raise  # not the model's: the search's own (or a crafted checkpoint file)
         at = None if s is None else (s if keeps else rank + count)
         model_error = ModelRaised(e, s, at, a if n else None, n, depth)

@@ -4,7 +4,7 @@
 (``explorer/_speedups.c``): None, bools, ints, strs, tuples, NamedTuples and frozensets
 are written natively, a NamedTuple's class once per blob, and anything else (enum
 members, big ints, floats, dataclasses, ...) goes by identity into an *atom* table that
-is pickled with the class table, so an enum member comes back as the very same member.
+is written with the class table, so an enum member comes back as the very same member.
 A tuple, NamedTuple, frozenset or str met again (the same object) is written as a
 back-reference and comes back as one shared object, like pickle's memo. Types are kept
 exactly: a NamedTuple comes back as its class (rebuilt as ``tuple.__new__(cls, items)``,
@@ -12,11 +12,14 @@ its Python ``__new__`` not called), True stays True, not 1.
 
 A blob is a tag byte and then:
 
-* ``S`` (C): the header's length (4 bytes, little-endian), the pickled header
-  ``(classes, atoms)``, then the C payload;
-* ``P`` (pickle): the pickled list, what :func:`dumps_states` writes without the C
-  module (not built, or ``KAFKA_MC_PURE_PYTHON=1``), when the classes cannot be
-  pickled by reference, or for a state nested deeper than 200 levels.
+* ``S`` (C): the header's length (4 bytes, little-endian), the header ``(classes, atoms)``
+  in the data encoding of :mod:`explorer.search.codec` (each class as its module and
+  qualified name), then the C payload;
+* ``E`` (encoded): the list in that data encoding, what :func:`dumps_states` writes without
+  the C module (not built, or ``KAFKA_MC_PURE_PYTHON=1``), when a class or atom is not
+  data the encoding can name, or for a state nested deeper than 200 levels.
+
+Neither is a pickle: a blob read from a file (a checkpoint's frontier) builds data only.
 
 Without the C module an ``S`` blob cannot be read: every process of a cluster must use
 the same mode.
@@ -33,21 +36,20 @@ True
 
 from __future__ import annotations
 
-import pickle
 import struct
 from typing import Any
 
-from explorer.search import safeload
+from explorer.search import codec
 from explorer.speedups import PURE_ENV, state_packer
 
 __all__ = ["ACTIVE", "dumps_states", "loads_states"]
 
 _TAG_C = b"S"
-_TAG_PICKLE = b"P"
+_TAG_ENCODED = b"E"
 _LEN = struct.Struct("<I")
 
 _PACKER = state_packer()
-#: True when blobs are packed in C (tag ``S``), False when they are plain pickle (``P``)
+#: True when blobs are packed in C (tag ``S``), False when they are in the data encoding (``E``)
 ACTIVE: bool = _PACKER is not None
 
 
@@ -62,14 +64,14 @@ def dumps_states(states: list[Any]) -> bytes:
     if _PACKER is not None:
         try:
             payload, atoms, classes = _PACKER[0](states)
-            header = pickle.dumps((classes, atoms), protocol=5)
-        except ValueError:  # a state nested deeper than the packer goes: pickle goes deeper
+            header = codec.encode((codec.class_names(classes), atoms))
+        except ValueError:  # a state nested deeper than the packer goes: the encoding goes deeper
             header = None
-        except (pickle.PicklingError, AttributeError, TypeError):
-            header = None  # a class or atom pickle cannot name: let pickle say so below
+        except TypeError:
+            header = None  # an atom the encoding cannot write: let it say so below (NotDataError)
         if header is not None:
             return b"".join((_TAG_C, _LEN.pack(len(header)), header, payload))
-    return _TAG_PICKLE + pickle.dumps(states, protocol=5)
+    return _TAG_ENCODED + codec.encode(states)
 
 
 def loads_states(blob: bytes | memoryview) -> list[Any]:
@@ -85,13 +87,13 @@ def loads_states(blob: bytes | memoryview) -> list[Any]:
     """
     view = memoryview(blob)
     tag = bytes(view[:1])
-    if tag == _TAG_PICKLE:
+    if tag == _TAG_ENCODED:
         try:
-            states = safeload.loads(view[1:])
-        except Exception as e:  # any unpickling failure means a corrupt blob
-            raise ValueError(f"corrupt state blob: {type(e).__name__}: {e}") from None
+            states = codec.decode(view[1:])
+        except codec.UnsafeFileError as e:
+            raise ValueError(f"corrupt state blob: {e}") from None
         if not isinstance(states, list):
-            raise ValueError("corrupt state blob: the pickled value is not a list")
+            raise ValueError("corrupt state blob: the encoded value is not a list")
         return states
     if tag != _TAG_C:
         raise ValueError(f"not a state blob (tag {tag!r})")
@@ -107,9 +109,12 @@ def loads_states(blob: bytes | memoryview) -> list[Any]:
     if start + n > len(view):
         raise ValueError("corrupt state blob: truncated header")
     try:
-        classes, atoms = safeload.loads(view[start : start + n])
-    except Exception as e:  # any unpickling failure means a corrupt header
-        raise ValueError(f"corrupt state blob: bad header ({type(e).__name__}: {e})") from None
-    if not isinstance(classes, list) or not isinstance(atoms, list):
+        names, atoms = codec.decode(view[start : start + n])
+        classes = [codec.find_class(m, q) for m, q in names]
+    except codec.UnsafeFileError as e:
+        raise ValueError(f"corrupt state blob: bad header ({e})") from None
+    except (TypeError, ValueError):  # a header of the wrong shape
+        raise ValueError("corrupt state blob: bad header") from None
+    if not isinstance(atoms, list) or not all(issubclass(c, tuple) for c in classes):
         raise ValueError("corrupt state blob: bad header")
     return _PACKER[1](view[start + n :], atoms, classes)
