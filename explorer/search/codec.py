@@ -44,8 +44,6 @@ import struct
 import sys
 from typing import Any
 
-import numpy as np
-
 __all__ = [
     "NotDataError",
     "UnsafeFileError",
@@ -230,8 +228,8 @@ class _Writer:
             for n in names:
                 self._str(n)
                 self.value(getattr(obj, n))
-        elif t is np.ndarray and obj.dtype.char in _DTYPES:
-            a = np.ascontiguousarray(obj)
+        elif t.__module__ == "numpy" and t.__name__ == "ndarray" and obj.dtype.char in _DTYPES:
+            a = obj.copy(order="C")
             out += b"A"
             self._str(a.dtype.str)
             out += _U32.pack(a.ndim)
@@ -245,10 +243,10 @@ class _Writer:
             out += b"Y"
             self._str(obj.__module__)
             self._str(obj.__qualname__)
-        elif isinstance(obj, np.integer):
-            self.value(int(obj))
-        elif isinstance(obj, np.floating):
-            self.value(float(obj))
+        elif t.__module__ == "numpy" and hasattr(obj, "dtype") and obj.dtype.char in "bBhHiIlLqQ":
+            self.value(int(obj))  # a numpy integer
+        elif t.__module__ == "numpy" and hasattr(obj, "dtype") and obj.dtype.char in "efdg":
+            self.value(float(obj))  # a numpy float
         else:
             raise NotDataError(
                 f"cannot write a {t.__module__}.{t.__qualname__} to a data file (not a data type)"
@@ -373,6 +371,8 @@ class _Reader:
                     object.__setattr__(obj, name, self.value())
                 return obj
             if tag == b"A":
+                import numpy as np  # here: the CLI starts without numpy
+
                 dtype = self._str()
                 try:
                     dt = np.dtype(dtype)
