@@ -632,3 +632,39 @@ def test_the_first_ctrl_c_stops_mutate_with_jobs_at_once(tmp_path: Path, sig: si
     while any(_alive(k) for k in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_alive(k) for k in workers), "orphan mutant workers"
+
+
+@pytest.mark.slow
+def test_one_sigint_stops_workers_at_any_moment(tmp_path: Path) -> None:
+    """``--workers 2`` on controller-admin (eventually properties: the driver also decides them
+    on the workers' edges after the search), one SIGINT at a sweep of moments from the fork of
+    the workers to the end of the run: each run ends within 5 s of it, with no second signal,
+    no traceback and no worker left (exit 3 interrupted, or 0 when the signal came after the
+    search was decided)."""
+    ROOT = Path(__file__).resolve().parent.parent
+    cmd = [sys.executable, "-m", "explorer", "check", "controller", "--config",
+           str(ROOT / "configs" / "controller-admin.toml"), "--workers", "2", "--quiet"]  # fmt: skip
+    t0 = time.monotonic()
+    subprocess.run(cmd, cwd=ROOT, capture_output=True, check=False, timeout=120)
+    whole = time.monotonic() - t0
+    outcomes = set()
+    for k in range(1, 9):
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+        time.sleep(0.5 + (whole - 0.5) * k / 9)  # past the interpreter's start, where our handler is set
+        workers = _children(proc.pid)
+        proc.send_signal(signal.SIGINT)
+        try:
+            _out, err = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - the bug this test is for
+            proc.kill()
+            proc.communicate()
+            pytest.fail(f"still running 5 s after one SIGINT at {k}/9 of the run")
+        assert "Traceback" not in err, err
+        assert proc.returncode in (0, 3), (proc.returncode, err)
+        outcomes.add(proc.returncode)
+        deadline = time.monotonic() + 5
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(w) for w in workers), "orphan workers"
+    assert 3 in outcomes  # the sweep did interrupt searches
