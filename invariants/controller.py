@@ -33,6 +33,7 @@ from invariants.controller_convergence import (
     no_dead_broker_in_written_isr,
     no_leaderless_partition_when_quiet,
     no_write_over_newer_controller_state,
+    partition_offline_only_without_live_leader,
     replica_states_match_liveness,
     resigned_controller_sends_nothing,
     serving,
@@ -65,6 +66,7 @@ from model.controller import (
     ControllerSystem,
     Deliver,
     Elector,
+    ProcessEvent,
     SessionExpire,
     State,
     ZkServe,
@@ -115,6 +117,7 @@ SYMMETRIC = frozenset(
         "replica_states_match_liveness",
         "no_leaderless_partition_when_quiet",
         "no_dead_broker_in_written_isr",
+        "partition_offline_only_without_live_leader",
         "resigned_controller_sends_nothing",
         "no_write_over_newer_controller_state",
         "metadata_cache_matches_zookeeper",
@@ -277,6 +280,19 @@ def _is_deliver(s: State, a: Any, t: State) -> bool:
     """The step is a controller request's delivery (guard and ``applies`` of the broker-side
     properties: they hold on every other step)."""
     return isinstance(a, Deliver)
+
+
+def controller_stepped(s: State, a: Any, t: State) -> bool:
+    """The step was a controller's: an event processed or a ZooKeeper request served (whose
+    reply continues a parked controller), the only steps that change a controller context's
+    state machines (a crash or an expiry drops the context whole). The guard of the transition
+    properties about those state machines.
+
+    >>> s = build(ControllerConfig(brokers=2)).init_states()[0]
+    >>> controller_stepped(s, None, s)
+    False
+    """
+    return isinstance(a, (ZkServe, ProcessEvent))
 
 
 def zk_changed(s: State, a: Any, t: State) -> bool:
@@ -787,6 +803,13 @@ def properties(config: ControllerConfig) -> list[Property]:
             "an offline election or a new partition never gets an ISR with a broker the controller "
             "knows is dead (seed 003 leaderForOffline: isr.filter(liveReplicas))",
             guard=zk_changed,
+        ),
+        transition(
+            "partition_offline_only_without_live_leader",
+            partition_offline_only_without_live_leader(sys),
+            "a partition goes OfflinePartition only when the controller knows no live leader for it, or "
+            "its topic is being deleted (seed 001 onBrokerFailure: partitionsWithOfflineLeader; seed 002)",
+            guard=controller_stepped,
         ),
         # what a deposed controller does (fencing makes it harmless, so no quiet state shows it)
         transition(

@@ -73,6 +73,7 @@ __all__ = [
     "no_dead_broker_in_written_isr",
     "no_leaderless_partition_when_quiet",
     "no_write_over_newer_controller_state",
+    "partition_offline_only_without_live_leader",
     "quiet",
     "replica_states_match_liveness",
     "resigned_controller_sends_nothing",
@@ -359,3 +360,36 @@ def no_write_over_newer_controller_state(s: State) -> bool:
                 if cur is not None and cur.version == z.version and cur.ctl_epoch > req[3]:
                     return False
     return True
+
+
+def partition_offline_only_without_live_leader(sys: ControllerSystem):
+    """The check of ``partition_offline_only_without_live_leader`` for ``sys``'s configuration."""
+    ppt = sys.ppt
+    on, off = PartitionState.OnlinePartition, PartitionState.OfflinePartition
+
+    def check(s: State, a: Any, t: State) -> bool:
+        """A partition goes from OnlinePartition to OfflinePartition in a controller's context
+        only when its leader, as that context has it, is no live broker (or none), or its topic
+        is queued for deletion: ``onBrokerFailure`` moves to OfflinePartition only
+        ``partitionsWithOfflineLeader`` (seed 001: 180; seed 002: the leader's broker is not in
+        ``liveOrShuttingDownBrokerIds``), ``onTopicDeletion`` those of the deleted topic. A
+        partition with a live leader is moved only by a reassignment, a preferred election or
+        a controlled shutdown, each of which keeps it OnlinePartition.
+
+        It relates two parts of the controller's state (the partition state machine and its
+        live brokers) in the step that changes the first, so it needs no history: a partition
+        Offline since a controller's start whose leader then restarts is elected again (by the
+        offline strategy, maybe to another replica), which is no Online -> Offline step."""
+        for n, m in zip(s.nodes, t.nodes, strict=True):
+            c, d = n.ctx, m.ctx
+            if c is None or d is None or c is d or c.pstates is d.pstates or c.epoch != d.epoch:
+                continue
+            for p, (was, now) in enumerate(zip(c.pstates, d.pstates, strict=True)):
+                if was is not on or now is not off or (p // ppt) in d.deleting:
+                    continue
+                z = d.leaders[p]
+                if z is not None and z.leader != NO_LEADER and d.live[z.leader]:
+                    return False
+        return True
+
+    return check

@@ -154,8 +154,9 @@ def test_controller_guards_are_sound(path: str | None, overrides: list[str], lim
 def test_every_controller_transition_property_is_guarded() -> None:
     c = load_config(ControllerConfig, "configs/controller-admin-shutdown.toml", [])
     props = [p for p in spec.properties(c) if p.kind is PropertyKind.TRANSITION]
-    assert props and all(p.guard in (spec.zk_changed, spec._is_deliver) for p in props)
-    assert len(transition_groups(props)) == 2  # two guard evaluations per step, not one per property
+    guards = (spec.zk_changed, spec._is_deliver, spec.controller_stepped)
+    assert props and all(p.guard in guards for p in props)
+    assert len(transition_groups(props)) == 3  # three guard evaluations per step, not one per property
 
 
 @pytest.mark.parametrize(

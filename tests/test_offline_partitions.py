@@ -1,0 +1,88 @@
+"""``partition_offline_only_without_live_leader`` (issue 35): a partition goes OfflinePartition
+only when the controller knows no live leader for it (``partitionsWithOfflineLeader``), found by
+a mutant of the 300-mutant measure (``broker_lifecycle.py:109`` ``==`` made ``!=``: every partition
+with a live leader went Offline and was elected again on any broker failure), which every
+other property let pass. And the release entry ``controller-admin-metadata`` (topic deletion
+with the brokers' metadata caches), where a deletion's marker leaking to other topics shows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from explorer.config import load_config
+from explorer.engines.bfs import check_bfs
+from invariants import controller as spec
+from invariants.controller import ControllerConfig
+from model.controller import ControllerSystem
+from model.controller.base import ControllerBase
+from model.controller.broker_lifecycle import BrokerLifecycle
+from model.controller.messages import LEADER_DURING_DELETE
+from model.controller.state import PartZ
+from model.election import NO_LEADER
+
+NAME = "partition_offline_only_without_live_leader"
+
+
+class EveryLeaderLost(BrokerLifecycle):
+    """``onBrokerFailure`` that takes every partition with a leader for one without."""
+
+    def leader_lost(self, c: ControllerBase, z: PartZ, brokers: tuple[int, ...]) -> bool:
+        return z.leader != NO_LEADER or not c.ctx.live[z.leader]
+
+
+def _only(cfg: ControllerConfig, *names: str) -> list[Any]:
+    return [p for p in spec.properties(cfg) if p.name in names]
+
+
+def test_holds_on_the_small_configuration() -> None:
+    cfg = load_config(ControllerConfig, "configs/controller-small.toml", [])
+    r = check_bfs(spec.build(cfg), _only(cfg, NAME), keep_going=True)
+    assert r.exit_reason.value == "complete" and r.violations == []
+    assert r.properties[NAME]["evaluated"] > 0
+
+
+def test_a_partition_taken_offline_under_a_live_leader_is_caught() -> None:
+    cfg = load_config(ControllerConfig, "configs/controller-small.toml", [])
+    r = check_bfs(ControllerSystem(cfg, broker_lifecycle=EveryLeaderLost), _only(cfg, NAME))
+    assert [v.property for v in r.violations] == [NAME]
+    assert r.violations[0].length == 4  # an expiry, BrokerChange, the brokers read back, the ISR read
+
+
+class DeletionMarksEveryTopic(ControllerBase):
+    """``sendUpdateMetadataRequest`` that marks every partition deleted while any topic is."""
+
+    def send_update_metadata_request(self, partitions: tuple[int, ...] | None = None) -> None:
+        ctx = self.ctx
+        if not ctx.deleting or not self.sys.cfg.send_update_metadata:
+            super().send_update_metadata_request(partitions)
+            return
+        real = self.is_topic_queued_up_for_deletion
+        self.is_topic_queued_up_for_deletion = lambda p: True  # type: ignore[method-assign]
+        try:
+            super().send_update_metadata_request(partitions)
+        finally:
+            self.is_topic_queued_up_for_deletion = real  # type: ignore[method-assign]
+
+
+ADMIN_METADATA = ["send_update_metadata=true", "liveness=false"]
+
+
+@pytest.mark.slow
+def test_admin_metadata_entry_golden() -> None:
+    """The release entry controller-admin-metadata: 194,637 states, every property held."""
+    cfg = load_config(ControllerConfig, "configs/controller-admin.toml", ADMIN_METADATA)
+    r = check_bfs(spec.build(cfg), spec.properties(cfg))
+    assert r.exit_reason.value == "complete" and r.violations == []
+    assert r.distinct_states == 194_637
+    assert r.properties["metadata_cache_matches_zookeeper"]["status"] == "held"
+
+
+@pytest.mark.slow
+def test_a_deletion_marker_on_other_topics_is_caught() -> None:
+    assert LEADER_DURING_DELETE < 0
+    cfg = load_config(ControllerConfig, "configs/controller-admin.toml", ADMIN_METADATA)
+    system = ControllerSystem(cfg, controller=DeletionMarksEveryTopic)
+    r = check_bfs(system, _only(cfg, "metadata_cache_matches_zookeeper"))
+    assert [v.property for v in r.violations] == ["metadata_cache_matches_zookeeper"]
