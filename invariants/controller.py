@@ -31,6 +31,7 @@ from invariants.controller_convergence import (
     controller_converges,
     metadata_cache_matches_zookeeper,
     no_dead_broker_in_written_isr,
+    no_election_for_a_topic_being_deleted,
     no_leaderless_partition_when_quiet,
     no_write_over_newer_controller_state,
     partition_offline_only_without_live_leader,
@@ -118,6 +119,7 @@ SYMMETRIC = frozenset(
         "no_leaderless_partition_when_quiet",
         "no_dead_broker_in_written_isr",
         "partition_offline_only_without_live_leader",
+        "no_election_for_a_topic_being_deleted",
         "resigned_controller_sends_nothing",
         "no_write_over_newer_controller_state",
         "metadata_cache_matches_zookeeper",
@@ -810,6 +812,14 @@ def properties(config: ControllerConfig) -> list[Property]:
             "a partition goes OfflinePartition only when the controller knows no live leader for it, or "
             "its topic is being deleted (seed 001 onBrokerFailure: partitionsWithOfflineLeader; seed 002)",
             guard=controller_stepped,
+        ),
+        transition(
+            "no_election_for_a_topic_being_deleted",
+            no_election_for_a_topic_being_deleted(sys),
+            "no leader election lands for a partition of a topic queued for deletion (seed 002 "
+            "triggerOnlinePartitionStateChange, fetchPendingPreferredReplicaElections, "
+            "doControlledShutdown: !isTopicQueuedUpForDeletion)",
+            guard=zk_changed,
         ),
         # what a deposed controller does (fencing makes it harmless, so no quiet state shows it)
         transition(

@@ -60,7 +60,15 @@ from __future__ import annotations
 from typing import Any
 
 from model.controller import ControllerSystem, Deliver, KafkaVersion, State, ZkServe
-from model.controller.messages import Q_WRITE_PARTS, S_INIT, S_OFFLINE
+from model.controller.messages import (
+    Q_WRITE_PARTS,
+    S_ADMIN_UNCLEAN,
+    S_CONTROLLED_SHUTDOWN,
+    S_INIT,
+    S_OFFLINE,
+    S_PREFERRED,
+    S_REASSIGN,
+)
 from model.election import NO_LEADER
 from model.state_machines import PartitionState, ReplicaState
 
@@ -71,6 +79,7 @@ __all__ = [
     "controller_converges",
     "metadata_cache_matches_zookeeper",
     "no_dead_broker_in_written_isr",
+    "no_election_for_a_topic_being_deleted",
     "no_leaderless_partition_when_quiet",
     "no_write_over_newer_controller_state",
     "partition_offline_only_without_live_leader",
@@ -391,5 +400,34 @@ def partition_offline_only_without_live_leader(sys: ControllerSystem):
                 if z is not None and z.leader != NO_LEADER and d.live[z.leader]:
                     return False
         return True
+
+    return check
+
+
+#: the strategies of a leader election (the other partition-state writes create a partition or
+#: take a replica out of the ISR)
+_ELECTIONS = frozenset({S_OFFLINE, S_PREFERRED, S_REASSIGN, S_CONTROLLED_SHUTDOWN, S_ADMIN_UNCLEAN})
+
+
+def no_election_for_a_topic_being_deleted(sys: ControllerSystem):
+    """The check of ``no_election_for_a_topic_being_deleted`` for ``sys``'s configuration."""
+    ppt = sys.ppt
+
+    def check(s: State, a: Any, t: State) -> bool:
+        """No leader election lands for a partition whose topic the writing controller has
+        queued for deletion: ``triggerOnlinePartitionStateChange`` filters them out
+        (``isTopicQueuedUpForDeletion``), as do ``fetchPendingPreferredReplicaElections``, the
+        auto rebalance, ``doControlledShutdown``'s ``partitionsToActOn``, a reassignment
+        (refused for a topic being deleted) and an admin's ElectLeaders (seed 002).
+
+        Checked when the write lands, against the context the controller wrote with (it is
+        parked on the write's response from the moment it sends it, and only a processed
+        TopicDeletion event changes the queue)."""
+        if not isinstance(a, ZkServe) or a.req[0] != Q_WRITE_PARTS or a.req[5] not in _ELECTIONS:
+            return True
+        ctx = s.nodes[a.broker].ctx
+        if ctx is None or not ctx.deleting or t.zk.parts is s.zk.parts:
+            return True
+        return all(p // ppt not in ctx.deleting for p, _z in a.req[1])
 
     return check

@@ -20,6 +20,7 @@ from model.controller.base import ControllerBase
 from model.controller.broker_lifecycle import BrokerLifecycle
 from model.controller.messages import LEADER_DURING_DELETE
 from model.controller.state import PartZ
+from model.controller.state_machines import PartitionStateMachine
 from model.election import NO_LEADER
 
 NAME = "partition_offline_only_without_live_leader"
@@ -86,3 +87,48 @@ def test_a_deletion_marker_on_other_topics_is_caught() -> None:
     system = ControllerSystem(cfg, controller=DeletionMarksEveryTopic)
     r = check_bfs(system, _only(cfg, "metadata_cache_matches_zookeeper"))
     assert [v.property for v in r.violations] == ["metadata_cache_matches_zookeeper"]
+
+
+# -- no_election_for_a_topic_being_deleted and the two deletion entries ------------------------------
+
+DELETING = "no_election_for_a_topic_being_deleted"
+DELETE_REASSIGN = ["liveness=false", "max_reassignments=1", "max_crashes=0", "max_restarts=0"]
+DELETE_PREFERRED = ["liveness=false", "max_preferred_elections=1"]
+
+
+class ElectsDeletedTopics(PartitionStateMachine):
+    """``triggerOnlinePartitionStateChange`` without its filter of topics queued for deletion."""
+
+    def trigger_online_partition_state_change(
+        self, c: ControllerBase, rest: tuple, batch: tuple, topic: int = -1
+    ) -> bool:
+        deleting = c.ctx.deleting
+        c.ctx = c.ctx._replace(deleting=())
+        try:
+            return super().trigger_online_partition_state_change(c, rest, batch, topic)
+        finally:
+            if c.ctx is not None:
+                c.ctx = c.ctx._replace(deleting=deleting)
+
+
+def test_an_election_for_a_topic_being_deleted_is_caught() -> None:
+    cfg = load_config(ControllerConfig, "configs/controller-admin.toml", ["liveness=false"])
+    r = check_bfs(spec.build(cfg), _only(cfg, DELETING))
+    assert r.exit_reason.value == "complete" and r.violations == []
+    r = check_bfs(ControllerSystem(cfg, partition_state_machine=ElectsDeletedTopics), _only(cfg, DELETING))
+    assert [v.property for v in r.violations] == [DELETING]
+
+
+def test_delete_reassign_entry_golden() -> None:
+    """controller-admin-delete-reassign: 271 states, every property held."""
+    cfg = load_config(ControllerConfig, "configs/controller-admin.toml", DELETE_REASSIGN)
+    r = check_bfs(spec.build(cfg), spec.properties(cfg))
+    assert (r.exit_reason.value, r.violations, r.distinct_states) == ("complete", [], 271)
+
+
+@pytest.mark.slow
+def test_delete_preferred_entry_golden() -> None:
+    """controller-admin-delete-preferred: 148,945 states, every property held."""
+    cfg = load_config(ControllerConfig, "configs/controller-admin.toml", DELETE_PREFERRED)
+    r = check_bfs(spec.build(cfg), spec.properties(cfg))
+    assert (r.exit_reason.value, r.violations, r.distinct_states) == ("complete", [], 148_945)
