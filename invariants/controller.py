@@ -38,6 +38,7 @@ from invariants.controller_convergence import (
     replica_states_match_liveness,
     resigned_controller_sends_nothing,
     serving,
+    shutting_down_brokers_are_live,
 )
 from invariants.controller_fidelity import fidelity_properties
 from invariants.mutants.controller import ControllerConfig, build
@@ -120,6 +121,7 @@ SYMMETRIC = frozenset(
         "no_dead_broker_in_written_isr",
         "partition_offline_only_without_live_leader",
         "no_election_for_a_topic_being_deleted",
+        "shutting_down_brokers_are_live",
         "resigned_controller_sends_nothing",
         "no_write_over_newer_controller_state",
         "metadata_cache_matches_zookeeper",
@@ -790,6 +792,13 @@ def properties(config: ControllerConfig) -> list[Property]:
             replica_states_match_liveness(sys),
             "once quiet, no replica of a dead broker is OnlineReplica and none of a live one OfflineReplica "
             "(seed 001 onBrokerFailure / onBrokerStartup)",
+            applies=serving,
+        ),
+        always(
+            "shutting_down_brokers_are_live",
+            shutting_down_brokers_are_live,
+            "once quiet, every broker the controller counts as shutting down is live (Kafka 2.x "
+            "onBrokerFailure: shuttingDownBrokerIds.remove of the dead brokers; seed 002's shuttingDownBrokerIds)",
             applies=serving,
         ),
         always(

@@ -87,6 +87,7 @@ __all__ = [
     "replica_states_match_liveness",
     "resigned_controller_sends_nothing",
     "serving",
+    "shutting_down_brokers_are_live",
 ]
 
 
@@ -122,6 +123,27 @@ def quiet(s: State) -> bool:
 def serving(s: State) -> bool:
     """Quiet, and some live broker holds a session (there is a cluster to converge)."""
     return quiet(s) and any(n.alive for n in s.nodes)
+
+
+def shutting_down_brokers_are_live(s: State) -> bool:
+    """When quiet, every broker the active controller counts as shutting down is live: a
+    broker that dies (or stops after its controlled shutdown) leaves
+    ``shuttingDownBrokerIds`` in ``onBrokerFailure`` (Kafka 2.x: ``deadBrokersThatWereShuttingDown``,
+    ``shuttingDownBrokerIds.remove``; the seeds name only the set, seed 002's controlled shutdown
+    election), or a restarted broker would stay barred from leadership.
+
+    >>> from invariants.mutants.controller import ControllerConfig, build
+    >>> shutting_down_brokers_are_live(build(ControllerConfig(brokers=2)).init_states()[0])
+    True
+    """
+    if not serving(s):
+        return True
+    return all(
+        ctx.live[b]
+        for n in s.nodes
+        if n.alive and (ctx := n.ctx) is not None and ctx.shutting
+        for b in ctx.shutting
+    )
 
 
 def controller_converges(s: State) -> bool:

@@ -132,3 +132,31 @@ def test_delete_preferred_entry_golden() -> None:
     cfg = load_config(ControllerConfig, "configs/controller-admin.toml", DELETE_PREFERRED)
     r = check_bfs(spec.build(cfg), spec.properties(cfg))
     assert (r.exit_reason.value, r.violations, r.distinct_states) == ("complete", [], 148_945)
+
+
+# -- shutting_down_brokers_are_live ----------------------------------------------------------------
+
+SHUTTING = "shutting_down_brokers_are_live"
+# one controlled shutdown, no other fault: the broker stops once it is answered
+SHUTDOWN_SMALL = ["max_crashes=0", "max_restarts=0", "max_session_expiries=0", "send_update_metadata=false",
+                  "brokers=2", "topics=1", "replication_factor=2", "max_controlled_shutdowns=1"]  # fmt: skip
+
+
+class KeepsShuttingDown(BrokerLifecycle):
+    """``onBrokerFailure`` that leaves a dead broker in ``shuttingDownBrokerIds``."""
+
+    def on_broker_failure(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
+        shutting = c.ctx.shutting
+        out = super().on_broker_failure(c, brokers)
+        c.ctx = c.ctx._replace(shutting=shutting)
+        return out
+
+
+def test_a_dead_broker_left_shutting_down_is_caught() -> None:
+    cfg = load_config(ControllerConfig, None, SHUTDOWN_SMALL)
+    r = check_bfs(spec.build(cfg), _only(cfg, SHUTTING, "controlled_shutdown_done"))
+    assert (
+        r.exit_reason.value == "complete" and r.violations == [] and "controlled_shutdown_done" in r.witnesses
+    )
+    r = check_bfs(ControllerSystem(cfg, broker_lifecycle=KeepsShuttingDown), _only(cfg, SHUTTING))
+    assert [v.property for v in r.violations] == [SHUTTING]
