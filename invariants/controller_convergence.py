@@ -67,7 +67,6 @@ from model.controller.messages import (
     S_INIT,
     S_OFFLINE,
     S_PREFERRED,
-    S_REASSIGN,
 )
 from model.election import NO_LEADER
 from model.state_machines import PartitionState, ReplicaState
@@ -426,9 +425,11 @@ def partition_offline_only_without_live_leader(sys: ControllerSystem):
     return check
 
 
-#: the strategies of a leader election (the other partition-state writes create a partition or
-#: take a replica out of the ISR)
-_ELECTIONS = frozenset({S_OFFLINE, S_PREFERRED, S_REASSIGN, S_CONTROLLED_SHUTDOWN, S_ADMIN_UNCLEAN})
+#: the strategies of the leader elections a topic queued for deletion must not get (the other
+#: partition-state writes create a partition or take a replica out of the ISR; a reassignment's
+#: election goes on: a topic with a reassignment in progress is queued but ineligible, and its
+#: deletion waits for the reassignment, whose steps do not look at the deletion queue)
+_ELECTIONS = frozenset({S_OFFLINE, S_PREFERRED, S_CONTROLLED_SHUTDOWN, S_ADMIN_UNCLEAN})
 
 
 def no_election_for_a_topic_being_deleted(sys: ControllerSystem):
@@ -439,8 +440,9 @@ def no_election_for_a_topic_being_deleted(sys: ControllerSystem):
         """No leader election lands for a partition whose topic the writing controller has
         queued for deletion: ``triggerOnlinePartitionStateChange`` filters them out
         (``isTopicQueuedUpForDeletion``), as do ``fetchPendingPreferredReplicaElections``, the
-        auto rebalance, ``doControlledShutdown``'s ``partitionsToActOn``, a reassignment
-        (refused for a topic being deleted) and an admin's ElectLeaders (seed 002).
+        auto rebalance, ``doControlledShutdown``'s ``partitionsToActOn`` and an admin's
+        ElectLeaders (seed 002). A reassignment's own election is left out: one in progress
+        makes the topic ineligible for deletion and runs to its end (seed 001).
 
         Checked when the write lands, against the context the controller wrote with (it is
         parked on the write's response from the moment it sends it, and only a processed
