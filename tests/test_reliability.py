@@ -668,3 +668,14 @@ def test_one_sigint_stops_workers_at_any_moment(tmp_path: Path) -> None:
             time.sleep(0.1)
         assert not any(_alive(w) for w in workers), "orphan workers"
     assert 3 in outcomes  # the sweep did interrupt searches
+
+
+@pytest.mark.parametrize("master", ["bogus://x", "spark:/missing-slash", "localhost"])
+def test_a_master_of_no_known_form_is_refused_before_the_jvm(
+    master: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Spark master of no form Spark knows is one line, exit 2, before a JVM starts (which
+    took seconds and printed Java's own error first)."""
+    code = main(["check", "controller", "--engine", "spark", "--master", master])
+    assert code == 2
+    one_line(capsys.readouterr().err, f"bad Spark master {master}")  # not Java's gateway error

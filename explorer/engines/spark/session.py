@@ -95,8 +95,8 @@ def check_java(timeout: float = 20.0) -> int:
 def probe_master(master: str, timeout: float = 10.0) -> None:
     """Check that a ``spark://host:port`` master accepts connections (else SparkSetupError).
 
-    A ``local`` master is only checked for its form; other masters (``yarn``,
-    ``k8s://...``) are not probed. A list of standby masters (``spark://h1:7077,h2:7077``)
+    A ``local`` master is only checked for its form; ``yarn``, ``k8s://...`` and ``mesos://...``
+    are not probed; any other form is refused before a JVM starts. A list of standby masters (``spark://h1:7077,h2:7077``)
     needs one that answers.
 
     >>> probe_master("local[2]")
@@ -104,6 +104,10 @@ def probe_master(master: str, timeout: float = 10.0) -> None:
     Traceback (most recent call last):
     ...
     explorer.engines.spark.session.SparkSetupError: bad Spark master local[two]: expected local, local[N], local[*] or local[N,RETRIES]
+    >>> probe_master("bogus://x")
+    Traceback (most recent call last):
+    ...
+    explorer.engines.spark.session.SparkSetupError: bad Spark master bogus://x: expected local[N], spark://host:port, yarn, k8s://... or mesos://...
     >>> probe_master("spark://127.0.0.1:1", timeout=2)
     Traceback (most recent call last):
     ...
@@ -115,8 +119,12 @@ def probe_master(master: str, timeout: float = 10.0) -> None:
                 f"bad Spark master {master}: expected local, local[N], local[*] or local[N,RETRIES]"
             )
         return
+    if master == "yarn" or master.startswith(("k8s://", "mesos://")):
+        return  # a cluster manager Spark reaches on its own
     if not master.startswith("spark://"):
-        return
+        raise SparkSetupError(
+            f"bad Spark master {master}: expected local[N], spark://host:port, yarn, k8s://... or mesos://..."
+        )
     errors = []
     for hostport in master[len("spark://") :].split(","):
         host, sep, port = hostport.rpartition(":")
