@@ -5,22 +5,70 @@ mapping); the CLI reads that registry. The public API is :func:`check` with one
 :class:`CheckOptions`; ``docs/architecture.md`` describes the layers.
 """
 
-from explorer.api import CheckOptions, check
-from explorer.core import (
-    Action,
-    CheckResult,
-    ExitReason,
-    ModelSpec,
-    Property,
-    PropertyKind,
-    TransitionSystem,
-    always,
-    eventually,
-    reachable,
-    transition,
-)
-from explorer.encoding import encode, fingerprint
-from explorer.engines.bfs import check_bfs
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names below are loaded on first use (see ``__getattr__``)
+    from explorer.api import CheckOptions, check
+    from explorer.core import (
+        Action,
+        CheckResult,
+        ExitReason,
+        ModelSpec,
+        Property,
+        PropertyKind,
+        TransitionSystem,
+        always,
+        eventually,
+        reachable,
+        transition,
+    )
+    from explorer.encoding import encode, fingerprint
+    from explorer.engines.bfs import check_bfs
+
+#: public name -> the module that defines it; imported when first asked for, so that
+#: ``import explorer.cli`` (the ``kafka-mc`` command) starts without the engines and a
+#: Ctrl-C during start-up lands in code that handles it (``explorer._entry``)
+_WHERE: dict[str, str] = {
+    "CheckOptions": "explorer.api",
+    "check": "explorer.api",
+    **{
+        name: "explorer.core"
+        for name in (
+            "Action",
+            "CheckResult",
+            "ExitReason",
+            "ModelSpec",
+            "Property",
+            "PropertyKind",
+            "TransitionSystem",
+            "always",
+            "eventually",
+            "reachable",
+            "transition",
+        )
+    },
+    "encode": "explorer.encoding",
+    "fingerprint": "explorer.encoding",
+    "check_bfs": "explorer.engines.bfs",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use (PEP 562).
+
+    >>> import explorer
+    >>> explorer.always.__name__
+    'always'
+    """
+    if name not in _WHERE:
+        raise AttributeError(f"module 'explorer' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name]), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Action",

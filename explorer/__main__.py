@@ -1,5 +1,5 @@
 """``python -m explorer`` is the ``kafka-mc`` command."""
 
-from explorer.cli import main
+from explorer._entry import main
 
 main()

@@ -31,3 +31,42 @@ def test_the_quick_verbs_import_no_heavy_dependency(argv: list[str]) -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+# A Ctrl-C at the k-th import of the command's start-up (issue 37, item 4: the first Ctrl-C is
+# always enough and never prints Python's traceback). The interrupt is raised from the import
+# machinery itself, so the point it lands on is exact, not a race with a timer.
+_INTERRUPT_AT_IMPORT = """
+import builtins, sys
+real_import, seen, fired = builtins.__import__, [0], [False]
+def interrupting_import(name, *args, **kwargs):
+    seen[0] += 1
+    if seen[0] == {k} and not fired[0]:
+        fired[0] = True
+        raise KeyboardInterrupt
+    return real_import(name, *args, **kwargs)
+sys.argv = ["kafka-mc", "models"]
+from explorer._entry import main
+builtins.__import__ = interrupting_import
+try:
+    main()
+finally:
+    sys.stdout.flush()
+    print("FIRED" if fired[0] else "NOT-FIRED", file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("k", [1, 40, 400])
+def test_a_ctrl_c_during_start_up_ends_in_one_line(k: int) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", _INTERRUPT_AT_IMPORT.format(k=k)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = out.stderr.strip().splitlines()
+    assert lines[-1] == "FIRED", "the start-up has fewer imports than k: the case tests nothing"
+    assert out.returncode == 3, out.stderr
+    assert "Traceback" not in out.stderr
+    assert len(lines) == 2 and lines[0].startswith("kafka-mc: interrupted by SIGINT after "), out.stderr
