@@ -86,6 +86,8 @@ __all__ = [
 ]
 
 SHRINKABLE = ("always", "transition", "deadlock")
+#: the step shrinkers ``shrink_trace(shrinker=...)`` and ``kafka-mc shrink --shrinker`` accept
+SHRINKERS = ("hypothesis", "ddmin")
 
 
 class ShrinkError(Exception):
@@ -395,6 +397,7 @@ def shrink_trace(
     max_seconds: float = 60.0,
     fault_kinds: Iterable[str] | None = None,
     fixed_keys: Iterable[str] = (),
+    shrinker: str = "hypothesis",
 ) -> Shrunk:
     """Minimise a violating trace of ``property_name`` and, where it can, its configuration.
 
@@ -406,6 +409,9 @@ def shrink_trace(
     violation. ``max_seconds`` bounds the whole shrink (phases left are skipped).
     ``fixed_keys`` are configuration keys never changed (for example a bound that
     the property itself reads, which would otherwise shrink to a trivial failure).
+    ``shrinker`` is ``"hypothesis"`` (steps and configuration shrunk together by
+    Hypothesis, :mod:`explorer.shrink_hypothesis`, then ddmin as a 1-minimality pass) or
+    ``"ddmin"`` (the hand-written phases only).
 
     >>> out = shrink_trace("tests.toys:grid", {"n": 4, "limit": 3},
     ...                    [None] + ["counter 1 increments", "counter 0 increments"] * 3,
@@ -465,14 +471,65 @@ def shrink_trace(
             i -= 1
         return ddmin(acts, test)
 
+    if shrinker not in SHRINKERS:
+        raise ShrinkError(f"shrinker {shrinker!r}: expected one of {', '.join(SHRINKERS)}")
     states, acts_obj = got
     acts = [str(a) for a in acts_obj]
     n0 = len(acts)
+    from explorer.core import action_kind
+
+    alphabet = list(acts)
+    alphabet_kinds = [action_kind(a) for a in acts_obj]
+    # ddmin first: cheap, and it hands Hypothesis a short example (a Hypothesis run costs
+    # about one replay per candidate, and the candidates grow with the trace)
     acts = minimise(system, checker, acts, init_fp, kinds)
     notes.append(
         f"steps: {original_length} -> {len(acts)} by ddmin"
         + (f" (cut at {n0})" if n0 < original_length else "")
     )
+    if shrinker == "hypothesis":
+        from explorer.shrink_hypothesis import hypothesis_shrink, shrinkable_keys
+
+        replayed = replay_actions(system, checker, acts, init_fp)
+        assert replayed is not None
+        keys = shrinkable_keys(values, tgt.config_cls, keep if shrink_config else set(values))
+        h = hypothesis_shrink(
+            tgt.build,
+            values,
+            keys,
+            acts,
+            property_name,
+            init_fp=init_fp,
+            kinds=[action_kind(a) for a in replayed[1]],
+            faults=faults,
+            max_seconds=max(left() * 0.6, 0.0),
+            alphabet=alphabet,
+            alphabet_kinds=alphabet_kinds,
+        )
+        if h is None:
+            notes.append("hypothesis: the trace did not fail as a Hypothesis example (ddmin's result stands)")
+        else:
+            if h.values != values:
+                system, props, values = tgt.build(h.values)
+                checker = _Checker(system, props, property_name)
+            init_fp = f"{fingerprint(h.states[0]):016x}"
+            changed_keys = [k for k in values if values[k] != original_config.get(k)]
+            config_note = ", ".join(
+                f"{k} {show_value(original_config[k])} -> {show_value(values[k])}" for k in changed_keys
+            )
+            notes.append(
+                f"steps: {len(acts)} -> {len(h.actions)} by Hypothesis ({h.runs} runs"
+                + (", time budget reached" if h.timed_out else "")
+                + ")"
+                + (f"; config: {config_note}" if changed_keys else "")
+            )
+            changed = h.texts != acts or bool(changed_keys)
+            acts = h.texts
+            if changed:
+                polished = minimise(system, checker, acts, init_fp, [action_kind(a) for a in h.actions])
+                if len(polished) < len(acts):
+                    notes.append(f"steps: {len(acts)} -> {len(polished)} by ddmin after Hypothesis")
+                acts = polished
     best = replay_actions(system, checker, acts, init_fp)
     assert best is not None
 
@@ -569,6 +626,12 @@ def _parser() -> argparse.ArgumentParser:
         "--keep", action="append", default=[], metavar="KEY", help="a config key never to change (repeatable)"
     )
     p.add_argument("--no-bfs", action="store_true", help="no bounded bfs (ddmin over the steps only)")
+    p.add_argument(
+        "--shrinker",
+        choices=SHRINKERS,
+        default="hypothesis",
+        help="hypothesis (default: steps and configuration shrunk together by Hypothesis) or ddmin",
+    )
     p.add_argument("--mode", choices=("bug", "fixed"), default="bug", help="what the generated test asserts")
     p.add_argument("--max-seconds", type=SECONDS, default=60.0, metavar="S", help="time budget (default 60)")
     p.add_argument(
@@ -644,6 +707,7 @@ def shrink_main(argv: Sequence[str] | None = None) -> int:
                 bfs_max_states=args.bfs_max_states,
                 max_seconds=args.max_seconds,
                 fixed_keys=args.keep,
+                shrinker=args.shrinker,
             )
         except ShrinkError as e:
             if "does not replay to a violation" in str(e):

@@ -177,6 +177,7 @@ def build():
             "from explorer.tracefile import ReplayError, replay_steps\n"
             "from invariants import get_model\n"
         )
+    imports += "from explorer.shrink_hypothesis import reproduces\n"
     if mode == "bug":
         imports = imports.replace("ReplayError, ", "")
         purpose = (
@@ -189,6 +190,13 @@ def build():
     states = replay_steps(system, STEPS)  # raises ReplayError if a step no longer replays
     assert violated_at_end(system, props, states), (
         f"{{PROPERTY}} holds at the end of the {{len(STEPS) - 1}}-step trace: the bug is gone"
+    )
+
+
+def test_{identifier(shrunk.property)}_is_violated_through_hypothesis():
+    # the same steps replayed as a Hypothesis example (what ``kafka-mc shrink`` shrank)
+    assert reproduces(_build_for_hypothesis, CONFIG, ACTIONS, PROPERTY), (
+        f"{{PROPERTY}}: the trace no longer fails as a Hypothesis example: the bug is gone"
     )
 """
     else:
@@ -204,6 +212,13 @@ def build():
         return  # the counterexample's path no longer exists
     assert not violated_at_end(system, props, states), (
         f"{{PROPERTY}} is still violated after the {{len(STEPS) - 1}}-step trace"
+    )
+
+
+def test_{identifier(shrunk.property)}_is_fixed_through_hypothesis():
+    # the same steps replayed as a Hypothesis example no longer fail
+    assert not reproduces(_build_for_hypothesis, CONFIG, ACTIONS, PROPERTY), (
+        f"{{PROPERTY}} still fails as a Hypothesis example"
     )
 """
     config_src = "{\n" + "".join(f"    {k!r}: {v!r},\n" for k, v in shrunk.config.items()) + "}"
@@ -223,8 +238,15 @@ Steps:
 CONFIG = {config_src}
 PROPERTY = {shrunk.property!r}
 STEPS = {steps_src}
+ACTIONS = [step["action"] for step in STEPS[1:]]
 
 {build}
+
+def _build_for_hypothesis(values):
+    """``build`` as :func:`explorer.shrink_hypothesis.reproduces` calls it."""
+    system, props = build()
+    return system, list(props.values()), dict(values)
+
 
 {_CHECKS[shrunk.kind]}
 

@@ -41,6 +41,7 @@ def test_steps_shrink_by_ddmin_alone() -> None:
         "sum_below_limit",
         use_bfs=False,
         shrink_config=False,
+        shrinker="ddmin",
     )
     assert out.original_length == 10 and out.length == 4 and sum(out.steps[-1].state) == 4
     assert out.notes[0] == "steps: 10 -> 4 by ddmin (cut at 4)"
@@ -137,7 +138,7 @@ def test_generated_tests_run_under_pytest_in_both_modes(tmp_path: Path) -> None:
     fixed = tmp_path / "test_grid_fixed.py"
     fixed.write_text(out.pytest_source("fixed"))
     p = _run_pytest(bug)
-    assert p.returncode == 0 and "1 passed" in p.stdout, p.stdout + p.stderr
+    assert p.returncode == 0 and "2 passed" in p.stdout, p.stdout + p.stderr
     p = _run_pytest(fixed)
     assert p.returncode == 1 and "sum_below_limit is still violated after the 3-step trace" in p.stdout
 
@@ -147,16 +148,20 @@ def test_generated_test_passes_while_the_bug_exists_and_fails_once_it_is_gone() 
     ns: dict[str, object] = {}
     exec(compile(out.pytest_source("bug"), "generated", "exec"), ns)
     ns["test_sum_below_limit_is_violated"]()  # type: ignore[operator]
+    ns["test_sum_below_limit_is_violated_through_hypothesis"]()  # type: ignore[operator]
     # "fix" the bug: the test must now fail, saying so
     ns["CONFIG"] = {**out.config, "limit": 4}  # the property still names sum < limit
     with pytest.raises(
         AssertionError, match="sum_below_limit holds at the end of the 3-step trace: the bug is gone"
     ):
         ns["test_sum_below_limit_is_violated"]()  # type: ignore[operator]
+    with pytest.raises(AssertionError, match="no longer fails as a Hypothesis example: the bug is gone"):
+        ns["test_sum_below_limit_is_violated_through_hypothesis"]()  # type: ignore[operator]
     fixed: dict[str, object] = {}
     exec(compile(out.pytest_source("fixed"), "generated", "exec"), fixed)
     fixed["CONFIG"] = {**out.config, "limit": 4}
     fixed["test_sum_below_limit_is_fixed"]()  # type: ignore[operator]
+    fixed["test_sum_below_limit_is_fixed_through_hypothesis"]()  # type: ignore[operator]
     with pytest.raises(ValueError, match="mode"):
         out.pytest_source("maybe")
 

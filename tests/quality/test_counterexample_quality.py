@@ -3,8 +3,9 @@ budget, and shrinking ends at most one step longer than the shortest counterexam
 ``bfs`` finds in the same configuration.
 
 Each :class:`Case` pins the lengths it observed: the simulated trace (cycles cut), the
-trace after ddmin alone (no bfs), after the full shrinker (configuration kept), and
-bfs's shortest. A change to an engine or a model that moves any of them fails here
+trace after ddmin alone (``--shrinker ddmin``, no bfs), after ddmin and Hypothesis (the
+default shrinker, no bfs; never longer than ddmin's), after the full shrinker
+(configuration kept), and bfs's shortest. A change to an engine or a model that moves any of them fails here
 and must re-pin them deliberately. A model not registered yet is skipped.
 
 The controller cases are its variants (``tests/test_controller.py``): each older design
@@ -44,6 +45,7 @@ class Case:
     weights: dict[str, float] = field(default_factory=dict)
     swarm: bool = False
     bfs_max_states: int = 50_000  # the shrinker's bounded bfs (kafka-mc shrink --bfs-max-states)
+    hypothesis: int | None = None  # after ddmin then Hypothesis, no bfs (None: ddmin's length)
 
     @property
     def id(self) -> str:
@@ -93,8 +95,18 @@ CASES = [
         ddmin=16,
         shrunk=13,
         bfs=13,
+        hypothesis=14,
     ),
-    Case("controller", {**TWO, "broker_epoch": False}, "brokers_reject_stale_broker_epoch", 15, 13, 9, 9),
+    Case(
+        "controller",
+        {**TWO, "broker_epoch": False},
+        "brokers_reject_stale_broker_epoch",
+        15,
+        13,
+        9,
+        9,
+        hypothesis=11,
+    ),
     Case(
         "controller",
         {**TWO, "unclean_leader_election": True, "max_records": 1},
@@ -169,7 +181,12 @@ def test_simulation_finds_and_shrinking_reaches_the_shortest(case: Case) -> None
     v = found[0]
     bfs = check_bfs(system, props, deadlock=deadlock)
     shortest = bfs.violations[0].length
-    ddmin_only = shrink_trace(spec, config, v.trace, case.property, shrink_config=False, use_bfs=False)
+    ddmin_only = shrink_trace(
+        spec, config, v.trace, case.property, shrink_config=False, use_bfs=False, shrinker="ddmin"
+    )
+    with_hypothesis = shrink_trace(spec, config, v.trace, case.property, shrink_config=False, use_bfs=False)
+    assert with_hypothesis.length <= ddmin_only.length
+    assert with_hypothesis.length == (case.hypothesis if case.hypothesis is not None else case.ddmin)
     shrunk = shrink_trace(
         spec, config, v.trace, case.property, shrink_config=False, bfs_max_states=case.bfs_max_states
     )

@@ -1,0 +1,377 @@
+"""Hypothesis as the shrinker of any counterexample (issue 34, item 1).
+
+A violating trace, from whichever engine found it, becomes one example of a Hypothesis test
+whose drawn choices are
+
+1. the configuration's shrinkable keys: each int key as ``integers(lower bound, value)`` and
+   each item of a list key as a boolean *keep it* (True in the original);
+2. the initial state, when there are several (an index into ``init_states()``);
+3. the steps: one integer each, 1 + an index into the **step table** (a fixed list of the
+   trace's distinct action texts, non-fault kinds first, then faults, each in order of first
+   use), and 0 to end the trace (so lowering a step to 0 cuts the trace there). The table does not change while Hypothesis shrinks, so removing a
+   step leaves every other step meaning what it meant; a step that is not enabled when its
+   turn comes is skipped, not a failure, so a removal upstream never invalidates the rest.
+
+The test replays those choices and fails (the example is *interesting*) when the same
+property is violated, as :mod:`explorer.shrink` judges it. The trace is handed to Hypothesis
+through the example database's public interface (:class:`~hypothesis.database.ExampleDatabase`)
+as a *secondary* entry (an example that failed before, not a shrunk one, so Hypothesis
+shrinks it), and Hypothesis's shrinker (deleting and reordering blocks of choices, lowering
+integers, flipping booleans) minimises steps, the table entries they use (a lower entry is
+a non-fault step) and the configuration **together**. Runs are deterministic (``@seed(0)``).
+
+:func:`hypothesis_shrink` returns the smallest failing example seen (fewest steps, then
+fewest fault steps, then the smallest configuration), or None when the trace does not
+replay as an example (a Hypothesis whose database format changed: the caller then falls
+back to ``ddmin``). It also gives :func:`reproduces`, which the generated pytest test uses to
+check that the shrunk trace still fails through Hypothesis.
+
+Example
+-------
+>>> from explorer.core import always
+>>> class Pair:  # two counters; either may increment, or a resets itself
+...     def init_states(self): return [(0, 0)]
+...     def successors(self, s):
+...         a, b = s
+...         return [("a+1", (a + 1, b)), ("b+1", (a, b + 1)), ("a=0", (0, b))]
+>>> bad = always("a_below_2", lambda s: s[0] < 2, "a stays below 2")
+>>> build = lambda values: (Pair(), [bad], dict(values))
+>>> out = hypothesis_shrink(build, {}, {}, ["b+1", "a+1", "a=0", "a+1", "b+1", "a+1"], "a_below_2")
+>>> out.actions, out.runs > 1
+(['a+1', 'a+1'], True)
+"""
+
+from __future__ import annotations
+
+import time
+import unittest
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["HypothesisShrunk", "hypothesis_shrink", "reproduces", "shrinkable_keys"]
+
+
+@dataclass(frozen=True)
+class ShrinkableKeys:
+    """The configuration keys Hypothesis may draw: ints with their lower bounds, lists."""
+
+    ints: dict[str, int] = field(default_factory=dict)
+    lists: tuple[str, ...] = ()
+
+
+def shrinkable_keys(
+    values: dict[str, Any], config_cls: type | None, fixed: Iterable[str] = ()
+) -> ShrinkableKeys:
+    """Which keys of ``values`` can shrink: every int (down to its ``min`` bound, else 0)
+    and every list (by dropping items), as ``config_cls`` types them; bools, strings and
+    enums (variants and mutants) never, nor the ``fixed`` keys.
+
+    >>> shrinkable_keys({"n": 3, "flag": True, "xs": [1, 2], "name": "a"}, None)
+    ShrinkableKeys(ints={'n': 0}, lists=('xs',))
+    """
+    import dataclasses
+    import typing
+
+    keep = set(fixed)
+    ints: dict[str, int] = {}
+    lists: list[str] = []
+    if config_cls is not None and dataclasses.is_dataclass(config_cls):
+        hints = typing.get_type_hints(config_cls)
+        for f in dataclasses.fields(config_cls):
+            v = values.get(f.name)
+            if f.name in keep:
+                continue
+            tp = hints.get(f.name)
+            if tp is int and isinstance(v, int) and not isinstance(v, bool):
+                lo = f.metadata.get("min")
+                ints[f.name] = lo if isinstance(lo, int) and lo <= v else min(0, v)
+            elif typing.get_origin(tp) is tuple and isinstance(v, list):
+                lists.append(f.name)
+    else:
+        for k, v in values.items():
+            if k in keep:
+                continue
+            if isinstance(v, int) and not isinstance(v, bool):
+                ints[k] = min(0, v)
+            elif isinstance(v, list):
+                lists.append(k)
+    return ShrinkableKeys(ints, tuple(lists))
+
+
+@dataclass
+class HypothesisShrunk:
+    """The smallest failing example Hypothesis's shrink produced."""
+
+    values: dict[str, Any]
+    states: list[Any]
+    actions: list[Any]
+    runs: int
+    seconds: float
+    timed_out: bool = False
+
+    @property
+    def texts(self) -> list[str]:
+        """The steps as action texts (what a trace file and ``replay_actions`` take)."""
+        return [str(a) for a in self.actions]
+
+
+Build = Callable[[dict[str, Any]], tuple[Any, list[Any], dict[str, Any]]]
+
+
+class _Interesting(Exception):
+    """Raised by the test when the drawn example violates the property."""
+
+
+def _step_table(actions: Sequence[str], kinds: Sequence[Any], faults: set[str]) -> list[str]:
+    # ``kinds`` may be shorter than ``actions``: the steps without one are not faults
+    """The fixed table of step texts: non-fault steps first, then faults, each in order of
+    first use (so Hypothesis, which lowers indices, prefers replacing a fault by a non-fault)."""
+    plain: list[str] = []
+    fault: list[str] = []
+    for i, text in enumerate(actions):
+        kind = kinds[i] if i < len(kinds) else None
+        bucket = fault if kind in faults else plain
+        if text not in plain and text not in fault:
+            bucket.append(text)
+    return plain + fault
+
+
+def _choices(
+    values: dict[str, Any], keys: ShrinkableKeys, init_index: int | None, steps: Sequence[int]
+) -> tuple[Any, ...]:
+    """The choice sequence that the test draws for the original example."""
+    out: list[Any] = [values[k] for k in keys.ints]
+    for k in keys.lists:
+        out.extend(True for _ in values[k])
+    if init_index is not None:
+        out.append(init_index)
+    out.extend(i + 1 for i in steps)
+    out.append(0)
+    return tuple(out)
+
+
+class _SeedDatabase:
+    """An example database that offers one example as a previously failing (secondary) one,
+    so Hypothesis replays it first and shrinks it, and keeps nothing Hypothesis saves."""
+
+    def __new__(cls, seed: bytes) -> Any:
+        from hypothesis.database import ExampleDatabase
+
+        class SeedDatabase(ExampleDatabase):
+            def fetch(self, key: bytes) -> Iterable[bytes]:
+                if key.endswith(b".secondary"):
+                    yield seed
+
+            def save(self, key: bytes, value: bytes) -> None:
+                pass
+
+            def delete(self, key: bytes, value: bytes) -> None:
+                pass
+
+            def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+                pass
+
+        return SeedDatabase()
+
+
+def hypothesis_shrink(
+    build: Build,
+    values: dict[str, Any],
+    keys: ShrinkableKeys | dict[str, Any],
+    actions: Sequence[str],
+    property_name: str,
+    *,
+    init_fp: str | None = None,
+    kinds: Sequence[Any] = (),
+    faults: Iterable[str] = (),
+    max_seconds: float = 60.0,
+    config_size: Callable[[dict[str, Any]], int] | None = None,
+    shrink: bool = True,
+    alphabet: Sequence[str] = (),
+    alphabet_kinds: Sequence[Any] = (),
+) -> HypothesisShrunk | None:
+    """Shrink a violating trace (action texts from an initial state) and the configuration's
+    ``keys`` together with Hypothesis; None if the trace does not fail as an example.
+
+    ``build(values)`` returns ``(system, properties, values)`` and raises ConfigError,
+    ValueError or TypeError for a configuration it refuses; ``faults`` are the action kinds
+    to avoid (``kinds[i]`` is the kind of ``actions[i]``). ``max_seconds`` bounds the shrink:
+    after it, the best example so far is returned with ``timed_out``. With ``shrink=False``
+    the example is only replayed through Hypothesis (:func:`reproduces`). ``alphabet`` (with
+    ``alphabet_kinds``) puts step texts in the table ahead of the trace's own, for example
+    the original trace's steps when ``actions`` is already ddmin's result (Hypothesis only
+    lowers an index, so a step can be replaced by the entries before it).
+
+    >>> from explorer.core import always
+    >>> class Up:
+    ...     def init_states(self): return [0]
+    ...     def successors(self, s): return [("up", s + 1), ("down", s - 1)]
+    >>> p = always("below_2", lambda s: s < 2, "")
+    >>> hypothesis_shrink(lambda v: (Up(), [p], v), {}, {}, ["up", "down", "up", "up"], "below_2").texts
+    ['up', 'up']
+    """
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+    from hypothesis import strategies as st
+    from hypothesis.database import choices_to_bytes
+    from hypothesis.errors import HypothesisException
+    from hypothesis.reporting import with_reporter
+
+    from explorer.config import ConfigError
+    from explorer.encoding import fingerprint
+    from explorer.shrink import _Checker, _size
+
+    if isinstance(keys, dict):
+        keys = ShrinkableKeys()
+    size = config_size or _size
+    fault_set = set(faults)
+    table = _step_table([*alphabet, *actions], [*alphabet_kinds, *kinds], fault_set)
+    index = {t: i for i, t in enumerate(table)}
+    start = time.monotonic()
+    deadline = start + max_seconds
+    built: dict[str, Any] = {}
+
+    def system_for(vals: dict[str, Any]) -> Any:
+        k = repr(sorted(vals.items()))
+        got = built.get(k)
+        if got is None:
+            try:
+                system, props, vals2 = build(dict(vals))
+                checker = _Checker(system, props, property_name)
+                inits = list(system.init_states())
+            except (ConfigError, ValueError, TypeError, LookupError):
+                got = False
+            else:
+                got = (system, checker, vals2, inits, {})
+            if len(built) > 256:
+                built.clear()
+            built[k] = got
+        return got
+
+    first = system_for(values)
+    if not first:
+        return None
+    inits0 = first[3]
+    init_index: int | None = None
+    if len(inits0) > 1:
+        fps = [f"{fingerprint(s):016x}" for s in inits0]
+        init_index = fps.index(init_fp) if init_fp in fps else 0
+    orig_choices = _choices(values, keys, init_index, [index[t] for t in actions])
+    best: list[HypothesisShrunk] = []
+    runs = [0]
+
+    def rank(h: HypothesisShrunk) -> tuple[int, int, int]:
+        nf = sum(1 for a in h.actions if _kind(a) in fault_set)
+        return (len(h.actions), nf, size(h.values))
+
+    def test(data: Any) -> None:
+        runs[0] += 1
+        if time.monotonic() > deadline:
+            return  # out of time: nothing more is interesting; the best so far stands
+        vals = dict(values)
+        for k, lo in keys.ints.items():
+            vals[k] = data.draw(st.integers(lo, values[k]))
+        for k in keys.lists:
+            vals[k] = [item for item in values[k] if data.draw(st.booleans())]
+        got = system_for(vals)
+        multi = init_index is not None
+        idx = data.draw(st.integers(0, len(inits0) - 1)) if multi else 0
+        picks: list[int] = []
+        step = st.integers(0, len(table))
+        while (i := data.draw(step)) != 0:  # one choice a step: 0 ends the trace
+            picks.append(i - 1)
+        if not got:
+            return
+        system, checker, vals2, inits, succ_cache = got
+        s = inits[min(idx, len(inits) - 1)]
+        states, acts = [s], []
+
+        def successors(x: Any) -> list[tuple[Any, Any]]:
+            out = succ_cache.get(x)
+            if out is None:
+                out = list(system.successors(x))
+                if len(succ_cache) > 50_000:
+                    succ_cache.clear()
+                succ_cache[x] = out
+            return out
+
+        need = checker.kind == "deadlock"
+        if checker.state_bad(s, successors(s) if need else None):
+            _found(vals2, states, acts)
+        for i in picks:
+            text = table[i]
+            same = [(a, t) for a, t in successors(s) if str(a) == text]
+            if not same:
+                continue  # not enabled here: skipped, the later steps keep their meaning
+            a, t = next(
+                (
+                    (a, t)
+                    for a, t in same
+                    if checker.step_bad(s, a, t) or (checker.kind == "always" and checker.state_bad(t, None))
+                ),
+                same[0],
+            )
+            states.append(t)
+            acts.append(a)
+            if checker.step_bad(s, a, t):
+                _found(vals2, states, acts)
+            s = t
+            if checker.state_bad(s, successors(s) if need else None):
+                _found(vals2, states, acts)
+
+    def _found(vals: dict[str, Any], states: list[Any], acts: list[Any]) -> None:
+        h = HypothesisShrunk(dict(vals), list(states), list(acts), 0, 0.0)
+        if not best or rank(h) < rank(best[0]):
+            best[:] = [h]
+        raise _Interesting
+
+    # ``seed`` first: it resets the database, which the settings applied after it restore
+    wrapped = settings(
+        database=_SeedDatabase(choices_to_bytes(orig_choices)),
+        phases=[Phase.reuse, Phase.shrink] if shrink else [Phase.reuse],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        print_blob=False,
+        max_examples=10**6,
+    )(seed(0)(given(st.data())(test)))
+    try:
+        with with_reporter(lambda _msg: None):
+            wrapped()
+    except _Interesting:
+        pass
+    except HypothesisException:  # e.g. flaky at the deadline: the best example so far stands
+        pass
+    except unittest.SkipTest:  # no example ran: the database entry did not decode
+        pass
+    if not best:
+        return None
+    out = best[0]
+    out.runs = runs[0]
+    out.seconds = time.monotonic() - start
+    out.timed_out = time.monotonic() > deadline
+    return out
+
+
+def _kind(action: Any) -> str:
+    from explorer.core import action_kind
+
+    return action_kind(action)
+
+
+def reproduces(build: Build, values: dict[str, Any], actions: Sequence[str], property_name: str) -> bool:
+    """Whether the trace fails as a Hypothesis example (replayed, not shrunk): what the
+    generated pytest test of ``kafka-mc shrink`` checks besides its plain replay.
+
+    >>> from explorer.core import always
+    >>> class Up:
+    ...     def init_states(self): return [0]
+    ...     def successors(self, s): return [("up", s + 1)]
+    >>> p = always("below_2", lambda s: s < 2, "")
+    >>> reproduces(lambda v: (Up(), [p], v), {}, ["up", "up"], "below_2")
+    True
+    >>> reproduces(lambda v: (Up(), [p], v), {}, ["up"], "below_2")
+    False
+    """
+    out = hypothesis_shrink(build, values, ShrinkableKeys(), actions, property_name, shrink=False)
+    return out is not None and out.texts == list(actions)
