@@ -487,49 +487,6 @@ def shrink_trace(
         f"steps: {original_length} -> {len(acts)} by ddmin"
         + (f" (cut at {n0})" if n0 < original_length else "")
     )
-    if shrinker == "hypothesis":
-        from explorer.shrink_hypothesis import hypothesis_shrink, shrinkable_keys
-
-        replayed = replay_actions(system, checker, acts, init_fp)
-        assert replayed is not None
-        keys = shrinkable_keys(values, tgt.config_cls, keep if shrink_config else set(values))
-        h = hypothesis_shrink(
-            tgt.build,
-            values,
-            keys,
-            acts,
-            property_name,
-            init_fp=init_fp,
-            kinds=[action_kind(a) for a in replayed[1]],
-            faults=faults,
-            max_seconds=max(left() * 0.6, 0.0),
-            alphabet=alphabet,
-            alphabet_kinds=alphabet_kinds,
-        )
-        if h is None:
-            notes.append("hypothesis: the trace did not fail as a Hypothesis example (ddmin's result stands)")
-        else:
-            if h.values != values:
-                system, props, values = tgt.build(h.values)
-                checker = _Checker(system, props, property_name)
-            init_fp = f"{fingerprint(h.states[0]):016x}"
-            changed_keys = [k for k in values if values[k] != original_config.get(k)]
-            config_note = ", ".join(
-                f"{k} {show_value(original_config[k])} -> {show_value(values[k])}" for k in changed_keys
-            )
-            notes.append(
-                f"steps: {len(acts)} -> {len(h.actions)} by Hypothesis ({h.runs} runs"
-                + (", time budget reached" if h.timed_out else "")
-                + ")"
-                + (f"; config: {config_note}" if changed_keys else "")
-            )
-            changed = h.texts != acts or bool(changed_keys)
-            acts = h.texts
-            if changed:
-                polished = minimise(system, checker, acts, init_fp, [action_kind(a) for a in h.actions])
-                if len(polished) < len(acts):
-                    notes.append(f"steps: {len(acts)} -> {len(polished)} by ddmin after Hypothesis")
-                acts = polished
     best = replay_actions(system, checker, acts, init_fp)
     assert best is not None
 
@@ -549,7 +506,12 @@ def shrink_trace(
     shorter_by_bfs("original")
 
     # ---- configuration: smaller, with a trace no longer than the current one ----
-    if shrink_config and values:
+    def shrink_configuration() -> None:
+        nonlocal values, system, props, checker, best, acts, init_fp
+        assert best is not None
+        if not (shrink_config and values):
+            return
+        before = dict(values)
         changed = True
         while changed and left() > 0:
             changed = False
@@ -578,11 +540,66 @@ def shrink_trace(
                 notes.append(f"config: {label} ({how}: {len(acts)} steps)")
                 changed = True
                 break
-        if values != original_config:
+        if values != before:
             init_fp = f"{fingerprint(best[0][0]):016x}"
             acts = minimise(system, checker, acts, init_fp, [None] * len(acts))
             best = replay_actions(system, checker, acts, init_fp) or best
             shorter_by_bfs("final")
+
+    shrink_configuration()
+
+    # Hypothesis last: it starts from what the hand-written phases reached and, ranking length
+    # first, keeps only what is no longer (so it never ends longer than they do); what it
+    # changed in the configuration may open more: the configuration phase runs again
+    if shrinker == "hypothesis" and left() > 0:
+        from explorer.shrink_hypothesis import hypothesis_shrink, shrinkable_keys
+
+        init_fp = f"{fingerprint(best[0][0]):016x}"
+        replayed = best
+        keys = shrinkable_keys(values, tgt.config_cls, keep if shrink_config else set(values))
+        h = hypothesis_shrink(
+            tgt.build,
+            values,
+            keys,
+            acts,
+            property_name,
+            init_fp=init_fp,
+            kinds=[action_kind(a) for a in replayed[1]],
+            faults=faults,
+            max_seconds=max(left() * 0.6, 0.0),
+            alphabet=alphabet,
+            alphabet_kinds=alphabet_kinds,
+        )
+        before_h = dict(values)
+        if h is None:
+            notes.append("hypothesis: the trace did not fail as a Hypothesis example (ddmin's result stands)")
+        else:
+            if h.values != values:
+                system, props, values = tgt.build(h.values)
+                checker = _Checker(system, props, property_name)
+            init_fp = f"{fingerprint(h.states[0]):016x}"
+            changed_keys = [k for k in values if values[k] != before_h.get(k)]
+            config_note = ", ".join(
+                f"{k} {show_value(before_h[k])} -> {show_value(values[k])}" for k in changed_keys
+            )
+            notes.append(
+                f"steps: {len(acts)} -> {len(h.actions)} by Hypothesis ({h.runs} runs"
+                + (", time budget reached" if h.timed_out else "")
+                + ")"
+                + (f"; config: {config_note}" if changed_keys else "")
+            )
+            changed = h.texts != acts or bool(changed_keys)
+            acts = h.texts
+            if changed:
+                polished = minimise(system, checker, acts, init_fp, [action_kind(a) for a in h.actions])
+                if len(polished) < len(acts):
+                    notes.append(f"steps: {len(acts)} -> {len(polished)} by ddmin after Hypothesis")
+                acts = polished
+            best = replay_actions(system, checker, acts, init_fp)
+            assert best is not None
+            if changed:
+                shrink_configuration()
+
     if left() <= 0:
         notes.append(f"time budget of {max_seconds:g} s ran out: the result may not be minimal")
 

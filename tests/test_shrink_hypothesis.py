@@ -46,16 +46,23 @@ def _build(values: dict[str, Any]) -> tuple[Any, list[Any], dict[str, Any]]:
 
 
 def test_steps_and_configuration_shrink_together() -> None:
-    # grid: the sum of two counters must stay below `limit`; n bounds each counter
-    long = [None, *([UP1, UP0] * 4)]
-    out = shrink_trace("tests.toys:grid", {"n": 6, "limit": 3}, long, "sum_below_limit", use_bfs=False)
-    assert out.config["limit"] == 0 and out.length == 0  # the trivial failure: limit 0
+    from explorer.shrink import target_for
+
+    grid = target_for("tests.toys:grid")
+    values = {"n": 6, "limit": 3}
+    long = [UP1, UP0, UP1, UP0, UP1, UP0]  # fails after three steps: the rest is cut
+    keys = shrinkable_keys(values, None, fixed=["limit"])
+    out = hypothesis_shrink(grid.build, values, keys, long, "sum_below_limit")
+    assert out is not None and len(out.actions) == 3
+    assert out.values["limit"] == 3 and out.values["n"] < 6  # n shrank with the steps
+    anything = hypothesis_shrink(grid.build, values, shrinkable_keys(values, None), long, "sum_below_limit")
+    assert anything is not None and anything.values["limit"] == 0 and anything.actions == []
+    # in kafka-mc shrink, Hypothesis runs after the hand-written phases and says what it did
     kept = shrink_trace(
-        "tests.toys:grid", {"n": 6, "limit": 3}, long, "sum_below_limit", fixed_keys=["limit"], use_bfs=False
+        "tests.toys:grid", values, [None, *long], "sum_below_limit", fixed_keys=["limit"], use_bfs=False
     )
     assert kept.length == 3 and kept.config["limit"] == 3 and kept.config["n"] < 6
-    assert kept.notes[0] == "steps: 8 -> 3 by ddmin (cut at 3)"
-    assert kept.notes[1].startswith("steps: 3 -> 3 by Hypothesis (") and "config: n 6 -> " in kept.notes[1]
+    assert any(n.startswith("steps: 3 -> 3 by Hypothesis (") for n in kept.notes), kept.notes
 
 
 class Doubling:
@@ -79,7 +86,7 @@ def test_hypothesis_finds_shorter_traces_than_one_minimal_ddmin() -> None:
     new = shrink_trace(Doubling(), None, trace, "below_4", properties=[below_4], use_bfs=False)
     assert old.length == 4 and new.length == 3
     assert [s.action for s in new.steps][1:] == ["inc", "double", "double"]
-    assert new.notes[1].startswith("steps: 4 -> 3 by Hypothesis (")
+    assert any(n.startswith("steps: 4 -> 3 by Hypothesis (") for n in new.notes), new.notes
 
 
 def test_the_step_table_puts_faults_last_and_is_fixed() -> None:

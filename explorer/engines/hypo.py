@@ -1,21 +1,28 @@
 """The ``hypothesis`` engine: any TransitionSystem as a Hypothesis ``RuleBasedStateMachine``.
 
 :func:`state_machine_for` turns a system and its properties into a state machine
-class: ``@initialize`` picks an initial state, one rule (``step``) picks one of the
-enabled successors of the current state (``data.draw(st.integers(0, n - 1))``, so
-Hypothesis shrinks towards the model's first-listed action), each ``always``
-property is an ``@invariant`` (one per property), ``transition`` properties are
-checked on the step taken, and a state without successors fails as a deadlock
-unless the system calls it terminal (in a terminal state ``step`` does nothing).
+class: ``@initialize`` picks an initial state; there is **one rule per action kind** the
+system lists (``action_kinds()``), enabled by a precondition when the current state has a
+step of that kind, whose parameters are drawn field by field (which broker, which session:
+:func:`choose`), so removing a step while shrinking leaves the others meaning what they
+meant (a choice names a kind and a broker, not a position in the successor list); steps of
+kinds the system does not list go through one generic rule (``step``, an index into
+those successors); each ``always`` property is an ``@invariant`` (one per property),
+``transition`` properties are checked on the step taken, and a state without successors
+fails as a deadlock unless the system calls it terminal (``idle`` then does nothing).
+Each run reports the number of states no run had reached before to ``hypothesis.target``,
+so generation leans toward runs that find new states.
 A failure raises :class:`PropertyFailure`, which carries the run's states and
 actions.
 
 :func:`check_hypothesis` runs that machine under a settings profile and returns a
 :class:`~explorer.core.CheckResult` (``engine="hypothesis"``). When a property
-fails, Hypothesis shrinks the run (fewer steps, earlier choices) and replays the
-minimal one last; the states and actions of that final, deterministic replay
-become the violation's trace (cycles cut, as in ``simulate``), in the same
-:class:`~explorer.core.TraceStep` format as ``bfs``, so ``kafka-mc replay`` accepts it.
+fails, the failing run (cycles cut, as in ``simulate``) goes through the shrinker every
+counterexample goes through (:func:`explorer.shrink.shrink_trace`: ddmin, a bounded bfs,
+then Hypothesis over a fixed table of the run's steps; Hypothesis's own shrinking of a
+whole state-machine run is far slower, see ``check_hypothesis``); the result is a trace in
+the same :class:`~explorer.core.TraceStep` format as ``bfs``, so ``kafka-mc replay``
+accepts it.
 
 Every failure found is kept in Hypothesis's example database (a
 :class:`~hypothesis.database.DirectoryBasedExampleDatabase`, by default
@@ -61,11 +68,18 @@ import unittest
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, Phase, settings, target
 from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.reporting import with_reporter
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from explorer.core import (
     CheckResult,
@@ -144,13 +158,64 @@ class _Stats:
         self.labels: dict[Any, int] | None = None
 
 
-def _method_name(prop_name: str, taken: set[str]) -> str:
-    base = "inv_" + (re.sub(r"\W", "_", prop_name) or "property")
+def _method_name(prop_name: str, taken: set[str], prefix: str = "inv_") -> str:
+    base = prefix + (re.sub(r"\W", "_", prop_name) or "property")
     name, i = base, 2
     while name in taken:
         name, i = f"{base}_{i}", i + 1
     taken.add(name)
     return name
+
+
+def _value_key(v: Any) -> tuple[int, int, str]:
+    """An order of parameter values: ints by value, then anything else by its text."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return (0, v, "")
+    return (1, 0, repr(v))
+
+
+def _fields(action: Any) -> tuple[str, ...]:
+    """The parameter names of an action: a NamedTuple's or a dataclass's fields, else none."""
+    names = getattr(type(action), "_fields", None)
+    if isinstance(names, tuple):
+        return names
+    dc_fields = getattr(type(action), "__dataclass_fields__", None)
+    return tuple(dc_fields) if isinstance(dc_fields, dict) else ()
+
+
+def choose(data: Any, kind: str, cands: list[tuple[Any, Any]]) -> tuple[Any, Any]:
+    """Draw one of the enabled steps ``cands`` of one kind, parameter by parameter.
+
+    Each field of the action (``broker``, then ``session``...) is drawn from the values the
+    enabled steps have there, in a fixed order (ints by value), so the draw names a broker,
+    not a position in the successor list; what the fields leave open is drawn by index.
+
+    >>> from typing import NamedTuple
+    >>> class Crash(NamedTuple):
+    ...     broker: int
+    >>> from hypothesis import given, strategies as st
+    >>> seen = set()
+    >>> @given(st.data())
+    ... def t(data):
+    ...     seen.add(choose(data, "Crash", [(Crash(2), "s2"), (Crash(0), "s0")])[0].broker)
+    >>> t()
+    >>> sorted(seen)
+    [0, 2]
+    """
+    if len(cands) == 1:
+        return cands[0]
+    names = _fields(cands[0][0])
+    if names and all(_fields(a) == names for a, _ in cands):
+        for f in names:
+            values = sorted({_value_key(getattr(a, f)): getattr(a, f) for a, _ in cands}.items())
+            if len(values) > 1:
+                keys = [k for k, _ in values]
+                k = data.draw(st.sampled_from(keys), label=f"{kind}.{f}")
+                cands = [(a, t) for a, t in cands if _value_key(getattr(a, f)) == k]
+            if len(cands) == 1:
+                return cands[0]
+    cands = sorted(cands, key=lambda c: str(c[0]))
+    return cands[data.draw(st.integers(0, len(cands) - 1), label=kind)]
 
 
 def state_machine_for(
@@ -159,6 +224,7 @@ def state_machine_for(
     *,
     deadlock: bool = True,
     name: str = "TransitionSystemMachine",
+    per_kind: bool = True,
 ) -> type[RuleBasedStateMachine]:
     """Build a ``RuleBasedStateMachine`` class that walks ``system`` and checks ``properties``.
 
@@ -196,6 +262,11 @@ def state_machine_for(
         if p.applies is not None and p.kind in (PropertyKind.ALWAYS, PropertyKind.TRANSITION):
             stats.applies[p.name] = 0
     cache: dict[Any, list[tuple[Any, Any]]] = {}
+    kinds_cache: dict[Any, frozenset[str]] = {}
+    kinds_list = list(dict.fromkeys(getattr(system, "action_kinds", tuple)())) if per_kind else []
+    listed = frozenset(kinds_list)
+    taken_rule_names: set[str] = {"init", "step", "idle", "teardown"}
+    rule_names = {k: _method_name(k, taken_rule_names, prefix="rule_") for k in kinds_list}
     label_cache: dict[Any, list[tuple[Any, ...]]] = {}  # with ``successors_labelled``
     deadlock_prop = Property(
         "deadlock", PropertyKind.DEADLOCK, lambda s: True, "every non-terminal state has a successor"
@@ -254,6 +325,7 @@ def state_machine_for(
         self.state = None
         self.states = []
         self.actions = []
+        self.novel = 0
         stats.runs += 1
 
     @initialize(data=st.data())
@@ -261,19 +333,15 @@ def state_machine_for(
         i = data.draw(st.integers(0, len(inits) - 1), label="initial state") if len(inits) > 1 else 0
         enter(self, inits[i])
 
-    @rule(data=st.data())
-    def step(self: Any, data: Any) -> None:
+    def take(self: Any, a: Any, t: Any) -> None:
+        """Take the step ``a`` to ``t``: coverage, transition properties, then enter ``t``."""
         s = self.state
-        succ = successors(s)
-        if not succ:  # terminal (a deadlock fails the invariant below first)
-            return
-        i = data.draw(st.integers(0, len(succ) - 1), label="successor") if len(succ) > 1 else 0
-        a, t = succ[i]
         kind = action_kind(a)
         stats.taken[kind] = stats.taken.get(kind, 0) + 1
         stats.steps += 1
         if t not in stats.visited:
             stats.cov.new[type(a)] += 1
+            self.novel += 1
         for p in trans_p:
             stats.trans_evaluated += 1
             if p.applies is not None and p.applies(s, a, t):
@@ -282,6 +350,49 @@ def state_machine_for(
                 raise PropertyFailure(p, f"{p.name} does not hold", [*self.states, t], [*self.actions, a])
         self.actions.append(a)
         enter(self, t)
+
+    def kinds_enabled(s: Any) -> frozenset[str]:
+        got = kinds_cache.get(s)
+        if got is None:
+            got = frozenset(action_kind(a) for a, _ in successors(s))
+            if len(kinds_cache) >= 100_000:
+                kinds_cache.clear()
+            kinds_cache[s] = got
+        return got
+
+    def make_kind_rule(kind: str) -> Any:
+        """The rule that takes one enabled step of ``kind``, its parameters drawn field by field."""
+
+        def enabled(self: Any) -> bool:
+            return self.state is not None and kind in kinds_enabled(self.state)
+
+        def take_kind(self: Any, data: Any) -> None:
+            cands = [(a, t) for a, t in successors(self.state) if action_kind(a) == kind]
+            a, t = choose(data, kind, cands)
+            take(self, a, t)
+
+        take_kind.__name__ = take_kind.__qualname__ = rule_names[kind]
+        return precondition(enabled)(rule(data=st.data())(take_kind))
+
+    def others_enabled(self: Any) -> bool:
+        return self.state is not None and bool(kinds_enabled(self.state) - listed)
+
+    def step(self: Any, data: Any) -> None:
+        """One enabled step of a kind the system does not list (all of them when it lists none)."""
+        succ = [(a, t) for a, t in successors(self.state) if action_kind(a) not in listed]
+        i = data.draw(st.integers(0, len(succ) - 1), label="successor") if len(succ) > 1 else 0
+        take(self, *succ[i])
+
+    def idle_enabled(self: Any) -> bool:
+        return self.state is None or not successors(self.state)
+
+    def idle(self: Any) -> None:
+        """A terminal state: nothing to do (a deadlock fails its invariant first)."""
+
+    def teardown(self: Any) -> None:
+        # guide generation toward runs that find states no run found before (issue 34, item 3)
+        if self.states:
+            target(float(self.novel), label="new states")
 
     def make_invariant(p: Property) -> Any:
         def check(self: Any) -> None:
@@ -305,11 +416,15 @@ def state_machine_for(
     namespace: dict[str, Any] = {
         "__init__": __init__,
         "init": init,
-        "step": step,
+        "step": precondition(others_enabled)(rule(data=st.data())(step)),
+        "idle": precondition(idle_enabled)(rule()(idle)),
+        "teardown": teardown,
         "stats": stats,
         "system": system,
         "__module__": __name__,
     }
+    for kind in kinds_list:
+        namespace[rule_names[kind]] = make_kind_rule(kind)
     for p in always_p:
         namespace[method_names[p.name]] = make_invariant(p)
     if deadlock:
@@ -364,13 +479,17 @@ def check_hypothesis(
     database: Any = None,
     deadlock: bool = True,
     phases: Sequence[Phase] | None = None,
+    shrink_seconds: float = 30.0,
 ) -> CheckResult:
     """Run ``system`` as a Hypothesis state machine under ``profile`` and check ``properties``.
 
     ``max_examples`` and ``stateful_step_count`` override the profile; ``seed``
     makes the run reproducible (None: Hypothesis picks one); ``database`` is where
     failing examples are kept and replayed from (see the module doc); ``phases``
-    restricts Hypothesis's phases (``(Phase.reuse,)`` only replays the database).
+    restricts Hypothesis's phases (``(Phase.reuse,)`` only replays the database). A failure
+    is shrunk by :func:`explorer.shrink.shrink_trace` within ``shrink_seconds`` (its steps
+    by ddmin, a bounded bfs and Hypothesis over a fixed step table), unless ``phases``
+    includes ``Phase.shrink``: then Hypothesis shrinks the state machine's run itself.
 
     >>> from explorer.core import transition
     >>> class Two:
@@ -394,8 +513,14 @@ def check_hypothesis(
         kw["max_examples"] = max_examples
     if stateful_step_count is not None:
         kw["stateful_step_count"] = stateful_step_count
-    if phases is not None:
-        kw["phases"] = tuple(phases)
+    # Hypothesis's own shrinking of a stateful run re-runs the whole machine thousands of times
+    # (3,512 runs, 104 s for one 27-step simple-timing-wheel failure); a found failure goes to
+    # kafka-mc's shrinker instead (ddmin, bfs, then Hypothesis over a fixed step table, with a
+    # time budget: explorer.shrink), unless the caller asks for Phase.shrink
+    native_shrink = phases is not None and Phase.shrink in phases
+    kw["phases"] = (
+        tuple(phases) if phases is not None else tuple(ph for ph in Phase if ph is not Phase.shrink)
+    )
     run_settings = settings(settings.get_profile(profile), **kw)
 
     def factory() -> RuleBasedStateMachine:
@@ -431,17 +556,38 @@ def check_hypothesis(
         p = failure.prop
         states, actions = cut_cycles(failure.states, failure.actions, p.kind is PropertyKind.TRANSITION)
         trace = trace_steps(states, actions)
+        found_length = len(trace) - 1
+        if not native_shrink and found_length > 0:
+            from explorer.shrink import ShrinkError, shrink_trace
+
+            try:
+                trace = shrink_trace(
+                    system,
+                    None,
+                    trace,
+                    p.name,
+                    properties=props,
+                    shrink_config=False,
+                    max_seconds=shrink_seconds,
+                ).steps
+            except ShrinkError as e:  # pragma: no cover - only a non-deterministic model gets here
+                notes.append(f"warning: the failing run did not shrink ({e})")
         violations.append(Violation(p.name, p.kind.value, p.doc, failure.message, len(trace) - 1, trace))
         try:  # the final replay's states must be what the steps reproduce
             replay_steps(system, [{"action": st.action, "fingerprint": st.fingerprint} for st in trace])
         except ReplayError as e:  # pragma: no cover - only a non-deterministic model gets here
             notes.append(f"warning: the shrunk trace does not replay ({e}); is the model deterministic?")
         notes.append(
-            f"{p.name}: Hypothesis shrank the failing run to {len(failure.actions)} steps"
-            + (
-                f" ({len(trace) - 1} once its cycles are cut)"
-                if len(trace) - 1 != len(failure.actions)
-                else ""
+            (
+                f"{p.name}: Hypothesis shrank the failing run to {len(failure.actions)} steps"
+                + (
+                    f" ({found_length} once its cycles are cut)"
+                    if found_length != len(failure.actions)
+                    else ""
+                )
+                if native_shrink
+                else f"{p.name}: Hypothesis found a {found_length}-step run (cycles cut); kafka-mc's shrinker "
+                f"(ddmin, bfs, Hypothesis over the steps) took it to {len(trace) - 1}"
             )
             + (
                 "; the example is kept in the example database and replayed first next time"
