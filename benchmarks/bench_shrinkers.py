@@ -105,7 +105,8 @@ def _faults(system: Any, steps: list[Any]) -> int:
 def shrink_one(model: str, values: dict[str, Any], v: Any, shrinker: str) -> dict[str, Any]:
     """Shrink one violation with ``shrinker``; what the table reports."""
     import invariants
-    from explorer.shrink import _size, shrink_trace, target_for
+    from explorer.search.shrinking import config_size
+    from explorer.shrink import shrink_trace, target_for
 
     spec = invariants.get_model(model)
     t0 = time.process_time()
@@ -115,7 +116,7 @@ def shrink_one(model: str, values: dict[str, Any], v: Any, shrinker: str) -> dic
     return {
         "length": out.length,
         "faults": _faults(system, out.steps),
-        "config_size": _size(out.config),
+        "config_size": config_size(out.config),
         "cpu": round(cpu, 2),
         "notes": out.notes,
     }

@@ -70,6 +70,15 @@ from explorer.encoding import fingerprint
 from explorer.engines.bfs import check_bfs
 from explorer.frontend import SECONDS, Bounded
 from explorer.search import trace_steps
+from explorer.search.shrinking import (
+    SHRINKABLE,
+    Checker,
+    ShrinkError,
+    config_size,
+    ddmin,
+    minimise_steps,
+    replay_actions,
+)
 from explorer.shrunk import Shrunk, identifier, pytest_source, show_value
 from explorer.tracefile import ReplayError, load_trace, replay_steps, trace_file_name, write_json_atomic
 
@@ -85,13 +94,8 @@ __all__ = [
     "target_for",
 ]
 
-SHRINKABLE = ("always", "transition", "deadlock")
 #: the step shrinkers ``shrink_trace(shrinker=...)`` and ``kafka-mc shrink --shrinker`` accept
 SHRINKERS = ("hypothesis", "ddmin")
-
-
-class ShrinkError(Exception):
-    """A trace or target that cannot be shrunk: one line saying why."""
 
 
 # --------------------------------------------------------------------------- targets
@@ -180,125 +184,6 @@ def target_for(what: Any, properties: Iterable[Property] | None = None) -> Targe
 # --------------------------------------------------------------------------- replay
 
 
-class _Checker:
-    """Decides whether a state / step violates the target property."""
-
-    def __init__(self, system: Any, props: list[Property], name: str):
-        self.system = system
-        self.name = name
-        if name == "deadlock":
-            self.kind = "deadlock"
-            self.prop: Property | None = None
-        else:
-            prop = next((p for p in props if p.name == name), None)
-            if prop is None:
-                raise ShrinkError(f"property {name!r} is not defined by this model")
-            if prop.kind.value not in SHRINKABLE:
-                raise ShrinkError(
-                    f"property {name!r} is {prop.kind.value}: only {', '.join(SHRINKABLE)} shrink"
-                )
-            self.kind, self.prop = prop.kind.value, prop
-        term = getattr(system, "is_terminal", None)
-        self.is_terminal: Callable[[Any], bool] = term if term is not None else (lambda s: False)
-
-    def state_bad(self, s: Any, succ: list[tuple[Any, Any]] | None) -> bool:
-        if self.kind == "always":
-            assert self.prop is not None
-            return not self.prop.check(s)
-        if self.kind == "deadlock":
-            return succ is not None and not succ and not self.is_terminal(s)
-        return False
-
-    def step_bad(self, s: Any, a: Any, t: Any) -> bool:
-        if self.kind == "transition":
-            assert self.prop is not None
-            return not self.prop.check(s, a, t)
-        return False
-
-
-def replay_actions(
-    system: Any, checker: _Checker, actions: Sequence[str], init_fp: str | None = None
-) -> tuple[list[Any], list[Any]] | None:
-    """Replay action texts from an initial state; return (states, actions) cut at the
-    first violation of the checker's property, or None (a step not enabled, or no
-    violation). The initial state with fingerprint ``init_fp`` is tried first, then
-    the others in order."""
-    inits = list(system.init_states())
-    if init_fp is not None:
-        inits.sort(key=lambda s: f"{fingerprint(s):016x}" != init_fp)  # stable: the named one first
-    for s0 in inits:
-        got = _replay_from(system, checker, s0, actions)
-        if got is not None:
-            return got
-    return None
-
-
-def _replay_from(
-    system: Any, checker: _Checker, s: Any, actions: Sequence[str]
-) -> tuple[list[Any], list[Any]] | None:
-    states: list[Any] = [s]
-    acts: list[Any] = []
-    need_succ = checker.kind == "deadlock"
-    succ = list(system.successors(s))
-    if checker.state_bad(s, succ if need_succ else None):
-        return states, acts
-    for text in actions:
-        same = [(a, t) for a, t in succ if str(a) == text]
-        if not same:
-            return None
-        # prefer a same-text successor that shows the violation
-        pick = next(
-            (
-                (a, t)
-                for a, t in same
-                if checker.step_bad(s, a, t) or (checker.kind == "always" and checker.state_bad(t, None))
-            ),
-            same[0],
-        )
-        a, t = pick
-        states.append(t)
-        acts.append(a)
-        if checker.step_bad(s, a, t):
-            return states, acts
-        s = t
-        succ = list(system.successors(s))
-        if checker.state_bad(s, succ if need_succ else None):
-            return states, acts
-    return None
-
-
-def ddmin(items: list[Any], test: Callable[[list[Any]], list[Any] | None]) -> list[Any]:
-    """Delta debugging: a 1-minimal sublist of ``items`` for which ``test`` succeeds.
-
-    ``test(candidate)`` returns None when the candidate does not fail, else the
-    (possibly shorter) list to continue from. ``test(items)`` must succeed.
-
-    >>> ddmin(list(range(10)), lambda xs: xs if {3, 7} <= set(xs) else None)
-    [3, 7]
-    """
-    n = 2
-    while len(items) >= 2:
-        chunk = -(-len(items) // n)
-        reduced = False
-        for i in range(0, len(items), chunk):
-            candidate = items[:i] + items[i + chunk :]
-            got = test(candidate)
-            if got is not None and len(got) < len(items):
-                items = got
-                n = max(n - 1, 2)
-                reduced = True
-                break
-        if not reduced:
-            if n >= len(items):
-                break
-            n = min(len(items), 2 * n)
-    if len(items) == 1:
-        got = test([])
-        if got is not None:
-            items = got
-    return items
-
-
 # --------------------------------------------------------------------------- shrinking
 
 
@@ -340,13 +225,6 @@ def _config_candidates(
         v = values[k]
         for i in range(len(v)):
             yield k, f"{k} without item {i} ({show_value(v[i])})", {**values, k: v[:i] + v[i + 1 :]}
-
-
-def _size(values: dict[str, Any]) -> int:
-    return sum(
-        (v if isinstance(v, int) and not isinstance(v, bool) else len(v) if isinstance(v, list) else 0)
-        for v in values.values()
-    )
 
 
 def _bfs_shortest(
@@ -410,7 +288,7 @@ def shrink_trace(
     ``fixed_keys`` are configuration keys never changed (for example a bound that
     the property itself reads, which would otherwise shrink to a trivial failure).
     ``shrinker`` is ``"hypothesis"`` (steps and configuration shrunk together by
-    Hypothesis, :mod:`explorer.shrink_hypothesis`, then ddmin as a 1-minimality pass) or
+    Hypothesis, :mod:`explorer.search.shrink_hypothesis`, then ddmin as a 1-minimality pass) or
     ``"ddmin"`` (the hand-written phases only).
 
     >>> out = shrink_trace("tests.toys:grid", {"n": 4, "limit": 3},
@@ -433,7 +311,7 @@ def shrink_trace(
         system, props, values = tgt.build(values)
     except (ConfigError, ValueError, TypeError) as e:
         raise ShrinkError(f"configuration: {e}") from None
-    checker = _Checker(system, props, property_name)
+    checker = Checker(system, props, property_name)
     dsteps = _to_dicts(steps)
     if not dsteps:
         raise ShrinkError("the trace has no steps")
@@ -452,24 +330,9 @@ def shrink_trace(
     notes: list[str] = []
 
     def minimise(
-        system: Any, checker: _Checker, acts: list[str], fp: str | None, kinds: list[Any]
+        system: Any, checker: Checker, acts: list[str], fp: str | None, kinds: list[Any]
     ) -> list[str]:
-        def test(candidate: list[str]) -> list[str] | None:
-            if left() <= 0:
-                return None
-            r = replay_actions(system, checker, candidate, fp)
-            return None if r is None else [str(a) for a in r[1]]
-
-        # fault steps first: drop each one that is not needed
-        i = len(acts) - 1
-        while i >= 0 and faults:
-            if i < len(kinds) and kinds[i] in faults:
-                r = test(acts[:i] + acts[i + 1 :])
-                if r is not None:
-                    acts = r
-                    kinds = kinds[:i] + kinds[i + 1 :]
-            i -= 1
-        return ddmin(acts, test)
+        return minimise_steps(system, checker, acts, fp, kinds, faults, deadline)
 
     if shrinker not in SHRINKERS:
         raise ShrinkError(f"shrinker {shrinker!r}: expected one of {', '.join(SHRINKERS)}")
@@ -520,11 +383,11 @@ def shrink_trace(
                     break
                 if key_name in keep:
                     continue
-                if _size(cand) >= _size(values):
+                if config_size(cand) >= config_size(values):
                     continue
                 try:
                     c_system, c_props, c_values = tgt.build(cand)
-                    c_checker = _Checker(c_system, c_props, property_name)
+                    c_checker = Checker(c_system, c_props, property_name)
                 except (ConfigError, ValueError, TypeError, ShrinkError):
                     continue
                 found = replay_actions(c_system, c_checker, acts)
@@ -552,7 +415,7 @@ def shrink_trace(
     # first, keeps only what is no longer (so it never ends longer than they do); what it
     # changed in the configuration may open more: the configuration phase runs again
     if shrinker == "hypothesis" and left() > 0:
-        from explorer.shrink_hypothesis import hypothesis_shrink, shrinkable_keys
+        from explorer.search.shrink_hypothesis import hypothesis_shrink, shrinkable_keys
 
         init_fp = f"{fingerprint(best[0][0]):016x}"
         replayed = best
@@ -576,7 +439,7 @@ def shrink_trace(
         else:
             if h.values != values:
                 system, props, values = tgt.build(h.values)
-                checker = _Checker(system, props, property_name)
+                checker = Checker(system, props, property_name)
             init_fp = f"{fingerprint(h.states[0]):016x}"
             changed_keys = [k for k in values if values[k] != before_h.get(k)]
             config_note = ", ".join(

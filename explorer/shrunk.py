@@ -177,7 +177,7 @@ def build():
             "from explorer.tracefile import ReplayError, replay_steps\n"
             "from invariants import get_model\n"
         )
-    imports += "from explorer.shrink_hypothesis import reproduces\n"
+    imports += "from explorer.search.shrink_hypothesis import reproduces\n"
     if mode == "bug":
         imports = imports.replace("ReplayError, ", "")
         purpose = (
@@ -243,7 +243,7 @@ ACTIONS = [step["action"] for step in STEPS[1:]]
 {build}
 
 def _build_for_hypothesis(values):
-    """``build`` as :func:`explorer.shrink_hypothesis.reproduces` calls it."""
+    """``build`` as :func:`explorer.search.shrink_hypothesis.reproduces` calls it."""
     system, props = build()
     return system, list(props.values()), dict(values)
 

@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 
 from explorer.core import always
-from explorer.shrink import ShrinkError, shrink_main, shrink_trace
-from explorer.shrink_hypothesis import (
+from explorer.search.shrink_hypothesis import (
     ShrinkableKeys,
     _step_table,
     hypothesis_shrink,
     reproduces,
     shrinkable_keys,
 )
+from explorer.shrink import ShrinkError, shrink_main, shrink_trace
 from tests.toys import Grid
 
 UP0, UP1 = "counter 0 increments", "counter 1 increments"

@@ -432,6 +432,48 @@ def state_machine_for(
     return type(name, (RuleBasedStateMachine,), namespace)
 
 
+def _shrunk_trace(
+    system: Any, props: list[Property], name: str, trace: list[Any], seconds: float
+) -> list[Any] | None:
+    """A found failure's trace shrunk by :func:`explorer.search.shrinking.shrink_steps` (ddmin, a
+    bfs bounded by the trace's length, Hypothesis over a fixed step table), or None if it does
+    not replay (only a non-deterministic model gets there)."""
+    from explorer.engines.bfs import check_bfs
+    from explorer.search.shrink_hypothesis import shrink_steps
+    from explorer.search.shrinking import Checker, ShrinkError
+
+    def shortest(bound: int) -> tuple[list[Any], list[Any]] | None:
+        chosen = [q for q in props if q.name == name]
+        r = check_bfs(
+            system,
+            chosen,
+            deadlock=name == "deadlock",
+            max_depth=bound,
+            max_states=50_000,
+            max_seconds=seconds / 3,
+        )
+        v = next((v for v in r.violations if v.property == name and v.trace), None)
+        if v is None:
+            return None
+        states = replay_steps(
+            system, [{"action": st.action, "fingerprint": st.fingerprint} for st in v.trace]
+        )
+        return states, [st.action for st in v.trace[1:]]
+
+    try:
+        out = shrink_steps(
+            system,
+            Checker(system, props, name),
+            [str(st.action) for st in trace[1:]],
+            trace[0].fingerprint,
+            shortest=shortest,
+            max_seconds=seconds,
+        )
+    except ShrinkError:  # pragma: no cover - only a non-deterministic model gets here
+        return None
+    return trace_steps(out.states, out.actions)
+
+
 def database_key(model: str, config: Any, properties: Iterable[Property], system: Any) -> bytes:
     """The example-database key of a check: model, configuration, property names and
     initial states' fingerprints (stable across processes and machines).
@@ -558,20 +600,7 @@ def check_hypothesis(
         trace = trace_steps(states, actions)
         found_length = len(trace) - 1
         if not native_shrink and found_length > 0:
-            from explorer.shrink import ShrinkError, shrink_trace
-
-            try:
-                trace = shrink_trace(
-                    system,
-                    None,
-                    trace,
-                    p.name,
-                    properties=props,
-                    shrink_config=False,
-                    max_seconds=shrink_seconds,
-                ).steps
-            except ShrinkError as e:  # pragma: no cover - only a non-deterministic model gets here
-                notes.append(f"warning: the failing run did not shrink ({e})")
+            trace = _shrunk_trace(system, props, p.name, trace, shrink_seconds) or trace
         violations.append(Violation(p.name, p.kind.value, p.doc, failure.message, len(trace) - 1, trace))
         try:  # the final replay's states must be what the steps reproduce
             replay_steps(system, [{"action": st.action, "fingerprint": st.fingerprint} for st in trace])

@@ -49,7 +49,24 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["HypothesisShrunk", "hypothesis_shrink", "reproduces", "shrinkable_keys"]
+from explorer.core import action_kind
+from explorer.encoding import fingerprint
+from explorer.search.shrinking import (
+    Checker,
+    ShrinkError,
+    config_size,
+    minimise_steps,
+    replay_actions,
+)
+
+__all__ = [
+    "HypothesisShrunk",
+    "StepsShrunk",
+    "hypothesis_shrink",
+    "reproduces",
+    "shrink_steps",
+    "shrinkable_keys",
+]
 
 
 @dataclass(frozen=True)
@@ -186,7 +203,7 @@ def hypothesis_shrink(
     kinds: Sequence[Any] = (),
     faults: Iterable[str] = (),
     max_seconds: float = 60.0,
-    config_size: Callable[[dict[str, Any]], int] | None = None,
+    size_of: Callable[[dict[str, Any]], int] | None = None,
     shrink: bool = True,
     alphabet: Sequence[str] = (),
     alphabet_kinds: Sequence[Any] = (),
@@ -218,12 +235,10 @@ def hypothesis_shrink(
     from hypothesis.reporting import with_reporter
 
     from explorer.config import ConfigError
-    from explorer.encoding import fingerprint
-    from explorer.shrink import _Checker, _size
 
     if isinstance(keys, dict):
         keys = ShrinkableKeys()
-    size = config_size or _size
+    size = size_of or config_size
     fault_set = set(faults)
     table = _step_table([*alphabet, *actions], [*alphabet_kinds, *kinds], fault_set)
     index = {t: i for i, t in enumerate(table)}
@@ -237,7 +252,7 @@ def hypothesis_shrink(
         if got is None:
             try:
                 system, props, vals2 = build(dict(vals))
-                checker = _Checker(system, props, property_name)
+                checker = Checker(system, props, property_name)
                 inits = list(system.init_states())
             except (ConfigError, ValueError, TypeError, LookupError):
                 got = False
@@ -354,8 +369,6 @@ def hypothesis_shrink(
 
 
 def _kind(action: Any) -> str:
-    from explorer.core import action_kind
-
     return action_kind(action)
 
 
@@ -375,3 +388,72 @@ def reproduces(build: Build, values: dict[str, Any], actions: Sequence[str], pro
     """
     out = hypothesis_shrink(build, values, ShrinkableKeys(), actions, property_name, shrink=False)
     return out is not None and out.texts == list(actions)
+
+
+@dataclass
+class StepsShrunk:
+    """What :func:`shrink_steps` made of a trace: its states and actions, and what each phase did."""
+
+    states: list[Any]
+    actions: list[Any]
+    notes: list[str] = field(default_factory=list)
+
+
+def shrink_steps(
+    system: Any,
+    checker: Checker,
+    actions: Sequence[str],
+    init_fp: str | None = None,
+    *,
+    shortest: Callable[[int], tuple[list[Any], list[Any]] | None] | None = None,
+    use_hypothesis: bool = True,
+    max_seconds: float = 30.0,
+) -> StepsShrunk:
+    """Shrink a violating trace's steps in a fixed system (its configuration is not changed):
+    ddmin (fault steps first), then ``shortest(bound)`` (a bounded search for a trace of at
+    most ``bound`` steps, e.g. a bfs), then Hypothesis over a table of the trace's steps
+    (:mod:`explorer.search.shrink_hypothesis`), then ddmin again. Raises :class:`ShrinkError`
+    when the trace does not replay to a violation. ``str(action)`` of the results are texts
+    that :func:`replay_actions` replays.
+    """
+    deadline = time.monotonic() + max_seconds
+    got = replay_actions(system, checker, list(actions), init_fp)
+    if got is None:
+        raise ShrinkError(f"the trace does not replay to a violation of {checker.name}")
+    acts_obj = got[1]
+    faults = set(getattr(system, "fault_kinds", tuple)())
+    kinds = [action_kind(a) for a in acts_obj]
+    texts = [str(a) for a in acts_obj]
+    alphabet = list(texts)
+    notes: list[str] = []
+    acts = minimise_steps(system, checker, texts, init_fp, kinds, faults, deadline)
+    notes.append(f"steps: {len(actions)} -> {len(acts)} by ddmin")
+    best = replay_actions(system, checker, acts, init_fp)
+    assert best is not None
+    if shortest is not None and len(best[1]) > 1 and time.monotonic() < deadline:
+        found = shortest(len(best[1]) - 1)
+        if found is not None and len(found[1]) < len(best[1]):
+            notes.append(f"bfs: a shorter trace ({len(best[1])} -> {len(found[1])} steps)")
+            best = found
+    if use_hypothesis and len(best[1]) > 1 and time.monotonic() < deadline:
+        fp = f"{fingerprint(best[0][0]):016x}"
+        h = hypothesis_shrink(
+            lambda values: (system, checker.props, dict(values)),
+            {},
+            ShrinkableKeys(),
+            [str(a) for a in best[1]],
+            checker.name,
+            init_fp=fp,
+            kinds=[action_kind(a) for a in best[1]],
+            faults=faults,
+            max_seconds=max(deadline - time.monotonic(), 0.0),
+            alphabet=alphabet,
+            alphabet_kinds=kinds,
+        )
+        if h is not None and len(h.actions) < len(best[1]):
+            notes.append(f"steps: {len(best[1])} -> {len(h.actions)} by Hypothesis ({h.runs} runs)")
+            polished = minimise_steps(
+                system, checker, h.texts, fp, [action_kind(a) for a in h.actions], faults, deadline
+            )
+            best = replay_actions(system, checker, polished, fp) or (h.states, h.actions)
+    return StepsShrunk(list(best[0]), list(best[1]), notes)
