@@ -158,6 +158,18 @@ class ControllerSystem(Cluster):
             perms = self.__dict__["_symmetries"] = symmetries(self.cfg, self.init_states())
         return list(perms)
 
+    def fault_kinds(self) -> tuple[str, ...]:
+        """The action kinds that are faults (a broker crash or restart, a ZooKeeper session
+        expiry, and the plug-in faults of ``model/controller/faults``): a shrinker tries to
+        remove these steps first, so of two equally short counterexamples the one with fewer
+        faults is kept.
+
+        >>> from model.controller import ControllerConfig
+        >>> ControllerSystem(ControllerConfig()).fault_kinds()[:3]
+        ('Crash', 'Restart', 'SessionExpire')
+        """
+        return ("Crash", "Restart", "SessionExpire", *(r.action.__name__ for r in faults.rules()))
+
     def action_kinds(self) -> tuple[str, ...]:
         """Every action kind of the model."""
         kinds: tuple[str, ...] = ACTION_KINDS
