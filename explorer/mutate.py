@@ -354,6 +354,7 @@ def _cell(e: SuiteEntry, extra: Sequence[str], keep_going: bool) -> dict[str, An
         max_seconds=e.max_seconds,
         max_states=e.max_states,
         keep_going=keep_going or e.expect == "violation",
+        engine_options=e.engine_options(),
     )
     try:
         if ":" in e.model:

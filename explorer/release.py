@@ -1,330 +1,43 @@
 """The release suite: run every check of a suite file and publish the results.
 
-A suite is TOML with one ``[[check]]`` table per entry::
-
-    [[check]]
-    name = "timing-wheel-ref"          # unique; used in the report and JUnit
-    model = "timing-wheel"             # a registered model (or, with engine "symbolic", a proof target)
-    config = "timing-wheel-ref.toml"   # relative to the suite file
-    set = ["tick_ms=1"]                # optional overrides
-    engine = "bfs"
-    max_seconds = 600                  # the entry's budget
-    reduce = "none"                    # or "por" / "symmetry": a reduction (bfs; docs/reduction.md)
-    full_states = 1234                 # with reduce: the full search's distinct states (the
-                                       # report gives the reduction's factor; pinned in a test)
-    expect = "hold"                    # or "violation": the model is known broken
-    violates = ["deadlock"]            # with expect = "violation": exactly these
-    # required coverage (optional; an unmet requirement fails the entry):
-    require_actions = "all"            # or a list: these action kinds must be enabled
-    require_transitions = 0.5          # fraction of both state machines' edges taken, or a
-                                       # list such as ["partition/OfflinePartition->OnlinePartition"]
-    require_labels = ["elections/offline/isr"]  # coverage labels that must be hit
-    require_witnesses = true           # every reachable property witnessed
-    require_non_vacuous = true         # every guarded property applied at least once
-
+The suite file's format (one ``[[check]]`` table per entry: model, configuration, engine,
+budget, expectation, coverage requirements) is read and checked by :mod:`explorer.suite`.
 An entry passes when its expectation is met and its coverage requirements hold: ``hold`` means the search completed
 and every property held; ``violation`` means the search (run with ``--continue``)
 found exactly the listed properties violated — a guard that known bugs of a model
-written "as printed" stay found. The run exits 1 if any entry failed, 3 if an entry
-ran out of budget (and none failed), 0 otherwise. The report also lists the variants
-each entry ran (its configuration's non-numeric values) and the suite's coverage totals.
+written "as printed" stay found; ``explore`` (engine ``simulate`` or ``hypothesis``) runs a
+configuration too large for the exhaustive search with a fixed seed and budget and fails
+only by finding a violation: it reports what it covered and **proves nothing**. The run
+exits 1 if any entry failed, 3 if an entry ran out of budget (and none failed), 0 otherwise.
+The report also lists the variants each entry ran (its configuration's non-numeric values)
+and the suite's coverage totals.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
-import math
 import os
 import time
-import tomllib
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from explorer.api import CheckOptions
-from explorer.config import ConfigError, did_you_mean, load_config, parse_override
+from explorer.config import ConfigError, did_you_mean
 from explorer.core import CheckResult, ExitReason
-from explorer.frontend import CHECK_ENGINES, format_result, registry, run_check, run_proofs
+from explorer.frontend import format_result, run_check, run_proofs
 from explorer.report import mutation_summary, provenance, render_html
-from explorer.search import REDUCTIONS, Progress, not_run_result, stop_requested
+from explorer.search import Progress, not_run_result, stop_requested
+from explorer.suite import (
+    _MACHINES,
+    SuiteEntry,
+    load_suite,
+    reduction_factor,
+)
 from explorer.tracefile import ReplayError, mutation_problem, replay_steps, write_json_atomic
 
 __all__ = ["SuiteEntry", "load_suite", "run_release"]
-
-_REQUIRE_KEYS = {
-    "require_actions",
-    "require_transitions",
-    "require_labels",
-    "require_witnesses",
-    "require_non_vacuous",
-}
-_KEYS = {
-    "name",
-    "model",
-    "config",
-    "set",
-    "engine",
-    "max_seconds",
-    "max_states",
-    "reduce",
-    "full_states",
-    "expect",
-    "violates",
-    *_REQUIRE_KEYS,
-}
-_MACHINES = ("partition", "replica")
-#: the registered model whose coverage labels name the state machines' edges
-_STATE_MACHINE_MODEL = "controller"
-
-
-@dataclass(frozen=True)
-class SuiteEntry:
-    """One check of a release suite (see the module docstring for the keys)."""
-
-    name: str
-    model: str
-    config: str | None = None
-    set: tuple[str, ...] = ()
-    engine: str = "bfs"
-    max_seconds: float | None = None
-    max_states: int | None = None
-    #: state-space reduction of the entry's bfs run (``none``, ``por`` or ``symmetry``, docs/reduction.md)
-    reduce: str = "none"
-    #: with a reduction: the distinct states of the full search, for the factor in the report
-    full_states: int | None = None
-    expect: str = "hold"
-    violates: tuple[str, ...] = field(default=())
-    #: coverage requirements: key (``require_*``) -> value, as validated by :func:`load_suite`
-    require: dict[str, Any] = field(default_factory=dict)
-
-
-def load_suite(path: str) -> list[SuiteEntry]:
-    """Read and validate a suite file; ConfigError (one line) on anything wrong.
-
-    >>> load_suite("/nonexistent.toml")
-    Traceback (most recent call last):
-    ...
-    explorer.config.ConfigError: /nonexistent.toml: no such file
-    """
-    try:
-        with open(path, "rb") as fh:
-            doc = tomllib.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot be read ({type(e).__name__})") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: malformed TOML: {e}") from None
-    except (ValueError, RecursionError) as e:  # e.g. an integer of thousands of digits
-        raise ConfigError(f"{path}: unreadable TOML ({str(e).splitlines()[0][:80]})") from None
-    if not isinstance(doc, dict) or set(doc) - {"check"}:
-        extra = sorted(set(doc) - {"check"})
-        raise ConfigError(f"{path}: unknown top-level key {extra[0]!r} (a suite holds [[check]] tables)")
-    checks = doc.get("check")
-    if not isinstance(checks, list) or not checks or not all(isinstance(c, dict) for c in checks):
-        raise ConfigError(f"{path}: no [[check]] entries")
-    base = os.path.dirname(os.path.abspath(path))
-    entries: list[SuiteEntry] = []
-    seen: set[str] = set()
-    for i, c in enumerate(checks):
-        where = f"{path}: check {i + 1}" + (f" ({c['name']})" if isinstance(c.get("name"), str) else "")
-        entries.append(_load_entry(where, base, c, seen))
-    return entries
-
-
-def _strings(where: str, c: dict[str, Any], key: str) -> tuple[str, ...]:
-    """A list of non-empty strings under ``key`` (a string alone is an error, not its letters)."""
-    v = c.get(key, [])
-    if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
-        raise ConfigError(f"{where}: {key} must be a list of non-empty strings, got {v!r}")
-    return tuple(v)
-
-
-def _number(where: str, c: dict[str, Any], key: str, integer: bool) -> Any:
-    """A positive number (an int when ``integer``) under ``key``, or None when absent."""
-    v = c.get(key)
-    if v is None:
-        return None
-    ok = isinstance(v, int) if integer else isinstance(v, (int, float))
-    if isinstance(v, bool) or not ok or not math.isfinite(v) or v <= 0:
-        kind = "a positive integer" if integer else "a positive number"
-        raise ConfigError(f"{where}: {key} must be {kind}, got {v!r}")
-    return v
-
-
-def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> SuiteEntry:
-    """One ``[[check]]`` table, checked in full (model, config file, overrides, engine, types)."""
-    unknown = set(c) - _KEYS
-    if unknown:
-        raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r}")
-    for k in ("name", "model"):
-        if not isinstance(c.get(k), str) or not c[k]:
-            raise ConfigError(f"{where}: {k} must be a non-empty string")
-    if c["name"] in seen:
-        raise ConfigError(f"{where}: duplicate name {c['name']!r}")
-    seen.add(c["name"])
-    expect = c.get("expect", "hold")
-    if expect not in ("hold", "violation"):
-        raise ConfigError(f"{where}: expect must be 'hold' or 'violation', got {expect!r}")
-    violates = _strings(where, c, "violates")
-    if expect == "violation" and not violates:
-        raise ConfigError(f"{where}: expect = 'violation' needs the list 'violates'")
-    overrides = _strings(where, c, "set")
-    engine = c.get("engine", "bfs")
-    engines = (*CHECK_ENGINES, "symbolic")
-    if not isinstance(engine, str) or engine not in engines:
-        raise ConfigError(f"{where}: engine must be one of {', '.join(engines)}, got {engine!r}")
-    max_seconds = _number(where, c, "max_seconds", integer=False)
-    max_states = _number(where, c, "max_states", integer=True)
-    reduce = c.get("reduce", "none")
-    if reduce not in REDUCTIONS or (reduce != "none" and engine != "bfs"):
-        raise ConfigError(
-            f"{where}: reduce must be one of {', '.join(REDUCTIONS)} (bfs only), got {reduce!r}"
-        )
-    full_states = _number(where, c, "full_states", integer=True)
-    if full_states is not None and reduce == "none":
-        raise ConfigError(f"{where}: full_states is the full search's count of a reduced entry (set reduce)")
-    cfg = c.get("config")
-    if cfg is not None and (not isinstance(cfg, str) or not cfg):
-        raise ConfigError(f"{where}: config must be a non-empty file name, got {cfg!r}")
-    config = None if cfg is None else os.path.join(base, cfg)
-    require = _validate_requirements(where, c)
-    model: str = c["model"]
-    try:
-        if engine == "symbolic":
-            from explorer.symbolic import list_targets
-
-            if model not in list_targets() and ":" not in model:
-                raise ConfigError(f"unknown proof target {model!r} (known: {', '.join(list_targets())})")
-            if config is not None:
-                raise ConfigError("config: engine 'symbolic' takes a proof target and set, not a config file")
-            for o in overrides:
-                parse_override(o)
-        else:
-            reg = registry()
-            if model not in reg.MODEL_MODULES:
-                raise ConfigError(f"unknown model {model!r} (known models: {', '.join(reg.MODEL_MODULES)})")
-            spec = reg.get_model(model)
-            loaded = load_config(spec.config_cls, config, list(overrides))
-            if violates:
-                names = {p.name for p in spec.properties(loaded)} | {"deadlock"}
-                bad = [v for v in violates if v not in names]
-                if bad:
-                    raise ConfigError(f"violates: {bad[0]!r} is not a property of {model}")
-            if isinstance(require.get("require_actions"), tuple):
-                _check_action_kinds(model, spec, loaded, require)
-    except ConfigError as e:
-        raise ConfigError(f"{where}: {e}") from None
-    return SuiteEntry(
-        name=c["name"],
-        model=model,
-        config=config,
-        set=overrides,
-        engine=engine,
-        max_seconds=max_seconds,
-        max_states=max_states,
-        reduce=reduce,
-        full_states=full_states,
-        expect=expect,
-        violates=violates,
-        require=require,
-    )
-
-
-def reduction_factor(e: SuiteEntry, res: dict[str, Any]) -> float | None:
-    """The full search's distinct states over the reduced search's, for a complete reduced
-    run whose entry gives ``full_states`` (else None).
-
-    >>> e = SuiteEntry("x", "controller", reduce="symmetry", full_states=300)
-    >>> reduction_factor(e, {"distinct_states": 150, "exit_reason": "complete"})
-    2.0
-    >>> reduction_factor(e, {"distinct_states": 150, "exit_reason": "budget_exhausted"}) is None
-    True
-    """
-    if e.reduce == "none" or e.full_states is None or not res.get("distinct_states"):
-        return None
-    if res.get("exit_reason") not in ("complete", "violation"):
-        return None
-    return round(e.full_states / res["distinct_states"], 3)
-
-
-def _validate_requirements(where: str, c: dict[str, Any]) -> dict[str, Any]:
-    """The entry's ``require_*`` keys, checked; ConfigError (one line) naming a bad one.
-
-    >>> _validate_requirements("s: check 1", {"require_transitions": 0.5, "require_witnesses": True})
-    {'require_transitions': 0.5, 'require_witnesses': True}
-    >>> _validate_requirements("s: check 1", {"require_actions": "some"})
-    Traceback (most recent call last):
-    ...
-    explorer.config.ConfigError: s: check 1: require_actions must be "all" or a list of action kinds, got 'some'
-    """
-    out: dict[str, Any] = {}
-    for key in sorted(_REQUIRE_KEYS & set(c)):
-        v = c[key]
-        strings = isinstance(v, list) and all(isinstance(x, str) and x for x in v)
-        if key == "require_actions":
-            if v != "all" and not strings:
-                raise ConfigError(
-                    f'{where}: require_actions must be "all" or a list of action kinds, got {v!r}'
-                )
-            v = "all" if v == "all" else tuple(v)
-        elif key == "require_transitions":
-            if isinstance(v, bool) or (not (isinstance(v, (int, float)) and 0 <= v <= 1) and not strings):
-                raise ConfigError(
-                    f"{where}: require_transitions must be a fraction in [0, 1] or a list like "
-                    f'["partition/OfflinePartition->OnlinePartition"], got {v!r}'
-                )
-            if strings:
-                edges = _state_machine_edges()
-                for x in v:
-                    if x not in edges:
-                        raise ConfigError(
-                            f"{where}: require_transitions: {x!r} is no edge of the partition or replica "
-                            "state machine (write machine/From->To)"
-                        )
-                v = tuple(v)
-            else:
-                v = float(v)
-        elif key == "require_labels":
-            if not strings or any(len(x.split("/")) < 2 for x in v):
-                raise ConfigError(
-                    f'{where}: require_labels must be a list of label paths like "elections/offline/isr", got {v!r}'
-                )
-            v = tuple(v)
-        elif not isinstance(v, bool):
-            raise ConfigError(f"{where}: {key} must be true or false, got {v!r}")
-        out[key] = v
-    return out
-
-
-def _state_machine_edges() -> set[str]:
-    """Every edge of the partition and replica state machines, as ``machine/From->To``.
-
-    Read from the coverage labels (``state_machines/...``) the controller model declares,
-    reached through the model registry.
-
-    >>> "partition/OfflinePartition->OnlinePartition" in _state_machine_edges()
-    True
-    """
-    spec = registry().get_model(_STATE_MACHINE_MODEL)
-    system = spec.build(load_config(spec.config_cls))
-    return {"/".join(lb[1:]) for lb in system.coverage_labels() if lb[0] == "state_machines"}
-
-
-def _check_action_kinds(model: str, spec: Any, config: Any, require: dict[str, Any]) -> None:
-    """``require_actions`` names only action kinds the model declares (when it declares them)."""
-    system = spec.build(config)
-    kinds = getattr(system, "action_kinds", None)
-    if kinds is None:
-        return
-    declared = set(kinds())
-    for k in require["require_actions"]:
-        if k not in declared:
-            raise ConfigError(
-                f"require_actions: {k!r} is not an action kind of {model} (kinds: {', '.join(sorted(declared))})"
-            )
 
 
 def _label_count(labels: dict[str, Any], path: str) -> int:
@@ -426,6 +139,15 @@ def _verdict(e: SuiteEntry, r: CheckResult, reqs: list[dict[str, Any]] | None = 
 def _expectation(e: SuiteEntry, r: CheckResult) -> tuple[str, str]:
     """(status, message) of the entry's expectation alone."""
     violated = sorted({v.property for v in r.violations})
+    if e.expect == "explore":
+        if violated:
+            return "fail", "the exploration found a violation: " + ", ".join(violated)
+        if r.exit_reason.value == "interrupted":
+            return "budget", "interrupted before the exploration's budget was spent"
+        return "pass", (
+            f"no violation in {r.distinct_states:,} distinct states sampled "
+            f"({e.engine}, seed {e.explore.get('seed')}): an exploration, it proves nothing"
+        )
     if e.expect == "hold":
         if violated:
             return "fail", "violated: " + ", ".join(violated)
@@ -691,6 +413,7 @@ def run_release(
                     reduce=e.reduce,
                     keep_going=e.expect == "violation",
                     progress=None if quiet else Progress(),
+                    engine_options=e.engine_options(),
                 )
                 r, system, _ = run_check(e.model, options, config_path=e.config, overrides=e.set)
                 arrows[e.name] = [

@@ -44,7 +44,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("search machinery and the symbolic harness", ("explorer.search", "explorer.symbolic")),
     ("engines", ("explorer.engines",)),
     ("the check API", ("explorer.api",)),
-    ("what the front ends share", ("explorer.frontend", "explorer.shrunk", "explorer.source_mutants")),
+    (
+        "what the front ends share",
+        ("explorer.frontend", "explorer.shrunk", "explorer.source_mutants", "explorer.suite"),
+    ),
     (
         "front ends",
         (

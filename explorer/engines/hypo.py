@@ -92,7 +92,7 @@ from explorer.core import (
 )
 from explorer.encoding import fingerprint
 from explorer.engines.base import CheckOptions, common
-from explorer.engines.options import HypothesisOptions
+from explorer.engines.options import HYPOTHESIS_PROFILES, HypothesisOptions
 from explorer.search import Coverage, cut_cycles, sampled_result, trace_steps
 from explorer.tracefile import ReplayError, replay_steps
 
@@ -120,6 +120,7 @@ PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"max_examples": 25, "stateful_step_count": 30, **_COMMON},
     "thorough": {"max_examples": 1000, "stateful_step_count": 200, **_COMMON},
 }
+assert tuple(PROFILES) == HYPOTHESIS_PROFILES  # the names the options check before a run
 for _name, _kw in PROFILES.items():
     settings.register_profile(_name, **_kw)
 

@@ -203,6 +203,10 @@ class SimulateOptions(_Options):
                 raise ValueError(f"probability of {kind}: at most 1, got {p!r}")
 
 
+#: the settings profiles of the ``hypothesis`` engine (``explorer.engines.hypo.PROFILES``)
+HYPOTHESIS_PROFILES = ("quick", "thorough")
+
+
 @dataclass(frozen=True)
 class HypothesisOptions(_Options):
     """The ``hypothesis`` engine's options: ``profile``, ``seed``, ``max_examples``,
@@ -217,6 +221,10 @@ class HypothesisOptions(_Options):
     phases: Any = None
 
     def __post_init__(self) -> None:
+        if self.profile not in HYPOTHESIS_PROFILES:
+            raise ValueError(
+                f"profile: unknown profile {self.profile!r} (known: {', '.join(HYPOTHESIS_PROFILES)})"
+            )
         if self.max_examples is not None:
             _positive_int("max_examples", self.max_examples)
         if self.stateful_step_count is not None:

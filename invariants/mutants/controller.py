@@ -292,6 +292,17 @@ class ReassignKeepsOldReplica(AdminWorkflows):
         super().update_partition_replica_assignment(c, p, replicas + old)
 
 
+@mutant(
+    "controlled-shutdown-ignores-broker-epoch",
+    "doControlledShutdown acts on a request from an older broker epoch (no KIP-380 check): a request "
+    "queued before a crash shuts down the restarted broker's replicas",
+)
+class ControlledShutdownIgnoresBrokerEpoch(AdminWorkflows):
+    def do_controlled_shutdown(self, c: ControllerBase, arg: int) -> None:
+        b = arg & 7
+        super().do_controlled_shutdown(c, c.ctx.live[b] * 8 + b if c.ctx.live[b] else arg)
+
+
 # -- mistakes that epoch fencing hides (issue 20): caught by the convergence properties -----------
 
 

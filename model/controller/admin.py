@@ -299,13 +299,23 @@ class AdminWorkflows(Component):
             c.done |= D_AUTO
             self.kafka_controller.run(c, ((O_ELECT_PARTS, S_PREFERRED, tuple(sorted(cands))),))
 
-    def do_controlled_shutdown(self, c: ControllerBase, b: int) -> None:
+    def do_controlled_shutdown(self, c: ControllerBase, arg: int) -> None:
         """``doControlledShutdown``: add to ``shuttingDownBrokerIds``; elect new leaders for the
         partitions it leads (ControlledShutdown strategy; single-replica partitions skipped);
-        StopReplica(delete=false) and OfflineReplica for those it follows; respond."""
+        StopReplica(delete=false) and OfflineReplica for those it follows; respond.
+
+        ``arg`` is the request's broker epoch * 8 + its broker. With broker epochs (KIP-380,
+        Kafka 2.2's ``doControlledShutdown(id, brokerEpoch)``) a request from an older epoch
+        than the controller's cached one is refused (``StaleBrokerEpochException``): it was
+        sent by an incarnation of the broker that has since restarted, and acting on it would
+        shut down the new one's replicas (found by the release suite's ``controller-explore``
+        entry: a request queued before a crash and processed after the restart)."""
+        b, epoch = arg & 7, arg >> 3
         ctx = c.ctx
         if not ctx.live[b]:
             return  # BrokerNotAvailableException
+        if c.sys.cfg.broker_epoch and epoch and epoch < ctx.live[b]:
+            return  # StaleBrokerEpochException: the old incarnation is gone, nobody reads the answer
         if b not in ctx.shutting:
             c.ctx = ctx = ctx._replace(shutting=tuple(sorted((*ctx.shutting, b))))
         led: list[int] = []

@@ -251,12 +251,12 @@ class Renamer:
 
     # -- messages -------------------------------------------------------------------------
     def event(self, ev: tuple[int, int]) -> tuple[int, int]:
-        """A controller event: its argument is a broker, a partition or a topic by kind."""
+        """A controller event: its argument is a broker (epoch * 8 + broker), partition or topic."""
         kind, arg = ev
         if arg < 0:
             return ev
         if kind in (EV_CTL_CHANGE, EV_CONTROLLED_SHUTDOWN):
-            arg = self.B[arg]
+            arg = (arg >> 3) * 8 + self.B[arg & 7]  # a ControllerChange's arg is below 8
         elif kind == EV_REASSIGN_ISR:
             arg = self.P[arg]
         elif kind in (EV_PARTITION_MOD, EV_UNCLEAN_ENABLE):

@@ -350,7 +350,8 @@ class ControllerSystem(Cluster):
                 ):
                     ns = list(nodes)
                     ns[b] = ns[b]._replace(cs=3 + c[0])
-                    ev = ControllerEvent(EV_CONTROLLED_SHUTDOWN, b)
+                    # the request carries the broker's epoch (KIP-380): arg = epoch * 8 + broker
+                    ev = ControllerEvent(EV_CONTROLLED_SHUTDOWN, n.bepoch * 8 + b)
                     cn = ns[c[0]]
                     if ev not in cn.events:
                         ns[c[0]] = cn._replace(events=(*cn.events, ev))
