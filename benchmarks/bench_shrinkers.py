@@ -74,6 +74,27 @@ def corpus(seed: int = 0) -> Iterator[tuple[str, str, dict[str, Any], Any]]:
                 v = next((v for v in r.violations if v.trace and v.kind in SHRINKABLE), None)
                 if v is not None:
                     yield f"{model}/{mutant}/{engine}", model, values, v
+    # beyond exhaustive bounds: the release's explore configuration, long swarm walks
+    spec = invariants.get_model("controller")
+    for label, extra, seeds in (
+        (
+            "controlled-shutdown-ignores-broker-epoch",
+            {"mutant": "controlled-shutdown-ignores-broker-epoch"},
+            (0, 1, 2),
+        ),
+        ("deletion-under-reassignment", {"max_reassignments": 1}, (0, 1)),
+    ):
+        for seed in seeds:
+            cfg = load_config(
+                spec.config_cls, path=ROOT / "configs" / "controller-explore.toml", values=extra
+            )
+            props = [p for p in spec.properties(cfg) if p.kind.value in SHRINKABLE]
+            r = check_simulate(spec.build(cfg), props, seed=seed, walks=1500, depth=150, swarm=True)
+            v = next((v for v in r.violations if v.trace), None)
+            if v is not None:
+                from explorer.core import config_to_dict
+
+                yield f"explore/{label}/seed{seed}", "controller", config_to_dict(cfg), v
     from tests.quality.test_counterexample_quality import CASES
 
     for case in CASES:

@@ -159,3 +159,15 @@ def test_unknown_shrinker_is_refused() -> None:
             "tests.toys:grid", {"n": 3, "limit": 1}, [None, UP0], "sum_below_limit", shrinker="delta"
         )
     assert shrink_main(["x.json", "--shrinker", "delta"]) == 2
+
+
+def test_a_configuration_without_the_property_is_no_candidate() -> None:
+    # lowering `k` to 0 removes the property from the model (as max_topic_deletions = 0 removes
+    # deleted_topic_gone): that configuration is skipped, not an error
+    def build(values: dict[str, Any]) -> tuple[Any, list[Any], dict[str, Any]]:
+        return Switches(), ([ALL_ON] if values["k"] > 0 else []), dict(values)
+
+    out = hypothesis_shrink(
+        build, {"k": 3}, ShrinkableKeys(ints={"k": 0}), ["flip 0", "flip 1", "flip 2"], "not_all_on"
+    )
+    assert out is not None and out.values == {"k": 1} and sorted(out.texts) == ["flip 0", "flip 1", "flip 2"]

@@ -253,7 +253,8 @@ def hypothesis_shrink(
                 system, props, vals2 = build(dict(vals))
                 checker = Checker(system, props, property_name)
                 inits = list(system.init_states())
-            except (ConfigError, ValueError, TypeError, LookupError):
+            except (ConfigError, ValueError, TypeError, LookupError, ShrinkError):
+                # a configuration the model refuses, or one without the property: not a candidate
                 got = False
             else:
                 got = (system, checker, vals2, inits, {})
