@@ -514,6 +514,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
         quiet=args.quiet,
         mutation=args.mutation,
         entries_named=args.entries,
+        compare=args.compare,
     )
 
 
@@ -692,6 +693,12 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     rel.add_argument("--report-dir", default="reports", help="where reports/<run-id>/ is written")
     rel.add_argument("--quiet", action="store_true", help="no progress line")
     rel.add_argument("--mutation", metavar="FILE", help="a `kafka-mc mutate --json` result to report")
+    rel.add_argument(
+        "--compare",
+        metavar="RUN",
+        help="the run the report's 'changed since' section compares with (a run id in --report-dir, "
+        "or a run folder; default: the newest run there)",
+    )
     rel.add_argument(
         "--entries", metavar="NAMES", help="run only these entries (comma-separated; see --list)"
     )

@@ -28,6 +28,7 @@ from explorer.config import ConfigError, did_you_mean
 from explorer.core import CheckResult, ExitReason
 from explorer.frontend import format_result, run_check, run_proofs
 from explorer.report import mutation_summary, provenance, render_html
+from explorer.report_history import changes, index_html, read_run, runs
 from explorer.search import Progress, not_run_result, stop_requested
 from explorer.suite import (
     _MACHINES,
@@ -279,6 +280,24 @@ def suite_summary(doc_entries: list[dict[str, Any]], wall_seconds: float) -> dic
     }
 
 
+def _previous_run(report_dir: str, compare: str | None) -> dict[str, Any] | None:
+    """The run this one is compared with: ``compare`` (a run id in ``report_dir`` or a run
+    folder; ConfigError in one line if it holds no release report), else the newest run in
+    ``report_dir`` (None if there is none)."""
+    if compare is None:
+        kept = runs(report_dir)
+        return kept[-1] if kept else None
+    for candidate in (Path(report_dir) / compare, Path(compare)):
+        if candidate.exists():
+            doc = read_run(candidate)
+            if doc is None:
+                raise ConfigError(f"--compare {compare}: {candidate} holds no release report (report.json)")
+            return doc
+    known = [str(d.get("run_id")) for d in runs(report_dir)]
+    hint = f" (runs in {report_dir}: {', '.join(known[-5:])})" if known else f" ({report_dir} holds no run)"
+    raise ConfigError(f"--compare {compare}: no such run{hint}")
+
+
 def _not_run(e: SuiteEntry) -> CheckResult:
     """The placeholder result of an entry the release never ran (it was interrupted first)."""
     return not_run_result(e.model, e.engine, "not run: the release was interrupted before this entry")
@@ -370,11 +389,15 @@ def run_release(
     quiet: bool = False,
     mutation: str | None = None,
     entries_named: str | None = None,
+    compare: str | None = None,
 ) -> int:
     """Run every entry of the suite, print a summary, write ``report.json``,
     ``index.html`` and ``junit.xml`` under ``report_dir/<run-id>/`` (``latest``
     points there). ``mutation`` names a ``kafka-mc mutate --json`` result whose score and
-    survivors the report shows.
+    survivors the report shows. The report says what changed since ``compare`` (a run id in
+    ``report_dir``, or a run folder) or, by default, the newest run already there, and
+    ``report_dir/index.html`` is rewritten: every run kept, with trends
+    (:mod:`explorer.report_history`).
 
     Every entry is loaded and checked before the first search. An interrupt (Ctrl-C,
     SIGTERM) ends the entry that runs, marks the rest ``not-run``, still writes the
@@ -385,6 +408,7 @@ def run_release(
     mutation_doc = None if mutation is None else mutation_summary(_read_mutation(mutation))
     if os.path.exists(report_dir) and not os.path.isdir(report_dir):
         raise ConfigError(f"--report-dir {report_dir}: not a directory")
+    previous = _previous_run(report_dir, compare)
     try:
         run_id, out = _run_dir(report_dir)
     except OSError as err:
@@ -466,6 +490,8 @@ def run_release(
         doc["interrupted"] = True
     if mutation_doc is not None:
         doc["mutation"] = mutation_doc
+    if previous is not None:
+        doc["changes"] = changes(doc, previous)
     write_json_atomic(out / "report.json", doc)
     _write_text_atomic(out / "index.html", render_html(doc))
     junit = _junit(done, prov)
@@ -475,6 +501,7 @@ def run_release(
         '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(junit, encoding="unicode") + "\n",
     )
     _point_latest(report_dir, run_id)
+    _write_text_atomic(Path(report_dir) / "index.html", index_html(runs(report_dir)))
     failed = [e.name for e, _, s, _, _ in done if s == "fail"]
     budget = [e.name for e, _, s, _, _ in done if s == "budget"]
     not_run = [e.name for e, _, s, _, _ in done if s == "not-run"]

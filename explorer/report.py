@@ -25,6 +25,7 @@ import html as _html
 from pathlib import Path
 from typing import Any
 
+from explorer.report_history import changes_html
 from explorer.report_svg import (
     _actor_key,
     _actor_of_change,
@@ -577,6 +578,7 @@ def render_html(doc: dict[str, Any]) -> str:
         f"<h1>kafka-mc release report</h1><p class=muted>run {_e(doc.get('run_id', ''))} · suite "
         f"<code>{_e(doc.get('suite', ''))}</code> · {passed}/{len(entries)} configurations passed</p>",
         _provenance(doc.get("provenance")),
+        changes_html(doc["changes"]) if doc.get("changes") else "",
         "<h2>Summary</h2>",
         _summary(entries),
         _suite(doc.get("summary", {})),

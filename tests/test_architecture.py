@@ -39,6 +39,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "explorer.tracefile",
             "explorer.report",
             "explorer.report_svg",
+            "explorer.report_history",
         ),
     ),
     ("search machinery and the symbolic harness", ("explorer.search", "explorer.symbolic")),
