@@ -188,6 +188,15 @@ def changes_html(ch: dict[str, Any]) -> str:
     return head + body
 
 
+def _num(v: float) -> str:
+    """An axis label: thousands separated, decimals only for small values.
+
+    >>> _num(163165.0), _num(0.42)
+    ('163,165', '0.42')
+    """
+    return f"{v:,.0f}" if abs(v) >= 10 else f"{v:.2g}" if v else "0"
+
+
 def _chart(title: str, xs: list[str], series: dict[str, list[float | None]], unit: str = "") -> str:
     """A line chart as inline SVG: one polyline per series over the runs ``xs``."""
     w, h, pad = 640, 180, 40
@@ -202,9 +211,13 @@ def _chart(title: str, xs: list[str], series: dict[str, list[float | None]], uni
         f'<svg class=trend role=img aria-label="{_e(title)}" width="{w}" height="{h + 20 * len(series)}" '
         f'viewBox="0 0 {w} {h + 20 * len(series)}" xmlns="http://www.w3.org/2000/svg">',
         f'<text x="{pad}" y="14" font-size="12">{_e(title)}</text>',
-        f'<text x="4" y="{pad}" font-size="10">{hi:,.0f}{_e(unit)}</text>',
-        f'<text x="4" y="{h - pad + 10}" font-size="10">{lo:,.0f}{_e(unit)}</text>',
+        f'<text x="4" y="{pad}" font-size="10">{_num(hi)}{_e(unit)}</text>',
+        f'<text x="4" y="{h - pad + 10}" font-size="10">{_num(lo)}{_e(unit)}</text>',
         f'<line x1="{pad}" y1="{h - pad}" x2="{w - pad}" y2="{h - pad}" stroke="#999"/>',
+        f'<text x="{pad}" y="{h - pad + 14}" font-size="10">{_e(xs[0])}</text>',
+        f'<text x="{w - pad}" y="{h - pad + 14}" font-size="10" text-anchor="end">{_e(xs[-1])}</text>'
+        if len(xs) > 1
+        else "",
     ]
     for i, (name, vs) in enumerate(series.items()):
         c = colours[i % len(colours)]
@@ -242,7 +255,7 @@ def index_html(docs: list[dict[str, Any]], keep: int = 50) -> str:
             f"<td><code>{_e(commit)}</code></td><td>{_e(p.get('started', ''))}</td>"
             f"<td class={'fail' if failed else 'pass'}>{verdict}</td>"
             f"<td>{s.get('passed', 0)}/{s.get('entries', len(ents))}</td>"
-            f"<td>{s.get('distinct_states', 0):,}</td><td>{s.get('wall_seconds', 0):.0f} s</td>"
+            f"<td>{s.get('distinct_states', 0):,}</td><td>{s.get('wall_seconds', 0):.1f} s</td>"
             f"<td>{f'{score:.1%}' if isinstance(score, float) else ''}</td></tr>"
         )
 
