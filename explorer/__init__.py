@@ -8,25 +8,7 @@ mapping); the CLI reads that registry. The public API is :func:`check` with one
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # the names below are loaded on first use (see ``__getattr__``)
-    from explorer.api import CheckOptions, check
-    from explorer.core import (
-        Action,
-        CheckResult,
-        ExitReason,
-        ModelSpec,
-        Property,
-        PropertyKind,
-        TransitionSystem,
-        always,
-        eventually,
-        reachable,
-        transition,
-    )
-    from explorer.encoding import encode, fingerprint
-    from explorer.engines.bfs import check_bfs
+from typing import Any
 
 #: public name -> the module that defines it; imported when first asked for, so that
 #: ``import explorer.cli`` (the ``kafka-mc`` command) starts without the engines and a
@@ -70,21 +52,4 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = [
-    "Action",
-    "CheckOptions",
-    "CheckResult",
-    "ExitReason",
-    "ModelSpec",
-    "Property",
-    "PropertyKind",
-    "TransitionSystem",
-    "always",
-    "check",
-    "check_bfs",
-    "encode",
-    "eventually",
-    "fingerprint",
-    "reachable",
-    "transition",
-]
+__all__ = sorted(_WHERE)  # the public names, one list
