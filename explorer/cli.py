@@ -527,7 +527,15 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     p = _Parser(prog="kafka-mc", description="Model checker for the ZooKeeper-based Kafka controller.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    c = sub.add_parser("check", help="explore a model exhaustively and check its properties")
+    c = sub.add_parser(
+        "check",
+        help="explore a model exhaustively and check its properties",
+        description="Explore a model (a registered one, or a TransitionSystem of yours with --system) in "
+        "one configuration and check its properties: exhaustively (bfs, --workers N, spark), by random "
+        "walks (simulate) or as a Hypothesis state machine (hypothesis); print the verdict, coverage and "
+        "the shortest counterexample of each violation. Exit 0 when every property holds, 1 on a "
+        "violation, 3 when a budget ran out or the run was interrupted, 2 on bad input.",
+    )
     c.add_argument("model", nargs="?", help="a model name (see `kafka-mc models`)")
     c.add_argument("--system", metavar="MODULE:FACTORY", help="check a user TransitionSystem instead")
     c.add_argument(
@@ -640,7 +648,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         help="list the models, their config keys, defaults and meaning",
         description="List every model with its summary, reference configuration and config keys with "
         "their defaults; `models NAME` gives one model's keys in full (type, default, bounds, meaning), "
-        "`--json` the same as JSON.",
+        "`--json` the same as JSON. Exit 0, or 2 for an unknown model.",
     )
     m.add_argument("name", nargs="?", help="one model, its keys in full")
     m.add_argument("--json", action="store_true", help="as JSON")
@@ -659,7 +667,13 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     r.set_defaults(func=_cmd_replay)
 
     pr = sub.add_parser(
-        "prove", help="z3 proofs for all inputs within bounds (election rules, timing wheel, ...)"
+        "prove",
+        help="z3 proofs for all inputs within bounds (election rules, timing wheel, ...)",
+        description="Prove a target's obligations with z3 for every input within its bounds (the "
+        "election rules of model/election.py, Kafka's TimingWheel arithmetic, a k-induction of the "
+        "controller-election core), from the model's own code by symbolic execution; a refuted "
+        "obligation prints its counterexample. Exit 0 when every obligation is proved, 1 when one is "
+        "refuted, 3 on a timeout; --list names the targets.",
     )
     pr.add_argument("target", nargs="?", help="a proof target (see --list)")
     pr.add_argument("--list", action="store_true", help="list the proof targets")

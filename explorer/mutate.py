@@ -602,7 +602,15 @@ def run_mutants(
 
 def add_parser(sub: Any) -> None:
     """Register ``kafka-mc mutate`` on the CLI's subparsers."""
-    p = sub.add_parser("mutate", help=MUTATE_HELP)
+    p = sub.add_parser(
+        "mutate",
+        help=MUTATE_HELP,
+        description="Measure how many bugs the checks catch: run each mutant of a model (the named bugs "
+        "of its catalogue, and source mutants drawn from its code with --sample or --all-source) "
+        "against release-suite entries (--suite with --entries) or one configuration, and print the "
+        "kill matrix: which entry and property killed each mutant, and the score. Exit 0 when every "
+        "non-equivalent mutant was killed, 1 when one was not, 2 on bad input.",
+    )
     p.add_argument("model", nargs="?", help="a model name (default: the suite entries' model)")
     p.add_argument("--suite", metavar="FILE", help="a release suite TOML (with --entries)")
     p.add_argument(

@@ -495,7 +495,14 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="kafka-mc shrink", description="Shrink a counterexample: fewer steps, smaller config.")
+    p = _Parser(
+        prog="kafka-mc shrink",
+        description="Shrink a counterexample (a trace file of check --save-traces, or one violation of "
+        "a --json result): fewer steps (ddmin, faults first), a bounded bfs for a shorter interleaving, "
+        "a smaller configuration, then Hypothesis over steps and configuration together; write the "
+        "shrunk trace and a pytest test that reproduces it. Exit 0 when shrunk, 1 when the trace no "
+        "longer replays to its violation, 2 on bad input.",
+    )
     p.add_argument("trace", help="a trace file (--save-traces) or a result file (--json)")
     p.add_argument("--property", help="which violation of a result file to shrink")
     p.add_argument(

@@ -5,6 +5,7 @@ shared; the times are in the closing note: medians of 10)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -70,3 +71,17 @@ def test_a_ctrl_c_during_start_up_ends_in_one_line(k: int) -> None:
     assert out.returncode == 3, out.stderr
     assert "Traceback" not in out.stderr
     assert len(lines) == 2 and lines[0].startswith("kafka-mc: interrupted by SIGINT after "), out.stderr
+
+
+@pytest.mark.parametrize("verb", ["check", "models", "replay", "prove", "shrink", "release", "mutate"])
+def test_every_verb_says_what_it_does(verb: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``kafka-mc VERB --help``: after the usage lines, a paragraph saying what the verb does and
+    what its exit codes mean (issue 37, item 2), before the list of arguments."""
+    from explorer.cli import main
+
+    with contextlib.suppress(SystemExit):
+        main([verb, "--help"])
+    blocks = [b for b in capsys.readouterr().out.split("\n\n") if b.strip()]
+    description = blocks[1]
+    assert not description.startswith(("positional arguments", "options")), blocks[:2]
+    assert "Exit 0" in description and len(description.split()) >= 25, description
