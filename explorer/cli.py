@@ -530,11 +530,9 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     c = sub.add_parser(
         "check",
         help="explore a model exhaustively and check its properties",
-        description="Explore a model (a registered one, or a TransitionSystem of yours with --system) in "
-        "one configuration and check its properties: exhaustively (bfs, --workers N, spark), by random "
-        "walks (simulate) or as a Hypothesis state machine (hypothesis); print the verdict, coverage and "
-        "the shortest counterexample of each violation. Exit 0 when every property holds, 1 on a "
-        "violation, 3 when a budget ran out or the run was interrupted, 2 on bad input.",
+        description="Check a model's properties in one configuration, exhaustively (bfs, spark) or by sampling "
+        "(simulate, hypothesis), and print the verdict, the coverage and each violation's shortest trace. Exit "
+        "0 when all hold, 1 on a violation, 3 when a budget ran out or on an interrupt, 2 on bad input.",
     )
     c.add_argument("model", nargs="?", help="a model name (see `kafka-mc models`)")
     c.add_argument("--system", metavar="MODULE:FACTORY", help="check a user TransitionSystem instead")
@@ -669,11 +667,8 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     pr = sub.add_parser(
         "prove",
         help="z3 proofs for all inputs within bounds (election rules, timing wheel, ...)",
-        description="Prove a target's obligations with z3 for every input within its bounds (the "
-        "election rules of model/election.py, Kafka's TimingWheel arithmetic, a k-induction of the "
-        "controller-election core), from the model's own code by symbolic execution; a refuted "
-        "obligation prints its counterexample. Exit 0 when every obligation is proved, 1 when one is "
-        "refuted, 3 on a timeout; --list names the targets.",
+        description="Prove a target's obligations with z3 for all inputs within bounds, from the model's own "
+        "code. Exit 0 when all are proved, 1 when one is refuted (its counterexample printed), 3 on a timeout.",
     )
     pr.add_argument("target", nargs="?", help="a proof target (see --list)")
     pr.add_argument("--list", action="store_true", help="list the proof targets")
