@@ -27,7 +27,7 @@ from explorer.api import CheckOptions
 from explorer.config import ConfigError, did_you_mean
 from explorer.core import CheckResult, ExitReason
 from explorer.frontend import format_result, run_check, run_proofs
-from explorer.report import mutation_summary, provenance, render_html
+from explorer.report import mutation_summary, provenance, report_pages
 from explorer.report_history import changes, index_html, read_run, runs
 from explorer.search import Progress, not_run_result, stop_requested
 from explorer.suite import (
@@ -392,7 +392,8 @@ def run_release(
     compare: str | None = None,
 ) -> int:
     """Run every entry of the suite, print a summary, write ``report.json``,
-    ``index.html`` and ``junit.xml`` under ``report_dir/<run-id>/`` (``latest``
+    ``index.html`` (the run's page), ``entries/<name>.html`` (one page per entry) and
+    ``junit.xml`` under ``report_dir/<run-id>/`` (``latest``
     points there). ``mutation`` names a ``kafka-mc mutate --json`` result whose score and
     survivors the report shows. The report says what changed since ``compare`` (a run id in
     ``report_dir``, or a run folder) or, by default, the newest run already there, and
@@ -493,7 +494,10 @@ def run_release(
     if previous is not None:
         doc["changes"] = changes(doc, previous)
     write_json_atomic(out / "report.json", doc)
-    _write_text_atomic(out / "index.html", render_html(doc))
+    pages = report_pages(doc)
+    (out / "entries").mkdir(exist_ok=True)
+    for rel in sorted(pages, key=lambda r: r == "index.html"):  # the front page last
+        _write_text_atomic(out / rel, pages[rel])
     junit = _junit(done, prov)
     ET.indent(junit)
     _write_text_atomic(

@@ -1,9 +1,13 @@
-"""The HTML report of a release run: one self-contained page, readable offline.
+"""The HTML report of a release run: the run's page and one page per entry, self-contained and
+readable offline.
 
-:func:`render_html` turns the ``report.json`` document (schema
-``kafka-mc/release-report/2``, see ``reports/README.md``) into HTML: the suite's totals
-(time, states, state-machine edges and action kinds covered, variants exercised) with
-both state-machine diagrams over the whole suite; per configuration its verdict,
+:func:`report_pages` turns the ``report.json`` document (schema
+``kafka-mc/release-report/2``, see ``reports/README.md``) into HTML. The run's page
+(:func:`render_html`) is the one screen to decide on: verdicts, what did not pass and why,
+what changed since the previous run, the suite's totals (time, states, state-machine edges
+and action kinds covered, variants exercised) with both state-machine diagrams over the
+whole suite, one property table for the suite and the mutation score. Each entry's page
+(:func:`render_entry_html`) holds its verdict,
 coverage requirements, property table (held / violated / witnessed / vacuous, states
 evaluated), action coverage, state-machine diagrams (covered edges solid with their hit
 counts, uncovered dashed, attempted invalid transitions dotted red), election outcomes per
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import datetime
 import html as _html
+import re
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +40,15 @@ from explorer.report_svg import (
     state_machine_svg,
 )
 
-__all__ = ["level_chart_svg", "render_html", "sequence_svg", "state_machine_svg"]
+__all__ = [
+    "entry_pages",
+    "level_chart_svg",
+    "render_entry_html",
+    "render_html",
+    "report_pages",
+    "sequence_svg",
+    "state_machine_svg",
+]
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,"Noto Sans CJK SC","Noto Sans SC","Source Han Sans SC","WenQuanYi Micro Hei","Microsoft YaHei","PingFang SC",sans-serif;margin:2em auto;max-width:1200px;
@@ -59,13 +72,13 @@ def _e(x: Any) -> str:
     return _html.escape(str(x))
 
 
-def _summary(entries: list[dict[str, Any]]) -> str:
+def _summary(entries: list[dict[str, Any]], pages: list[str]) -> str:
     rows = []
-    for en in entries:
+    for en, pg in zip(entries, pages, strict=True):
         r = en["result"]
         rows.append(
             "<tr>"
-            f'<td><a href="#{_e(en["name"])}">{_e(en["name"])}</a></td><td>{_e(r["model"])}</td>'
+            f'<td><a href="{_e(pg)}">{_e(en["name"])}</a></td><td>{_e(r["model"])}</td>'
             f"<td>{_e(r['engine'])}</td><td>{_e(en['expect'])}</td>"
             f'<td class="{_e(en["status"])}">{_e(en["status"].upper())}</td>'
             f"<td>{_e(r['exit_reason'])}</td>"
@@ -261,9 +274,19 @@ def _requirements(reqs: list[dict[str, Any]]) -> str:
 # --------------------------------------------------------------------------- counterexamples
 
 
-def _violation(v: dict[str, Any], uid: str = "v", expected: bool = False) -> str:
+def _cx_id(prop: str) -> str:
+    """The anchor of a property's counterexample on its entry's page.
+
+    >>> _cx_id("leader_in_isr"), _cx_id("a b<")
+    ('cx-leader_in_isr', 'cx-a_b_')
+    """
+    return "cx-" + re.sub(r"[^A-Za-z0-9_-]", "_", prop)
+
+
+def _violation(v: dict[str, Any], uid: str = "v", expected: bool = False, anchor: bool = True) -> str:
     """One counterexample, collapsed (``<details>``: opened on demand), marked when the entry
-    expected it."""
+    expected it; ``anchor``: carries its property's :func:`_cx_id` (the first of a property's
+    counterexamples)."""
     loop = v.get("loop_start")
     trace = v["trace"]
     actors = sorted({_actor_of_change(c) for st in trace for c in st["changes"]}, key=_actor_key)
@@ -300,9 +323,10 @@ def _violation(v: dict[str, Any], uid: str = "v", expected: bool = False) -> str
         else ""
     )
     tag = " <span class=expected>expected</span>" if expected else ""
+    ident = f" id={_cx_id(v['property'])}" if anchor else ""
     cls = "expected" if expected else "violated"
     return (
-        f"<details class=counterexample><summary><h4 class={cls}>{_e(v['property'])} ({_e(v['kind'])}): "
+        f"<details class=counterexample{ident}><summary><h4 class={cls}>{_e(v['property'])} ({_e(v['kind'])}): "
         f"{v['length']} steps{tag}</h4></summary>"
         f"<p>{_e(v['doc'])}</p>{loop_note}{seq_html}{body}</details>"
     )
@@ -517,17 +541,21 @@ _CELL = {
 }
 
 
-def property_matrix(entries: list[dict[str, Any]]) -> str:
+def property_matrix(entries: list[dict[str, Any]], pages: list[str] | None = None) -> str:
     """One property table for the suite: a row per property (by model), a column per entry
     that checks it; a violation the entry expected reads ``expected``, one that ran vacuously
-    carries ``(vacuous)``.
+    carries ``(vacuous)``. Column heads link to the entries' pages (``pages``, by default
+    :func:`entry_pages`), a violation to its counterexample there.
 
     >>> e = {"name": "a", "violates": ["q"], "result": {"model": "m", "engine": "bfs", "properties": {
     ...     "p": {"kind": "always", "status": "held"}, "q": {"kind": "always", "status": "violated"}}}}
     >>> html = property_matrix([e])
-    >>> "<td class=held>held</td>" in html, "<td class=expected>expected</td>" in html
-    (True, True)
+    >>> "<td class=held>held</td>" in html
+    True
+    >>> '<td class=expected><a href="entries/a.html#cx-q">expected</a></td>' in html
+    True
     """
+    pages = entry_pages(entries) if pages is None else pages
     by_model: dict[str, list[int]] = {}
     for i, en in enumerate(entries):
         if en["result"].get("engine") != "symbolic":
@@ -539,7 +567,7 @@ def property_matrix(entries: list[dict[str, Any]]) -> str:
             for name, p in entries[i]["result"]["properties"].items():
                 names.setdefault(name, p["kind"])
         heads = "".join(
-            f'<th class=col title="{_e(entries[i]["name"])}"><a href="#{_e(entries[i]["name"])}">{n}</a></th>'
+            f'<th class=col title="{_e(entries[i]["name"])}"><a href="{_e(pages[i])}">{n}</a></th>'
             for n, i in enumerate(idx, start=1)
         )
         rows = []
@@ -554,11 +582,12 @@ def property_matrix(entries: list[dict[str, Any]]) -> str:
                 if p["status"] == "violated" and name in entries[i].get("violates", []):
                     text, cls = "expected", "expected"
                 vac = " (vacuous)" if p.get("vacuous") else ""
+                if p["status"] == "violated":
+                    text = f'<a href="{_e(pages[i])}#{_cx_id(name)}">{text}</a>'
                 cells.append(f"<td class={cls}>{text}{vac}</td>")
             rows.append(f"<tr><td><code>{_e(name)}</code></td><td>{_e(kind)}</td>{''.join(cells)}</tr>")
         legend = "; ".join(
-            f'{n} <a href="#{_e(entries[i]["name"])}">{_e(entries[i]["name"])}</a>'
-            for n, i in enumerate(idx, start=1)
+            f'{n} <a href="{_e(pages[i])}">{_e(entries[i]["name"])}</a>' for n, i in enumerate(idx, start=1)
         )
         out.append(
             f"<h3>{_e(model)}: every property in every entry</h3>"
@@ -568,84 +597,147 @@ def property_matrix(entries: list[dict[str, Any]]) -> str:
     return "<h2>Properties over the suite</h2>" + "".join(out) if out else ""
 
 
+def entry_pages(entries: list[dict[str, Any]]) -> list[str]:
+    """Each entry's page, relative to the run folder: ``entries/<name>.html``, the name kept
+    to letters, digits, ``.``, ``_`` and ``-`` (others become ``_``), a suffix ``-2``, ``-3``, ...
+    where two names would share a file.
+
+    >>> entry_pages([{"name": "controller-small"}, {"name": "a b"}, {"name": "a?b"}, {"name": ".."}])
+    ['entries/controller-small.html', 'entries/a_b.html', 'entries/a_b-2.html', 'entries/entry.html']
+    """
+    out: list[str] = []
+    for en in entries:
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", str(en["name"])).strip("._") or "entry"
+        name, n = slug, 1
+        while f"entries/{name}.html" in out:
+            n += 1
+            name = f"{slug}-{n}"
+        out.append(f"entries/{name}.html")
+    return out
+
+
+def _head(title: str) -> str:
+    return (
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
+    )
+
+
+def _failures(entries: list[dict[str, Any]], pages: list[str]) -> str:
+    """What failed and why: one line per entry whose verdict is not a pass (nothing when all
+    passed)."""
+    bad = [(en, pg) for en, pg in zip(entries, pages, strict=True) if en["status"] != "pass"]
+    if not bad:
+        return "<p class=pass>Every entry met its expectation and its coverage requirements.</p>"
+    items = "".join(
+        f'<li><a href="{_e(pg)}">{_e(en["name"])}</a>: <span class="{_e(en["status"])}">'
+        f"{_e(en['status'].upper())}</span> {_e(en['message'])}</li>"
+        for en, pg in bad
+    )
+    return f"<h2>What did not pass</h2><ul>{items}</ul>"
+
+
 def render_html(doc: dict[str, Any]) -> str:
-    """Render a release report document as one self-contained HTML page."""
+    """The run's front page (``index.html``): verdict, what did not pass and why, what changed
+    since the previous run, the suite's coverage, one property table for the suite and the
+    mutation score. Each entry's details are on its own page (:func:`render_entry_html`,
+    linked from its name), so the page stays small however large the suite."""
     entries = doc.get("entries", [])
+    pages = entry_pages(entries)
     passed = sum(1 for e in entries if e["status"] == "pass")
     parts = [
-        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>",
-        f"<title>kafka-mc release {_e(doc.get('run_id', ''))}</title><style>{_CSS}</style></head><body>",
+        _head(f"kafka-mc release {doc.get('run_id', '')}"),
         f"<h1>kafka-mc release report</h1><p class=muted>run {_e(doc.get('run_id', ''))} · suite "
         f"<code>{_e(doc.get('suite', ''))}</code> · {passed}/{len(entries)} configurations passed</p>",
         _provenance(doc.get("provenance")),
+        _failures(entries, pages),
         changes_html(doc["changes"]) if doc.get("changes") else "",
         "<h2>Summary</h2>",
-        _summary(entries),
+        _summary(entries, pages),
         _suite(doc.get("summary", {})),
-        property_matrix(entries),
+        property_matrix(entries, pages),
         _mutation(doc.get("mutation")),
+        "</body></html>",
     ]
-    for k, en in enumerate(entries):
-        r = en["result"]
-        parts.append(f'<h2 id="{_e(en["name"])}">{_e(en["name"])}</h2>')
+    return "\n".join(parts)
+
+
+def report_pages(doc: dict[str, Any]) -> dict[str, str]:
+    """Every page of a run, by path relative to the run folder: ``index.html`` and one page
+    per entry.
+
+    >>> sorted(report_pages({"run_id": "r1", "suite": "s.toml", "entries": []}))
+    ['index.html']
+    """
+    entries = doc.get("entries", [])
+    pages = {pg: render_entry_html(doc, k) for k, pg in enumerate(entry_pages(entries))}
+    pages["index.html"] = render_html(doc)
+    return pages
+
+
+def render_entry_html(doc: dict[str, Any], k: int) -> str:
+    """The page of the run's ``k``-th entry: its verdict, configuration, properties, coverage,
+    diagrams and every counterexample (collapsed), with a link back to the run's page."""
+    en = doc["entries"][k]
+    r = en["result"]
+    parts = [
+        _head(f"{en['name']} · kafka-mc release {doc.get('run_id', '')}"),
+        f'<p class=muted><a href="../index.html">run {_e(doc.get("run_id", ""))}</a> · suite '
+        f"<code>{_e(doc.get('suite', ''))}</code></p>",
+        f'<h2 id="{_e(en["name"])}">{_e(en["name"])}</h2>',
+        f'<p><span class="{_e(en["status"])}">{_e(en["status"].upper())}</span>: {_e(en["message"])}</p>',
+    ]
+    cfg = ", ".join(f"{k2} = {v}" for k2, v in r["config"].items())
+    parts.append(
+        f"<p class=muted>model <code>{_e(r['model'])}</code>"
+        + (f"; configuration: <code>{_e(cfg)}</code>" if cfg else "")
+        + "</p>"
+    )
+    if en.get("variants"):
         parts.append(
-            f'<p><span class="{_e(en["status"])}">{_e(en["status"].upper())}</span>: {_e(en["message"])}</p>'
-        )
-        cfg = ", ".join(f"{k2} = {v}" for k2, v in r["config"].items())
-        parts.append(
-            f"<p class=muted>model <code>{_e(r['model'])}</code>"
-            + (f"; configuration: <code>{_e(cfg)}</code>" if cfg else "")
+            "<p>variants: "
+            + ", ".join(f"<code>{_e(k2)} = {_e(v)}</code>" for k2, v in en["variants"].items())
             + "</p>"
         )
-        if en.get("variants"):
-            parts.append(
-                "<p>variants: "
-                + ", ".join(f"<code>{_e(k2)} = {_e(v)}</code>" for k2, v in en["variants"].items())
-                + "</p>"
-            )
-        if r["engine"] == "symbolic":
-            parts.append(
-                f"<p>{len(r['properties'])} proof obligations, {r['generated_states']:,} paths, "
-                f"{r['seconds']:.2f} s</p>"
-            )
-        else:
-            parts.append(
-                f"<p>{r['distinct_states']:,} distinct states, {r['generated_states']:,} generated, depth "
-                f"{r['max_depth']}, {r['seconds']:.2f} s, {r['states_per_second']:,.0f} states/s</p>"
-            )
-        parts.append(_reduction(en))
-        parts.append(_requirements(en.get("requirements", [])))
+    if r["engine"] == "symbolic":
         parts.append(
-            f"<details><summary>Properties ({len(r['properties'])}; the suite table above has their verdicts)"
-            "</summary>" + _properties(r, en.get("violates", [])) + "</details>"
+            f"<p>{len(r['properties'])} proof obligations, {r['generated_states']:,} paths, "
+            f"{r['seconds']:.2f} s</p>"
         )
-        if r["engine"] != "symbolic" and r.get("levels"):
-            parts.append("<h3>New states per level</h3>" + level_chart_svg(r["levels"]))
-        cov = r.get("coverage", {})
-        acts = cov.get("actions", {})
-        declared = cov.get("declared_action_kinds")
-        enabled = sum(1 for v in acts.values() if v["enabled"])
-        frac = f"{enabled}/{len(declared)} kinds enabled" if declared is not None else f"{enabled} kinds"
-        if r["engine"] != "symbolic":
-            parts.append(
-                f"<details><summary>Action coverage ({frac})</summary>" + _coverage(r) + "</details>"
-            )
-        labels = cov.get("labels")
-        if labels:
-            parts.append(
-                "<h3>Controller coverage</h3>" if "state_machines" in labels else "<h3>Coverage labels</h3>"
-            )
-            parts.append(_sm_figures(labels, f"e{k}"))
-            parts.append(_elections(labels))
-            parts.append(_zk_writes(labels))
-            parts.append(_other_labels(labels))
-        if r["violations"]:
-            parts.append("<h3>Counterexamples</h3>")
-            wanted = set(en.get("violates", []))
-            parts += [
-                _violation(v, f"e{k}v{i}", v["property"] in wanted) for i, v in enumerate(r["violations"])
-            ]
-        for note in r.get("notes", []):
-            parts.append(f"<p class=muted>note: {_e(note)}</p>")
+    else:
+        parts.append(
+            f"<p>{r['distinct_states']:,} distinct states, {r['generated_states']:,} generated, depth "
+            f"{r['max_depth']}, {r['seconds']:.2f} s, {r['states_per_second']:,.0f} states/s</p>"
+        )
+    parts.append(_reduction(en))
+    parts.append(_requirements(en.get("requirements", [])))
+    parts.append(f"<h3>Properties ({len(r['properties'])})</h3>" + _properties(r, en.get("violates", [])))
+    if r["engine"] != "symbolic" and r.get("levels"):
+        parts.append("<h3>New states per level</h3>" + level_chart_svg(r["levels"]))
+    cov = r.get("coverage", {})
+    acts = cov.get("actions", {})
+    declared = cov.get("declared_action_kinds")
+    enabled = sum(1 for v in acts.values() if v["enabled"])
+    frac = f"{enabled}/{len(declared)} kinds enabled" if declared is not None else f"{enabled} kinds"
+    if r["engine"] != "symbolic":
+        parts.append(f"<details><summary>Action coverage ({frac})</summary>" + _coverage(r) + "</details>")
+    labels = cov.get("labels")
+    if labels:
+        parts.append(
+            "<h3>Controller coverage</h3>" if "state_machines" in labels else "<h3>Coverage labels</h3>"
+        )
+        parts.append(_sm_figures(labels, f"e{k}"))
+        parts.append(_elections(labels))
+        parts.append(_zk_writes(labels))
+        parts.append(_other_labels(labels))
+    if r["violations"]:
+        parts.append("<h3>Counterexamples</h3>")
+        wanted = set(en.get("violates", []))
+        seen: set[str] = set()
+        for i, v in enumerate(r["violations"]):
+            parts.append(_violation(v, f"e{k}v{i}", v["property"] in wanted, v["property"] not in seen))
+            seen.add(v["property"])
+    for note in r.get("notes", []):
+        parts.append(f"<p class=muted>note: {_e(note)}</p>")
     parts.append("</body></html>")
     return "\n".join(parts)

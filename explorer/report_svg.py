@@ -198,48 +198,138 @@ def _actor_key(a: str) -> tuple[int, int, str]:
     return (2, 0, a)
 
 
+#: an 11 px label's width per character, generous (a proportional font's widest letters; a
+#: CJK character is a full em): widths are estimated so that no label ever leaves its SVG
+_CHAR_PX, _WIDE_PX, _LABEL_FONT = 7.0, 12.0, 11
+#: a label longer than this many characters wraps at spaces onto further lines
+_WRAP = 56
+_LINE_PX = 14
+
+
+def _text_px(text: str) -> float:
+    """The estimated width of ``text`` at the labels' font size.
+
+    >>> _text_px("abc"), _text_px("中文")
+    (21.0, 24.0)
+    """
+    return sum(_WIDE_PX if ord(ch) >= 0x2E80 else _CHAR_PX for ch in text)
+
+
+def wrap_label(label: str, width: int = _WRAP) -> list[str]:
+    """``label`` as lines of at most ``width`` characters, broken at spaces (a word longer than
+    a line is cut into pieces, never dropped).
+
+    >>> wrap_label("write partition states for topic 0", 16)
+    ['write partition', 'states for topic', '0']
+    >>> wrap_label("x" * 10, 4)
+    ['xxxx', 'xxxx', 'xx']
+    """
+    lines: list[str] = []
+    cur = ""
+    for word in label.split():
+        while len(word) > width:
+            if cur:
+                lines.append(cur)
+                cur = ""
+            lines.append(word[:width])
+            word = word[width:]
+        if not cur:
+            cur = word
+        elif len(cur) + 1 + len(word) <= width:
+            cur += " " + word
+        else:
+            lines.append(cur)
+            cur = word
+    if cur or not lines:
+        lines.append(cur)
+    return lines
+
+
+def _tspans(lines: list[str], x: float) -> str:
+    return "".join(
+        f'<tspan x="{x:.0f}" dy="{0 if k == 0 else _LINE_PX}">{_e(line)}</tspan>'
+        for k, line in enumerate(lines)
+    )
+
+
 def sequence_svg(arrows: list[list[str]], uid: str = "seq") -> str:
-    """An inline SVG sequence diagram: one lifeline per actor, one arrow per step.
+    """An inline SVG sequence diagram: one lifeline per actor, one arrow per step. The diagram
+    sizes itself to its labels: a long label wraps onto more lines and the lifelines move apart
+    until each label fits between the lifelines it joins (a self-message's label fits before
+    the next lifeline), so no label is cut or clipped.
 
     >>> svg = sequence_svg([["broker 0", "ZooKeeper", "create /controller"], ["broker 0", "broker 0", "crashes"]])
     >>> svg.count('class="lifeline"'), svg.count('class="msg"')
     (2, 2)
     """
     actors = sorted({x for a in arrows for x in a[:2]}, key=_actor_key)
-    col = {a: 110 + 190 * i for i, a in enumerate(actors)}
-    row_h, top = 34, 58
-    width = 110 + 190 * max(len(actors) - 1, 0) + 180
-    height = top + row_h * len(arrows) + 30
+    idx = {a: i for i, a in enumerate(actors)}
+    wrapped = [wrap_label(str(label)) for _, _, label in arrows]
+    label_px = [max(_text_px(line) for line in lines) + 8 for lines in wrapped]
+    box = [max(140.0, _text_px(a) + 24) for a in actors]
+    # the gap after each lifeline (the last one's is the right margin)
+    gaps = [max(190.0, (box[i] + box[i + 1]) / 2 + 30) for i in range(len(actors) - 1)]
+    gaps.append(max(180.0, box[-1] / 2 + 10) if actors else 180.0)
+    spans = sorted(
+        ((idx[src], idx[dst], px) for (src, dst, _), px in zip(arrows, label_px, strict=True)),
+        key=lambda t: abs(t[0] - t[1]),
+    )
+    for a, b, px in spans:
+        if a == b:  # a self-message: the label starts 34 px right of the lifeline
+            gaps[a] = max(gaps[a], 34 + px + 10)
+            continue
+        lo, hi = min(a, b), max(a, b)
+        short = px + 24 - sum(gaps[lo:hi])
+        if short > 0:
+            for k in range(lo, hi):
+                gaps[k] += short / (hi - lo)
+    left = max(110.0, box[0] / 2 + 30) if actors else 110.0
+    col: dict[str, float] = {}
+    x = left
+    for i, a in enumerate(actors):
+        col[a] = x
+        x += gaps[i]
+    width = math.ceil(x)
+    top = 58
+    rows: list[float] = []  # each arrow's y
+    y = float(top)
+    for (src, dst, _), lines in zip(arrows, wrapped, strict=True):
+        extra = _LINE_PX * (len(lines) - 1)
+        if src == dst:
+            rows.append(y + 10)
+            y += max(34, 22 + extra + 12)
+        else:
+            rows.append(y + 10 + extra)
+            y += 34 + extra
+    height = math.ceil(y + 30)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
         f'aria-label="sequence diagram"><defs><marker id="{uid}-arrow" viewBox="0 0 10 10" refX="9" refY="5" '
         'markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#1d2330"/>'
         "</marker></defs>"
     ]
-    for a in actors:
+    for i, a in enumerate(actors):
         x = col[a]
         parts.append(
-            f'<g class="lifeline"><rect x="{x - 70}" y="8" width="140" height="26" rx="5" fill="#eef3fb" '
-            f'stroke="#4c78a8"/><text x="{x}" y="25" font-size="12" text-anchor="middle">{_e(a)}</text>'
-            f'<line x1="{x}" y1="34" x2="{x}" y2="{height - 8}" stroke="#a3abb8" stroke-dasharray="4 4"/></g>'
+            f'<g class="lifeline"><rect x="{x - box[i] / 2:.0f}" y="8" width="{box[i]:.0f}" height="26" rx="5" '
+            f'fill="#eef3fb" stroke="#4c78a8"/><text x="{x:.0f}" y="25" font-size="12" '
+            f'text-anchor="middle">{_e(a)}</text>'
+            f'<line x1="{x:.0f}" y1="34" x2="{x:.0f}" y2="{height - 8}" stroke="#a3abb8" stroke-dasharray="4 4"/></g>'
         )
-    for i, (src, dst, label) in enumerate(arrows):
-        y = top + row_h * i + 10
-        parts.append(f'<text x="6" y="{y + 4}" font-size="11" fill="#667085">{i + 1}</text>')
+    for i, ((src, dst, label), lines, y) in enumerate(zip(arrows, wrapped, rows, strict=True)):
+        parts.append(f'<text x="6" y="{y + 4:.0f}" font-size="11" fill="#667085">{i + 1}</text>')
         x1, x2 = col[src], col[dst]
-        short = label if len(label) <= 48 else label[:46] + "…"
-        tx: float
         if src == dst:
-            d = f"M{x1},{y - 6} h28 v14 h-26"
-            tx, anchor = x1 + 34, "start"
+            d = f"M{x1:.0f},{y - 6:.0f} h28 v14 h-26"
+            tx, ty, anchor = x1 + 34, y + 4, "start"
         else:
-            d = f"M{x1},{y} L{x2 - 4 if x2 > x1 else x2 + 4},{y}"
-            tx, anchor = (x1 + x2) / 2, "middle"
+            d = f"M{x1:.0f},{y:.0f} L{x2 - 4 if x2 > x1 else x2 + 4:.0f},{y:.0f}"
+            tx, ty, anchor = (x1 + x2) / 2, y - 4 - _LINE_PX * (len(lines) - 1), "middle"
         parts.append(
             f'<g class="msg"><title>step {i + 1}: {_e(label)}</title><path d="{d}" fill="none" stroke="#1d2330" '
             f'stroke-width="1.2" marker-end="url(#{uid}-arrow)"/>'
-            f'<text x="{tx}" y="{y - 4 if src != dst else y + 4}" font-size="11" text-anchor="{anchor}" '
-            f'fill="#1d2330" stroke="#fff" stroke-width="3" paint-order="stroke">{_e(short)}</text></g>'
+            f'<text x="{tx:.0f}" y="{ty:.0f}" font-size="{_LABEL_FONT}" text-anchor="{anchor}" '
+            f'fill="#1d2330" stroke="#fff" stroke-width="3" paint-order="stroke">{_tspans(lines, tx)}</text></g>'
         )
     parts.append("</svg>")
     return "".join(parts)

@@ -76,28 +76,43 @@ def test_report_files_and_content(report: Path) -> None:
         html.startswith("<!DOCTYPE html>") and "<script" not in html and "http" not in html.split("<body>")[0]
     )
     # summary rows with verdicts
-    for name in ("timing-wheel-small", "stw-small", "purgatory-small-wrong-expectation", "controller-small"):
-        assert f'href="#{name}"' in html
-    # each verdict shows in the summary table and in its configuration's section
-    assert html.count(">PASS<") == 2 * 4 and html.count(">FAIL<") == 2 * 1
+    names = ("timing-wheel-small", "stw-small", "purgatory-small-wrong-expectation", "controller-small")
+    for name in names:
+        assert f'href="entries/{name}.html"' in html and (report / "entries" / f"{name}.html").is_file()
+    # each verdict shows in the summary table, the one failure also in "what did not pass" with its
+    # reason; every entry's page says its own verdict and links back
+    assert html.count(">PASS<") == 4 and html.count(">FAIL<") == 2
+    assert "<h2>What did not pass</h2>" in html and "on_complete_at_most_once" in html
+    for name in names:
+        page = _section(report, name)
+        assert page.count(">PASS<") + page.count(">FAIL<") == 1 and 'href="../index.html"' in page
     # property table, a counterexample step table with its changes, the level chart
-    assert "<code>no_early_fire</code>" in html and "held" in html
-    assert "on_complete_at_most_once (always)" in html
-    assert "what changed" in html and "<ul class=changes><li>" in html
-    assert "new states per BFS level" in html
+    stw = _section(report, "stw-small")
+    assert "<code>no_early_fire</code>" in _section(report, "timing-wheel-small") and "held" in stw
+    assert "on_complete_at_most_once (always)" in _section(report, "purgatory-small-wrong-expectation")
+    assert "what changed" in stw and "<ul class=changes><li>" in stw
+    assert "new states per BFS level" in stw
+    # a violation in the suite's table links to its counterexample on the entry's page
+    assert 'href="entries/controller-leader-outside-isr.html#cx-leader_in_isr"' in html
+    mut = _section(report, "controller-leader-outside-isr")
+    assert "<details class=counterexample id=cx-leader_in_isr>" in mut
 
 
-def _section(html: str, name: str) -> str:
-    start = html.index(f'<h2 id="{name}">')
-    end = html.find("<h2 id=", start + 1)
-    return html[start : end if end > 0 else len(html)]
+def _section(report: Path, name: str) -> str:
+    """An entry's page in the run folder."""
+    return (report / "entries" / f"{name}.html").read_text()
+
+
+def _all_pages(report: Path) -> str:
+    """The run's page and every entry's page, one after the other."""
+    return "\n".join(p.read_text() for p in [report / "index.html", *sorted((report / "entries").iterdir())])
 
 
 def test_report_controller_coverage(report: Path) -> None:
     """Both state-machine diagrams with covered and uncovered edges, elections, ZooKeeper
     paths, requirements, variants and the suite's totals, from a real controller run."""
     html = (report / "index.html").read_text()
-    ctl = _section(html, "controller-small")
+    ctl = _section(report, "controller-small")
     assert "PartitionStateMachine: 1/8 transitions taken" in ctl
     assert "ReplicaStateMachine: 2/14 transitions taken" in ctl
     assert '<g class="edge covered" data-edge="OfflinePartition->OnlinePartition" data-hits="3">' in ctl
@@ -116,7 +131,7 @@ def test_report_controller_coverage(report: Path) -> None:
     assert "<code>zk_write_fencing = CONTROLLER_EPOCH</code>" in ctl
     assert "non-vacuous" in ctl and "13 states" not in ctl and "74 states" in ctl
     # the suite: totals and the diagrams over every controller entry, variants run
-    suite = html[html.index("<h2>Suite coverage</h2>") : html.index('<h2 id="timing-wheel-small">')]
+    suite = html[html.index("<h2>Suite coverage</h2>") : html.index("<h2>Properties over the suite</h2>")]
     assert "total time <b>" in suite and "partition state machine: <b>1/8</b>" in suite
     assert (
         suite.count("<svg") == 2
@@ -135,8 +150,7 @@ def test_report_controller_coverage(report: Path) -> None:
 def test_report_counterexample_sequence_and_step_table(report: Path) -> None:
     """A controller counterexample: a sequence diagram with ZooKeeper and broker lifelines,
     and a step table whose columns split the changes by ZooKeeper and broker."""
-    html = (report / "index.html").read_text()
-    mut = _section(html, "controller-leader-outside-isr")
+    mut = _section(report, "controller-leader-outside-isr")
     assert "<summary>Sequence diagram (6 steps)</summary>" in mut
     seq = mut[mut.index("<summary>Sequence diagram (6 steps)</summary>") :]
     seq = seq[: seq.index("</svg>")]
@@ -151,7 +165,7 @@ def test_report_counterexample_sequence_and_step_table(report: Path) -> None:
     v = entry["result"]["violations"][0]
     assert v["sequence"][0] == ["broker 1", "broker 1", "crashes"] and len(v["sequence"]) == v["length"]
     # other models: one "what changed" column and a single "system" lifeline
-    stw = _section(html, "stw-small")
+    stw = _section(report, "stw-small")
     assert "<th>what changed</th>" in stw and ">system</text>" in stw
 
 
@@ -177,15 +191,32 @@ def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
-def test_report_renders_in_headless_chromium_without_console_errors(report: Path, tmp_path: Path) -> None:
-    browser = _chromium()
-    if browser is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must have chromium (.ci/run installs Debian's package)")
-        pytest.skip("chromium not installed (apt-get install chromium)")
-    shot = ROOT / "reports" / "screenshot-release.png"
-    shot.parent.mkdir(exist_ok=True)
-    args = [
+#: run in each page (a copy: the report itself holds no script) after it loads: the page's height
+#: with every ``<details>`` closed, then, every one opened, each SVG text that leaves its SVG,
+#: and the width of three CJK characters at 40 px against three characters no font has
+_PAGE_CHECK = """(function(){
+  const r = {height: document.documentElement.scrollHeight};
+  document.querySelectorAll('details').forEach(d => d.open = true);
+  r.overflow = [];
+  document.querySelectorAll('svg').forEach((svg, i) => {
+    const b = svg.getBoundingClientRect();
+    svg.querySelectorAll('text').forEach(t => {
+      const c = t.getBoundingClientRect();
+      if (c.width > 0 && (c.left < b.left - 1 || c.right > b.right + 1 || c.top < b.top - 1
+          || c.bottom > b.bottom + 1)) r.overflow.push([i, t.textContent.slice(0, 80)]);
+    });
+  });
+  const width = (txt) => { const s = document.createElement('span'); s.textContent = txt;
+    s.style.fontSize = '40px'; document.body.appendChild(s); const w = s.getBoundingClientRect().width;
+    s.remove(); return w; };
+  r.cjk = width('\u4e2d\u6587\u5b57'); r.missing = width('\ue000\ue001\ue002');
+  const pre = document.createElement('pre'); pre.id = 'kafka-mc-check'; pre.textContent = JSON.stringify(r);
+  document.body.appendChild(pre);
+})();"""
+
+
+def _browser_args(browser: str, profile: Path) -> list[str]:
+    return [
         browser,
         "--headless",
         "--no-sandbox",
@@ -195,18 +226,92 @@ def test_report_renders_in_headless_chromium_without_console_errors(report: Path
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        "--enable-logging=stderr",
-        "--v=0",
-        "--window-size=1280,2200",
-        f"--screenshot={shot}",
-        (report / "index.html").as_uri(),
+        f"--user-data-dir={profile}",
+        "--window-size=1400,1000",
     ]
+
+
+def _checked_in_browser(browser: str, page: Path, profile: Path) -> dict[str, Any]:
+    """What :data:`_PAGE_CHECK` measures in ``page`` (a copy of it with the script added)."""
+    probe = page.with_name(page.stem + ".probe.html")
+    probe.write_text(page.read_text().replace("</body>", f"<script>{_PAGE_CHECK}</script></body>"))
+    args = [*_browser_args(browser, profile), "--virtual-time-budget=5000", "--dump-dom", probe.as_uri()]
     p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    probe.unlink()
     assert p.returncode == 0, p.stderr[-2000:]
-    console = [ln for ln in p.stderr.splitlines() if "CONSOLE" in ln or "Uncaught" in ln]
-    assert console == []
+    import html as _html
+    import re
+
+    m = re.search(r'<pre id="kafka-mc-check">(.*?)</pre>', p.stdout)
+    assert m is not None, p.stdout[-2000:]
+    return json.loads(_html.unescape(m.group(1)))
+
+
+def _anchors_resolve(run: Path) -> list[str]:
+    """Every link of every page of the run folder that leads nowhere: a file that is not there,
+    an ``#id`` its page lacks, or a link out of the folder."""
+    import re
+
+    bad = []
+    pages = [run / "index.html", *sorted((run / "entries").glob("*.html"))]
+    ids = {pg.resolve(): set(re.findall(r'\sid="?([^"\s>]+)', pg.read_text())) for pg in pages}
+    for pg in pages:
+        for href in re.findall(r'href="([^"]*)"', pg.read_text()):
+            target, _, frag = href.partition("#")
+            dest = (pg.parent / target).resolve() if target else pg.resolve()
+            if ":" in target or not dest.is_relative_to(run.resolve()) or not dest.is_file():
+                bad.append(f"{pg.name}: {href}")
+            elif frag and frag not in ids.get(dest, set()):
+                bad.append(f"{pg.name}: {href} (no id {frag})")
+    return bad
+
+
+def _cjk_font_installed() -> bool:
+    fc = shutil.which("fc-list")
+    if fc is None:
+        return False
+    p = subprocess.run([fc, ":lang=zh", "family"], capture_output=True, text=True, timeout=30)
+    return bool(p.stdout.strip())
+
+
+def test_report_checked_in_headless_chromium(report: Path, tmp_path: Path) -> None:
+    """Debian's headless Chromium opens the run's page and entry pages: no console error, no SVG
+    text outside its SVG with every ``<details>`` open, the run's page under 8,000 px tall at
+    1,400 px (details closed), CJK seed quotes drawn with a real font (a CJK character a full em
+    wide, unlike a glyph no font has), and every link of the run folder resolves inside it."""
+    browser = _chromium()
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must have chromium (.ci/run installs Debian's package)")
+        pytest.skip("chromium not installed (apt-get install chromium)")
+    run = tmp_path / "run"
+    shutil.copytree(report.resolve(), run)
+    assert _anchors_resolve(run) == []
+    # the screenshot, and no console error, on the run's page
+    shot = tmp_path / "screenshot-release.png"
+    args = [*_browser_args(browser, tmp_path / "profile"), "--enable-logging=stderr", "--v=0"]
+    p = subprocess.run([*args, f"--screenshot={shot}", (run / "index.html").as_uri()],
+                       capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert [ln for ln in p.stderr.splitlines() if "CONSOLE" in ln or "Uncaught" in ln] == []
     assert shot.exists() and shot.stat().st_size > 10_000
+    cjk = _cjk_font_installed()
+    if not cjk and os.environ.get("CI"):
+        pytest.fail("CI must have a CJK font (.ci/run installs Debian's fonts-wqy-microhei)")
+    pages = ["index.html", "entries/stw-small.html", "entries/controller-leader-outside-isr.html"]
+    for rel in pages:
+        got = _checked_in_browser(browser, run / rel, tmp_path / "profile")
+        assert got["overflow"] == [], (rel, got["overflow"][:5])
+        if rel == "index.html":
+            assert 1_000 < got["height"] < 8_000, got
+        if cjk:
+            assert abs(got["cjk"] - 120) < 6 and abs(got["cjk"] - got["missing"]) > 10, (rel, got)
+    # the checks can fail: a clipped label and links to nowhere are caught
+    bad = run / "entries" / "bad.html"
+    bad.write_text('<!DOCTYPE html><html><body><svg width="40" height="20"><text x="2" y="14">a clipped label'
+                   '</text></svg><a href="gone.html">x</a><a href="#nowhere">y</a></body></html>')  # fmt: skip
+    assert _checked_in_browser(browser, bad, tmp_path / "profile")["overflow"] == [[0, "a clipped label"]]
+    assert _anchors_resolve(run) == ["bad.html: gone.html", "bad.html: #nowhere (no id nowhere)"]
 
 
 def test_junit_has_one_case_per_coverage_requirement(report: Path) -> None:
@@ -247,7 +352,10 @@ def test_unmet_coverage_requirement_fails_the_release(tmp_path: Path, capsys: py
     out = capsys.readouterr().out
     assert "coverage require_transitions: UNMET (missing: partition/NewPartition->OnlinePartition)" in out
     html = (tmp_path / "r" / "latest" / "index.html").read_text()
-    assert '<td class="unmet">UNMET</td>' in html and "missing: ZkReply, Restart" in html
+    failing = html[html.index("<h2>What did not pass</h2>") :]
+    assert "controller-small</a>: <span" in failing and "require_transitions" in failing.split("</li>")[0]
+    page = (tmp_path / "r" / "latest" / "entries" / "controller-small.html").read_text()
+    assert '<td class="unmet">UNMET</td>' in page and "missing: ZkReply, Restart" in page
     root = ET.parse(tmp_path / "r" / "latest" / "junit.xml").getroot()
     failed = {c.get("name") for c in root.iter("testcase") if c.find("failure") is not None}
     assert failed == {"search", "coverage: require_transitions", "coverage: require_actions"}
@@ -452,8 +560,11 @@ def test_expected_violations_are_shown_as_expected_and_collapsed(report: Path) -
     html = (report / "index.html").read_text()
     n, e = pr["violated"], pr["expected_violations"]
     assert f"{n} violated ({e} of them expected, {n - e} not)" in html
-    assert "<details open" not in html
-    blocks = re.findall(r"<details class=counterexample><summary><h4 class=(\w+)>([^<]*)", html)
+    pages = _all_pages(report)
+    assert "<details open" not in pages
+    blocks = re.findall(
+        r"<details class=counterexample(?: id=[\w-]+)?><summary><h4 class=(\w+)>([^<]*)", pages
+    )
     assert blocks and {cls for cls, _ in blocks} == {"expected", "violated"}
     tagged = {t.split(" (")[0] for cls, t in blocks if cls == "expected"}
     assert tagged <= {"no_task_lost", "lateness_bounded", "deadlock", "graceful_stop_waits",
@@ -476,7 +587,8 @@ def test_one_property_table_for_the_suite(report: Path) -> None:
     row = re.search(r"<tr><td><code>leader_in_isr</code></td><td>always</td>(.*?)</tr>", table)
     assert row is not None
     assert re.findall(r"<td class=(\w+)>", row.group(1)) == ["held", "expected"]
-    assert "<details><summary>Properties (" in html and "<h3>Properties</h3>" not in html
+    # the run's page holds no per-entry property table; each entry's page holds its own
+    assert "<h3>Properties (" not in html and "<h3>Properties (" in _section(report, "controller-small")
 
 
 def test_the_suite_names_what_was_never_enabled_and_legends_claim_nothing_false(report: Path) -> None:
@@ -489,13 +601,12 @@ def test_the_suite_names_what_was_never_enabled_and_legends_claim_nothing_false(
     html = (report / "index.html").read_text()
     assert "never enabled: " in html and all(f"<code>{k}</code>" in html for k in never)
     # the election legend no longer claims a configuration had unclean election disabled
-    assert "unclean election disabled" not in html
+    assert "unclean election disabled" not in _all_pages(report)
 
 
 def test_step_tables_name_messages_instead_of_codes(report: Path) -> None:
     """A change shows a message by its name and named fields, an event by its Kafka name: never
     a raw dict with an internal code such as ``{'op': 13}``."""
-    html = (report / "index.html").read_text()
-    mut = _section(html, "controller-leader-outside-isr")
+    mut = _section(report, "controller-leader-outside-isr")
     assert "{&#x27;op&#x27;" not in mut and "{'op'" not in mut and "&#x27;kind&#x27;" not in mut
     assert "UpdateLeaderAndIsr(" in mut or "GetTopicPartitionStates(" in mut or "BrokerChange" in mut
