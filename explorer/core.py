@@ -103,6 +103,9 @@ class TransitionSystem(Protocol[S, A]):
       report lists those never hit);
     - ``sequence_arrow(action) -> (from_actor, to_actor, label)``: an action's arrow in
       the report's sequence diagrams.
+    - ``report_layout() -> dict``: how the release report draws the model (its state
+      machines' titles and positions, label sections as tables, step-table columns per
+      actor); :mod:`explorer.report_layout` documents the keys.
     """
 
     def init_states(self) -> Iterable[S]:

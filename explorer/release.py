@@ -29,6 +29,7 @@ from explorer.core import CheckResult, ExitReason
 from explorer.frontend import format_result, run_check, run_proofs
 from explorer.report import mutation_summary, provenance, report_pages
 from explorer.report_history import changes, index_html, read_run, runs
+from explorer.report_layout import LayoutError, layout_of
 from explorer.search import Progress, not_run_result, stop_requested
 from explorer.suite import (
     _MACHINES,
@@ -205,6 +206,16 @@ def _junit(
                 fails += 1
         suite.set("failures", str(fails))
     return root
+
+
+def _layout(name: str, system: Any) -> dict[str, Any] | None:
+    """The model's report layout; one that is not the documented shape is reported in one line
+    and the entry drawn generically (the run's results stand)."""
+    try:
+        return layout_of(system)
+    except LayoutError as err:
+        print(f"  warning: {name}: {err}; the report draws this entry generically", flush=True)
+        return None
 
 
 def sequence_of(system: Any, trace: list[dict[str, Any]]) -> list[list[str]] | None:
@@ -421,6 +432,7 @@ def run_release(
     )
     done: list[tuple[SuiteEntry, CheckResult, str, str, list[dict[str, Any]]]] = []
     arrows: dict[str, list[list[list[str]] | None]] = {}
+    layouts: dict[str, dict[str, Any] | None] = {}
     interrupted = False
     for e in entries:
         if interrupted:
@@ -441,6 +453,7 @@ def run_release(
                     engine_options=e.engine_options(),
                 )
                 r, system, _ = run_check(e.model, options, config_path=e.config, overrides=e.set)
+                layouts[e.name] = _layout(e.name, system)
                 arrows[e.name] = [
                     sequence_of(system, [{"action": s.action, "fingerprint": s.fingerprint} for s in v.trace])
                     for v in r.violations
@@ -476,6 +489,7 @@ def run_release(
                 "message": m,
                 "requirements": reqs,
                 "variants": variants_of(res["config"]),
+                "layout": layouts.get(e.name),
                 "result": res,
             }
         )

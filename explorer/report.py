@@ -10,10 +10,12 @@ whole suite, one property table for the suite and the mutation score. Each entry
 (:func:`render_entry_html`) holds its verdict,
 coverage requirements, property table (held / violated / witnessed / vacuous, states
 evaluated), action coverage, state-machine diagrams (covered edges solid with their hit
-counts, uncovered dashed, attempted invalid transitions dotted red), election outcomes per
-strategy, ZooKeeper paths written, a chart of new states per BFS level, and every
-counterexample as a sequence diagram plus a step table of what changed in ZooKeeper and
-in each broker's view. Inline SVG only: no script, no external resource.
+counts, uncovered dashed, attempted invalid transitions dotted red), the model's other
+coverage labels, a chart of new states per BFS level, and every counterexample as a
+sequence diagram plus a step table of what changed, split by actor. What a model names
+(its machines' titles and layouts, its label tables, its actors) comes from the model's
+``report_layout()`` (:mod:`explorer.report_layout`); the explorer knows no model. Inline SVG
+only: no script, no external resource.
 
 Example
 -------
@@ -31,10 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from explorer.report_history import changes_html
+from explorer.report_layout import actor_key, actor_of_change, machine_title, positions, tables
 from explorer.report_svg import (
-    _actor_key,
-    _actor_of_change,
-    _strip_head,
     level_chart_svg,
     sequence_svg,
     state_machine_svg,
@@ -153,7 +153,11 @@ def _coverage(r: dict[str, Any]) -> str:
 # --------------------------------------------------------------------------- state machines
 
 
-def _sm_figures(labels: dict[str, Any], uid: str, with_invalid: bool = True) -> str:
+def _sm_figures(
+    labels: dict[str, Any], uid: str, layout: dict[str, Any] | None, with_invalid: bool = True
+) -> str:
+    """The ``state_machines`` label section's diagrams (titled and laid out as the model's
+    :mod:`explorer.report_layout` says) and its attempted invalid transitions."""
     sm = labels.get("state_machines", {})
     inv = labels.get("invalid_transitions", {})
     if not sm:
@@ -162,10 +166,10 @@ def _sm_figures(labels: dict[str, Any], uid: str, with_invalid: bool = True) -> 
     for machine in sorted(sm):
         edges = sm[machine]
         hit = sum(1 for n in edges.values() if n)
-        name = {"partition": "PartitionStateMachine", "replica": "ReplicaStateMachine"}.get(machine, machine)
+        name = machine_title(machine, layout)
+        svg = state_machine_svg(name, edges, inv.get(machine), f"{uid}-{machine}", positions(machine, layout))
         figs.append(
-            f"<figure>{state_machine_svg(name, edges, inv.get(machine), f'{uid}-{machine}')}"
-            f"<figcaption>{_e(name)}: {hit}/{len(edges)} transitions taken"
+            f"<figure>{svg}<figcaption>{_e(name)}: {hit}/{len(edges)} transitions taken"
             + (f"; {sum(inv[machine].values()):,} invalid attempts" if inv.get(machine) else "")
             + "</figcaption></figure>"
         )
@@ -188,46 +192,44 @@ def _sm_figures(labels: dict[str, Any], uid: str, with_invalid: bool = True) -> 
     return f"<div class=diagrams>{''.join(figs)}</div>{legend}{invalid_html if with_invalid else ''}"
 
 
-def _elections(labels: dict[str, Any]) -> str:
-    el = labels.get("elections")
-    if not el:
+def _label_table(labels: dict[str, Any], spec: dict[str, Any]) -> str:
+    """A label section the model draws as a table: a row per key of the section, a column per
+    outcome the model names.
+
+    >>> spec = {"section": "lights", "title": "Lights", "row": "lamp", "columns": [["on", "lit"], ["off", "dark"]]}
+    >>> html = _label_table({"lights": {"hall": {"on": 2}}}, spec)
+    >>> "<h4>Lights</h4>" in html, "<td class=num>2</td><td class='num muted'>–</td>" in html
+    (True, True)
+    """
+    section = labels.get(spec["section"])
+    if not section:
         return ""
-    outcomes = ["isr", "unclean", "none"]
-    heads = {"isr": "leader from the ISR", "unclean": "unclean (outside the ISR)", "none": "no leader"}
+    cols = [(str(k), str(h)) for k, h in spec["columns"]]
+    missing = str(spec.get("missing", "–"))
     rows = "".join(
-        f"<tr><td><code>{_e(s)}</code></td>"
+        f"<tr><td><code>{_e(key)}</code></td>"
         + "".join(
-            f"<td class=num>{d[o]:,}</td>" if o in d else "<td class='num muted'>–</td>" for o in outcomes
+            f"<td class=num>{d[k]:,}</td>"
+            if isinstance(d, dict) and k in d
+            else f"<td class='num muted'>{_e(missing)}</td>"
+            for k, _ in cols
         )
         + "</tr>"
-        for s, d in sorted(el.items())
+        for key, d in sorted(section.items())
     )
+    legend = f"<p class=legend>{_e(spec['legend'])}</p>" if spec.get("legend") else ""
     return (
-        "<h4>Election outcomes per strategy</h4><table><tr><th>strategy</th>"
-        + "".join(f"<th>{heads[o]}</th>" for o in outcomes)
+        f"<h4>{_e(spec.get('title', spec['section']))}</h4><table><tr><th>{_e(spec.get('row', ''))}</th>"
+        + "".join(f"<th>{_e(h)}</th>" for _, h in cols)
         + "</tr>"
         + rows
-        + "</table><p class=legend>–: no election of this strategy ended so in this run.</p>"
+        + "</table>"
+        + legend
     )
 
 
-def _zk_writes(labels: dict[str, Any]) -> str:
-    zk = labels.get("zk_writes")
-    if not zk:
-        return ""
-    rows = "".join(
-        f"<tr><td><code>{_e(path)}</code></td><td class=num>{d.get('changed', 0):,}</td>"
-        f"<td class=num>{d.get('unchanged', 0):,}</td><td class=num>{d.get('expired', 0):,}</td></tr>"
-        for path, d in sorted(zk.items())
-    )
-    return (
-        "<h4>ZooKeeper paths written</h4><table><tr><th>znode</th><th>writes that changed it</th>"
-        "<th>writes rejected / no change</th><th>deleted by session expiry</th></tr>" + rows + "</table>"
-    )
-
-
-def _other_labels(labels: dict[str, Any]) -> str:
-    known = {"state_machines", "invalid_transitions", "elections", "zk_writes"}
+def _other_labels(labels: dict[str, Any], layout: dict[str, Any] | None) -> str:
+    known = {"state_machines", "invalid_transitions"} | {t["section"] for t in tables(layout)}
     rest = {k: v for k, v in labels.items() if k not in known}
     if not rest:
         return ""
@@ -241,10 +243,19 @@ def _other_labels(labels: dict[str, Any]) -> str:
             rows.append(f"<tr><td><code>{_e(prefix)}</code></td><td class=num>{node:,}</td></tr>")
 
     walk("", rest)
+    heading = "Other coverage labels" if known & set(labels) else "Coverage labels by path"
+    return f"<h4>{heading}</h4><table><tr><th>label</th><th>count</th></tr>" + "".join(rows) + "</table>"
+
+
+def _labels(labels: dict[str, Any], uid: str, layout: dict[str, Any] | None) -> str:
+    """An entry's coverage labels: the state machines' diagrams, the model's tables, the rest
+    by path."""
+    heading = (layout or {}).get("heading", "Coverage labels")
     return (
-        "<h4>Other coverage labels</h4><table><tr><th>label</th><th>count</th></tr>"
-        + "".join(rows)
-        + "</table>"
+        f"<h3>{_e(heading)}</h3>"
+        + _sm_figures(labels, uid, layout)
+        + "".join(_label_table(labels, t) for t in tables(layout))
+        + _other_labels(labels, layout)
     )
 
 
@@ -283,13 +294,23 @@ def _cx_id(prop: str) -> str:
     return "cx-" + re.sub(r"[^A-Za-z0-9_-]", "_", prop)
 
 
-def _violation(v: dict[str, Any], uid: str = "v", expected: bool = False, anchor: bool = True) -> str:
+def _violation(
+    v: dict[str, Any],
+    uid: str = "v",
+    expected: bool = False,
+    anchor: bool = True,
+    layout: dict[str, Any] | None = None,
+) -> str:
     """One counterexample, collapsed (``<details>``: opened on demand), marked when the entry
     expected it; ``anchor``: carries its property's :func:`_cx_id` (the first of a property's
-    counterexamples)."""
+    counterexamples). The step table's columns and the lifelines' order are the model's
+    (``layout``, :mod:`explorer.report_layout`)."""
     loop = v.get("loop_start")
     trace = v["trace"]
-    actors = sorted({_actor_of_change(c) for st in trace for c in st["changes"]}, key=_actor_key)
+    actors = sorted(
+        {actor_of_change(c, layout)[0] for st in trace for c in st["changes"]},
+        key=lambda a: actor_key(a, layout),
+    )
     split = any(a != "other" for a in actors)
     cols = actors if split else ["what changed"]
     rows = []
@@ -297,8 +318,10 @@ def _violation(v: dict[str, Any], uid: str = "v", expected: bool = False, anchor
         cls = ' class="loop"' if loop is not None and st["index"] > loop else ""
         cells = []
         for a in cols:
-            mine = [c for c in st["changes"] if not split or _actor_of_change(c) == a]
-            items = "".join(f"<li>{_e(_strip_head(c) if split else c)}</li>" for c in mine)
+            mine = [(c, *actor_of_change(c, layout)) for c in st["changes"]]
+            items = "".join(
+                f"<li>{_e(rest if split else c)}</li>" for c, who, rest in mine if not split or who == a
+            )
             cells.append(f"<td><ul class=changes>{items}</ul></td>")
         rows.append(
             f"<tr{cls}><td class=num>{st['index']}</td><td>{_e(st['action'] or 'initial state')}</td>"
@@ -318,7 +341,7 @@ def _violation(v: dict[str, Any], uid: str = "v", expected: bool = False, anchor
     )
     seq = v.get("sequence")
     seq_html = (
-        f"<details><summary>Sequence diagram ({len(seq)} steps)</summary>{sequence_svg(seq, uid)}</details>"
+        f"<details><summary>Sequence diagram ({len(seq)} steps)</summary>{sequence_svg(seq, uid, layout)}</details>"
         if seq
         else ""
     )
@@ -348,7 +371,17 @@ def _expected_note(violated: int, expected: int) -> str:
     return f" ({expected} of them expected, {violated - expected} not)"
 
 
-def _suite(summary: dict[str, Any]) -> str:
+def _suite_layout(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The state machines' titles and positions over the suite: each machine's from the first
+    entry whose model lays it out."""
+    machines: dict[str, Any] = {}
+    for en in entries:
+        for m, spec in ((en.get("layout") or {}).get("state_machines") or {}).items():
+            machines.setdefault(m, spec)
+    return {"state_machines": machines}
+
+
+def _suite(summary: dict[str, Any], layout: dict[str, Any] | None = None) -> str:
     if not summary:
         return ""
     sm = summary.get("state_machines", {})
@@ -381,7 +414,7 @@ def _suite(summary: dict[str, Any]) -> str:
     if sm:
         labels = {"state_machines": {m: x["hits"] for m, x in sm.items()}}
         diagrams = "<h3>State machines over the whole suite</h3>" + _sm_figures(
-            labels, "suite", with_invalid=False
+            labels, "suite", layout, with_invalid=False
         )
     return (
         "<h2>Suite coverage</h2><ul class=figs>"
@@ -602,8 +635,8 @@ def entry_pages(entries: list[dict[str, Any]]) -> list[str]:
     to letters, digits, ``.``, ``_`` and ``-`` (others become ``_``), a suffix ``-2``, ``-3``, ...
     where two names would share a file.
 
-    >>> entry_pages([{"name": "controller-small"}, {"name": "a b"}, {"name": "a?b"}, {"name": ".."}])
-    ['entries/controller-small.html', 'entries/a_b.html', 'entries/a_b-2.html', 'entries/entry.html']
+    >>> entry_pages([{"name": "light-small"}, {"name": "a b"}, {"name": "a?b"}, {"name": ".."}])
+    ['entries/light-small.html', 'entries/a_b.html', 'entries/a_b-2.html', 'entries/entry.html']
     """
     out: list[str] = []
     for en in entries:
@@ -654,7 +687,7 @@ def render_html(doc: dict[str, Any]) -> str:
         changes_html(doc["changes"]) if doc.get("changes") else "",
         "<h2>Summary</h2>",
         _summary(entries, pages),
-        _suite(doc.get("summary", {})),
+        _suite(doc.get("summary", {}), _suite_layout(entries)),
         property_matrix(entries, pages),
         _mutation(doc.get("mutation")),
         "</body></html>",
@@ -723,19 +756,14 @@ def render_entry_html(doc: dict[str, Any], k: int) -> str:
         parts.append(f"<details><summary>Action coverage ({frac})</summary>" + _coverage(r) + "</details>")
     labels = cov.get("labels")
     if labels:
-        parts.append(
-            "<h3>Controller coverage</h3>" if "state_machines" in labels else "<h3>Coverage labels</h3>"
-        )
-        parts.append(_sm_figures(labels, f"e{k}"))
-        parts.append(_elections(labels))
-        parts.append(_zk_writes(labels))
-        parts.append(_other_labels(labels))
+        parts.append(_labels(labels, f"e{k}", en.get("layout")))
     if r["violations"]:
         parts.append("<h3>Counterexamples</h3>")
         wanted = set(en.get("violates", []))
         seen: set[str] = set()
         for i, v in enumerate(r["violations"]):
-            parts.append(_violation(v, f"e{k}v{i}", v["property"] in wanted, v["property"] not in seen))
+            first = v["property"] not in seen
+            parts.append(_violation(v, f"e{k}v{i}", v["property"] in wanted, first, en.get("layout")))
             seen.add(v["property"])
     for note in r.get("notes", []):
         parts.append(f"<p class=muted>note: {_e(note)}</p>")

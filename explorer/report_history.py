@@ -269,6 +269,7 @@ def index_html(docs: list[dict[str, Any]], keep: int = 50) -> str:
         ]
 
     entry_names = list(dict.fromkeys(en["name"] for d in shown for en in d.get("entries", [])))
+    machines = sorted({m for d in shown for m in (d.get("summary", {}).get("state_machines") or {})})
 
     def per_entry(name: str, key: str) -> list[float | None]:
         out: list[float | None] = []
@@ -284,8 +285,7 @@ def index_html(docs: list[dict[str, Any]], keep: int = 50) -> str:
             "coverage",
             xs,
             {
-                "partition edges": covered("partition"),
-                "replica edges": covered("replica"),
+                **{f"{m} edges": covered(m) for m in machines},
                 "action kinds enabled": [
                     (d.get("summary", {}).get("action_kinds") or {}).get("enabled") for d in shown
                 ],

@@ -8,6 +8,8 @@ import html as _html
 import math
 from typing import Any
 
+from explorer.report_layout import actor_key
+
 
 def _e(x: Any) -> str:
     """``x`` escaped for HTML."""
@@ -46,28 +48,13 @@ def level_chart_svg(levels: list[dict[str, Any]], width: int = 560, height: int 
     )
 
 
-#: diagram positions (centre x, y) of the controller's states, laid out like the seeds' diagrams
-_LAYOUT: dict[str, tuple[float, float]] = {
-    "NonExistentPartition": (110, 60),
-    "OfflinePartition": (430, 60),
-    "NewPartition": (110, 250),
-    "OnlinePartition": (430, 250),
-    "NonExistentReplica": (110, 60),
-    "ReplicaDeletionSuccessful": (610, 60),
-    "NewReplica": (110, 210),
-    "OnlineReplica": (360, 210),
-    "ReplicaDeletionStarted": (610, 210),
-    "OfflineReplica": (360, 360),
-    "ReplicaDeletionIneligible": (610, 360),
-}
-
-
 _NODE_W, _NODE_H = 176.0, 34.0
 
 
-def _layout(nodes: list[str]) -> dict[str, tuple[float, float]]:
-    if all(n in _LAYOUT for n in nodes):
-        return {n: _LAYOUT[n] for n in nodes}
+def _layout(nodes: list[str], given: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+    """The model's positions when it gives one for every state, else the states on a circle."""
+    if nodes and all(n in given for n in nodes):
+        return {n: given[n] for n in nodes}
     k = max(len(nodes), 1)
     r = 60 + 28 * k
     return {
@@ -91,15 +78,17 @@ def state_machine_svg(
     edges: dict[str, int],
     invalid: dict[str, int] | None = None,
     uid: str = "sm",
+    given: dict[str, tuple[float, float]] | None = None,
 ) -> str:
     """An inline SVG diagram of a state machine's coverage.
 
     ``edges`` maps every valid transition ``"From->To"`` to its hit count (0: never
     taken); ``invalid`` maps attempted invalid transitions to their counts. Covered edges
     are solid green with the count, uncovered ones dashed grey, invalid attempts dotted
-    red. ``uid`` keeps marker ids unique in the page.
+    red. ``uid`` keeps marker ids unique in the page; ``given`` places the states (the model's
+    :func:`explorer.report_layout.positions`).
 
-    >>> svg = state_machine_svg("partition", {"NewPartition->OnlinePartition": 3, "OnlinePartition->OfflinePartition": 0})
+    >>> svg = state_machine_svg("light", {"Red->Green": 3, "Green->Amber": 0})
     >>> svg.count('class="edge covered"'), svg.count('class="edge uncovered"')
     (1, 1)
     """
@@ -116,7 +105,9 @@ def state_machine_svg(
         for x in (u, v):
             if x not in nodes:
                 nodes.append(x)
-    pos = {k: (x, y + 34) for k, (x, y) in _layout(nodes).items()}  # room for self-loops above the top row
+    pos = {
+        k: (x, y + 34) for k, (x, y) in _layout(nodes, given or {}).items()
+    }  # room for self-loops above the top row
     width = max((x for x, _ in pos.values()), default=0) + _NODE_W / 2 + 40
     height = max((y for _, y in pos.values()), default=0) + _NODE_H / 2 + 60
     cy_mid = (min((y for _, y in pos.values()), default=0) + max((y for _, y in pos.values()), default=0)) / 2
@@ -174,30 +165,6 @@ def state_machine_svg(
     return "".join(parts)
 
 
-def _actor_of_change(change: str) -> str:
-    """Which column a ``diff_states`` line belongs to: ZooKeeper, broker i, or other."""
-    head = change.split(":", 1)[0].split(".", 1)[0]
-    if head == "zk":
-        return "ZooKeeper"
-    if head.startswith("nodes[") and head.endswith("]"):
-        return f"broker {head[6:-1]}"
-    return "other"
-
-
-def _strip_head(change: str) -> str:
-    head, _, rest = change.partition(".")
-    return rest if rest and (head == "zk" or head.startswith("nodes[")) else change
-
-
-def _actor_key(a: str) -> tuple[int, int, str]:
-    if a == "ZooKeeper":
-        return (0, 0, a)
-    if a.startswith("broker "):
-        tail = a[7:]
-        return (1, int(tail) if tail.isdigit() else 0, a)
-    return (2, 0, a)
-
-
 #: an 11 px label's width per character, generous (a proportional font's widest letters; a
 #: CJK character is a full em): widths are estimated so that no label ever leaves its SVG
 _CHAR_PX, _WIDE_PX, _LABEL_FONT = 7.0, 12.0, 11
@@ -219,8 +186,8 @@ def wrap_label(label: str, width: int = _WRAP) -> list[str]:
     """``label`` as lines of at most ``width`` characters, broken at spaces (a word longer than
     a line is cut into pieces, never dropped).
 
-    >>> wrap_label("write partition states for topic 0", 16)
-    ['write partition', 'states for topic', '0']
+    >>> wrap_label("the light turns green at noon", 16)
+    ['the light turns', 'green at noon']
     >>> wrap_label("x" * 10, 4)
     ['xxxx', 'xxxx', 'xx']
     """
@@ -252,17 +219,18 @@ def _tspans(lines: list[str], x: float) -> str:
     )
 
 
-def sequence_svg(arrows: list[list[str]], uid: str = "seq") -> str:
+def sequence_svg(arrows: list[list[str]], uid: str = "seq", layout: dict[str, Any] | None = None) -> str:
     """An inline SVG sequence diagram: one lifeline per actor, one arrow per step. The diagram
     sizes itself to its labels: a long label wraps onto more lines and the lifelines move apart
     until each label fits between the lifelines it joins (a self-message's label fits before
-    the next lifeline), so no label is cut or clipped.
+    the next lifeline), so no label is cut or clipped. Lifelines go in the order of the model's
+    actor rules (``layout``, :func:`explorer.report_layout.actor_key`).
 
-    >>> svg = sequence_svg([["broker 0", "ZooKeeper", "create /controller"], ["broker 0", "broker 0", "crashes"]])
+    >>> svg = sequence_svg([["car 0", "light", "crosses"], ["light", "light", "turns green"]])
     >>> svg.count('class="lifeline"'), svg.count('class="msg"')
     (2, 2)
     """
-    actors = sorted({x for a in arrows for x in a[:2]}, key=_actor_key)
+    actors = sorted({x for a in arrows for x in a[:2]}, key=lambda a: actor_key(a, layout))
     idx = {a: i for i, a in enumerate(actors)}
     wrapped = [wrap_label(str(label)) for _, _, label in arrows]
     label_px = [max(_text_px(line) for line in lines) + 8 for lines in wrapped]

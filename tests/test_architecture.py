@@ -38,6 +38,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "explorer._speedups",
             "explorer.tracefile",
             "explorer.report",
+            "explorer.report_layout",
             "explorer.report_svg",
             "explorer.report_history",
         ),

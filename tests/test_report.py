@@ -610,3 +610,85 @@ def test_step_tables_name_messages_instead_of_codes(report: Path) -> None:
     mut = _section(report, "controller-leader-outside-isr")
     assert "{&#x27;op&#x27;" not in mut and "{'op'" not in mut and "&#x27;kind&#x27;" not in mut
     assert "UpdateLeaderAndIsr(" in mut or "GetTopicPartitionStates(" in mut or "BrokerChange" in mut
+
+
+def test_a_model_draws_its_own_report() -> None:
+    """A model of its own (a traffic light, not Kafka) names its state machine, places its
+    states, draws a label section as a table and splits its step tables by actor, all through
+    ``report_layout()``; the same run without the hook is drawn generically."""
+    import re
+
+    from explorer.engines.bfs import check_bfs
+    from explorer.release import sequence_of, suite_summary
+    from explorer.report import report_pages
+    from explorer.report_layout import layout_of
+    from tests.toys import TrafficLight
+
+    system = TrafficLight()
+    r = check_bfs(system, system.properties(), model="traffic-light", keep_going=True)
+    res = r.to_json()
+    (v,) = res["violations"]
+    v["sequence"] = sequence_of(
+        system, [{"action": s.action, "fingerprint": s.fingerprint} for s in r.violations[0].trace]
+    )
+    entry = {"name": "light", "expect": "violation", "violates": ["nobody_runs_red"], "status": "pass",
+             "message": "violated as expected", "requirements": [], "result": res}  # fmt: skip
+    drawn_entry = {**entry, "layout": layout_of(system)}
+    summary = suite_summary([drawn_entry], 1.0)
+    drawn = report_pages({"run_id": "r", "suite": "s.toml", "summary": summary, "entries": [drawn_entry]})
+    page = drawn["entries/light.html"]
+    assert "<h3>Traffic light coverage</h3>" in page and "TrafficLight: 3/3 transitions taken" in page
+    # Red at (100, 60) as given (moved down 34 px for the self-loops' room): its box's left edge
+    assert re.search(r'<rect x="12\.0" y="77\.0" width="176" height="34"', page)
+    assert (
+        "<h4>Crossings per colour</h4>" in page
+        and "<td><code>Red</code></td><td class='num muted'>0</td><td class=num>1</td>" in page
+    )
+    assert (
+        "<th>action</th><th>the cars</th><th>fingerprint</th>" in page
+        and "<li>ran_red: 0 -&gt; 1</li>" in page
+    )
+    assert "Other coverage labels" not in page
+    assert "TrafficLight" in drawn["index.html"]  # the suite's diagram keeps the model's title
+    plain = report_pages({"run_id": "r", "suite": "s.toml", "entries": [{**entry, "layout": None}]})
+    page = plain["entries/light.html"]
+    assert "<h3>Coverage labels</h3>" in page and "light: 3/3 transitions taken" in page
+    assert "TrafficLight" not in page and "<th>what changed</th>" in page
+    assert "<code>crossings/Red/on red</code>" in page
+
+
+@pytest.mark.parametrize(
+    ("layout", "message"),
+    [
+        ([], "report_layout() must return a dict, got list"),
+        ({"colours": {}}, "report_layout(): unknown key 'colours'"),
+        ({"state_machines": {"m": {"positions": {"A": [1]}}}}, "state_machines.m.positions.A must be [x, y]"),
+        ({"tables": [{"title": "t"}]}, "tables[0] needs a section and columns"),
+        ({"actors": [["(", "x"]]}, "actors[0] is no [pattern, actor]"),
+    ],
+)
+def test_a_layout_not_of_the_documented_shape_is_refused_in_one_line(layout: Any, message: str) -> None:
+    from explorer.report_layout import LayoutError, layout_of
+
+    class Model:
+        def report_layout(self) -> Any:
+            return layout
+
+    with pytest.raises(LayoutError) as err:
+        layout_of(Model())
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_the_report_modules_name_no_model() -> None:
+    """Everything Kafka-specific in a report comes from the model's ``report_layout()``: the
+    explorer's report modules name no Kafka concept (shown able to fail on the controller's
+    own layout module)."""
+    import re
+
+    words = re.compile(
+        r"ZooKeeper|Partition|Replica|[Bb]roker|[Ee]lection|\bzk|\bISR\b|[Cc]ontroller|Kafka\b"
+    )
+    modules = ["report.py", "report_svg.py", "report_layout.py", "report_history.py"]
+    found = {m: words.findall((ROOT / "explorer" / m).read_text()) for m in modules}
+    assert found == {m: [] for m in modules}
+    assert words.search((ROOT / "model" / "controller" / "coverage.py").read_text())

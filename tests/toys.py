@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from explorer.core import Property, always, reachable, transition
 
@@ -133,3 +133,80 @@ class Retransmit:
 def retransmit(fair: bool = True) -> Retransmit:
     """Factory for ``kafka-mc check --system tests.toys:retransmit --set fair=false``."""
     return Retransmit(fair)
+
+
+class Light(NamedTuple):
+    """The traffic light's state: its colour and how many cars crossed on red."""
+
+    colour: str
+    ran_red: int
+
+
+class Switch(NamedTuple):
+    """The light changes colour."""
+
+    to: str
+
+    def __str__(self) -> str:
+        return f"the light turns {self.to}"
+
+
+class Cross(NamedTuple):
+    """A car crosses (on red when it should not)."""
+
+    def __str__(self) -> str:
+        return "a car crosses"
+
+
+class TrafficLight:
+    """A light cycling Red -> Green -> Amber -> Red, where a car may cross on any colour (at most
+    ``cars`` times on red): a model of its own that draws its own report (``report_layout``):
+    the ``light`` state machine under the title ``TrafficLight`` with given positions, a
+    ``crossings`` table, step-table columns per field of the state."""
+
+    CYCLE: ClassVar[dict[str, str]] = {"Red": "Green", "Green": "Amber", "Amber": "Red"}
+
+    def __init__(self, cars: int = 1) -> None:
+        self.cars = cars
+
+    def init_states(self) -> list[Light]:
+        return [Light("Red", 0)]
+
+    def successors_labelled(self, s: Light) -> Iterator[tuple[object, Light, tuple[tuple[str, ...], ...]]]:
+        to = self.CYCLE[s.colour]
+        yield Switch(to), s._replace(colour=to), (("state_machines", "light", f"{s.colour}->{to}"),)
+        if s.ran_red < self.cars or s.colour != "Red":
+            red = s.colour == "Red"
+            t = s._replace(ran_red=s.ran_red + red)
+            yield Cross(), t, (("crossings", s.colour, "on red" if red else "allowed"),)
+
+    def successors(self, s: Light) -> Iterator[tuple[object, Light]]:
+        for a, t, _ in self.successors_labelled(s):
+            yield a, t
+
+    def coverage_labels(self) -> list[tuple[str, ...]]:
+        return [("state_machines", "light", f"{a}->{b}") for a, b in self.CYCLE.items()]
+
+    def sequence_arrow(self, a: object) -> tuple[str, str, str]:
+        return ("car", "light", str(a)) if isinstance(a, Cross) else ("light", "light", str(a))
+
+    def properties(self) -> list[Property]:
+        return [always("nobody_runs_red", lambda s: s.ran_red == 0, "no car crosses on red")]
+
+    def report_layout(self) -> dict[str, object]:
+        return {
+            "heading": "Traffic light coverage",
+            "state_machines": {
+                "light": {"title": "TrafficLight", "positions": {"Red": [100, 60], "Green": [400, 60], "Amber": [250, 220]}}
+            },
+            "tables": [
+                {"section": "crossings", "title": "Crossings per colour", "row": "colour",
+                 "columns": [["allowed", "allowed"], ["on red", "on red"]], "missing": "0"}
+            ],
+            "actors": [[r"(?=ran_red)", "the cars"], [r"(?=colour)", "the light"]],
+        }  # fmt: skip
+
+
+def traffic_light(cars: int = 1) -> TrafficLight:
+    """Factory for ``kafka-mc check --system tests.toys:traffic_light``."""
+    return TrafficLight(cars)

@@ -83,6 +83,7 @@ __all__ = [
     "ZK_LABELLED",
     "expected_labels",
     "partition_path",
+    "report_layout",
     "sequence_arrow",
     "state_machine_graphs",
     "zk_labels",
@@ -253,6 +254,68 @@ def expected_labels(sys: Cluster) -> list[tuple[str, ...]]:
     if cfg.max_controlled_shutdowns:
         out += [("elections", "controlled_shutdown", o) for o in ("isr", "none")]
     return out
+
+
+#: where the report draws each state of the two state machines (centres, px), laid out like
+#: the seeds' diagrams
+_POSITIONS: dict[str, dict[str, list[int]]] = {
+    "partition": {
+        "NonExistentPartition": [110, 60],
+        "OfflinePartition": [430, 60],
+        "NewPartition": [110, 250],
+        "OnlinePartition": [430, 250],
+    },
+    "replica": {
+        "NonExistentReplica": [110, 60],
+        "ReplicaDeletionSuccessful": [610, 60],
+        "NewReplica": [110, 210],
+        "OnlineReplica": [360, 210],
+        "ReplicaDeletionStarted": [610, 210],
+        "OfflineReplica": [360, 360],
+        "ReplicaDeletionIneligible": [610, 360],
+    },
+}
+
+
+def report_layout() -> dict[str, Any]:
+    """How the report draws the controller (``explorer.report_layout`` documents the keys): the
+    state machines under Kafka's class names, laid out like the seeds' diagrams; elections and
+    ZooKeeper writes as tables; a step table's columns ZooKeeper and one per broker.
+
+    >>> lay = report_layout()
+    >>> lay["state_machines"]["partition"]["title"], [t["section"] for t in lay["tables"]]
+    ('PartitionStateMachine', ['elections', 'zk_writes'])
+    """
+    titles = {"partition": "PartitionStateMachine", "replica": "ReplicaStateMachine"}
+    return {
+        "heading": "Controller coverage",
+        "state_machines": {m: {"title": titles[m], "positions": pos} for m, pos in _POSITIONS.items()},
+        "tables": [
+            {
+                "section": "elections",
+                "title": "Election outcomes per strategy",
+                "row": "strategy",
+                "columns": [
+                    ["isr", "leader from the ISR"],
+                    ["unclean", "unclean (outside the ISR)"],
+                    ["none", "no leader"],
+                ],
+                "legend": "–: no election of this strategy ended so in this run.",
+            },
+            {
+                "section": "zk_writes",
+                "title": "ZooKeeper paths written",
+                "row": "znode",
+                "columns": [
+                    ["changed", "writes that changed it"],
+                    ["unchanged", "writes rejected / no change"],
+                    ["expired", "deleted by session expiry"],
+                ],
+                "missing": "0",
+            },
+        ],
+        "actors": [[r"zk\.", "ZooKeeper"], [r"nodes\[(\d+)\]\.", r"broker \1"]],
+    }
 
 
 def sequence_arrow(a: Any) -> tuple[str, str, str]:

@@ -34,7 +34,7 @@ from model.controller.broker_lifecycle import BrokerLifecycle
 from model.controller.cluster import Cluster
 from model.controller.config import ControllerConfig, KafkaVersion, Start
 from model.controller.controller import KafkaController
-from model.controller.coverage import ZK_LABELLED, expected_labels, sequence_arrow, zk_labels
+from model.controller.coverage import ZK_LABELLED, expected_labels, report_layout, sequence_arrow, zk_labels
 from model.controller.elector import ZookeeperLeaderElector
 from model.controller.messages import (
     EV_ADMIN_UNCLEAN,
@@ -218,6 +218,10 @@ class ControllerSystem(Cluster):
     def coverage_labels(self) -> list[tuple[str, ...]]:
         """Every label ``successors_labelled`` is meant to hit (for coverage's never-hit list)."""
         return expected_labels(self)
+
+    def report_layout(self) -> dict[str, Any]:
+        """How the report draws this model's coverage and counterexamples."""
+        return report_layout()
 
     def sequence_arrow(self, action: Any) -> tuple[str, str, str]:
         """(from actor, to actor, label) of an action in a counterexample's sequence diagram."""
