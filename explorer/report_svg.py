@@ -120,7 +120,9 @@ def state_machine_svg(
     ]
     for c, col in colour.items():
         parts.append(
-            f'<marker id="{uid}-{c}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+            # a fixed size in the diagram's units: an arrowhead does not grow with its edge's width
+            f'<marker id="{uid}-{c}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="10" markerHeight="10" '
+            'markerUnits="userSpaceOnUse" '
             f'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{col}"/></marker>'
         )
     parts.append("</defs>")
