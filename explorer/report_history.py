@@ -315,7 +315,7 @@ def index_html(docs: list[dict[str, Any]], keep: int = 50) -> str:
         "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
         ".pass{color:#1a7f37}.fail{color:#d1242f;font-weight:bold}svg.trend{display:block;margin:1em 0}</style>"
         "</head><body><h1>kafka-mc release history</h1>"
-        f"<p>{len(docs)} runs kept in this folder; each run's page is its own folder (copy the folder as is "
+        f"<p>{len(docs)} run{'' if len(docs) == 1 else 's'} kept in this folder; each run's page is its own folder (copy the folder as is "
         "to any static host).</p><table><tr><th>run</th><th>commit</th><th>started</th><th>verdict</th>"
         "<th>passed</th><th>distinct states</th><th>wall time</th><th>mutation score</th></tr>"
         + "".join(rows)
