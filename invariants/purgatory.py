@@ -45,18 +45,17 @@ from __future__ import annotations
 
 from explorer.core import ModelSpec, Property, always, reachable, transition
 from invariants.mutants.purgatory import PurgatoryConfig, build
-from model.purgatory import (
+from model.purgatory.actions import CheckAndCompleteDone, PurgeKey
+from model.purgatory.state import (
     PATH_CHECK_AND_COMPLETE,
     PATH_EXPIRY,
     PATH_FIRST_TRY,
     PATH_SECOND_TRY,
-    CheckAndCompleteDone,
     Pc,
-    PurgatorySystem,
-    PurgeKey,
     State,
     Timer,
 )
+from model.purgatory.system import PurgatorySystem
 
 __all__ = ["SPEC", "build", "properties", "quiescent"]
 

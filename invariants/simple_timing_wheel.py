@@ -30,18 +30,9 @@ from typing import Any
 
 from explorer.core import ModelSpec, Property, always, reachable, transition
 from invariants.mutants.simple_timing_wheel import SimpleTimingWheelConfig, build
-from model.simple_timing_wheel import (
-    CallerPc,
-    Exc,
-    Shutdown,
-    SimpleTimingWheel,
-    State,
-    StopMode,
-    Submit,
-    TriggerPc,
-    live_tasks,
-    trigger_bounded,
-)
+from model.simple_timing_wheel.actions import Shutdown, Submit
+from model.simple_timing_wheel.state import CallerPc, Exc, State, StopMode, TriggerPc
+from model.simple_timing_wheel.system import SimpleTimingWheel, live_tasks, trigger_bounded
 
 __all__ = ["SPEC", "added_count", "projected_fire_tick", "properties"]
 
@@ -69,7 +60,8 @@ def projected_fire_tick(s: State, task: int, wheel_size: int) -> int | None:
     ``tick + (b - tick) mod wheelSize``, then every ``wheelSize`` ticks, decrementing
     ``cycleNum`` until it is 0.
 
-    >>> from model.simple_timing_wheel import SimpleTimingWheel, Trigger
+    >>> from model.simple_timing_wheel import SimpleTimingWheel
+    >>> from model.simple_timing_wheel.state import Trigger
     >>> cfg = SimpleTimingWheelConfig(delays=(5,))
     >>> s = next(iter(SimpleTimingWheel(cfg).init_states()))
     >>> ts = s.tasks[0]._replace(cycle=1, placed=True)

@@ -12,8 +12,8 @@ from explorer.core import ExitReason
 from explorer.encoding import encode
 from explorer.engines.bfs import check_bfs
 from invariants.mutants.purgatory import MUTANTS, PurgatoryConfig  # with the test-only mutant key
-from model.purgatory import (
-    ACTION_KINDS,
+from model.purgatory.actions import ACTION_KINDS
+from model.purgatory.state import (
     C_CHECK,
     C_NEXT,
     C_START,
@@ -35,9 +35,9 @@ from model.purgatory import (
     T_NONE,
     T_RECHECK,
     Op,
-    PurgatorySystem,
     Thread,
 )
+from model.purgatory.system import PurgatorySystem
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ROOT / "configs" / "purgatory-small.toml"

@@ -14,19 +14,19 @@ from explorer.engines.bfs import check_bfs
 from invariants import get_model
 from invariants.mutants.simple_timing_wheel import MUTANTS, SimpleTimingWheelConfig  # with the mutant key
 from invariants.simple_timing_wheel import SPEC, added_count, projected_fire_tick
-from model.simple_timing_wheel import (
+from model.simple_timing_wheel.state import (
     Caller,
     CallerPc,
     Exc,
     Executor,
     Owner,
-    SimpleTimingWheel,
     State,
     StopMode,
     TaskState,
     Trigger,
     TriggerPc,
 )
+from model.simple_timing_wheel.system import SimpleTimingWheel
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 SMALL = CONFIGS / "simple-timing-wheel-small.toml"

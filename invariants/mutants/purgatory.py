@@ -22,19 +22,10 @@ from typing import NamedTuple, cast
 
 from explorer.config import key
 from invariants.mutants import Catalogue
-from model.purgatory import (
-    E_ON_EXPIRATION,
-    FC_CANCEL,
-    M_TRYLOCK,
-    RUN,
-    T_CHECK,
-    Pc,
-    PurgatorySystem,
-    State,
-    Thread,
-)
-from model.purgatory import PurgatoryConfig as ModelPurgatoryConfig
 from model.purgatory.actions import _go
+from model.purgatory.state import E_ON_EXPIRATION, FC_CANCEL, M_TRYLOCK, RUN, T_CHECK, Pc, State, Thread
+from model.purgatory.state import PurgatoryConfig as ModelPurgatoryConfig
+from model.purgatory.system import PurgatorySystem
 
 __all__ = ["MUTANTS", "CompletedGet", "CompletedSet", "PurgatoryConfig", "build"]
 

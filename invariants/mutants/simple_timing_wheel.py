@@ -20,15 +20,10 @@ from dataclasses import dataclass
 
 from explorer.config import key
 from invariants.mutants import Catalogue
-from model import simple_timing_wheel as demo
-from model.simple_timing_wheel import (
-    CallerPc,
-    SimpleTimingWheel,
-    State,
-    TriggerPc,
-)
-from model.simple_timing_wheel import SimpleTimingWheelConfig as ModelSimpleTimingWheelConfig
-from model.simple_timing_wheel.system import _insert, _set_heap
+from model.simple_timing_wheel import actions as demo
+from model.simple_timing_wheel.state import CallerPc, State, TriggerPc
+from model.simple_timing_wheel.state import SimpleTimingWheelConfig as ModelSimpleTimingWheelConfig
+from model.simple_timing_wheel.system import SimpleTimingWheel, _insert, _set_heap
 
 __all__ = ["MUTANTS", "SimpleTimingWheelConfig", "build"]
 
