@@ -42,17 +42,9 @@ from invariants.controller_convergence import (
 )
 from invariants.controller_fidelity import fidelity_properties
 from invariants.mutants.controller import ControllerConfig, build
-from model.controller import (
-    D_ADDED,
-    D_AUTO,
-    D_DELETED,
-    D_DELETED_AFTER_RESUME,
-    D_PREFERRED,
-    D_REASSIGNED,
-    D_RESUMED,
-    D_SHUTDOWN,
-    D_UNCLEAN_DYN,
-    FAIR_KINDS,
+from model.controller import ControllerSystem, Elector, State
+from model.controller.actions import FAIR_KINDS, Deliver, ProcessEvent, SessionExpire, ZkServe
+from model.controller.messages import (
     FENCED_ADMIN_WRITES,
     Q_DELETE_CTL,
     Q_DELETE_ISR_CHANGES,
@@ -65,14 +57,18 @@ from model.controller import (
     S_PREFERRED,
     S_REASSIGN,
     WRITES,
-    ControllerSystem,
-    Deliver,
-    Elector,
-    ProcessEvent,
-    SessionExpire,
-    State,
-    ZkServe,
     admin_write_epoch,
+)
+from model.controller.state import (
+    D_ADDED,
+    D_AUTO,
+    D_DELETED,
+    D_DELETED_AFTER_RESUME,
+    D_PREFERRED,
+    D_REASSIGNED,
+    D_RESUMED,
+    D_SHUTDOWN,
+    D_UNCLEAN_DYN,
 )
 from model.state_machines import PartitionState, ReplicaState
 

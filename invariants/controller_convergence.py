@@ -59,7 +59,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.controller import ControllerSystem, Deliver, KafkaVersion, State, ZkServe
+from model.controller import ControllerSystem, KafkaVersion, State
+from model.controller.actions import Deliver, ZkServe
 from model.controller.messages import (
     Q_WRITE_PARTS,
     S_ADMIN_UNCLEAN,

@@ -8,11 +8,9 @@ import invariants.controller as spec
 from explorer.config import ConfigError, load_config
 from explorer.engines.bfs import check_bfs
 from invariants.mutants.controller import ControllerConfig  # with the test-only mutant key
-from model.controller import (
-    M_LEADER_AND_ISR,
-    ControllerSystem,
-    Deliver,
-)
+from model.controller import ControllerSystem
+from model.controller.actions import Deliver
+from model.controller.messages import M_LEADER_AND_ISR
 
 SMALL = "configs/controller-small.toml"
 REF = "configs/controller-ref.toml"

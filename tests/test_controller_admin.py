@@ -15,12 +15,12 @@ from explorer.core import CheckResult, Violation
 from explorer.engines.bfs import check_bfs
 from explorer.tracefile import replay_steps
 from invariants.mutants.controller import ControllerConfig  # with the test-only mutant key
-from model.controller import (
+from model.controller import ControllerSystem
+from model.controller.actions import (
     ADMIN_KINDS,
     AdminDeleteTopic,
     AdminReassign,
     ControlledShutdown,
-    ControllerSystem,
     ShutdownComplete,
     TimePasses,
 )

@@ -161,8 +161,7 @@ def test_no_write_over_newer_controller_state_crafted() -> None:
     which a controller at epoch 2 wrote: the property fails; at epoch 2 (or on an older version,
     which the server will reject anyway) it holds."""
     from invariants.controller_convergence import no_write_over_newer_controller_state as prop
-    from model.controller import Q_WRITE_PARTS, S_OFFLINE
-    from model.controller.messages import UpdateLeaderAndIsr
+    from model.controller.messages import Q_WRITE_PARTS, S_OFFLINE, UpdateLeaderAndIsr
 
     s = spec.build(ControllerConfig(brokers=2)).init_states()[0]
     z = s.zk.parts[0]._replace(ctl_epoch=2)
@@ -277,8 +276,7 @@ def test_isr_change_notifications_are_sequential() -> None:
     """One /isr_change_notification child per ISR change, named by the zkVersion it wrote; the
     controller deletes only the children it read, so a change landing after its read survives
     (one entry per partition lost it)."""
-    from model.controller import Q_DELETE_ISR_CHANGES
-    from model.controller.messages import DeleteIsrChangeNotifications
+    from model.controller.messages import Q_DELETE_ISR_CHANGES, DeleteIsrChangeNotifications
 
     sys_ = spec.build(ControllerConfig(brokers=2))
     s = sys_.init_states()[0]

@@ -13,8 +13,11 @@ from explorer.core import CheckResult
 from explorer.engines.bfs import check_bfs
 from invariants.controller_fidelity import fidelity_properties, isr_order_kept
 from invariants.mutants.controller import ControllerConfig, build
-from model.controller import D_ADMIN_UNCLEAN, S_CONTROLLED_SHUTDOWN, ControllerSystem, ReplicaTable, State
+from model.controller import ControllerSystem, State
+from model.controller.config import ReplicaTable
 from model.controller.coverage import state_machine_graphs
+from model.controller.messages import S_CONTROLLED_SHUTDOWN
+from model.controller.state import D_ADMIN_UNCLEAN
 from model.election import LeaderAndIsr
 from model.state_machines import PartitionState, ReplicaState
 

@@ -10,7 +10,8 @@ import pytest
 import invariants.controller as spec
 from explorer.config import ConfigError, load_config
 from explorer.engines.bfs import check_bfs
-from model.controller import AdminCreateTopic, ControllerConfig, ControllerSystem, State
+from model.controller import ControllerConfig, ControllerSystem, State
+from model.controller.actions import AdminCreateTopic
 from model.state_machines import PartitionState, ReplicaState
 
 BASE = [

@@ -19,20 +19,9 @@ from explorer.config import ConfigError, describe_keys, load_config
 from explorer.engines.bfs import check_bfs
 from invariants.controller_convergence import broker_views_match_zookeeper, serving
 from invariants.mutants.controller import ControllerConfig, build
-from model.controller import (
-    Crash,
-    Deliver,
-    Elector,
-    FollowerTruncation,
-    KafkaVersion,
-    LeaderSelectors,
-    ReplicaTable,
-    SessionExpire,
-    State,
-    ZkServe,
-    ZkWriteFencing,
-)
-from model.controller.actions import FAULT_KINDS
+from model.controller import Elector, KafkaVersion, State
+from model.controller.actions import FAULT_KINDS, Crash, Deliver, SessionExpire, ZkServe
+from model.controller.config import FollowerTruncation, LeaderSelectors, ReplicaTable, ZkWriteFencing
 from model.controller.controller import KafkaController
 from model.controller.messages import (
     EV_ISR_CHANGE,

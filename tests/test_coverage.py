@@ -164,7 +164,7 @@ def test_sampling_engines_count_a_subset_of_bfs_labels(tmp_path: Path) -> None:
     ],
 )
 def test_sequence_arrows(action: str, arrow: tuple[str, str, str]) -> None:
-    import model.controller as mc
+    import model.controller.actions as mc
 
     assert sequence_arrow(eval(action, vars(mc))) == arrow
     assert sequence_arrow(3) == ("system", "system", "3")

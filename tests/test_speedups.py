@@ -307,10 +307,11 @@ def test_install_fast_replace_keeps_semantics_and_type() -> None:
 
 def test_model_records_have_fast_replace() -> None:
     from model import controller as m
+    from model.controller.state import Ctx, PartZ, Rep
 
     s = m.ControllerSystem(m.ControllerConfig(brokers=3, replication_factor=2)).init_states()[0]
     n = s.nodes[0]  # broker 0 controls: it has a Ctx
-    records = {m.State: s, m.Zk: s.zk, m.Node: n, m.Ctx: n.ctx, m.Rep: n.reps[0], m.PartZ: s.zk.parts[0]}
+    records = {m.State: s, m.Zk: s.zk, m.Node: n, Ctx: n.ctx, Rep: n.reps[0], PartZ: s.zk.parts[0]}
     for cls, rec in records.items():
         fast = cls.__dict__["_replace"]
         assert fast.__wrapped__.__module__ == "collections"  # the generated one, kept

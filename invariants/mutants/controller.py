@@ -1,7 +1,7 @@
 """The controller model's named bugs: each a small override of one Kafka method.
 
 Every mutant here is a subclass of one actor of the system, replacing one method: a
-:class:`~model.controller.KafkaController` (the controller of one broker), the
+:class:`~model.controller.controller.KafkaController` (the controller of one broker), the
 ``ZooKeeperServer`` or the brokers' ``ReplicaManager``. :func:`mutant` registers it as the
 system built with that class in the actor's seam (``ControllerSystem(cfg, controller=...)``,
 ``zookeeper=...``, ``replica_manager=...``); no mutant subclasses the system. The tests that show which property each
