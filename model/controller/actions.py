@@ -282,6 +282,16 @@ ACTION_KINDS = (
     "Fetch",
     "ShrinkIsr",
 )
+#: the admin client's requests: its ZooKeeper writes and its ElectLeaders request
+ADMIN_REQUESTS = (
+    AdminCreateTopic,
+    AdminDeleteTopic,
+    AdminAddPartitions,
+    AdminReassign,
+    AdminPreferredElection,
+    AdminEnableUnclean,
+    AdminUncleanElection,
+)
 FAULT_KINDS = (
     TimePasses,
     Crash,
@@ -290,13 +300,7 @@ FAULT_KINDS = (
     SessionNotice,
     Produce,
     ShrinkIsr,
-    AdminCreateTopic,
-    AdminDeleteTopic,
-    AdminAddPartitions,
-    AdminReassign,
-    AdminPreferredElection,
-    AdminEnableUnclean,
-    AdminUncleanElection,
+    *ADMIN_REQUESTS,
     AutoRebalanceTick,
     ControlledShutdown,
     ShutdownComplete,

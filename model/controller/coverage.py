@@ -32,13 +32,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from model.controller import messages as msg
 from model.controller.actions import (
-    AdminAddPartitions,
+    ADMIN_REQUESTS,
     AdminCreateTopic,
-    AdminDeleteTopic,
-    AdminEnableUnclean,
-    AdminPreferredElection,
-    AdminReassign,
     AdminUncleanElection,
     AutoRebalanceTick,
     ControlledShutdown,
@@ -57,25 +54,7 @@ from model.controller.actions import (
     ZkServe,
 )
 from model.controller.cluster import Cluster
-from model.controller.messages import (
-    EVENT_NAMES,
-    MESSAGE_NAMES,
-    Q_CREATE_CTL,
-    Q_DELETE_CTL,
-    Q_DELETE_DELETIONS,
-    Q_DELETE_ISR_CHANGES,
-    Q_DELETE_PREFERRED,
-    Q_DELETE_TOPIC,
-    Q_INC_EPOCH,
-    Q_REGISTER_BROKER,
-    Q_REGISTER_CTL,
-    Q_UPDATE_ISR,
-    Q_WRITE_ASSIGN,
-    Q_WRITE_PARTS,
-    Q_WRITE_REASSIGN,
-    REQUEST_NAMES,
-    WRITES,
-)
+from model.controller.messages import EVENT_NAMES, MESSAGE_NAMES, REQUEST_NAMES, WRITES
 from model.controller.state import State, Zk
 from model.state_machines import StateMachine, TableVersion, transition_graph
 
@@ -89,22 +68,13 @@ __all__ = [
     "zk_labels",
 ]
 
-_WRITE_OPS = WRITES | {Q_REGISTER_BROKER, Q_UPDATE_ISR}
+_WRITE_OPS = WRITES | {msg.Q_REGISTER_BROKER, msg.Q_UPDATE_ISR}
 ISR_CHANGE = "/isr_change_notification"
 DELETE_TOPICS = "/admin/delete_topics"
 REASSIGN = "/admin/reassign_partitions"
 PREFERRED = "/admin/preferred_replica_election"
-_ADMIN = (
-    AdminCreateTopic,
-    AdminDeleteTopic,
-    AdminAddPartitions,
-    AdminReassign,
-    AdminPreferredElection,
-    AdminEnableUnclean,
-    AdminUncleanElection,
-)
 #: the action types :func:`zk_labels` can label (every other step writes nothing to ZooKeeper)
-ZK_LABELLED = frozenset({ZkServe, SessionExpire, *_ADMIN})
+ZK_LABELLED = frozenset({ZkServe, SessionExpire, *ADMIN_REQUESTS})
 
 
 @lru_cache(maxsize=2)
@@ -174,29 +144,29 @@ def _changed(sys: Cluster, a: Zk, b: Zk) -> set[str]:
 
 def _requested(sys: Cluster, broker: int, req: tuple) -> list[str]:
     op = req[0]
-    if op == Q_REGISTER_BROKER:
+    if op == msg.Q_REGISTER_BROKER:
         return [f"/brokers/ids/{broker}"]
-    if op == Q_REGISTER_CTL:
+    if op == msg.Q_REGISTER_CTL:
         return ["/controller", "/controller_epoch"]
-    if op in (Q_CREATE_CTL, Q_DELETE_CTL):
+    if op in (msg.Q_CREATE_CTL, msg.Q_DELETE_CTL):
         return ["/controller"]
-    if op == Q_INC_EPOCH:
+    if op == msg.Q_INC_EPOCH:
         return ["/controller_epoch"]
-    if op == Q_WRITE_PARTS:
+    if op == msg.Q_WRITE_PARTS:
         return [partition_path(p, sys.ppt) for p, _ in req[1]]
-    if op == Q_DELETE_ISR_CHANGES:
+    if op == msg.Q_DELETE_ISR_CHANGES:
         return [ISR_CHANGE]
-    if op == Q_UPDATE_ISR:
+    if op == msg.Q_UPDATE_ISR:
         return [partition_path(req[1], sys.ppt), ISR_CHANGE]
-    if op == Q_DELETE_DELETIONS:
+    if op == msg.Q_DELETE_DELETIONS:
         return [f"{DELETE_TOPICS}/{t}" for t in req[1]]
-    if op == Q_DELETE_TOPIC:
+    if op == msg.Q_DELETE_TOPIC:
         return [f"/brokers/topics/{req[1]}", f"{DELETE_TOPICS}/{req[1]}"]
-    if op == Q_WRITE_ASSIGN:
+    if op == msg.Q_WRITE_ASSIGN:
         return [f"/brokers/topics/{req[1] // sys.ppt}"]
-    if op == Q_WRITE_REASSIGN:
+    if op == msg.Q_WRITE_REASSIGN:
         return [REASSIGN]
-    if op == Q_DELETE_PREFERRED:
+    if op == msg.Q_DELETE_PREFERRED:
         return [PREFERRED]
     return []  # pragma: no cover - not a write
 
@@ -219,7 +189,7 @@ def zk_labels(sys: Cluster, s: State, a: Any, t: State) -> tuple[tuple[str, str,
             ("zk_writes", path, "changed" if path in changed else "unchanged")
             for path in _requested(sys, a.broker, a.req)
         )
-    if isinstance(a, _ADMIN) and s.zk != t.zk:
+    if isinstance(a, ADMIN_REQUESTS) and s.zk != t.zk:
         return tuple(("zk_writes", path, "changed") for path in sorted(_changed(sys, s.zk, t.zk)))
     if isinstance(a, SessionExpire) and s.zk != t.zk:
         return tuple(("zk_writes", path, "expired") for path in sorted(_changed(sys, s.zk, t.zk)))
@@ -360,7 +330,7 @@ def sequence_arrow(a: Any) -> tuple[str, str, str]:
         return "admin", "ZooKeeper", f"create topic {a.topic}"
     if isinstance(a, AdminUncleanElection):
         return "admin", f"broker {a.controller}", "ElectLeaders (unclean)"
-    if isinstance(a, _ADMIN):
+    if isinstance(a, ADMIN_REQUESTS):
         return "admin", "ZooKeeper", str(a).removeprefix("admin: ")
     if isinstance(a, AutoRebalanceTick):
         b = f"broker {a.broker}"
