@@ -133,10 +133,9 @@ class AdminWorkflows(Component):
     def process_partition_reassignment(self, c: ControllerBase, entries: tuple, rest: tuple) -> None:
         """``PartitionReassignment``: partitions not already being reassigned are added to
         ``partitionsBeingReassigned`` and ``maybeTriggerPartitionReassignment`` runs."""
-        ctx = c.ctx
-        if ctx is None:
-            self.kafka_controller.run(c, rest)
+        if self.kafka_controller.resigned(c, rest):
             return
+        ctx = c.ctx
         current = {p for p, _ in ctx.reassigning}
         new = tuple(
             (p, rar)
@@ -180,10 +179,9 @@ class AdminWorkflows(Component):
         return True
 
     def reassign_parts(self, c: ControllerBase, resp: tuple, data: tuple, rest: tuple) -> None:
-        ctx = c.ctx
-        if ctx is None:
-            self.kafka_controller.run(c, rest)
+        if self.kafka_controller.resigned(c, rest):
             return
+        ctx = c.ctx
         p, mode = data
         rar = self.rar(c, p)
         z = resp[1][0][1]
@@ -217,11 +215,7 @@ class AdminWorkflows(Component):
         c.ctx = c.ctx._replace(ar=set_item(c.ctx.ar, p, replicas))
 
     def assign_written(self, c: ControllerBase, ok: bool, data: tuple, rest: tuple) -> None:
-        if c.ctx is None:
-            self.kafka_controller.run(c, rest)
-            return
-        if not ok:
-            self.kafka_controller.controller_moved(c, rest)
+        if self.kafka_controller.write_failed(c, ok, rest):
             return
         p, phase, new_ar = data
         ctx = c.ctx

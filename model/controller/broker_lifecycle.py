@@ -27,10 +27,9 @@ class BrokerLifecycle(Component):
     """``BrokerChange``: ``onBrokerStartup``, ``onBrokerFailure`` (and a bounced broker as both)."""
 
     def process_broker_change(self, c: ControllerBase, cur: tuple[int, ...], rest: tuple) -> None:
-        ctx = c.ctx
-        if ctx is None:
-            self.kafka_controller.run(c, rest)
+        if self.kafka_controller.resigned(c, rest):
             return
+        ctx = c.ctx
         live = ctx.live
         new = tuple(b for b in range(c.sys.nb) if cur[b] and not live[b])
         dead = tuple(b for b in range(c.sys.nb) if live[b] and not cur[b])

@@ -374,10 +374,9 @@ class KafkaController(Component):
         ``/admin/preferred_replica_election``."""
         sys = c.sys
         cfg = sys.cfg
-        ctx = c.ctx
-        if ctx is None:  # resigned while reading
-            self.run(c, rest)
+        if self.resigned(c, rest):
             return
+        ctx = c.ctx
         legacy = cfg.elector is Elector.LEGACY
         rstates = []
         pstates = []
@@ -468,6 +467,25 @@ class KafkaController(Component):
             if chans[base + d]:
                 chans = set_item(chans, base + d, ())
         c.chans = chans
+
+    def resigned(self, c: ControllerBase, rest: tuple) -> bool:
+        """Whether ``c`` resigned while it waited for ZooKeeper (no context left); if so, it
+        goes on with ``rest``, and the caller drops the response."""
+        if c.ctx is None:
+            self.run(c, rest)
+            return True
+        return False
+
+    def write_failed(self, c: ControllerBase, ok: bool, rest: tuple) -> bool:
+        """Whether a conditional ZooKeeper write ``c`` waited for is void: ``c`` resigned
+        meanwhile (:meth:`resigned`), or the write was fenced (``ControllerMovedException``:
+        :meth:`controller_moved`)."""
+        if self.resigned(c, rest):
+            return True
+        if not ok:
+            self.controller_moved(c, rest)
+            return True
+        return False
 
     def controller_moved(self, c: ControllerBase, rest: tuple) -> None:
         """``ControllerMovedException`` (BadVersion on /controller_epoch): abort, maybeResign."""

@@ -113,12 +113,8 @@ class PartitionStateMachine(Component):
     def initialize_leader_and_isr_written(
         self, c: ControllerBase, resp: tuple, elect: tuple, batch: tuple, rest: tuple
     ) -> None:
-        if c.ctx is None:
-            self.kafka_controller.run(c, rest)
-            return
         _, ok, results = resp
-        if not ok:
-            self.kafka_controller.controller_moved(c, rest)
+        if self.kafka_controller.write_failed(c, ok, rest):
             return
         batch_l = list(batch)
         for p, z in results:
@@ -193,10 +189,9 @@ class PartitionStateMachine(Component):
     def elect_leader_for_partitions_read(
         self, c: ControllerBase, resp: tuple, data: tuple, batch: tuple, rest: tuple
     ) -> None:
-        ctx = c.ctx
-        if ctx is None:
-            self.kafka_controller.run(c, rest)
+        if self.kafka_controller.resigned(c, rest):
             return
+        ctx = c.ctx
         strategy = data[0]
         cfg = c.sys.cfg
         live = c.live_broker_ids()
@@ -238,12 +233,8 @@ class PartitionStateMachine(Component):
     def elect_leader_for_partitions_written(
         self, c: ControllerBase, resp: tuple, data: tuple, batch: tuple, rest: tuple
     ) -> None:
-        if c.ctx is None:
-            self.kafka_controller.run(c, rest)
-            return
         _, ok, results = resp
-        if not ok:
-            self.kafka_controller.controller_moved(c, rest)
+        if self.kafka_controller.write_failed(c, ok, rest):
             return
         strategy, items = data
         batch_l = list(batch)
@@ -277,10 +268,9 @@ class PartitionStateMachine(Component):
         """``IsrChangeNotification``: ``updateLeaderAndIsrCache`` from the states read (one per
         notification, of its partition), UpdateMetadata, then ``deleteIsrChangeNotifications`` of
         the notifications read."""
-        ctx = c.ctx
-        if ctx is None:
-            self.kafka_controller.run(c, rest)
+        if self.kafka_controller.resigned(c, rest):
             return
+        ctx = c.ctx
         if notes:
             leaders = ctx.leaders
             for (p, _), z in zip(notes, states):
@@ -386,10 +376,9 @@ class ReplicaStateMachine(Component):
     def remove_replicas_from_isr_read(
         self, c: ControllerBase, resp: tuple, data: tuple, batch: tuple, rest: tuple
     ) -> None:
-        ctx = c.ctx
-        if ctx is None:
-            self.kafka_controller.run(c, rest)
+        if self.kafka_controller.resigned(c, rest):
             return
+        ctx = c.ctx
         b, parts = data
         writes = []
         done = []
@@ -418,12 +407,8 @@ class ReplicaStateMachine(Component):
     def remove_replicas_from_isr_written(
         self, c: ControllerBase, resp: tuple, data: tuple, batch: tuple, rest: tuple
     ) -> None:
-        if c.ctx is None:
-            self.kafka_controller.run(c, rest)
-            return
         _, ok, results = resp
-        if not ok:
-            self.kafka_controller.controller_moved(c, rest)
+        if self.kafka_controller.write_failed(c, ok, rest):
             return
         b, _ = data
         batch_l = list(batch)

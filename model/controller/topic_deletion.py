@@ -50,10 +50,9 @@ class TopicDeletionManager(Component):
         """``TopicDeletion``: unknown topics are cleared; with deletion disabled every entry is
         cleared; topics with a reassignment in progress are marked ineligible; the rest are
         enqueued (``enqueueTopicsForDeletion``) and ``resumeDeletions`` runs."""
-        ctx = c.ctx
-        if ctx is None:
-            self.kafka_controller.run(c, rest)
+        if self.kafka_controller.resigned(c, rest):
             return
+        ctx = c.ctx
         cfg = c.sys.cfg
         ppt = c.sys.ppt
         known = tuple(t for t in topics if ctx.pstates[t * ppt] != PartitionState.NonExistentPartition)
@@ -235,11 +234,7 @@ class TopicDeletionManager(Component):
         return True
 
     def delete_topic_done(self, c: ControllerBase, ok: bool, t: int, rest: tuple) -> None:
-        if c.ctx is None:
-            self.kafka_controller.run(c, rest)
-            return
-        if not ok:
-            self.kafka_controller.controller_moved(c, rest)
+        if self.kafka_controller.write_failed(c, ok, rest):
             return
         ctx = c.ctx
         leaders = ctx.leaders

@@ -16,10 +16,9 @@ class TopicChanges(Component):
         self, c: ControllerBase, ntopics: int, rest: tuple, gone: tuple[int, ...] = ()
     ) -> None:
         """The topics read from ``/brokers/topics``: the ones the context lacks are new."""
-        ctx = c.ctx
-        if ctx is None:
-            self.kafka_controller.run(c, rest)
+        if self.kafka_controller.resigned(c, rest):
             return
+        ctx = c.ctx
         sys = c.sys
         ppt = sys.ppt
         pst = ctx.pstates
@@ -66,10 +65,9 @@ class TopicChanges(Component):
     ) -> None:
         """New partitions of topic ``t`` (in ZooKeeper, not in the context) are created with
         ``onNewPartitionCreation``, unless the topic is queued for deletion."""
-        ctx = c.ctx
-        if ctx is None:
-            self.kafka_controller.run(c, rest)
+        if self.kafka_controller.resigned(c, rest):
             return
+        ctx = c.ctx
         if t in ctx.deleting:
             self.kafka_controller.run(
                 c, rest
