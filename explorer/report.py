@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.report_history import changes_html
-from explorer.report_layout import actor_key, actor_of_change, machine_title, positions, tables
+from explorer.report_layout import actor_key, actor_of_change, machine_title, named, positions, tables
 from explorer.report_svg import (
     level_chart_svg,
     sequence_svg,
@@ -320,7 +320,9 @@ def _violation(
         for a in cols:
             mine = [(c, *actor_of_change(c, layout)) for c in st["changes"]]
             items = "".join(
-                f"<li>{_e(rest if split else c)}</li>" for c, who, rest in mine if not split or who == a
+                f"<li>{_e(named(rest if split else c, layout))}</li>"
+                for c, who, rest in mine
+                if not split or who == a
             )
             cells.append(f"<td><ul class=changes>{items}</ul></td>")
         rows.append(

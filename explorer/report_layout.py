@@ -14,7 +14,11 @@ A system may define ``report_layout() -> dict`` (JSON data; the release stores i
   a change line matching the regular expression ``pattern`` at its start goes to the column
   ``actor`` (``\\1`` and the like name groups), the match removed from the line; rules are
   tried in order, and their order is the columns' order (and the lifelines' in a sequence
-  diagram). Without rules a step table has one "what changed" column.
+  diagram). Without rules a step table has one "what changed" column;
+- ``names``: ``[[pattern, replacement], ...]``, the words a step table uses for a changed
+  field: the first rule whose regular expression matches a change line (after the actor
+  rule took its part) rewrites that match (``re.sub`` once), e.g. a field path to the
+  znode it models.
 
 The explorer knows no model: everything a model names comes through this hook, and a system
 without it is drawn generically.
@@ -33,7 +37,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["actor_key", "actor_of_change", "layout_of", "machine_title", "positions", "tables"]
+__all__ = ["actor_key", "actor_of_change", "layout_of", "machine_title", "named", "positions", "tables"]
 
 
 class LayoutError(ValueError):
@@ -43,7 +47,7 @@ class LayoutError(ValueError):
 def _check(layout: Any) -> dict[str, Any]:
     if not isinstance(layout, dict):
         raise LayoutError(f"report_layout() must return a dict, got {type(layout).__name__}")
-    unknown = sorted(set(layout) - {"heading", "state_machines", "tables", "actors"})
+    unknown = sorted(set(layout) - {"heading", "state_machines", "tables", "actors", "names"})
     if unknown:
         raise LayoutError(f"report_layout(): unknown key {unknown[0]!r}")
     for machine, spec in (layout.get("state_machines") or {}).items():
@@ -59,11 +63,13 @@ def _check(layout: Any) -> dict[str, Any]:
     for i, t in enumerate(layout.get("tables") or []):
         if not isinstance(t, dict) or not isinstance(t.get("section"), str) or not t.get("columns"):
             raise LayoutError(f"report_layout(): tables[{i}] needs a section and columns")
-    for i, rule in enumerate(layout.get("actors") or []):
-        try:
-            re.compile(rule[0])
-        except (re.error, TypeError, IndexError) as e:
-            raise LayoutError(f"report_layout(): actors[{i}] is no [pattern, actor] ({e})") from None
+    for key, what in (("actors", "[pattern, actor]"), ("names", "[pattern, replacement]")):
+        for i, rule in enumerate(layout.get(key) or []):
+            try:
+                re.compile(rule[0])
+                str(rule[1])
+            except (re.error, TypeError, IndexError) as e:
+                raise LayoutError(f"report_layout(): {key}[{i}] is no {what} ({e})") from None
     return layout
 
 
@@ -112,6 +118,19 @@ def actor_of_change(change: str, layout: dict[str, Any] | None) -> tuple[str, st
         if m:
             return m.expand(actor), change[m.end() :]
     return "other", change
+
+
+def named(change: str, layout: dict[str, Any] | None) -> str:
+    """A change line in the model's words (its ``names`` rules; unchanged when none matches).
+
+    >>> named("parts[1]: None -> 3", {"names": [[r"parts\\[(\\d+)\\]", r"/parts/\\1"]]})
+    '/parts/1: None -> 3'
+    """
+    for pattern, replacement in (layout or {}).get("names") or []:
+        out, n = re.subn(pattern, replacement, change, count=1)
+        if n:
+            return out
+    return change
 
 
 def actor_key(actor: str, layout: dict[str, Any] | None) -> tuple[int, int, str]:

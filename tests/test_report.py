@@ -158,7 +158,8 @@ def test_report_counterexample_sequence_and_step_table(report: Path) -> None:
     assert ">ZooKeeper</text>" in seq and ">broker 1</text>" in seq
     assert "<title>step 1: crashes</title>" in seq and "write partition states" in seq
     assert "<th>ZooKeeper</th><th>broker 0</th><th>broker 1</th><th>other changes</th>" in mut
-    assert "<li>parts[0].isr: (0, 1) -&gt; (1,)</li>" in mut  # what changed in ZooKeeper
+    # what changed in ZooKeeper, named by its znode (the model's report_layout names)
+    assert "<li>/brokers/topics/0/partitions/0/state isr: (0, 1) -&gt; (1,)</li>" in mut
     assert "<li>ctx.rstates[0][1]: OnlineReplica -&gt; OfflineReplica</li>" in mut  # the controller's view
     doc = json.loads((report / "report.json").read_text())
     entry = next(e for e in doc["entries"] if e["name"] == "controller-leader-outside-isr")
@@ -665,6 +666,7 @@ def test_a_model_draws_its_own_report() -> None:
         ({"state_machines": {"m": {"positions": {"A": [1]}}}}, "state_machines.m.positions.A must be [x, y]"),
         ({"tables": [{"title": "t"}]}, "tables[0] needs a section and columns"),
         ({"actors": [["(", "x"]]}, "actors[0] is no [pattern, actor]"),
+        ({"names": [["x"]]}, "names[0] is no [pattern, replacement]"),
     ],
 )
 def test_a_layout_not_of_the_documented_shape_is_refused_in_one_line(layout: Any, message: str) -> None:

@@ -66,6 +66,7 @@ __all__ = [
     "sequence_arrow",
     "state_machine_graphs",
     "zk_labels",
+    "znode_names",
 ]
 
 _WRITE_OPS = WRITES | {msg.Q_REGISTER_BROKER, msg.Q_UPDATE_ISR}
@@ -247,10 +248,44 @@ _POSITIONS: dict[str, dict[str, list[int]]] = {
 }
 
 
-def report_layout() -> dict[str, Any]:
+def znode_names(partitions: int, ppt: int) -> list[list[str]]:
+    """The step tables' words for the ZooKeeper tree's fields: the znode each one models
+    (``explorer.report_layout``'s ``names`` rules, applied to the ZooKeeper column's lines).
+
+    >>> import re
+    >>> rules = znode_names(2, 1)
+    >>> line = "parts[1].isr: (0, 1) -> (1,)"
+    >>> next(re.sub(p, r, line, count=1) for p, r in rules if re.match(p, line))
+    '/brokers/topics/1/partitions/0/state isr: (0, 1) -> (1,)'
+    """
+    rules: list[list[str]] = []
+    for p in range(partitions):
+        rules += [
+            [rf"^parts\[{p}\]\.(\w+)", partition_path(p, ppt) + r" \1"],
+            [rf"^parts\[{p}\]", partition_path(p, ppt)],
+            [rf"^ar\[{p}\]", f"/brokers/topics/{p // ppt} (partition {p % ppt})"],
+        ]
+    rules.extend(
+        [
+            [r"^controller(?=:)", "/controller"],
+            [r"^epoch(?=:)", "/controller_epoch"],
+            [r"^epoch_version(?=:)", "/controller_epoch zkVersion"],
+            [r"^brokers\[(\d+)\]", r"/brokers/ids/\1"],
+            [r"^czxids\[(\d+)\]", r"/brokers/ids/\1 czxid"],
+            [r"^isr_changes", "/isr_change_notification"],
+            [r"^delete_topics", "/admin/delete_topics"],
+            [r"^reassign(?=[:\[])", "/admin/reassign_partitions"],
+            [r"^preferred(?=[:\[])", "/admin/preferred_replica_election"],
+        ]
+    )
+    return rules
+
+
+def report_layout(partitions: int = 1, ppt: int = 1) -> dict[str, Any]:
     """How the report draws the controller (``explorer.report_layout`` documents the keys): the
     state machines under Kafka's class names, laid out like the seeds' diagrams; elections and
-    ZooKeeper writes as tables; a step table's columns ZooKeeper and one per broker.
+    ZooKeeper writes as tables; a step table's columns ZooKeeper and one per broker, the
+    ZooKeeper tree's fields named by their znodes (``partitions`` in all, ``ppt`` per topic).
 
     >>> lay = report_layout()
     >>> lay["state_machines"]["partition"]["title"], [t["section"] for t in lay["tables"]]
@@ -285,6 +320,7 @@ def report_layout() -> dict[str, Any]:
             },
         ],
         "actors": [[r"zk\.", "ZooKeeper"], [r"nodes\[(\d+)\]\.", r"broker \1"]],
+        "names": znode_names(partitions, ppt),
     }
 
 

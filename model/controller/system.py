@@ -221,7 +221,7 @@ class ControllerSystem(Cluster):
 
     def report_layout(self) -> dict[str, Any]:
         """How the report draws this model's coverage and counterexamples."""
-        return report_layout()
+        return report_layout(self.np, self.ppt)
 
     def sequence_arrow(self, action: Any) -> tuple[str, str, str]:
         """(from actor, to actor, label) of an action in a counterexample's sequence diagram."""
