@@ -138,7 +138,7 @@ FENCE_AT = {
 def admin_write_epoch(req: tuple) -> int:
     """The controller epoch an admin-workflow write was sent with.
 
-    >>> from model.controller import Q_DELETE_PREFERRED
+    >>> from model.controller.messages import Q_DELETE_PREFERRED
     >>> admin_write_epoch((Q_DELETE_PREFERRED, 4, 2))
     2
     """
@@ -451,9 +451,15 @@ def _named(self: Any) -> str:
     )
 
 
-for _cls in [c for c in list(globals().values()) if isinstance(c, type) and c.__module__ == __name__]:
-    if issubclass(_cls, tuple) and getattr(_cls, "_fields", ("",))[:1] in (("op",), ("kind",)):
-        setattr(_cls, "__str__", _named)  # noqa: B010 - a class attribute set after the fact
+def name_records(namespace: dict[str, Any], module: str) -> None:
+    """Give every record class of ``module`` (found in its ``namespace``) whose first field is
+    its ``op`` or ``kind`` code the ``Name(field=value, ...)`` ``str`` (:func:`_named`)."""
+    for cls in [c for c in list(namespace.values()) if isinstance(c, type) and c.__module__ == module]:
+        if issubclass(cls, tuple) and getattr(cls, "_fields", ("",))[:1] in (("op",), ("kind",)):
+            setattr(cls, "__str__", _named)  # noqa: B010 - a class attribute set after the fact
+
+
+name_records(globals(), __name__)
 
 
 def _event(self: ControllerEvent) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from model.controller.messages import name_records
+
 
 class BrokerRegistered(NamedTuple):
     """``/brokers/ids/<id>`` created: the broker epoch (its czxid)."""
@@ -193,14 +195,4 @@ class PreferredReplicaElection(NamedTuple):
     partitions: tuple[int, ...]
 
 
-def _named(self: Any) -> str:
-    """The message as ``Name(field=value, ...)``, its kind left out (the class names it): how a
-    counterexample's step table shows it (``explorer.core.describe``)."""
-    return (
-        f"{type(self).__name__}(" + ", ".join(f"{k}={v!r}" for k, v in zip(self._fields[1:], self[1:])) + ")"
-    )
-
-
-for _cls in [c for c in list(globals().values()) if isinstance(c, type) and c.__module__ == __name__]:
-    if issubclass(_cls, tuple) and getattr(_cls, "_fields", ("",))[:1] in (("op",), ("kind",)):
-        setattr(_cls, "__str__", _named)  # noqa: B010 - a class attribute set after the fact
+name_records(globals(), __name__)
