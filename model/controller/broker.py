@@ -11,7 +11,7 @@ from explorer.speedups import set_item
 from model.controller.actions import Crash, Restart, SessionNotice, ShutdownComplete
 from model.controller.cluster import Actor
 from model.controller.messages import EV_EXPIRE, Q_REGISTER_BROKER, ControllerEvent, RegisterBroker
-from model.controller.state import D_SHUTDOWN, Rep, State
+from model.controller.state import D_SHUTDOWN, FRESH_PROCESS, Rep, State
 
 
 class Brokers(Actor):
@@ -21,23 +21,7 @@ class Brokers(Actor):
     def crash(self, s: State, b: int) -> tuple[Any, State]:
         n = s.nodes[b]
         reps = tuple(Rep(-1, -1, (), 0, r.log, r.hw, (), False) for r in n.reps)
-        n2 = n._replace(
-            alive=False,
-            bepoch=0,
-            zk_out=(),
-            zk_in=(),
-            ctl_watch=False,
-            watch=False,
-            active_id=-1,
-            ctx=None,
-            events=(),
-            pending=None,
-            seen_epoch=0,
-            reps=reps,
-            cs=0,
-            mc_live=(),
-            mc_parts=(),
-        )
+        n2 = n._replace(alive=False, zk_out=(), reps=reps, **FRESH_PROCESS)
         nb = self.nb
         chans = s.chans
         for i in range(nb * nb):

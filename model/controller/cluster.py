@@ -10,7 +10,7 @@ from typing import Any
 
 from model.controller.config import ControllerConfig, Elector, ExpiryHandling, ReplicaTable, ZkResponses
 from model.controller.messages import Q_REGISTER_BROKER, RegisterBroker
-from model.controller.state import Ctx, Node, Rep, State, Zk
+from model.controller.state import FRESH_PROCESS, Ctx, Node, Rep, State, Zk
 from model.state_machines import PartitionState, ReplicaState, StateMachine, TableVersion, is_valid_transition
 
 #: the ReplicaStateMachine table of each ``replica_table`` value (``model/state_machines.py``)
@@ -106,17 +106,9 @@ class Cluster:
                 alive=True,
                 session=b + 1,
                 expired=False,
-                bepoch=0,
                 zk_out=(RegisterBroker(Q_REGISTER_BROKER, True),),
-                zk_in=(),
-                ctl_watch=False,
-                watch=False,
-                active_id=-1,
-                ctx=None,
-                events=(),
-                pending=None,
-                seen_epoch=0,
                 reps=(self._empty_rep,) * self.np,
+                **FRESH_PROCESS,
             )
             for b in range(self.nb)
         )

@@ -8,7 +8,7 @@ one canonical encoding (``explorer.encoding``).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from explorer.speedups import install_fast_replace
 from model.state_machines import PartitionState, ReplicaState
@@ -103,6 +103,24 @@ class Node(NamedTuple):
     #: process): the alive brokers, and per partition (leader, leader epoch, ISR) or None
     mc_live: tuple[int, ...] = ()
     mc_parts: tuple[tuple[int, int, tuple[int, ...]] | None, ...] = ()
+
+
+#: a broker process's memory when it starts, and so after it crashes: no broker epoch, ZooKeeper
+#: responses, watches, controller, events, continuation, controlled shutdown or metadata cache
+FRESH_PROCESS: dict[str, Any] = {
+    "bepoch": 0,
+    "zk_in": (),
+    "ctl_watch": False,
+    "watch": False,
+    "active_id": -1,
+    "ctx": None,
+    "events": (),
+    "pending": None,
+    "seen_epoch": 0,
+    "cs": 0,
+    "mc_live": (),
+    "mc_parts": (),
+}
 
 
 class State(NamedTuple):
