@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from model.action_text import says
 from model.controller.messages import EV_CTL_CHANGE, EVENT_NAMES, M_STOP_REPLICA, MESSAGE_NAMES, REQUEST_NAMES
 
 
@@ -62,55 +63,46 @@ class Deliver(NamedTuple):
         )
 
 
+@says("broker {broker}: crashes")
 class Crash(NamedTuple):
     """A broker process dies (its ZooKeeper session lives on until it expires)."""
 
     broker: int
 
-    def __str__(self) -> str:
-        return f"broker {self.broker}: crashes"
 
-
+@says("broker {broker}: restarts with ZooKeeper session {session}")
 class Restart(NamedTuple):
     """A crashed broker starts with a new ZooKeeper session and registers."""
 
     broker: int
     session: int
 
-    def __str__(self) -> str:
-        return f"broker {self.broker}: restarts with ZooKeeper session {self.session}"
 
-
+@says("broker {broker}: ZooKeeper session {session} expires (server side)")
 class SessionExpire(NamedTuple):
     """The ZooKeeper server expires a session (ephemerals deleted, watches fired)."""
 
     broker: int
     session: int
 
-    def __str__(self) -> str:
-        return f"broker {self.broker}: ZooKeeper session {self.session} expires (server side)"
 
-
+@says("broker {broker}: notices its session expired, opens ZooKeeper session {session}")
 class SessionNotice(NamedTuple):
     """A broker's ZooKeeper client notices its session expired and opens a new one."""
 
     broker: int
     session: int
 
-    def __str__(self) -> str:
-        return f"broker {self.broker}: notices its session expired, opens ZooKeeper session {self.session}"
 
-
+@says("producer: appends a record to partition {partition} at leader {broker}")
 class Produce(NamedTuple):
     """The producer appends a record (acks=all) at the broker that believes it leads."""
 
     broker: int
     partition: int
 
-    def __str__(self) -> str:
-        return f"producer: appends a record to partition {self.partition} at leader {self.broker}"
 
-
+@says("broker {broker}: fetches partition {partition} from leader {leader}")
 class Fetch(NamedTuple):
     """A follower fetches from the leader it knows."""
 
@@ -118,10 +110,8 @@ class Fetch(NamedTuple):
     partition: int
     leader: int
 
-    def __str__(self) -> str:
-        return f"broker {self.broker}: fetches partition {self.partition} from leader {self.leader}"
 
-
+@says("broker {broker}: shrinks the ISR of partition {partition}, removing {follower}")
 class ShrinkIsr(NamedTuple):
     """A leader removes a lagging, dead or stopped follower from the ISR (a ZooKeeper write)."""
 
@@ -129,114 +119,85 @@ class ShrinkIsr(NamedTuple):
     partition: int
     follower: int
 
-    def __str__(self) -> str:
-        return (
-            f"broker {self.broker}: shrinks the ISR of partition {self.partition}, removing {self.follower}"
-        )
 
-
+@says("admin: creates topic {topic} (/brokers/topics/{topic} with its assignment)")
 class AdminCreateTopic(NamedTuple):
     """An admin client creates ``/brokers/topics/<t>`` with its assignment (one ZooKeeper write)."""
 
     topic: int
 
-    def __str__(self) -> str:
-        return f"admin: creates topic {self.topic} (/brokers/topics/{self.topic} with its assignment)"
 
-
+@says("time passes")
 class TimePasses(NamedTuple):
     """Stuttering (``liveness`` only): time passes and nothing else happens, so that a
     behaviour stuck in a state is a lasso rather than an end."""
 
-    def __str__(self) -> str:
-        return "time passes"
 
-
+@says("admin: queues topic {topic} for deletion (create /admin/delete_topics/{topic})")
 class AdminDeleteTopic(NamedTuple):
     """An admin queues a topic for deletion: create ``/admin/delete_topics/<t>``."""
 
     topic: int
 
-    def __str__(self) -> str:
-        return f"admin: queues topic {self.topic} for deletion (create /admin/delete_topics/{self.topic})"
 
-
+@says("admin: adds partitions to topic {topic} (setData /brokers/topics/{topic})")
 class AdminAddPartitions(NamedTuple):
     """An admin adds partitions to a topic: setData ``/brokers/topics/<t>`` with the new assignment."""
 
     topic: int
 
-    def __str__(self) -> str:
-        return f"admin: adds partitions to topic {self.topic} (setData /brokers/topics/{self.topic})"
 
-
+@says("admin: reassigns partition {partition} to {target} (/admin/reassign_partitions)")
 class AdminReassign(NamedTuple):
     """An admin starts a reassignment: ``/admin/reassign_partitions`` gets ``{partition: RAR}``."""
 
     partition: int
     target: tuple[int, ...]
 
-    def __str__(self) -> str:
-        return (
-            f"admin: reassigns partition {self.partition} to {list(self.target)} (/admin/reassign_partitions)"
-        )
 
-
+@says("admin: creates /admin/preferred_replica_election for partitions {partitions}")
 class AdminPreferredElection(NamedTuple):
     """An admin asks for a preferred replica election of every partition."""
 
     partitions: tuple[int, ...]
 
-    def __str__(self) -> str:
-        return f"admin: creates /admin/preferred_replica_election for partitions {list(self.partitions)}"
 
-
+@says("admin: enables unclean.leader.election.enable for topic {topic} (/config/topics)")
 class AdminEnableUnclean(NamedTuple):
     """An admin sets ``unclean.leader.election.enable=true`` on a topic (dynamic config)."""
 
     topic: int
 
-    def __str__(self) -> str:
-        return f"admin: enables unclean.leader.election.enable for topic {self.topic} (/config/topics)"
 
-
+@says("admin: asks controller {controller} for an unclean leader election (ElectLeaders)")
 class AdminUncleanElection(NamedTuple):
     """An admin asks the controller for an unclean leader election of every partition
     (``kafka-leader-election.sh --election-type unclean``: an ElectLeaders request)."""
 
     controller: int
 
-    def __str__(self) -> str:
-        return f"admin: asks controller {self.controller} for an unclean leader election (ElectLeaders)"
 
-
+@says("broker {broker}: scheduler queues AutoPreferredReplicaLeaderElection")
 class AutoRebalanceTick(NamedTuple):
     """The active controller's scheduler fires the auto leader rebalance task."""
 
     broker: int
 
-    def __str__(self) -> str:
-        return f"broker {self.broker}: scheduler queues AutoPreferredReplicaLeaderElection"
 
-
+@says("broker {broker}: sends ControlledShutdownRequest to controller {controller}")
 class ControlledShutdown(NamedTuple):
     """A broker begins shutting down: it sends ControlledShutdownRequest to the controller."""
 
     broker: int
     controller: int
 
-    def __str__(self) -> str:
-        return f"broker {self.broker}: sends ControlledShutdownRequest to controller {self.controller}"
 
-
+@says("broker {broker}: stops after its controlled shutdown (closes ZooKeeper session {session})")
 class ShutdownComplete(NamedTuple):
     """A broker whose controlled shutdown was answered stops (its ZooKeeper session is closed)."""
 
     broker: int
     session: int
-
-    def __str__(self) -> str:
-        return f"broker {self.broker}: stops after its controlled shutdown (closes ZooKeeper session {self.session})"
 
 
 ADMIN_KINDS = (

@@ -6,12 +6,17 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from model.action_text import says, says_if
 from model.purgatory.state import _PATH_NAMES, Pc, Thread
 
 # ----------------------------------------------------------------------------- actions
 
 
-class Submit(NamedTuple):
+class PartitionCheck(NamedTuple):
+    """The fields of a ``DelayedProduce.tryComplete()`` step: one partition checked, and with
+    the last one whether every ack is done (the step :class:`Submit` and
+    :class:`TryCompleteCheck` share)."""
+
     who: str
     op: int
     partition: int
@@ -22,55 +27,57 @@ class Submit(NamedTuple):
     last: bool
     all_done: bool
 
+    def checked(self) -> str:
+        """What ``tryComplete()`` found, as the log line's tail."""
+        if not self.led:
+            part = f"tryComplete() partition {self.partition}: no longer leader, error NOT_LEADER, acks done"
+        elif self.satisfied:
+            part = f"tryComplete() partition {self.partition} HW {self.hw} >= requiredOffset {self.required}, acks done"
+        else:
+            part = f"tryComplete() partition {self.partition} HW {self.hw} < requiredOffset {self.required}, acks pending"
+        if self.last:
+            part += "; no acks pending: forceComplete()" if self.all_done else "; tryComplete() returns false"
+        return part
+
+
+class Submit(PartitionCheck):
+    """``tryCompleteElseWatch``'s first ``tryComplete()``."""
+
+    __slots__ = ()
+
     def __str__(self) -> str:
-        return f"{self.who}: tryCompleteElseWatch(op {self.op}) starts: " + _tc_text(self)
+        return f"{self.who}: tryCompleteElseWatch(op {self.op}) starts: " + self.checked()
 
 
-class TryCompleteCheck(NamedTuple):
-    who: str
-    op: int
-    partition: int
-    hw: int
-    required: int
-    led: bool
-    satisfied: bool
-    last: bool
-    all_done: bool
+class TryCompleteCheck(PartitionCheck):
+    """A later ``tryComplete()`` step of an operation."""
+
+    __slots__ = ()
 
     def __str__(self) -> str:
-        return f"{self.who}: op {self.op} " + _tc_text(self)
+        return f"{self.who}: op {self.op} " + self.checked()
 
 
-def _tc_text(a: Submit | TryCompleteCheck) -> str:
-    if not a.led:
-        part = f"tryComplete() partition {a.partition}: no longer leader, error NOT_LEADER, acks done"
-    elif a.satisfied:
-        part = f"tryComplete() partition {a.partition} HW {a.hw} >= requiredOffset {a.required}, acks done"
-    else:
-        part = f"tryComplete() partition {a.partition} HW {a.hw} < requiredOffset {a.required}, acks pending"
-    if a.last:
-        part += "; no acks pending: forceComplete()" if a.all_done else "; tryComplete() returns false"
-    return part
-
-
+@says_if(
+    "won",
+    "{who}: op {op} completed.compareAndSet(false, true) = true",
+    "{who}: op {op} completed.compareAndSet(false, true) = false (already completed): forceComplete returns false",
+)
 class CompareAndSet(NamedTuple):
     who: str
     op: int
     won: bool
 
-    def __str__(self) -> str:
-        res = "true" if self.won else "false (already completed): forceComplete returns false"
-        return f"{self.who}: op {self.op} completed.compareAndSet(false, true) = {res}"
 
-
+@says_if(
+    "removed",
+    "{who}: op {op} forceComplete: cancel() removes its timer entry",
+    "{who}: op {op} forceComplete: cancel() finds no timer entry",
+)
 class ForceCompleteCancel(NamedTuple):
     who: str
     op: int
     removed: bool
-
-    def __str__(self) -> str:
-        what = "removes its timer entry" if self.removed else "finds no timer entry"
-        return f"{self.who}: op {self.op} forceComplete: cancel() {what}"
 
 
 class OnComplete(NamedTuple):
@@ -82,81 +89,72 @@ class OnComplete(NamedTuple):
         return f"{self.who}: op {self.op} onComplete() (via {_PATH_NAMES[self.path]}); forceComplete returns true"
 
 
+@says_if(
+    "completed",
+    "{who}: op {op} isCompleted before watching key {key}: return false",
+    "{who}: op {op} not completed, about to watch key {key}",
+)
 class WatchCheck(NamedTuple):
     who: str
     op: int
     key: int
     completed: bool
 
-    def __str__(self) -> str:
-        if self.completed:
-            return f"{self.who}: op {self.op} isCompleted before watching key {self.key}: return false"
-        return f"{self.who}: op {self.op} not completed, about to watch key {self.key}"
 
-
+@says_if(
+    "first",
+    "{who}: watchForOperation(key {key}, op {op}); estimatedTotalOperations.incrementAndGet()",
+    "{who}: watchForOperation(key {key}, op {op})",
+)
 class Watch(NamedTuple):
     who: str
     op: int
     key: int
     first: bool
 
-    def __str__(self) -> str:
-        extra = "; estimatedTotalOperations.incrementAndGet()" if self.first else ""
-        return f"{self.who}: watchForOperation(key {self.key}, op {self.op}){extra}"
 
-
+@says("{who}: op {op} maybeTryComplete: lock.tryLock() = {acquired}")
 class TryLock(NamedTuple):
     who: str
     op: int
     acquired: bool
 
-    def __str__(self) -> str:
-        return f"{self.who}: op {self.op} maybeTryComplete: lock.tryLock() = {str(self.acquired).lower()}"
 
-
+@says("{who}: op {op} tryCompletePending.set(false); tryComplete()")
 class ClearPending(NamedTuple):
     who: str
     op: int
 
-    def __str__(self) -> str:
-        return f"{self.who}: op {self.op} tryCompletePending.set(false); tryComplete()"
 
-
+@says("{who}: op {op} (done = {done}) lock.unlock()")
 class Unlock(NamedTuple):
     who: str
     op: int
     done: bool
 
-    def __str__(self) -> str:
-        return f"{self.who}: op {self.op} (done = {str(self.done).lower()}) lock.unlock()"
 
-
+@says("{who}: op {op} tryCompletePending.get() = {value}, retry = {retry}")
 class GetPending(NamedTuple):
     who: str
     op: int
     value: bool
     retry: bool
 
-    def __str__(self) -> str:
-        return (
-            f"{self.who}: op {self.op} tryCompletePending.get() = {str(self.value).lower()}, "
-            f"retry = {str(self.retry).lower()}"
-        )
 
-
+@says("{who}: op {op} tryCompletePending.getAndSet(true) = {old}, retry = {retry}")
 class GetAndSetPending(NamedTuple):
     who: str
     op: int
     old: bool
     retry: bool
 
-    def __str__(self) -> str:
-        return (
-            f"{self.who}: op {self.op} tryCompletePending.getAndSet(true) = {str(self.old).lower()}, "
-            f"retry = {str(self.retry).lower()}"
-        )
 
-
+@says_if(
+    "again",
+    "{who}: op {op} while (!isCompleted && retry): isCompleted = {completed}, retry = {retry}; loop again",
+    "{who}: op {op} while (!isCompleted && retry): isCompleted = {completed}, retry = {retry}"
+    "; maybeTryComplete returns {done}",
+)
 class LoopCheck(NamedTuple):
     who: str
     op: int
@@ -165,54 +163,44 @@ class LoopCheck(NamedTuple):
     again: bool
     done: bool
 
-    def __str__(self) -> str:
-        head = (
-            f"{self.who}: op {self.op} while (!isCompleted && retry): "
-            f"isCompleted = {str(self.completed).lower()}, retry = {str(self.retry).lower()}"
-        )
-        return head + (
-            "; loop again" if self.again else f"; maybeTryComplete returns {str(self.done).lower()}"
-        )
 
-
+@says_if(
+    "completed",
+    "{who}: op {op} completed by another thread: tryCompleteElseWatch returns false",
+    "{who}: op {op} not completed: add it to the timer",
+)
 class TimerCheck(NamedTuple):
     who: str
     op: int
     completed: bool
 
-    def __str__(self) -> str:
-        if self.completed:
-            return f"{self.who}: op {self.op} completed by another thread: tryCompleteElseWatch returns false"
-        return f"{self.who}: op {self.op} not completed: add it to the timer"
 
-
+@says("{who}: timeoutTimer.add(op {op})")
 class TimerAdd(NamedTuple):
     who: str
     op: int
 
-    def __str__(self) -> str:
-        return f"{self.who}: timeoutTimer.add(op {self.op})"
 
-
+@says_if(
+    "completed",
+    "{who}: op {op} completed meanwhile: cancel the timer task",
+    "{who}: op {op} still not completed: tryCompleteElseWatch returns false",
+)
 class TimerRecheck(NamedTuple):
     who: str
     op: int
     completed: bool
 
-    def __str__(self) -> str:
-        if self.completed:
-            return f"{self.who}: op {self.op} completed meanwhile: cancel the timer task"
-        return f"{self.who}: op {self.op} still not completed: tryCompleteElseWatch returns false"
 
-
+@says_if(
+    "removed",
+    "{who}: op {op} cancel() removes its timer entry; tryCompleteElseWatch returns false",
+    "{who}: op {op} cancel() finds no timer entry; tryCompleteElseWatch returns false",
+)
 class TimerCancel(NamedTuple):
     who: str
     op: int
     removed: bool
-
-    def __str__(self) -> str:
-        what = "removes its timer entry" if self.removed else "finds no timer entry"
-        return f"{self.who}: op {self.op} cancel() {what}; tryCompleteElseWatch returns false"
 
 
 class FollowerFetch(NamedTuple):
@@ -230,12 +218,10 @@ class FollowerFetch(NamedTuple):
         )
 
 
+@says("{who}: LeaderAndIsr makes this broker a follower of partition {partition}")
 class LeadershipLost(NamedTuple):
     who: str
     partition: int
-
-    def __str__(self) -> str:
-        return f"{self.who}: LeaderAndIsr makes this broker a follower of partition {self.partition}"
 
 
 class IteratorStart(NamedTuple):
@@ -275,48 +261,40 @@ class CheckAndCompleteDone(NamedTuple):
         return head + "no next element: checkAndComplete returns"
 
 
+@says_if(
+    "completed",
+    "{who}: key {key}: op {op} isCompleted: iter.remove()",
+    "{who}: key {key}: op {op} not completed: maybeTryComplete()",
+)
 class WatchedCheck(NamedTuple):
     who: str
     op: int
     key: int
     completed: bool
 
-    def __str__(self) -> str:
-        if self.completed:
-            return f"{self.who}: key {self.key}: op {self.op} isCompleted: iter.remove()"
-        return f"{self.who}: key {self.key}: op {self.op} not completed: maybeTryComplete()"
 
-
+@says("reaper: advanceClock: op {op}'s timer entry expires, handed to the executor")
 class TimerExpire(NamedTuple):
     op: int
 
-    def __str__(self) -> str:
-        return f"reaper: advanceClock: op {self.op}'s timer entry expires, handed to the executor"
 
-
+@says("executor: op {op} run(): forceComplete()")
 class ExecutorRun(NamedTuple):
     op: int
 
-    def __str__(self) -> str:
-        return f"executor: op {self.op} run(): forceComplete()"
 
-
+@says("executor: op {op} onExpiration()")
 class OnExpiration(NamedTuple):
     op: int
 
-    def __str__(self) -> str:
-        return f"executor: op {self.op} onExpiration()"
 
-
+@says(
+    "reaper: estimatedTotalOperations {est} - delayed {delayed} > purgeInterval: "
+    "getAndSet({delayed}), purge watch lists"
+)
 class PurgeStart(NamedTuple):
     est: int
     delayed: int
-
-    def __str__(self) -> str:
-        return (
-            f"reaper: estimatedTotalOperations {self.est} - delayed {self.delayed} > purgeInterval: "
-            f"getAndSet({self.delayed}), purge watch lists"
-        )
 
 
 class PurgeKey(NamedTuple):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from model.action_text import java, says, says_if
 from model.simple_timing_wheel.state import Exc
 
 # ---------------------------------------------------------------- actions (log lines)
@@ -21,26 +22,28 @@ def _set(elems: tuple[int, ...] | None) -> str:
     return "{" + ", ".join(str(e) for e in elems) + "}"
 
 
+def _shown(value: object) -> str:
+    """A field in a log line: a set (a tuple of tasks, or ``None``) as :func:`_set` shows it,
+    anything else as Java does."""
+    return _set(value) if value is None or isinstance(value, tuple) else java(value)  # type: ignore[arg-type]
+
+
+@says("caller: addTask(task {task}, key {key}): lock.lock() acquires the lock (holds {holds})")
 class AddTaskLock(NamedTuple):
     task: int
     key: int
     holds: int
 
-    def __str__(self) -> str:
-        return f"caller: addTask(task {self.task}, key {self.key}): lock.lock() acquires the lock (holds {self.holds})"
 
-
+@says(
+    "caller: mod({key}, wheelSize) reads tick {tick} -> index {idx}; task.setIndex({idx}) "
+    "leaves task.index 0 (this.index=index)"
+)
 class AddTaskMod(NamedTuple):
     task: int
     key: int
     tick: int
     idx: int
-
-    def __str__(self) -> str:
-        return (
-            f"caller: mod({self.key}, wheelSize) reads tick {self.tick} -> index {self.idx}; "
-            f"task.setIndex({self.idx}) leaves task.index 0 (this.index=index)"
-        )
 
 
 class AddTaskGet(NamedTuple):
@@ -66,130 +69,111 @@ class AddTaskSetAdd(NamedTuple):
         return f"caller: tasks.add(task {self.task}) to set {_set(self.before)}{where}{arm}"
 
 
+@says("caller: put(): mod({key}, wheelSize) reads tick {tick} again -> wheelIndex {idx}")
 class PutMod(NamedTuple):
     task: int
     key: int
     tick: int
     idx: int
 
-    def __str__(self) -> str:
-        return (
-            f"caller: put(): mod({self.key}, wheelSize) reads tick {self.tick} again -> wheelIndex {self.idx}"
-        )
 
-
+@says("caller: timeWheel[{idx}] = {{{task}}} (replaces {replaced})", _shown)
 class PutWrite(NamedTuple):
     task: int
     idx: int
     replaced: tuple[int, ...] | None
 
-    def __str__(self) -> str:
-        return f"caller: timeWheel[{self.idx}] = {{{self.task}}} (replaces {_set(self.replaced)})"
 
-
+@says("caller: taskId.incrementAndGet() -> {id}; taskMap.put({id}, task {task})")
 class TaskIdIncrement(NamedTuple):
     task: int
     id: int
 
-    def __str__(self) -> str:
-        return f"caller: taskId.incrementAndGet() -> {self.id}; taskMap.put({self.id}, task {self.task})"
 
-
+@says("caller: taskCount.incrementAndGet() -> {value}")
 class TaskCountIncrement(NamedTuple):
     task: int
     value: int
 
-    def __str__(self) -> str:
-        return f"caller: taskCount.incrementAndGet() -> {self.value}"
 
-
+@says("caller: addTask(task {task}): finally lock.unlock() (holds {holds})")
 class AddTaskUnlock(NamedTuple):
     task: int
     holds: int
 
-    def __str__(self) -> str:
-        return f"caller: addTask(task {self.task}): finally lock.unlock() (holds {self.holds})"
 
-
+@says_if(
+    "from_main",
+    "caller: main's wheel.start(): start.get() -> {value}",
+    "caller: addTask's start(): start.get() -> {value}",
+)
 class StartGet(NamedTuple):
     value: bool
     from_main: bool
 
-    def __str__(self) -> str:
-        who = "main's wheel.start()" if self.from_main else "addTask's start()"
-        return f"caller: {who}: start.get() -> {str(self.value).lower()}"
 
-
+@says_if(
+    "success",
+    'caller: start.compareAndSet(false, true) -> true; new Thread(TriggerJob) "start" started',
+    "caller: start.compareAndSet(false, true) -> false",
+)
 class StartCas(NamedTuple):
     success: bool
 
-    def __str__(self) -> str:
-        if self.success:
-            return 'caller: start.compareAndSet(false, true) -> true; new Thread(TriggerJob) "start" started'
-        return "caller: start.compareAndSet(false, true) -> false"
 
-
+@says("caller: stop(true): stop = true")
 class StopForceSet(NamedTuple):
-    def __str__(self) -> str:
-        return "caller: stop(true): stop = true"
+    pass
 
 
+@says("caller: stop(true): executorService.shutdownNow(); stop returns")
 class ShutdownNow(NamedTuple):
-    def __str__(self) -> str:
-        return "caller: stop(true): executorService.shutdownNow(); stop returns"
+    pass
 
 
+@says("caller: stop(false): taskCount.get() -> {value}")
 class StopCountRead(NamedTuple):
     value: int
 
-    def __str__(self) -> str:
-        return f"caller: stop(false): taskCount.get() -> {self.value}"
 
-
+@says("caller: stop(false): lock.lock() acquires the lock (holds {holds})")
 class StopLock(NamedTuple):
     holds: int
 
-    def __str__(self) -> str:
-        return f"caller: stop(false): lock.lock() acquires the lock (holds {self.holds})"
 
-
+@says("caller: stop(false): condition.await() releases the lock and waits")
 class ConditionAwait(NamedTuple):
-    def __str__(self) -> str:
-        return "caller: stop(false): condition.await() releases the lock and waits"
+    pass
 
 
+@says("caller: condition.await() re-acquires the lock and returns")
 class AwaitReacquire(NamedTuple):
-    def __str__(self) -> str:
-        return "caller: condition.await() re-acquires the lock and returns"
+    pass
 
 
+@says("caller: stop(false): stop = true")
 class StopGracefulSet(NamedTuple):
-    def __str__(self) -> str:
-        return "caller: stop(false): stop = true"
+    pass
 
 
+@says("caller: stop(false): finally lock.unlock() (holds {holds})")
 class StopUnlock(NamedTuple):
     holds: int
 
-    def __str__(self) -> str:
-        return f"caller: stop(false): finally lock.unlock() (holds {self.holds})"
 
-
+@says("caller: stop(false): executorService.shutdown(); stop returns")
 class Shutdown(NamedTuple):
-    def __str__(self) -> str:
-        return "caller: stop(false): executorService.shutdown(); stop returns"
+    pass
 
 
+@says("trigger: while (!stop) reads stop = false; remove({idx})")
 class LoopCheck(NamedTuple):
     idx: int
 
-    def __str__(self) -> str:
-        return f"trigger: while (!stop) reads stop = false; remove({self.idx})"
 
-
+@says("trigger: while (!stop) reads stop = true; run() returns")
 class LoopExit(NamedTuple):
-    def __str__(self) -> str:
-        return "trigger: while (!stop) reads stop = true; run() returns"
+    pass
 
 
 class RemoveRead(NamedTuple):
@@ -201,117 +185,102 @@ class RemoveRead(NamedTuple):
         return f"trigger: remove({self.key}): tasksSet = timeWheel[{self.key}] -> {_set(self.found)}{tail}"
 
 
+@says("trigger: for (Task task : tasksSet): iterator over {elems}", _shown)
 class IteratorCreate(NamedTuple):
     elems: tuple[int, ...]
 
-    def __str__(self) -> str:
-        return f"trigger: for (Task task : tasksSet): iterator over {_set(self.elems)}"
 
-
+@says_if(
+    "cycle",
+    "trigger: next() -> task {task}, cycleNum {cycle}: not due this round",
+    "trigger: next() -> task {task}, cycleNum 0: resultTaskSet.add(task {task})",
+)
 class IteratorNext(NamedTuple):
     task: int
     cycle: int
 
-    def __str__(self) -> str:
-        if self.cycle == 0:
-            return f"trigger: next() -> task {self.task}, cycleNum 0: resultTaskSet.add(task {self.task})"
-        return f"trigger: next() -> task {self.task}, cycleNum {self.cycle}: not due this round"
 
-
+@says("trigger: hasNext() -> false; remove returns {result}", _shown)
 class IteratorEnd(NamedTuple):
     result: tuple[int, ...]
 
-    def __str__(self) -> str:
-        return f"trigger: hasNext() -> false; remove returns {_set(self.result)}"
 
-
+@says_if(
+    "dropped",
+    "trigger: next() throws ConcurrentModificationException (resultTaskSet {dropped} dropped)",
+    "trigger: next() throws ConcurrentModificationException",
+    _shown,
+)
 class IteratorCME(NamedTuple):
     dropped: tuple[int, ...]
 
-    def __str__(self) -> str:
-        lost = f" (resultTaskSet {_set(self.dropped)} dropped)" if self.dropped else ""
-        return f"trigger: next() throws ConcurrentModificationException{lost}"
 
-
+@says("trigger: task {task}.setCycleNum({cycle}); tempTasksSet.add(task {task})")
 class TempAdd(NamedTuple):
     task: int
     cycle: int
 
-    def __str__(self) -> str:
-        return f"trigger: task {self.task}.setCycleNum({self.cycle}); tempTasksSet.add(task {self.task})"
 
-
+@says("trigger: size2Notify(): lock.lock() (holds {holds})")
 class Size2NotifyLock(NamedTuple):
     holds: int
 
-    def __str__(self) -> str:
-        return f"trigger: size2Notify(): lock.lock() (holds {self.holds})"
 
-
+@says("trigger: size2Notify(): taskCount.decrementAndGet() -> {value}")
 class Size2NotifyDecrement(NamedTuple):
     value: int
 
-    def __str__(self) -> str:
-        return f"trigger: size2Notify(): taskCount.decrementAndGet() -> {self.value}"
 
-
+@says_if(
+    "woke",
+    "trigger: size2Notify(): condition.signal() wakes the caller",
+    "trigger: size2Notify(): condition.signal() with no waiter (lost)",
+)
 class ConditionSignal(NamedTuple):
     woke: bool
 
-    def __str__(self) -> str:
-        if self.woke:
-            return "trigger: size2Notify(): condition.signal() wakes the caller"
-        return "trigger: size2Notify(): condition.signal() with no waiter (lost)"
 
-
+@says_if(
+    "fixed",
+    "trigger: size2Notify(): finally lock.unlock() (holds {holds})",
+    "trigger: size2Notify(): finally lock.lock() again (holds {holds}; never released)",
+)
 class Size2NotifyFinally(NamedTuple):
     holds: int
     fixed: bool
 
-    def __str__(self) -> str:
-        if self.fixed:
-            return f"trigger: size2Notify(): finally lock.unlock() (holds {self.holds})"
-        return f"trigger: size2Notify(): finally lock.lock() again (holds {self.holds}; never released)"
 
-
+@says("trigger: timeWheel[{key}] = tempTasksSet {elems}", _shown)
 class PublishTemp(NamedTuple):
     key: int
     elems: tuple[int, ...]
 
-    def __str__(self) -> str:
-        return f"trigger: timeWheel[{self.key}] = tempTasksSet {_set(self.elems)}"
 
-
+@says("trigger: executorService.submit(task {task}): task fires at tick {tick}")
 class Submit(NamedTuple):
     task: int
     tick: int
 
-    def __str__(self) -> str:
-        return f"trigger: executorService.submit(task {self.task}): task fires at tick {self.tick}"
 
-
+@says(
+    "trigger: executorService.submit(task {task}) throws RejectedExecutionException "
+    "(tasks {dropped} not submitted)",
+    _shown,
+)
 class SubmitRejected(NamedTuple):
     task: int
     dropped: tuple[int, ...]
 
-    def __str__(self) -> str:
-        return (
-            f"trigger: executorService.submit(task {self.task}) throws RejectedExecutionException "
-            f"(tasks {_set(self.dropped)} not submitted)"
-        )
 
-
+@says("trigger: ++index -> {idx}; tick.incrementAndGet() -> {tick}")
 class TickIncrement(NamedTuple):
     tick: int
     idx: int
 
-    def __str__(self) -> str:
-        return f"trigger: ++index -> {self.idx}; tick.incrementAndGet() -> {self.tick}"
 
-
+@says("trigger: TimeUnit.SECONDS.sleep(1)")
 class Sleep(NamedTuple):
-    def __str__(self) -> str:
-        return "trigger: TimeUnit.SECONDS.sleep(1)"
+    pass
 
 
 class CatchPrint(NamedTuple):
