@@ -24,6 +24,11 @@ replicas of the partition or every live broker id. Kafka's ``Option`` results ar
 ``StateChangeFailedException``, ``LeaderElectionNotNeededException``) become a result
 without a ``LeaderAndIsr``.
 
+Arguments named alike mean the same throughout (their types are in the signatures):
+``assignment`` the assigned replicas in order, ``current`` the partition's state read from
+ZooKeeper, ``isr`` the ISR read from ZooKeeper, ``live_replicas`` the replicas (brokers) that
+are online; the 0.8 selectors' ``live_brokers`` is the last.
+
 Every rule is written once, as plain loops and conditionals over its inputs (no sets,
 no sorting, no comprehensions over hidden state) so that a symbolic engine can later
 execute the same definitions.
@@ -186,8 +191,6 @@ def new_leader_and_isr(current: LeaderAndIsr, leader: int, isr: tuple[int, ...])
 
     Parameters
     ----------
-    current : LeaderAndIsr
-        The state read from ZooKeeper.
     leader : int
         The new leader (or ``NO_LEADER``).
     isr : tuple of int
@@ -216,14 +219,8 @@ def new_leader(current: LeaderAndIsr, leader: int) -> LeaderAndIsr:
 
     Parameters
     ----------
-    current : LeaderAndIsr
-        The state read from ZooKeeper.
     leader : int
         The new leader.
-
-    Returns
-    -------
-    LeaderAndIsr
 
     Examples
     --------
@@ -253,8 +250,6 @@ def offline_partition_leader_election(
     ----------
     assignment : tuple of int
         The assigned replicas (AR), in assignment order.
-    isr : tuple of int
-        The ISR read from ZooKeeper.
     live_replicas : tuple of int
         Replicas (brokers) that are online; only membership is used.
     unclean_leader_election_enabled : bool
@@ -296,14 +291,6 @@ def reassign_partition_leader_election(
     ----------
     reassignment : tuple of int
         The target replicas of the reassignment (RAR), in order.
-    isr : tuple of int
-        The ISR read from ZooKeeper.
-    live_replicas : tuple of int
-        Replicas (brokers) that are online.
-
-    Returns
-    -------
-    int or None
 
     Examples
     --------
@@ -330,14 +317,6 @@ def preferred_replica_partition_leader_election(
     ----------
     assignment : tuple of int
         The assigned replicas; the first one is the preferred replica.
-    isr : tuple of int
-        The ISR read from ZooKeeper.
-    live_replicas : tuple of int
-        Replicas (brokers) that are online.
-
-    Returns
-    -------
-    int or None
 
     Examples
     --------
@@ -369,17 +348,11 @@ def controlled_shutdown_partition_leader_election(
     ----------
     assignment : tuple of int
         The assigned replicas, in order.
-    isr : tuple of int
-        The ISR read from ZooKeeper.
     live_replicas : tuple of int
         Replicas online *including* shutting-down brokers (Kafka passes
         ``isReplicaOnline(..., includeShuttingDownBrokers = true)``).
     shutting_down_brokers : tuple of int
         ``controllerContext.shuttingDownBrokerIds``.
-
-    Returns
-    -------
-    int or None
 
     Examples
     --------
@@ -418,10 +391,6 @@ def collect_unclean_leader_election_state(
 
     Parameters
     ----------
-    isr : tuple of int
-        The ISR read from ZooKeeper.
-    live_replicas : tuple of int
-        Replicas (brokers) that are online.
     allow_unclean : bool
         The strategy's ``allowUnclean`` (see ``allow_unclean_for_trigger``).
     topic_unclean_leader_election_enable : bool
@@ -455,14 +424,6 @@ def allow_unclean_for_trigger(trigger: ElectionTrigger) -> bool:
     partition state machine's own ``triggerOnlinePartitionStateChange`` always passes
     ``OfflinePartitionLeaderElectionStrategy(false)``.
 
-    Parameters
-    ----------
-    trigger : ElectionTrigger
-
-    Returns
-    -------
-    bool
-
     Examples
     --------
     >>> allow_unclean_for_trigger(ElectionTrigger.ADMIN_CLIENT_TRIGGERED)
@@ -492,14 +453,8 @@ def leader_for_offline(
         The assigned replicas, in order.
     current : LeaderAndIsr or None
         The state read from ZooKeeper (``None``: no state, no election).
-    live_replicas : tuple of int
-        Replicas (brokers) that are online.
     unclean_leader_election_enabled : bool
         From ``collect_unclean_leader_election_state``.
-
-    Returns
-    -------
-    ElectionResult
 
     Examples
     --------
@@ -541,17 +496,10 @@ def offline_partition_leader_election_strategy(
 
     Parameters
     ----------
-    assignment : tuple of int
-    current : LeaderAndIsr or None
-    live_replicas : tuple of int
     allow_unclean : bool
         The admin override.
     topic_unclean_leader_election_enable : bool
         The topic setting.
-
-    Returns
-    -------
-    ElectionResult
 
     Examples
     --------
@@ -581,14 +529,6 @@ def leader_for_reassign(
     ----------
     target_replicas : tuple of int
         ``partitionFullReplicaAssignment(partition).targetReplicas`` (RAR).
-    current : LeaderAndIsr
-        The state read from ZooKeeper.
-    live_replicas : tuple of int
-        Replicas (brokers) that are online.
-
-    Returns
-    -------
-    ElectionResult
 
     Examples
     --------
@@ -612,16 +552,6 @@ def leader_for_preferred_replica(
     the recipients are all assigned replicas. Kafka 2.x does not refuse when the
     preferred replica already leads (the 0.8 selector did, and the 2.x controller
     filters such partitions before electing): the result is a new leader epoch.
-
-    Parameters
-    ----------
-    assignment : tuple of int
-    current : LeaderAndIsr
-    live_replicas : tuple of int
-
-    Returns
-    -------
-    ElectionResult
 
     Examples
     --------
@@ -649,15 +579,8 @@ def leader_for_controlled_shutdown(
 
     Parameters
     ----------
-    assignment : tuple of int
-    current : LeaderAndIsr
     live_or_shutting_down_replicas : tuple of int
         ``liveOrShuttingDownBrokerIds``.
-    shutting_down_brokers : tuple of int
-
-    Returns
-    -------
-    ElectionResult
 
     Examples
     --------
@@ -695,17 +618,10 @@ def controlled_shutdown_partition_action(
 
     Parameters
     ----------
-    assignment : tuple of int
     leader : int
         The partition's current leader.
     broker_id : int
         The broker shutting down (a member of ``assignment``).
-    has_leader_and_isr : bool
-    topic_queued_for_deletion : bool
-
-    Returns
-    -------
-    ControlledShutdownAction
 
     Examples
     --------
@@ -739,15 +655,6 @@ def initialize_leader_and_isr(
     and zkVersion. With no live replica the partition stays NewPartition (``None``).
     The LeaderAndIsr recipients are the new ISR.
 
-    Parameters
-    ----------
-    assignment : tuple of int
-    live_replicas : tuple of int
-
-    Returns
-    -------
-    LeaderAndIsr or None
-
     Examples
     --------
     >>> initialize_leader_and_isr((3, 1, 2), (1, 2))
@@ -773,8 +680,6 @@ def remove_replica_from_isr(current: LeaderAndIsr, replica_id: int) -> LeaderAnd
 
     Parameters
     ----------
-    current : LeaderAndIsr
-        The state read from ZooKeeper.
     replica_id : int
         The replica going offline.
 

@@ -37,15 +37,6 @@ def no_op_leader_selector(current: LeaderAndIsr, assignment: tuple[int, ...]) ->
     logs "I should never have been asked to perform leader election"). The outcome is
     ``CLEAN`` when the current leader is in the ISR, else ``NONE``.
 
-    Parameters
-    ----------
-    current : LeaderAndIsr
-    assignment : tuple of int
-
-    Returns
-    -------
-    ElectionResult
-
     Examples
     --------
     >>> no_op_leader_selector(LeaderAndIsr(1, 2, (1, 2), 3), (1, 2)).leader_and_isr
@@ -72,17 +63,6 @@ def legacy_offline_partition_leader_selector(
     Leader epoch + 1 and zkVersion + 1; recipients: the live assigned replicas.
     A live ISR member outside the assignment makes Kafka take the head of an empty list
     (an exception): ``None`` here too.
-
-    Parameters
-    ----------
-    assignment : tuple of int
-    current : LeaderAndIsr
-    live_brokers : tuple of int
-    unclean_leader_election_enable : bool
-
-    Returns
-    -------
-    ElectionResult
 
     Examples
     --------
@@ -117,16 +97,6 @@ def legacy_reassigned_partition_leader_selector(
     New leader: the first reassigned replica that is live and in the current ISR; ISR
     unchanged; leader epoch + 1, zkVersion + 1; recipients: the reassigned replicas.
 
-    Parameters
-    ----------
-    reassigned_replicas : tuple of int
-    current : LeaderAndIsr
-    live_brokers : tuple of int
-
-    Returns
-    -------
-    ElectionResult
-
     Examples
     --------
     >>> legacy_reassigned_partition_leader_selector((2, 3), LeaderAndIsr(1, 0, (1, 3, 2), 5), (1, 2, 3))
@@ -149,16 +119,6 @@ def legacy_preferred_replica_partition_leader_selector(
     ``electLeaderForPartition`` swallows); if it is live and in the ISR it leads with the
     ISR unchanged, epoch + 1, zkVersion + 1; otherwise ``StateChangeFailedException``.
     Recipients: the assigned replicas.
-
-    Parameters
-    ----------
-    assignment : tuple of int
-    current : LeaderAndIsr
-    live_brokers : tuple of int
-
-    Returns
-    -------
-    ElectionResult
 
     Examples
     --------
@@ -189,17 +149,6 @@ def legacy_controlled_shutdown_leader_selector(
     in assignment order); epoch + 1, zkVersion + 1; an empty new ISR is a
     ``StateChangeFailedException``. Recipients: the live-or-shutting-down assigned
     replicas.
-
-    Parameters
-    ----------
-    assignment : tuple of int
-    current : LeaderAndIsr
-    live_or_shutting_down_brokers : tuple of int
-    shutting_down_brokers : tuple of int
-
-    Returns
-    -------
-    ElectionResult
 
     Examples
     --------
