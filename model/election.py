@@ -517,6 +517,20 @@ def offline_partition_leader_election_strategy(
     return leader_for_offline(assignment, current, live_replicas, unclean)
 
 
+def _new_leader_result(
+    current: LeaderAndIsr, leader: int | None, recipients: tuple[int, ...]
+) -> ElectionResult:
+    """The result of a strategy that keeps the ISR (reassign, preferred replica): ``leader``
+    with ``leaderAndIsr.newLeader``, or no election when the algorithm found none.
+
+    >>> _new_leader_result(LeaderAndIsr(2, 6, (2, 1), 9), None, (1,)).outcome
+    <ElectionOutcome.NONE: 0>
+    """
+    if leader is None:
+        return ElectionResult(None, recipients, ElectionOutcome.NONE)
+    return ElectionResult(new_leader(current, leader), recipients, ElectionOutcome.CLEAN)
+
+
 def leader_for_reassign(
     target_replicas: tuple[int, ...], current: LeaderAndIsr, live_replicas: tuple[int, ...]
 ) -> ElectionResult:
@@ -538,9 +552,7 @@ live_replicas=(1, 0), outcome=<ElectionOutcome.CLEAN: 1>)
     """
     live_targets = keep_members(target_replicas, live_replicas)
     leader = reassign_partition_leader_election(target_replicas, current.isr, live_targets)
-    if leader is None:
-        return ElectionResult(None, target_replicas, ElectionOutcome.NONE)
-    return ElectionResult(new_leader(current, leader), target_replicas, ElectionOutcome.CLEAN)
+    return _new_leader_result(current, leader, target_replicas)
 
 
 def leader_for_preferred_replica(
@@ -560,9 +572,7 @@ def leader_for_preferred_replica(
     """
     live_assigned = keep_members(assignment, live_replicas)
     leader = preferred_replica_partition_leader_election(assignment, current.isr, live_assigned)
-    if leader is None:
-        return ElectionResult(None, assignment, ElectionOutcome.NONE)
-    return ElectionResult(new_leader(current, leader), assignment, ElectionOutcome.CLEAN)
+    return _new_leader_result(current, leader, assignment)
 
 
 def leader_for_controlled_shutdown(
