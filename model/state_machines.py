@@ -63,29 +63,28 @@ __all__ = [
 ]
 
 
-class PartitionState(IntEnum):
-    """Kafka's ``PartitionState``; values are Kafka 2.x's ``state`` bytes.
+class KafkaState(IntEnum):
+    """A state of one of Kafka's two state machines: its value is Kafka 2.x's ``state`` byte
+    (seed 003: ``NewReplica`` has ``state: Byte = 1``), its ``str`` its name. What the state
+    machine has not seen is in its ``NonExistent...`` state
+    (``partitionState.getOrElseUpdate(partition, NonExistentPartition)``, likewise
+    ``replicaState``, seed 003)."""
 
-    A partition the state machine has not seen is ``NonExistentPartition``
-    (``partitionState.getOrElseUpdate(partition, NonExistentPartition)``, seed 003).
-    """
+    def __str__(self) -> str:
+        return self.name
+
+
+class PartitionState(KafkaState):
+    """Kafka's ``PartitionState``."""
 
     NewPartition = 0
     OnlinePartition = 1
     OfflinePartition = 2
     NonExistentPartition = 3
 
-    def __str__(self) -> str:
-        return self.name
 
-
-class ReplicaState(IntEnum):
-    """Kafka's ``ReplicaState``; values are Kafka 2.x's ``state`` bytes (seed 003: ``NewReplica``
-    has ``state: Byte = 1``).
-
-    A replica the state machine has not seen is ``NonExistentReplica``
-    (``replicaState.getOrElseUpdate(replica, NonExistentReplica)``, seed 003).
-    """
+class ReplicaState(KafkaState):
+    """Kafka's ``ReplicaState``."""
 
     NewReplica = 1
     OnlineReplica = 2
@@ -94,9 +93,6 @@ class ReplicaState(IntEnum):
     ReplicaDeletionSuccessful = 5
     ReplicaDeletionIneligible = 6
     NonExistentReplica = 7
-
-    def __str__(self) -> str:
-        return self.name
 
 
 class StateMachine(IntEnum):
@@ -199,14 +195,8 @@ def valid_previous_states(
 
     Parameters
     ----------
-    machine : StateMachine
     target : PartitionState or ReplicaState
         A state of ``machine``.
-    version : TableVersion
-
-    Returns
-    -------
-    frozenset
 
     Raises
     ------
@@ -241,14 +231,8 @@ def is_valid_transition(
 
     Parameters
     ----------
-    machine : StateMachine
     from_state, to_state : PartitionState or ReplicaState
         States of ``machine``.
-    version : TableVersion
-
-    Returns
-    -------
-    bool
 
     Raises
     ------
@@ -278,15 +262,6 @@ def valid_transitions(
 
     For coverage reports that draw the seeds' diagrams.
 
-    Parameters
-    ----------
-    machine : StateMachine
-    version : TableVersion
-
-    Returns
-    -------
-    tuple of (from, to) pairs
-
     Examples
     --------
     >>> len(valid_transitions(StateMachine.PARTITION)), len(valid_transitions(StateMachine.REPLICA))
@@ -309,15 +284,6 @@ def transition_graph(machine: StateMachine, version: TableVersion = TableVersion
     node attribute ``state`` holds the enum member), edges are ``valid_transitions``
     (self-loops included); the graph attribute ``machine`` is ``"partition"`` or
     ``"replica"``. Coverage reports count hits per edge and draw this graph.
-
-    Parameters
-    ----------
-    machine : StateMachine
-    version : TableVersion
-
-    Returns
-    -------
-    networkx.DiGraph
 
     Examples
     --------
@@ -353,10 +319,6 @@ def initial_replica_state(replica_broker_is_live: bool) -> ReplicaState:
     replica_broker_is_live : bool
         ``controllerContext.isReplicaOnline(replicaId, partition)``.
 
-    Returns
-    -------
-    ReplicaState
-
     Examples
     --------
     >>> str(initial_replica_state(True)), str(initial_replica_state(False))
@@ -383,10 +345,6 @@ def initial_partition_state(leader: int, leader_is_live: bool, has_leader_and_is
     has_leader_and_isr : bool
         Whether ``partitionLeadershipInfo`` has the partition.
 
-    Returns
-    -------
-    PartitionState
-
     Examples
     --------
     >>> str(initial_partition_state(1, True, True)), str(initial_partition_state(-1, True, True))
@@ -407,15 +365,6 @@ def triggers_online_partition_state_change(state: PartitionState, topic_queued_f
 
     New and Offline partitions of topics not queued for deletion are moved to
     OnlinePartition with ``OfflinePartitionLeaderElectionStrategy(false)``.
-
-    Parameters
-    ----------
-    state : PartitionState
-    topic_queued_for_deletion : bool
-
-    Returns
-    -------
-    bool
 
     Examples
     --------
