@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from typing import Any
 
 from model.simple_timing_wheel.actions import (
     _ACTION_KINDS,
@@ -244,6 +245,14 @@ class SimpleTimingWheel:
             return who, s.lock_holds + 1
         return None
 
+    def _lock(self, s: State, who: Owner, **moved: Any) -> tuple[int, State] | None:
+        """``lock.lock()`` by ``who``: ``None`` while the other thread holds the lock (blocked);
+        else the hold count and ``s`` with the lock held and the ``moved`` fields replaced."""
+        got = self._acquire(s, who)
+        if got is None:
+            return None
+        return got[1], s._replace(lock_owner=got[0], lock_holds=got[1], **moved)
+
     def _release(self, s: State, who: Owner) -> tuple[Owner, int]:
         # IllegalMonitorStateException would be thrown otherwise; the demo never does that.
         assert s.lock_owner is who and s.lock_holds > 0, "unlock by a thread that does not hold the lock"
@@ -271,13 +280,10 @@ class SimpleTimingWheel:
         pc = c.pc
         cfg = self.config
         if pc is CallerPc.ADD_LOCK:
-            got = self._acquire(s, Owner.CALLER)
-            if got is None:
+            locked = self._lock(s, Owner.CALLER, caller=c._replace(pc=CallerPc.ADD_MOD))
+            if locked is None:
                 return None  # blocked in lock.lock()
-            return (
-                AddTaskLock(c.task, cfg.delays[c.task], got[1]),
-                s._replace(lock_owner=got[0], lock_holds=got[1], caller=c._replace(pc=CallerPc.ADD_MOD)),
-            )
+            return AddTaskLock(c.task, cfg.delays[c.task], locked[0]), locked[1]
         if pc is CallerPc.ADD_MOD:
             k = cfg.delays[c.task]
             index = self.mod(s, k)
@@ -369,12 +375,8 @@ class SimpleTimingWheel:
             nxt_pc = CallerPc.GRACE_LOCK if s.task_count > 0 else CallerPc.GRACE_SHUTDOWN
             return StopCountRead(s.task_count), s._replace(caller=c._replace(pc=nxt_pc))
         if pc is CallerPc.GRACE_LOCK:
-            got = self._acquire(s, Owner.CALLER)
-            if got is None:
-                return None
-            return StopLock(got[1]), s._replace(
-                lock_owner=got[0], lock_holds=got[1], caller=c._replace(pc=CallerPc.GRACE_AWAIT)
-            )
+            locked = self._lock(s, Owner.CALLER, caller=c._replace(pc=CallerPc.GRACE_AWAIT))
+            return None if locked is None else (StopLock(locked[0]), locked[1])
         if pc is CallerPc.GRACE_AWAIT:
             # await() releases every hold (the caller holds exactly 1 here) and parks.
             assert s.lock_owner is Owner.CALLER and s.lock_holds == 1
@@ -458,12 +460,8 @@ class SimpleTimingWheel:
                 tasks=tasks, heap=heap, trigger=t._replace(pc=TriggerPc.PUBLISH)
             )
         if pc is TriggerPc.N_LOCK:
-            got = self._acquire(s, Owner.TRIGGER)
-            if got is None:
-                return None
-            return Size2NotifyLock(got[1]), s._replace(
-                lock_owner=got[0], lock_holds=got[1], trigger=t._replace(pc=TriggerPc.N_DEC)
-            )
+            locked = self._lock(s, Owner.TRIGGER, trigger=t._replace(pc=TriggerPc.N_DEC))
+            return None if locked is None else (Size2NotifyLock(locked[0]), locked[1])
         if pc is TriggerPc.N_DEC:
             cnt = s.task_count - 1
             nxt_pc = TriggerPc.N_SIGNAL if cnt == 0 else TriggerPc.N_FINALLY
