@@ -376,14 +376,17 @@ class PurgatorySystem:
             s, t, _go(th, FC_CANCEL), o, op._replace(completed=True)
         )
 
-    def _fc_cancel(self, s: State, t: int, th: Thread):
-        o = th.op
+    def _cancel(self, s: State, t: int, o: int, th2: Thread) -> tuple[bool, State]:
+        """``TimerTask.cancel()`` of operation ``o``'s timer entry by thread ``t``, which moves on
+        to ``th2``: whether it removed the entry (still in the timer), and the new state."""
         op = s.ops[o]
-        removed = op.timer == T_ADDED
-        a = ForceCompleteCancel(self.thread_names[t], o, removed)
-        if removed:
-            return a, self._put(s, t, _go(th, FC_ON_COMPLETE), o, op._replace(timer=T_NONE))
-        return a, self._put(s, t, _go(th, FC_ON_COMPLETE))
+        if op.timer == T_ADDED:
+            return True, self._put(s, t, th2, o, op._replace(timer=T_NONE))
+        return False, self._put(s, t, th2)
+
+    def _fc_cancel(self, s: State, t: int, th: Thread):
+        removed, s2 = self._cancel(s, t, th.op, _go(th, FC_ON_COMPLETE))
+        return ForceCompleteCancel(self.thread_names[t], th.op, removed), s2
 
     def _fc_on_complete(self, s: State, t: int, th: Thread):
         o = th.op
@@ -498,13 +501,8 @@ class PurgatorySystem:
         return TimerRecheck(self.thread_names[t], o, False), self._put(s, t, self._finish_handler(th))
 
     def _t_cancel(self, s: State, t: int, th: Thread):
-        o = th.op
-        op = s.ops[o]
-        removed = op.timer == T_ADDED
-        a = TimerCancel(self.thread_names[t], o, removed)
-        if removed:
-            return a, self._put(s, t, self._finish_handler(th), o, op._replace(timer=T_NONE))
-        return a, self._put(s, t, self._finish_handler(th))
+        removed, s2 = self._cancel(s, t, th.op, self._finish_handler(th))
+        return TimerCancel(self.thread_names[t], th.op, removed), s2
 
     def _iter_remove(self, s: State, k: int, ops: int) -> State:
         """``iter.remove()`` of the ops in bitmask ``ops`` from key ``k``'s watcher list
