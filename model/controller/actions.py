@@ -9,8 +9,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from model.action_text import says
+from model.action_text import java, says
 from model.controller.messages import EV_CTL_CHANGE, EVENT_NAMES, M_STOP_REPLICA, MESSAGE_NAMES, REQUEST_NAMES
+
+
+def _by_request_name(value: object) -> str:
+    """A field in a log line: a ZooKeeper request or response (a tuple led by its op code) by
+    the request's name, anything else as Java prints it."""
+    return REQUEST_NAMES[value[0]] if isinstance(value, tuple) else java(value)
 
 
 class ProcessEvent(NamedTuple):
@@ -25,6 +31,7 @@ class ProcessEvent(NamedTuple):
         return f"broker {self.broker}: controller processes {EVENT_NAMES[k]}{extra}"
 
 
+@says("ZooKeeper: applies {req} from session {session} (broker {broker})", _by_request_name)
 class ZkServe(NamedTuple):
     """The ZooKeeper server applies the head request of a session."""
 
@@ -32,18 +39,13 @@ class ZkServe(NamedTuple):
     session: int
     req: tuple
 
-    def __str__(self) -> str:
-        return f"ZooKeeper: applies {REQUEST_NAMES[self.req[0]]} from session {self.session} (broker {self.broker})"
 
-
+@says("broker {broker}: receives the response to {resp}", _by_request_name)
 class ZkReply(NamedTuple):
     """A broker receives the head ZooKeeper response of its session."""
 
     broker: int
     resp: tuple
-
-    def __str__(self) -> str:
-        return f"broker {self.broker}: receives the response to {REQUEST_NAMES[self.resp[0]]}"
 
 
 class Deliver(NamedTuple):

@@ -242,11 +242,8 @@ class IteratorNext(NamedTuple):
     nxt: int
 
     def __str__(self) -> str:
-        head = f"{self.who}: key {self.key}: "
-        if self.removed >= 0:
-            head += f"iter.remove() op {self.removed}; "
         after = "none" if self.nxt < 0 else f"op {self.nxt}"
-        return head + f"iter.next() = op {self.cur} (next: {after})"
+        return _iterator_step(self) + f"iter.next() = op {self.cur} (next: {after})"
 
 
 class CheckAndCompleteDone(NamedTuple):
@@ -255,10 +252,14 @@ class CheckAndCompleteDone(NamedTuple):
     removed: int
 
     def __str__(self) -> str:
-        head = f"{self.who}: key {self.key}: "
-        if self.removed >= 0:
-            head += f"iter.remove() op {self.removed}; "
-        return head + "no next element: checkAndComplete returns"
+        return _iterator_step(self) + "no next element: checkAndComplete returns"
+
+
+def _iterator_step(a: IteratorNext | CheckAndCompleteDone) -> str:
+    """The head of an iterator step's log line: the key, and the ``iter.remove()`` of the
+    previous element if it removed one."""
+    head = f"{a.who}: key {a.key}: "
+    return head + f"iter.remove() op {a.removed}; " if a.removed >= 0 else head
 
 
 @says_if(
