@@ -368,12 +368,13 @@ def run_proofs(
         engine_options={"only": only or None},
         progress=progress,
     )
-    from explorer.symbolic.targets import UnknownObligation
+    from explorer.symbolic.targets import TargetConfigError, UnknownObligation
 
     try:
         return check(target, [], options)
-    except TypeError as e:
-        raise UsageError(f"{target}: {str(e).splitlines()[0]}") from None
+    except (TypeError, TargetConfigError) as e:
+        msg = str(e).splitlines()[0]
+        raise UsageError(msg if msg.startswith(f"{target}: ") else f"{target}: {msg}") from None
     except UnknownObligation as e:
         raise UsageError(f"--only: {e}") from None
 

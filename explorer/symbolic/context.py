@@ -12,8 +12,11 @@ True
 from __future__ import annotations
 
 import functools
+import os
+import signal
+import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import ParamSpec, TypeVar
 
 import z3
@@ -24,6 +27,7 @@ __all__ = [
     "BudgetExceeded",
     "SymbolicError",
     "fresh_z3_context",
+    "interruptible",
     "isolated",
     "short_term",
 ]
@@ -126,3 +130,62 @@ def short_term(t: z3.ExprRef, limit: int = 240) -> str:
     """
     text = " ".join(str(t).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """Within the block, the first Ctrl-C (or SIGTERM) stops a running z3 query and reaches
+    Python's own handler, instead of being taken by z3.
+
+    By default z3 installs its own SIGINT handler for the length of a query: a Ctrl-C there
+    cancels the query, which returns ``unknown`` as if it had run out of time (an obligation
+    that reads ``unknown`` as "no counterexample" or "not refuted" then reports a verdict the
+    interrupt made up), and Python never learns of the signal. Here z3's handler is off
+    (``ctrl_c`` false), Python's C-level handler writes the signal to a wake-up pipe, and a
+    thread reading it interrupts z3's current default context: the query returns at once and
+    Python's handler runs (``KeyboardInterrupt``, or the stop flag of
+    :mod:`explorer.search.stopping`). Outside the main thread it only turns z3's handler off.
+
+    >>> with interruptible():
+    ...     z3.Solver().check()
+    sat
+    """
+    z3.set_param("ctrl_c", False)
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    try:
+        old = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+    except ValueError:  # pragma: no cover - no wake-up fd where signals cannot be handled
+        os.close(r)
+        os.close(w)
+        yield
+        return
+    stops = {int(signal.SIGINT), int(signal.SIGTERM)}
+
+    def watch() -> None:
+        while True:
+            try:
+                got = os.read(r, 64)
+            except OSError:
+                return
+            if not got:  # the block ended: the write end is closed
+                return
+            ctx = z3.z3._main_ctx
+            if ctx is not None and stops.intersection(got):
+                ctx.interrupt()
+            if old >= 0:  # whoever used the wake-up fd before still hears of the signal
+                with suppress(OSError):
+                    os.write(old, got)
+
+    watcher = threading.Thread(target=watch, name="z3-interrupt", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(old)
+        os.close(w)
+        watcher.join(timeout=1.0)
+        os.close(r)

