@@ -5,21 +5,25 @@ is written, and Spark settings the JVM would reject or ignore."""
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import threading
 import time
+from typing import Any
 
 import pytest
 import z3
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from explorer.api import CheckOptions, check
 from explorer.cli import main
 from explorer.core import ExitReason
-from explorer.search import stop_on_signals
+from explorer.search import Progress, clear_stop, request_stop, stop_on_signals
 from explorer.symbolic import Obligation, ProofOutcome, check_symbolic
 from explorer.symbolic.targets import list_targets
+from tests.toys import Grid
 
 TOY = ["--system", "tests.toys:grid", "--set", "n=4"]
 
@@ -95,3 +99,28 @@ def test_a_near_miss_bound_gets_a_did_you_mean(capsys: pytest.CaptureFixture[str
     one_line(capsys.readouterr().err, "max_replica: unknown key", "did you mean 'max_replicas'?")
     assert main(["check", "--engine", "symbolic", "election-rules", "--set", "max_replicas=99"]) == 2
     one_line(capsys.readouterr().err, "max_replicas: must be in 1..8, got 99")
+
+
+# --------------------------------------------------------------------- hypothesis engine
+
+
+def test_the_hypothesis_engine_keeps_max_seconds_a_stop_and_progress() -> None:
+    """--max-seconds applies to the hypothesis engine as to the others (it ran on past it);
+    a stop request ends it at the next step; a non-terminal progress log gets lines."""
+    grid = Grid(40)
+    opts: dict[str, Any] = {"seed": 0, "database": False, "max_examples": 10**6, "stateful_step_count": 50}
+    log = io.StringIO()
+    o = CheckOptions(
+        engine="hypothesis", max_seconds=0.6, engine_options=opts, progress=Progress(log, log_every=0)
+    )
+    t0 = time.perf_counter()
+    r = check(grid, [], o)
+    assert time.perf_counter() - t0 < 3.0
+    assert r.exit_reason is ExitReason.BUDGET_EXHAUSTED and r.budget == "max_seconds"
+    assert "example " in log.getvalue() and " steps/s" in log.getvalue()
+    request_stop("SIGINT")
+    try:
+        r = check(grid, [], CheckOptions(engine="hypothesis", engine_options=opts))
+    finally:
+        clear_stop()
+    assert r.exit_reason is ExitReason.INTERRUPTED and r.generated_states < 200

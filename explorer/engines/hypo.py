@@ -93,7 +93,7 @@ from explorer.core import (
 from explorer.encoding import fingerprint
 from explorer.engines.base import CheckOptions, common
 from explorer.engines.options import HYPOTHESIS_PROFILES, HypothesisOptions
-from explorer.search import Coverage, cut_cycles, sampled_result, trace_steps
+from explorer.search import Coverage, cut_cycles, polled, sampled_result, stop_requested, trace_steps
 from explorer.tracefile import ReplayError, replay_steps
 
 __all__ = [
@@ -157,6 +157,31 @@ class _Stats:
         self.trans_evaluated = 0
         #: coverage labels of the expanded states' transitions (None: no ``successors_labelled``)
         self.labels: dict[Any, int] | None = None
+        #: when the run stops (``max_seconds``), and its progress line (``check_hypothesis``)
+        self.deadline: float | None = None
+        self.progress: Any = None
+        self.started = time.perf_counter()
+
+    def tick(self) -> None:
+        """Every 64 steps: stop on a signal (:class:`KeyboardInterrupt`) or at the deadline
+        (:class:`_OutOfTime`), and update the progress line."""
+        if self.steps & 63:
+            return
+        if stop_requested() is not None:
+            raise KeyboardInterrupt
+        now = time.perf_counter()
+        if self.deadline is not None and now >= self.deadline:
+            raise _OutOfTime
+        if self.progress is not None:
+            rate = self.steps / max(now - self.started, 1e-9)
+            self.progress.show(
+                f"example {self.runs}  steps {self.steps:,}  distinct {len(self.visited):,}  {rate:,.0f} steps/s"
+            )
+
+
+class _OutOfTime(KeyboardInterrupt):
+    """``max_seconds`` ran out in a step (a KeyboardInterrupt, which Hypothesis lets through at
+    once: any other exception would be a failure of the example, to replay and shrink)."""
 
 
 def _method_name(prop_name: str, taken: set[str], prefix: str = "inv_") -> str:
@@ -340,6 +365,7 @@ def state_machine_for(
         kind = action_kind(a)
         stats.taken[kind] = stats.taken.get(kind, 0) + 1
         stats.steps += 1
+        stats.tick()
         if t not in stats.visited:
             stats.cov.new[type(a)] += 1
             self.novel += 1
@@ -523,6 +549,8 @@ def check_hypothesis(
     deadlock: bool = True,
     phases: Sequence[Phase] | None = None,
     shrink_seconds: float = 30.0,
+    max_seconds: float | None = None,
+    progress: Any = None,
 ) -> CheckResult:
     """Run ``system`` as a Hypothesis state machine under ``profile`` and check ``properties``.
 
@@ -533,6 +561,9 @@ def check_hypothesis(
     is shrunk by :func:`explorer.shrink.shrink_trace` within ``shrink_seconds`` (its steps
     by ddmin, a bounded bfs and Hypothesis over a fixed step table), unless ``phases``
     includes ``Phase.shrink``: then Hypothesis shrinks the state machine's run itself.
+    ``max_seconds`` stops the run (``budget_exhausted``, budget ``max_seconds``) and a first
+    SIGINT or SIGTERM (see :mod:`explorer.search.stopping`) at the next step; ``progress``
+    (a :class:`~explorer.search.Progress`) shows examples, steps and distinct states.
 
     >>> from explorer.core import transition
     >>> class Two:
@@ -576,15 +607,24 @@ def check_hypothesis(
     failure: PropertyFailure | None = None
     reason = ExitReason.BUDGET_EXHAUSTED
     budget: str | None = "max_examples"
-    start = time.perf_counter()
+    start = stats.started = time.perf_counter()
+    stats.deadline = None if max_seconds is None else start + max_seconds
+    stats.progress = progress
     try:
-        with with_reporter(lambda _msg: None):
+        with with_reporter(lambda _msg: None), polled():
             run_state_machine_as_test(factory, settings=run_settings)
     except PropertyFailure as e:
         failure = e
     except unittest.SkipTest:  # Hypothesis ran no example (e.g. only Phase.reuse, and nothing saved)
         pass
+    except _OutOfTime:
+        budget = "max_seconds"
     except KeyboardInterrupt:
+        reason, budget = ExitReason.INTERRUPTED, None
+    finally:
+        if progress is not None:
+            progress.close()
+    if stop_requested() is not None and failure is None:  # a signal between two steps
         reason, budget = ExitReason.INTERRUPTED, None
     seconds = time.perf_counter() - start
 
@@ -687,9 +727,9 @@ def check_hypothesis(
 def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
     """The ``hypothesis`` engine behind :func:`explorer.api.check`.
 
-    Of the common options only ``model``, ``config`` and ``deadlock`` apply (the
-    budgets are Hypothesis's own: ``engine_options`` holds profile, seed, max_examples,
-    stateful_step_count, database).
+    Of the common options ``model``, ``config``, ``deadlock``, ``max_seconds`` and
+    ``progress`` apply (the other budgets are Hypothesis's own: ``engine_options`` holds
+    profile, seed, max_examples, stateful_step_count, database).
 
     >>> from tests.toys import Grid
     >>> o = CheckOptions(engine="hypothesis", engine_options={"seed": 0, "database": False, "max_examples": 3})
@@ -701,7 +741,10 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
 
     def go() -> CheckResult:
         return check_hypothesis(
-            system, properties, **common(options, "model", "config", "deadlock"), **o.kwargs()
+            system,
+            properties,
+            **common(options, "model", "config", "deadlock", "max_seconds", "progress"),
+            **o.kwargs(),
         )
 
     if o.database is not False:
