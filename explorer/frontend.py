@@ -502,6 +502,20 @@ def check_output_path(path: str | None, flag: str) -> None:
         raise UsageError(f"{flag} {path}: is a directory")
     if not os.access(directory, os.W_OK):
         raise UsageError(f"{flag} {path}: directory {directory} is not writable")
+    _probe_folder(directory, flag, path)
+
+
+def _probe_folder(directory: str, flag: str, path: str) -> None:
+    """UsageError unless a file can really be made in ``directory`` (a read-only mount, a
+    full disk, ``/proc``: what ``os.access`` does not tell); the probe file is removed."""
+    import tempfile
+
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".kafka-mc-probe-", dir=directory)
+    except OSError as e:
+        raise UsageError(f"{flag} {path}: cannot write in {directory} ({e.strerror or e})") from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def check_output_dir(path: str, flag: str) -> None:
@@ -519,6 +533,7 @@ def check_output_dir(path: str, flag: str) -> None:
         raise UsageError(f"{flag} {path}: {existing} is not a directory")
     if not os.access(existing, os.W_OK):
         raise UsageError(f"{flag} {path}: {existing} is not writable")
+    _probe_folder(existing, flag, path)
 
 
 def listdir_or_none(path: str) -> list[str]:

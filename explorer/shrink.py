@@ -68,7 +68,7 @@ from explorer.config import ConfigError, load_config
 from explorer.core import ModelSpec, Property, TraceStep, config_to_dict
 from explorer.encoding import fingerprint
 from explorer.engines.bfs import check_bfs
-from explorer.frontend import SECONDS, Bounded
+from explorer.frontend import SECONDS, Bounded, UsageError, check_output_dir
 from explorer.search import trace_steps
 from explorer.search.shrinking import (
     SHRINKABLE,
@@ -557,10 +557,10 @@ def shrink_main(argv: Sequence[str] | None = None) -> int:
         except ReplayError as e:
             raise _UsageError(str(e)) from None
         out_dir = args.out_dir if args.out_dir is not None else os.path.dirname(os.path.abspath(args.trace))
-        if not os.path.isdir(out_dir):
-            raise _UsageError(f"--out-dir {out_dir}: not a directory")
-        if not os.access(out_dir, os.W_OK):
-            raise _UsageError(f"--out-dir {out_dir}: not writable")
+        try:  # a folder, or one to make (when the outputs are written) in a writable folder
+            check_output_dir(out_dir, "--out-dir")
+        except UsageError as e:
+            raise _UsageError(str(e)) from None
         prop = str(doc.get("property"))
         unknown_keep = [k for k in args.keep if k not in (doc.get("config") or {})]
         if unknown_keep:
@@ -605,8 +605,9 @@ def shrink_main(argv: Sequence[str] | None = None) -> int:
         print(f"kafka-mc shrink: error: {e}", file=sys.stderr)
         return 2
     stem = identifier(f"{out.model.rsplit(':', 1)[-1]}_{out.property}")
-    trace_path = os.path.join(out_dir, trace_file_name(out.model.rsplit(":", 1)[-1], out.property, "-shrunk"))
+    trace_path = os.path.join(out_dir, trace_file_name(out.model, out.property, "-shrunk"))
     test_path = os.path.join(out_dir, f"test_{stem}_shrunk.py")
+    os.makedirs(out_dir, exist_ok=True)
     write_json_atomic(trace_path, out.trace_document())
     tmp = test_path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:

@@ -5,11 +5,13 @@ is written, and Spark settings the JVM would reject or ignore."""
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import signal
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -124,3 +126,53 @@ def test_the_hypothesis_engine_keeps_max_seconds_a_stop_and_progress() -> None:
     finally:
         clear_stop()
     assert r.exit_reason is ExitReason.INTERRUPTED and r.generated_states < 200
+
+
+# --------------------------------------------------------------------- output destinations
+
+
+def _unwritable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder that exists and that os.access calls writable, where no file can be made
+    (as /proc, a read-only mount, or a full disk)."""
+    import tempfile
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    real = tempfile.mkstemp
+
+    def mkstemp(*a: Any, **kw: Any) -> tuple[int, str]:
+        if os.path.abspath(str(kw.get("dir", ""))) == str(folder):
+            raise OSError(errno.EROFS, "Read-only file system")
+        return real(*a, **kw)
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    return folder
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", *TOY, "--quiet", "--json", "{ro}/r.json"],
+        ["check", *TOY, "--quiet", "--save-traces", "{ro}/traces"],
+        ["prove", "timing-wheel", "--only", "overflow_wheel_parameters", "--json", "{ro}/r.json"],
+        ["mutate", "--system", "tests.toy_mutation:make", "--json", "{ro}/m.json"],
+    ],
+    ids=["check-json", "save-traces", "prove-json", "mutate-json"],
+)
+def test_a_destination_that_cannot_be_written_is_refused_before_any_work(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ro = _unwritable(tmp_path, monkeypatch)
+    given_path = next(a for a in argv if "{ro}" in a).format(ro=ro)
+    code = main([a.format(ro=ro) for a in argv])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "", err  # no mutant, search or proof ran
+    one_line(err, given_path, "Read-only file system")
+    assert list(ro.iterdir()) == []
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc")
+def test_proc_is_not_a_destination(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", *TOY, "--quiet", "--json", "/proc/kafka-mc.json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "/proc/kafka-mc.json: cannot write in /proc" in err

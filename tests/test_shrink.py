@@ -195,14 +195,13 @@ def _trace_file(tmp_path: Path, name: str = "t.json") -> Path:
 
 def test_cli_shrinks_and_writes_trace_and_test(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _trace_file(tmp_path)
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
+    out_dir = tmp_path / "out" / "new"  # a missing output folder is made (as check --save-traces does)
     assert shrink_main([str(path), "--out-dir", str(out_dir), "--no-config"]) == 0
     printed = capsys.readouterr().out
     assert printed.splitlines()[0] == "tests.toys:grid: sum_below_limit: 5 steps -> 5 steps"
-    written = sorted(p.name for p in out_dir.iterdir())
-    assert written == ["grid-sum_below_limit-shrunk.json", "test_grid_sum_below_limit_shrunk.py"]
-    doc = load_trace(str(out_dir / written[0]))
+    written = sorted(p.name for p in out_dir.iterdir())  # named as check --save-traces names traces
+    assert written == ["test_grid_sum_below_limit_shrunk.py", "tests.toys_grid-sum_below_limit-shrunk.json"]
+    doc = load_trace(str(out_dir / written[1]))
     assert doc["config"] == {"n": 6, "limit": 5} and doc["length"] == 5
     assert shrink_main([str(path), "--quiet"]) == 0  # default: next to the trace; config shrinks
     first = capsys.readouterr().out.splitlines()[0]
@@ -221,7 +220,7 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path, capsys: pytest.Capt
     cases = [
         [str(tmp_path / "missing.json")],
         [str(bad_json)],
-        [str(_trace_file(tmp_path)), "--out-dir", str(tmp_path / "nope")],
+        [str(_trace_file(tmp_path)), "--out-dir", str(bad_json / "nope")],
         [str(_trace_file(tmp_path)), "--max-seconds", "0"],
         ["--bogus"],
     ]
