@@ -760,8 +760,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _stdout_gone()
         code = 1
     except OSError as e:  # a file that vanished or a full disk while writing the outputs
-        where = f" {e.filename}" if e.filename else ""
-        print(f"kafka-mc: error:{where}: {e.strerror or e}", file=sys.stderr)
+        where = f" {e.filename}:" if e.filename else ""
+        print(f"kafka-mc: error:{where} {e.strerror or e}", file=sys.stderr)
         code = 2
     except Exception as e:  # a model's (or our) code raised outside a search: one line, exit 4
         if os.environ.get("KAFKA_MC_TRACEBACK"):

@@ -176,3 +176,28 @@ def test_proc_is_not_a_destination(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", *TOY, "--quiet", "--json", "/proc/kafka-mc.json"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "/proc/kafka-mc.json: cannot write in /proc" in err
+
+
+# --------------------------------------------------------------------- a full disk
+
+
+@pytest.mark.parametrize("call", ["fsync", "pwrite"])
+def test_a_full_disk_while_a_checkpoint_is_written_names_the_path(
+    call: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ENOSPC from a write that Python does not name a file for (fsync, pwrite): the one
+    line names the file (or the checkpoint folder), exit 2, and the folder is taken again
+    as empty afterwards."""
+
+    def full(*_: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    ck = tmp_path / "ck"
+    argv = ["check", *TOY, "--quiet", "--checkpoint", str(ck), "--checkpoint-every", "0"]
+    with monkeypatch.context() as m:
+        m.setattr(os, call, full)
+        assert main(argv) == 2
+    _, err = capsys.readouterr()
+    one_line(err, str(ck), "No space left on device")
+    assert main(argv) == 0
+    capsys.readouterr()

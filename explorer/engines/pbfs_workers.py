@@ -43,6 +43,7 @@ import numpy as np
 from explorer import speedups
 from explorer.core import Property, PropertyKind, action_kind, transition_groups
 from explorer.search import codec, label_counting
+from explorer.search.iopath import naming
 from explorer.search.live_graph import LiveRecorder
 from explorer.search.statepack import dumps_states, loads_states
 
@@ -134,7 +135,7 @@ def dump_share(path: Path, frontier: list[Any], ranks: list[int]) -> int:
     """
     path = Path(path)
     path.unlink(missing_ok=True)
-    with open(path, "wb") as fh:
+    with naming(path), open(path, "wb") as fh:
         fh.write(_SHARE_MAGIC + _LEN8.pack(len(frontier)))
         for i in range(0, len(frontier), _DUMP_CHUNK):
             for blob in (

@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.search import codec
+from explorer.search.iopath import naming
 from explorer.search.visited import load_table, save_table
 
 __all__ = [
@@ -113,12 +114,13 @@ def _fsync_dir(path: Path) -> None:
 
 def _write_atomic(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    with naming(path):
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
 
 
 #: the lock file of a checkpoint folder: held (``flock``) by the run using the folder
@@ -157,8 +159,12 @@ def lock_folder(folder: Path, flag: str) -> None:
         raise CheckpointError(
             f"{flag} {folder}: in use by process {holder} (a run holds its lock); wait for it to end, or stop it"
         ) from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    except OSError as e:  # a full disk: the folder is not taken
+        os.close(fd)
+        raise CheckpointError(f"{flag} {folder}: cannot write its lock file ({e.strerror or e})") from None
     _held[key] = fd
 
 
@@ -282,6 +288,13 @@ def write_snapshot(folder: Path, seq: int, state: dict[str, Any], table: Any, fr
     and make it the current one; remove the older ones."""
     folder = Path(folder)
     tmp = folder / f"tmp-{seq:06d}"
+    with naming(tmp):
+        _write_snapshot(folder, tmp, seq, state, table, frontier)
+
+
+def _write_snapshot(
+    folder: Path, tmp: Path, seq: int, state: dict[str, Any], table: Any, frontier: list[Path]
+) -> None:
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir()

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.search.codec import UnsafeFileError
+from explorer.search.iopath import naming
 from explorer.search.statepack import dumps_states, loads_states
 
 __all__ = ["LevelQueue", "read_batch"]
@@ -84,7 +85,7 @@ class LevelQueue:
     def _write(self, states: list[Any], sync: bool = False) -> Path:
         path = self.folder / f"L{self.depth:06d}-{self._written:06d}.bin"
         self._written += 1
-        with open(path, "wb") as f:
+        with naming(path), open(path, "wb") as f:
             f.write(dumps_states(states))
             if sync:
                 f.flush()

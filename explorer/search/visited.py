@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer import encoding, speedups
+from explorer.search.iopath import naming
 
 __all__ = [
     "NO_PARENT",
@@ -185,7 +186,7 @@ def save_table(table: Any, path: Path) -> None:
     >>> 3 in load_table(p, 8, 1)
     True
     """
-    with open(path, "wb") as f:
+    with naming(path), open(path, "wb") as f:
         f.write(table_buffer(table))
         f.flush()
         os.fsync(f.fileno())
@@ -235,7 +236,7 @@ class ParentLog:
     def flush(self, sync: bool = False) -> None:
         """Append the buffered records to the file (``sync``: and to the disk)."""
         if self.buf:
-            with open(self.path, "ab") as f:
+            with naming(self.path), open(self.path, "ab") as f:
                 self.buf.tofile(f)
                 if sync:
                     f.flush()
@@ -243,7 +244,7 @@ class ParentLog:
             self.flushed += len(self.buf) // 2
             del self.buf[:]
         elif sync:
-            with open(self.path, "ab") as f:
+            with naming(self.path), open(self.path, "ab") as f:
                 os.fsync(f.fileno())
 
     def truncate(self, count: int) -> None:
