@@ -201,3 +201,26 @@ def test_a_full_disk_while_a_checkpoint_is_written_names_the_path(
     one_line(err, str(ck), "No space left on device")
     assert main(argv) == 0
     capsys.readouterr()
+
+
+# --------------------------------------------------------------------- Spark settings
+
+
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (["--master", "local[0]"], "local[0]: its counts must be 1 or more"),
+        (["--spark-conf", "spark.master=yarn"], "give the master as --master yarn"),
+        (["--spark-conf", "executor.memory=2g"], "Spark settings start with 'spark.'"),
+        (["--spark-conf", "spark.executor.cores=two"], "spark.executor.cores=two: expected a whole number"),
+        (["--spark-conf", "spark.default.parallelism=0"], "expected a whole number, 1 or more"),
+        (["--spark-conf", "spark.network.timeout=forever"], "expected a duration"),
+    ],
+)
+def test_a_spark_setting_the_jvm_would_reject_or_ignore_is_one_line(
+    extra: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", *TOY, "--engine", "spark", "--quiet", *extra]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    one_line(err, needle)

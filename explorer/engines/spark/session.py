@@ -118,6 +118,8 @@ def probe_master(master: str, timeout: float = 10.0) -> None:
             raise SparkSetupError(
                 f"bad Spark master {master}: expected local, local[N], local[*] or local[N,RETRIES]"
             )
+        if any(int(n) == 0 for n in re.findall(r"\d+", master)):  # the JVM: "run locally with 0 threads"
+            raise SparkSetupError(f"bad Spark master {master}: its counts must be 1 or more")
         return
     if master == "yarn" or master.startswith(("k8s://", "mesos://")):
         return  # a cluster manager Spark reaches on its own
@@ -145,21 +147,46 @@ def probe_master(master: str, timeout: float = 10.0) -> None:
 #: settings whose value is a JVM size (``512m``, ``4g``, ``1024``: MiB when no unit)
 _SIZE_KEYS = re.compile(r"spark\.(driver|executor)\.(memory|memoryOverhead|maxResultSize)")
 _SIZE = re.compile(r"\d+(\.\d+)?\s*([kmgtp]i?b?|b)?", re.IGNORECASE)
+#: settings whose value is a count of 1 or more (the JVM: NumberFormatException, or a
+#: scheduler that never starts a task)
+_COUNT_KEYS = re.compile(
+    r"spark\.(executor\.(cores|instances)|driver\.cores|cores\.max|task\.(cpus|maxFailures)"
+    r"|default\.parallelism|sql\.shuffle\.partitions)"
+)
+#: settings whose value is a duration (``120s``, ``2min``, ``500ms``; seconds when no unit)
+_TIME_KEYS = re.compile(r"spark\.(network\.timeout|executor\.heartbeatInterval|rpc\.askTimeout)")
+_TIME = re.compile(r"\d+\s*(us|ms|s|m|min|h|d)?", re.IGNORECASE)
 
 
 def check_spark_conf(conf: dict[str, str]) -> None:
-    """Check the form of the settings that a JVM would otherwise reject with a stack trace
-    of its own (today: memory sizes), naming the setting (else SparkSetupError).
+    """Check the settings that a JVM would otherwise reject with a stack trace of its own
+    (memory sizes, counts, durations) or ignore (a key that is not a Spark setting, a master
+    given here instead of ``--master``), naming the setting (else SparkSetupError).
 
-    >>> check_spark_conf({"spark.driver.memory": "4g", "spark.executor.memory": "768m"})
+    >>> check_spark_conf({"spark.driver.memory": "4g", "spark.executor.cores": "2"})
     >>> check_spark_conf({"spark.driver.memory": "lots"})
     Traceback (most recent call last):
     ...
     explorer.engines.spark.session.SparkSetupError: bad Spark setting spark.driver.memory=lots: expected a size such as 512m or 4g
+    >>> check_spark_conf({"spark.executor.cores": "0"})
+    Traceback (most recent call last):
+    ...
+    explorer.engines.spark.session.SparkSetupError: bad Spark setting spark.executor.cores=0: expected a whole number, 1 or more
     """
     for key, value in conf.items():
-        if _SIZE_KEYS.fullmatch(key) and not _SIZE.fullmatch(str(value).strip()):
+        text = str(value).strip()
+        if not key.startswith("spark."):  # Spark would only log "Ignoring non-Spark config property"
+            raise SparkSetupError(f"bad Spark setting {key}={value}: Spark settings start with 'spark.'")
+        if key == "spark.master":  # the builder's master wins over it, silently
+            raise SparkSetupError(f"bad Spark setting {key}={value}: give the master as --master {value}")
+        if _SIZE_KEYS.fullmatch(key) and not _SIZE.fullmatch(text):
             raise SparkSetupError(f"bad Spark setting {key}={value}: expected a size such as 512m or 4g")
+        if _COUNT_KEYS.fullmatch(key) and not (text.isdigit() and int(text) >= 1):
+            raise SparkSetupError(f"bad Spark setting {key}={value}: expected a whole number, 1 or more")
+        if _TIME_KEYS.fullmatch(key) and not _TIME.fullmatch(text):
+            raise SparkSetupError(
+                f"bad Spark setting {key}={value}: expected a duration such as 120s or 2min"
+            )
 
 
 def _executor_pythonpath(system: Any) -> str:
