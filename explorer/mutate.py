@@ -99,7 +99,10 @@ def _entries(args: argparse.Namespace) -> list[SuiteEntry]:
             raise UsageError("--entries: name the suite entries to run (comma-separated)")
         unknown = [n for n in names if n not in suite]
         if unknown:
-            raise UsageError(f"--entries: {unknown[0]!r} is not in {args.suite} (has: {', '.join(suite)})")
+            raise UsageError(
+                f"--entries: {unknown[0]!r} is not in {args.suite}{did_you_mean(unknown[0], suite)} "
+                f"(has: {', '.join(suite)})"
+            )
         chosen = [suite[n] for n in names]
         models = {e.model for e in chosen}
         if len(models) > 1 or (args.model and args.model not in models):

@@ -224,3 +224,73 @@ def test_a_spark_setting_the_jvm_would_reject_or_ignore_is_one_line(
     out, err = capsys.readouterr()
     assert out == ""
     one_line(err, needle)
+
+
+# --------------------------------------------------------------------- did you mean
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["check", "controller", "--set", "brokr_epoch=false"], "did you mean 'broker_epoch'?"),
+        (["check", "controller", "--engine", "bfz"], "did you mean 'bfs'?"),
+        (["check", "controllr"], "did you mean 'controller'?"),
+        (["models", "controllr"], "did you mean 'controller'?"),
+        (["prove", "electon"], "did you mean 'election-rules'?"),
+        (
+            ["prove", "timing-wheel", "--only", "overflow_wheel_parameter"],
+            "did you mean 'overflow_wheel_parameters'?",
+        ),
+        (["release", "--entries", "controller-smal"], "did you mean 'controller-small'?"),
+        (
+            ["mutate", "--suite", "configs/release.toml", "--entries", "controller-smal"],
+            "did you mean 'controller-small'?",
+        ),
+        (
+            [
+                "mutate",
+                "controller",
+                "--config",
+                "configs/controller-small.toml",
+                "--mutants",
+                "no-epoch-bum",
+            ],
+            "did you mean 'no-epoch-bump'?",
+        ),
+        (
+            [
+                "check",
+                "controller",
+                "--config",
+                "configs/controller-small.toml",
+                "--engine",
+                "simulate",
+                "--fault",
+                "Crah=0.1",
+            ],
+            "did you mean 'Crash'?",
+        ),
+    ],
+    ids=[
+        "key",
+        "engine",
+        "model",
+        "models",
+        "target",
+        "obligation",
+        "release-entry",
+        "mutate-entry",
+        "mutant",
+        "kind",
+    ],
+)
+def test_a_near_miss_name_gets_a_did_you_mean(
+    argv: list[str], needle: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every name a user types (config key, engine, model, proof target and obligation, suite
+    entry, mutant, action kind) is refused before any work with the nearest known name."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    one_line(err, needle)

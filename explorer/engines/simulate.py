@@ -87,6 +87,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.config import did_you_mean
 from explorer.core import (
     CheckResult,
     ExitReason,
@@ -198,7 +199,9 @@ def _validate_map(name: str, m: Mapping[str, float] | None, declared: list[str] 
             bound = "between 0 and 1" if hi == 1.0 else "non-negative"
             raise ValueError(f"{name}[{k}]: must be {bound}, got {v!r}")
         if declared is not None and k not in declared:
-            raise ValueError(f"{name}: unknown action kind {k!r} (known: {', '.join(declared)})")
+            raise ValueError(
+                f"{name}: unknown action kind {k!r}{did_you_mean(k, declared)} (known: {', '.join(declared)})"
+            )
 
 
 def check_simulate(
