@@ -294,3 +294,49 @@ def test_a_near_miss_name_gets_a_did_you_mean(
     out, err = capsys.readouterr()
     assert out == ""
     one_line(err, needle)
+
+
+# --------------------------------------------------------------------- uniform verbs
+
+
+def _options(verb: str) -> set[str]:
+    import argparse
+
+    from explorer.cli import build_parser
+    from explorer.shrink import _parser as shrink_parser
+
+    if verb == "shrink":
+        return {o for a in shrink_parser()._actions for o in a.option_strings}
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return {o for a in sub.choices[verb]._actions for o in a.option_strings}
+
+
+@pytest.mark.parametrize(
+    "verb, names",
+    [
+        ("check", {"--json", "--quiet", "--max-seconds", "--set"}),
+        ("prove", {"--json", "--quiet", "--max-seconds", "--set"}),
+        ("mutate", {"--json", "--quiet", "--max-seconds", "--set"}),
+        ("shrink", {"--quiet", "--max-seconds"}),
+        ("release", {"--quiet", "--entries", "--list"}),
+    ],
+)
+def test_the_same_things_have_the_same_option_names(verb: str, names: set[str]) -> None:
+    """A result file is --json, silence --quiet, a time budget --max-seconds and a config
+    key --set in every verb that has one; the suite verbs pick entries with --entries."""
+    assert names <= _options(verb)
+    assert not {"--output", "--out", "--silent", "--timeout", "--seconds", "--option"} & _options(verb)
+
+
+def test_every_engine_is_named_wherever_engines_are_listed(capsys: pytest.CaptureFixture[str]) -> None:
+    """check --help, the unknown-engine message and the API's list agree."""
+    from explorer.engines import ENGINES
+
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    engine_help = text[text.index("--engine ENGINE bfs") : text.index("--workers N ")]
+    assert main(["check", "controller", "--engine", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    for name in ENGINES:
+        assert name in engine_help and name in err, name

@@ -455,8 +455,9 @@ def open_checkpoint(
             },
         )
         return folder, None
+    if folder.is_dir():  # locked before anything is read: a run preparing the folder has it
+        lock_folder(folder, "--resume")
     manifest = read_manifest(folder)
-    lock_folder(folder, "--resume")
     stored_layout = manifest.get("layout", "lean")
     if stored_layout != layout:
         raise CheckpointError(
