@@ -208,8 +208,12 @@ def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> Sui
                 raise ConfigError(f"unknown proof target {model!r} (known: {', '.join(list_targets())})")
             if config is not None:
                 raise ConfigError("config: engine 'symbolic' takes a proof target and set, not a config file")
-            for o in overrides:
-                parse_override(o)
+            from explorer.symbolic.targets import TargetConfigError, target_obligations
+
+            try:  # every bound checked when the suite loads, not when the entry's turn comes
+                target_obligations(model, dict(parse_override(o) for o in overrides))
+            except TargetConfigError as e:
+                raise ConfigError(f"set: {str(e).removeprefix(f'{model}: ')}") from None
         else:
             reg = registry()
             if model not in reg.MODEL_MODULES:

@@ -340,3 +340,20 @@ def test_every_engine_is_named_wherever_engines_are_listed(capsys: pytest.Captur
     err = capsys.readouterr().err
     for name in ENGINES:
         assert name in engine_help and name in err, name
+
+
+def test_a_suite_proof_entry_with_a_bad_bound_is_refused_before_any_entry_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bounds of a symbolic entry are checked when the suite loads: exit 2 naming the key,
+    no entry run, no report folder."""
+    suite = tmp_path / "s.toml"
+    suite.write_text(
+        '[[check]]\nname = "toy"\nmodel = "timing-wheel"\n\n'
+        '[[check]]\nname = "p"\nmodel = "election-rules"\nengine = "symbolic"\nexpect = "hold"\n'
+        'set = ["max_replica=3"]\n'
+    )
+    assert main(["release", "--suite", str(suite), "--report-dir", str(tmp_path / "rep")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and not (tmp_path / "rep").exists()
+    one_line(err, "check 2 (p): set: max_replica: unknown key", "did you mean 'max_replicas'?")
