@@ -177,5 +177,13 @@ from __future__ import annotations
 from model.controller.config import ControllerConfig, Elector, KafkaVersion
 from model.controller.state import Node, State, Zk
 from model.controller.system import ControllerSystem
+from model.facade import forward
 
 __all__ = ["ControllerConfig", "ControllerSystem", "Elector", "KafkaVersion", "Node", "State", "Zk"]
+
+# every other public name of the submodules, found on first use (``from model.controller import ...`` as before)
+__getattr__, __dir__ = forward(
+    __name__,
+    ["actions", "config", "messages", "state", "system", "program", "responses", "coverage"],
+    globals(),
+)

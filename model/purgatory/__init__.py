@@ -64,7 +64,11 @@ Example
 
 from __future__ import annotations
 
+from model.facade import forward
 from model.purgatory.state import PurgatoryConfig, State
 from model.purgatory.system import PurgatorySystem
 
 __all__ = ["PurgatoryConfig", "PurgatorySystem", "State"]
+
+# every other public name of the submodules, found on first use (``from model.purgatory import ...`` as before)
+__getattr__, __dir__ = forward(__name__, ["actions", "state", "system"], globals())

@@ -100,7 +100,11 @@ Example
 
 from __future__ import annotations
 
+from model.facade import forward
 from model.simple_timing_wheel.state import SimpleTimingWheelConfig, State
 from model.simple_timing_wheel.system import SimpleTimingWheel
 
 __all__ = ["SimpleTimingWheel", "SimpleTimingWheelConfig", "State"]
+
+# every other public name of the submodules, found on first use (``from model.simple_timing_wheel import ...`` as before)
+__getattr__, __dir__ = forward(__name__, ["actions", "state", "system"], globals())
