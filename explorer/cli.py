@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 
 from explorer.api import CheckOptions
 from explorer.config import ConfigError, describe_keys, did_you_mean, load_config
-from explorer.core import CheckResult, ExitReason, Violation
+from explorer.core import CheckResult, Violation
 from explorer.frontend import (
     MAX_WORKERS,
     MUTATE_HELP,
@@ -45,6 +45,7 @@ from explorer.frontend import (
     resolve_system,
     run_check,
     run_proofs,
+    say_if_interrupted,
     verify_trace,
     wrap_columns,
 )
@@ -181,12 +182,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print(format_result(result), flush=True)
     except BrokenPipeError:  # `kafka-mc check ... | head`: the reader left; the outputs still get written
         _stdout_gone()
-    if result.exit_reason is ExitReason.INTERRUPTED:
-        print(
-            f"kafka-mc: interrupted by {stop_requested() or 'SIGINT'} after {result.seconds:.1f} s; "
-            "the partial result is above",
-            file=sys.stderr,
-        )
+    say_if_interrupted(result)
     _write_outputs(args, result)
     return result.exit_code
 
@@ -391,7 +387,8 @@ _RESUMED = (
 
 def _resume_args(args: argparse.Namespace) -> None:
     """Fill ``args`` from the checkpoint's manifest for ``--resume DIR``; UsageError (exit 2)
-    on an option given on the command line that differs from the checkpoint's."""
+    on an option given on the command line that differs from the checkpoint's, except
+    ``--max-seconds`` (the whole run's, over every session), which may give it more time."""
     from explorer.search.checkpoint import CheckpointError, read_manifest
 
     try:
@@ -407,6 +404,8 @@ def _resume_args(args: argparse.Namespace) -> None:
         given, stored = getattr(args, key), run.get(key)
         if key == "config" and given is not None and stored is not None:
             given = os.path.abspath(given)
+        if key == "max_seconds" and given != getattr(defaults, key):
+            continue  # a time budget may change: more time for a run that ran out (all sessions')
         if given != getattr(defaults, key) and given != stored:
             flag = "MODEL" if key == "model" else "--" + key.replace("_", "-")
             raise UsageError(
@@ -431,6 +430,7 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         args.target, args.set, args.only, args.max_seconds, None if args.quiet else Progress()
     )
     print(format_result(result))
+    say_if_interrupted(result)
     if args.json:
         write_json_atomic(args.json, result.to_json())
     return result.exit_code

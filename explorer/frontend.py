@@ -23,17 +23,18 @@ import importlib
 import json
 import math
 import os
+import sys
 import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
 from explorer.api import CheckOptions, EngineSetupError, ModelError, UntrustedResultError, check
 from explorer.config import did_you_mean, load_config, parse_override
-from explorer.core import CheckResult, ModelSpec
+from explorer.core import CheckResult, ExitReason, ModelSpec
 from explorer.encoding import EncodingError, encode
 from explorer.engines import ENGINES
 from explorer.engines.options import refusal
-from explorer.search import REDUCTIONS, Progress, codec, polled, trace_step
+from explorer.search import REDUCTIONS, Progress, codec, polled, stop_requested, trace_step
 from explorer.tracefile import ReplayError, replay_steps
 
 __all__ = [
@@ -203,6 +204,8 @@ class Bounded:
     Traceback (most recent call last):
     ...
     argparse.ArgumentTypeError: must be a finite number, got nan
+    >>> Bounded(int, -2**63, 2**63 - 1).range_text()
+    'from -9,223,372,036,854,775,808 to 9,223,372,036,854,775,807'
     """
 
     def __init__(self, kind: type, lo: float, hi: float, lo_open: bool = False):
@@ -211,10 +214,14 @@ class Bounded:
 
     def range_text(self) -> str:
         """The accepted range in words."""
-        hi = f"{self.hi:,}" if self.kind is int else f"{self.hi:g}"
+        lo, hi = (
+            (f"{int(self.lo):,}", f"{int(self.hi):,}")
+            if self.kind is int
+            else (f"{self.lo:g}", f"{self.hi:g}")
+        )
         if (self.kind is int and self.lo == 1) or (self.lo == 0 and self.lo_open):
             return f"positive and at most {hi}"
-        return f"from {self.lo:g} to {hi}"
+        return f"from {lo} to {hi}"
 
     def __call__(self, text: str) -> Any:
         import argparse
@@ -564,3 +571,21 @@ def wrap_columns(text: str, width: int, first: str, rest: str) -> str:
             line = rest + word
     lines.append(line)
     return "\n".join(lines)
+
+
+def say_if_interrupted(result: CheckResult) -> None:
+    """One line on stderr when a signal cut ``result`` short (its partial result was printed):
+    ``check`` and ``prove`` alike.
+
+    >>> import contextlib
+    >>> from explorer.search import not_run_result
+    >>> with contextlib.redirect_stderr(sys.stdout):
+    ...     say_if_interrupted(not_run_result("m", "bfs", "not run"))
+    kafka-mc: interrupted by SIGINT after 0.0 s; the partial result is above
+    """
+    if result.exit_reason is ExitReason.INTERRUPTED:
+        print(
+            f"kafka-mc: interrupted by {stop_requested() or 'SIGINT'} after {result.seconds:.1f} s; "
+            "the partial result is above",
+            file=sys.stderr,
+        )

@@ -138,6 +138,16 @@ def _verdict(e: SuiteEntry, r: CheckResult, reqs: list[dict[str, Any]] | None = 
     return status, msg
 
 
+def _stopped(r: CheckResult) -> str:
+    """Why a search stopped early: its exit reason, and the budget it spent when one was.
+
+    >>> from explorer.search import not_run_result
+    >>> _stopped(not_run_result("m", "bfs", "not run"))
+    'interrupted'
+    """
+    return r.exit_reason.value + (f" ({r.budget})" if r.budget else "")
+
+
 def _expectation(e: SuiteEntry, r: CheckResult) -> tuple[str, str]:
     """(status, message) of the entry's expectation alone."""
     violated = sorted({v.property for v in r.violations})
@@ -154,12 +164,12 @@ def _expectation(e: SuiteEntry, r: CheckResult) -> tuple[str, str]:
         if violated:
             return "fail", "violated: " + ", ".join(violated)
         if r.exit_reason.value != "complete":
-            return "budget", f"{r.exit_reason.value} ({r.budget}) before the search completed"
+            return "budget", f"{_stopped(r)} before the search completed"
         return "pass", "every property held; search complete"
     if sorted(e.violates) == violated:
         return "pass", "the expected violations were found: " + ", ".join(violated)
     if r.exit_reason.value not in ("complete", "violation"):
-        return "budget", f"{r.exit_reason.value} ({r.budget}); found {violated}"
+        return "budget", f"{_stopped(r)}; found {violated}"
     return "fail", f"expected violations {sorted(e.violates)}, found {violated}"
 
 

@@ -602,7 +602,7 @@ def shrink_main(argv: Sequence[str] | None = None) -> int:
                 return 1
             raise _UsageError(str(e)) from None
     except (_UsageError, ShrinkError) as e:
-        print(f"kafka-mc shrink: error: {e}", file=sys.stderr)
+        print(f"kafka-mc: error: {e}", file=sys.stderr)
         return 2
     stem = identifier(f"{out.model.rsplit(':', 1)[-1]}_{out.property}")
     trace_path = os.path.join(out_dir, trace_file_name(out.model, out.property, "-shrunk"))

@@ -222,6 +222,21 @@ def test_resume_conflicts_are_exit_2(tmp_path: Path, capsys: Any) -> None:
     assert "no checkpoint there" in capsys.readouterr().err
 
 
+def test_resume_may_give_a_run_more_time(tmp_path: Path, capsys: Any) -> None:
+    """A run that ran out of time resumes with a larger ``--max-seconds`` (the whole run's) and
+    completes; without one it keeps the checkpoint's budget."""
+    import json
+
+    ck, out = tmp_path / "ck", tmp_path / "r.json"
+    base = ["check", "--system", "tests.toys:grid", "--set", "n=400", "--quiet"]  # about 0.4 s in all
+    assert main([*base, "--checkpoint", str(ck), "--max-seconds", "0.02"]) == 3
+    first = capsys.readouterr().out
+    assert "max_seconds" in first
+    assert main(["check", "--resume", str(ck), "--max-seconds", "600", "--json", str(out)]) == 0
+    r = json.loads(out.read_text())
+    assert r["exit_reason"] == "complete" and r["distinct_states"] == 401 * 401
+
+
 def test_resume_refuses_a_changed_model(tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
     """A checkpoint holds one model's counts: after its source changes, --resume is exit 2."""
     import importlib

@@ -76,6 +76,26 @@ def test_a_ctrl_c_during_a_z3_query_stops_the_proof_without_a_verdict() -> None:
     assert {p["status"] for p in r.properties.values()} == {"unknown"} and not r.violations
 
 
+@pytest.mark.slow
+def test_prove_says_in_one_line_that_a_ctrl_c_stopped_it() -> None:
+    """``prove``, like ``check``, ends a run a SIGINT cut short with one line on stderr naming
+    the signal, and exit 3 (its partial result on stdout)."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "explorer", "prove", "election-rules"],  # about 90 s in all
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3.0)  # started, z3 imported, proving
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3, (out, err)
+    assert err.strip().splitlines()[-1].startswith("kafka-mc: interrupted by SIGINT after "), err
+
+
 # --------------------------------------------------------------------- proof target bounds
 
 

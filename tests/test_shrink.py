@@ -227,7 +227,7 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path, capsys: pytest.Capt
     for argv in cases:
         assert shrink_main(argv) == 2, argv
         err = capsys.readouterr().err.strip()
-        assert err.startswith("kafka-mc shrink: error: ") and "\n" not in err
+        assert err.startswith("kafka-mc: error: ") and "\n" not in err
 
 
 def test_cli_trace_that_no_longer_replays_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -76,6 +76,8 @@ __all__ = [
 #: the checkpoint format; a folder of another format is refused (2: no pickles, checksummed
 #: snapshots)
 FORMAT = 2
+#: options a resumed run may change: the time budget (the whole run's, over every session)
+RESUMABLE_BUDGETS = frozenset({"max_seconds"})
 #: fault injection for tests: ``WHERE:N`` kills the process (SIGKILL) the N-th time the
 #: search passes the point ``WHERE`` (see :func:`crash_point`)
 CRASH_ENV = "KAFKA_MC_CRASH_AT"
@@ -474,7 +476,8 @@ def open_checkpoint(
         stored = manifest.get(key)
         if key == "options":
             stored = stored if isinstance(stored, dict) else {}
-            bad = [k for k in value if value[k] != stored.get(k)]
+            # a time budget may change on resume (more time for a run that ran out of it)
+            bad = [k for k in value if k not in RESUMABLE_BUDGETS and value[k] != stored.get(k)]
             if bad:
                 raise CheckpointError(
                     f"--resume {folder}: option {bad[0]}={value[bad[0]]!r} differs from the "

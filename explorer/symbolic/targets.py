@@ -10,6 +10,7 @@ True
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import importlib
 import inspect
@@ -147,7 +148,15 @@ def check_symbolic(
                 out = ob.run(deadline)
             if stop_requested() is not None:  # a caller that polls: the signal only set the flag
                 raise KeyboardInterrupt
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, ctypes.ArgumentError) as e:
+            # a signal whose handler raised while ctypes converted an argument of a z3 call
+            # reaches us wrapped: "ArgumentError: argument 2: KeyboardInterrupt"
+            if (
+                isinstance(e, ctypes.ArgumentError)
+                and "KeyboardInterrupt" not in str(e)
+                and not stop_requested()
+            ):
+                raise
             props[ob.name] = {"kind": "proof", "doc": ob.doc, "status": "unknown", "bounds": ob.bounds}
             notes.append(f"{ob.name}: interrupted")
             reason = ExitReason.INTERRUPTED
