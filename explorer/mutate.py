@@ -64,6 +64,19 @@ from explorer.frontend import (
     positive,
     run_check,
 )
+from explorer.line_coverage import entries_reaching, model_coverage
+from explorer.mutation_score import (
+    CRASHED,
+    EQUIVALENT,
+    KILLED,
+    NOT_COVERED,
+    NOT_RUN,
+    SURVIVED,
+    TIMEOUT,
+    format_matrix,
+    mutant_status,
+    score_of,
+)
 from explorer.release import SuiteEntry, _verdict, check_requirements, load_suite
 from explorer.source_mutants import SourceMutant, apply_mutant, generate_files, sample
 from explorer.tracefile import write_json_atomic
@@ -72,15 +85,8 @@ __all__ = ["SCHEMA", "add_parser", "run_mutants", "score_of"]
 
 SCHEMA = "kafka-mc/mutation/1"
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-#: statuses of one mutant on one entry (and of a mutant overall)
-KILLED, SURVIVED, TIMEOUT, CRASHED, EQUIVALENT, NOT_RUN = (
-    "killed",
-    "survived",
-    "timeout",
-    "crashed",
-    "equivalent",
-    "not run",
-)
+#: the traced run that finds each entry's lines gets this many times the entry's budget
+TRACE_SLOWDOWN = 3.0
 #: seconds a worker may take beyond its entries' budgets (imports, building, coverage)
 WORKER_SLACK = 60.0
 
@@ -277,15 +283,23 @@ def _open_results(
             continue
         if "baseline" in d:
             out["baseline"] = d["baseline"]
+        elif "lines" in d:
+            out["lines"] = d["lines"]
         elif "mutant" in d:
             out["mutants"][d["mutant"]["name"]] = d["mutant"]
     return out
 
 
 def _run_worker(
-    job: dict[str, Any], entries: list[SuiteEntry], *, source: SourceMutant | None, hard_limit: float
+    job: dict[str, Any],
+    entries: list[SuiteEntry],
+    *,
+    source: SourceMutant | None,
+    hard_limit: float,
+    lines: dict[str, Any] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Run one mutant's checks in a subprocess; each entry's cell by name (missing ones timeout)."""
+    """Run one mutant's checks in a subprocess; each entry's cell by name (missing ones timeout).
+    With ``lines`` (a job that traces), the lines each entry executed are put there."""
     with tempfile.TemporaryDirectory(prefix="kafka-mc-mutant-", ignore_cleanup_errors=True) as tmp:
         tmpdir = Path(tmp)
         out = tmpdir / "cells.jsonl"
@@ -297,6 +311,7 @@ def _run_worker(
             target = cwd / source.file
             target.write_text(apply_mutant(target.read_text(encoding="utf-8"), source), encoding="utf-8")
         job = {**job, "entries": [_entry_json(e) for e in entries], "out": str(out)}
+        job["lines_out"] = str(tmpdir / "lines.json")
         (tmpdir / "job.json").write_text(json.dumps(job), encoding="utf-8")
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([str(cwd), str(PROJECT_ROOT), env.get("PYTHONPATH", "")]).rstrip(
@@ -332,6 +347,8 @@ def _run_worker(
             tail = (tmpdir / "stderr").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
         except (OSError, ValueError):
             pass
+        if lines is not None and Path(job["lines_out"]).exists():
+            lines.update(json.loads(Path(job["lines_out"]).read_text(encoding="utf-8")))
         killed = any(c["status"] == KILLED for c in cells.values())
         for e in entries:
             if e.name in cells:
@@ -399,84 +416,26 @@ def _cell(e: SuiteEntry, extra: Sequence[str], keep_going: bool) -> dict[str, An
 def _worker_main(job_path: str) -> int:
     """The subprocess side: run the job's entries, append one JSON line per entry."""
     job = json.loads(Path(job_path).read_text(encoding="utf-8"))
+    tracer = None
+    if job.get("trace"):  # before the model is imported: its import runs traced too
+        from explorer.line_coverage import LineTracer
+
+        tracer = LineTracer(PROJECT_ROOT, job["trace"])
+        tracer.start()
     with open(job["out"], "a", encoding="utf-8") as out:
         for ed in job["entries"]:
             e = SuiteEntry(**{**ed, "set": tuple(ed["set"]), "violates": tuple(ed["violates"])})
+            if tracer is not None:
+                tracer.entry(e.name)
+                e = dataclasses.replace(e, max_seconds=(e.max_seconds or 600) * TRACE_SLOWDOWN)
             cell = _cell(e, job["overrides"], job["keep_going"])
             out.write(json.dumps(cell) + "\n")
             out.flush()
             if job.get("first_kill") and cell["status"] == KILLED:
                 break
+    if tracer is not None:
+        Path(job["lines_out"]).write_text(json.dumps(tracer.lines()), encoding="utf-8")
     return 0
-
-
-# -- the matrix -------------------------------------------------------------------------------
-
-
-def mutant_status(cells: dict[str, dict[str, Any]], crash_kills: bool = False) -> str:
-    """A mutant's overall status from its cells: killed by any entry, else crashed, timeout,
-    survived (in that order).
-
-    >>> mutant_status({"a": {"status": "survived"}, "b": {"status": "killed"}})
-    'killed'
-    >>> mutant_status({"a": {"status": "crashed"}}), mutant_status({"a": {"status": "crashed"}}, True)
-    ('crashed', 'killed')
-    """
-    st = {c["status"] for c in cells.values()}
-    if KILLED in st or (crash_kills and CRASHED in st):
-        return KILLED
-    for s in (CRASHED, TIMEOUT, SURVIVED):
-        if s in st:
-            return s
-    return NOT_RUN
-
-
-def score_of(mutants: list[dict[str, Any]]) -> dict[str, Any]:
-    """Counts per status and the score killed / (mutants not marked equivalent).
-
-    >>> score_of([{"status": "killed"}, {"status": "survived"}, {"status": "equivalent"}])["score"]
-    0.5
-    """
-    counts = {
-        s: sum(1 for m in mutants if m["status"] == s)
-        for s in (KILLED, SURVIVED, TIMEOUT, CRASHED, EQUIVALENT)
-    }
-    considered = len(mutants) - counts[EQUIVALENT]
-    return {
-        **counts,
-        "mutants": len(mutants),
-        "considered": considered,
-        "score": round(counts[KILLED] / considered, 4) if considered else None,
-    }
-
-
-def _cell_text(c: dict[str, Any] | None) -> str:
-    if c is None:
-        return "-"
-    if c["status"] == NOT_RUN:
-        return "-"
-    if c["status"] == KILLED:
-        n = c.get("length")
-        return f"{c.get('property', '?')}" + (f" ({n})" if n is not None else "")
-    return c["status"]
-
-
-def format_matrix(doc: dict[str, Any]) -> str:
-    """The kill matrix as a text table, then the score line."""
-    names = [e["name"] for e in doc["entries"]]
-    rows = [["mutant", "status", *names]]
-    for m in doc["mutants"]:
-        rows.append([m["name"], m["status"], *(_cell_text(m["cells"].get(n)) for n in names)])
-    width = [min(max(len(r[i]) for r in rows), 44) for i in range(len(rows[0]))]
-    lines = ["  ".join(x[:w].ljust(w) for x, w in zip(r, width)).rstrip() for r in rows]
-    lines.insert(1, "  ".join("-" * w for w in width))
-    s = doc["score"]
-    pct = "n/a" if s["score"] is None else f"{s['score']:.1%}"
-    lines.append(
-        f"mutation score {pct}: {s['killed']} killed of {s['considered']} non-equivalent mutants "
-        f"({s['survived']} survived, {s['timeout']} timeout, {s['crashed']} crashed, {s['equivalent']} equivalent)"
-    )
-    return "\n".join(lines)
 
 
 def run_mutants(
@@ -493,8 +452,13 @@ def run_mutants(
     jobs: int = 1,
     log: Any = None,
     results: Path | None = None,
+    route: bool = True,
 ) -> dict[str, Any]:
     """Run the baseline, then every mutant against every entry; the result document.
+
+    With ``route`` (and source mutants), each entry runs once more, traced, to learn which
+    lines it executes; a source mutant then runs only against the entries that execute the
+    statement it changes, and is "not covered" when none does (:mod:`explorer.line_coverage`).
 
     With ``first_kill`` the entries run cheapest first (by the baseline's seconds). With
     ``results`` (a JSON-lines file) every finished mutant is appended as it ends, and a run
@@ -537,6 +501,22 @@ def run_mutants(
             )
         if first_kill:  # cheapest first: most mutants die in the first cheap entry that sees them
             entries = sorted(entries, key=lambda e: base_cells.get(e.name, {}).get("seconds", 0.0))
+    lines: dict[str, Any] | None = done.get("lines")
+    traced = sorted({m.file for m in sources})
+    if route and traced and lines is None:  # each entry once, traced: which lines it executes
+        say(f"tracing which lines of {len(traced)} files each entry executes ...")
+        by_entry: dict[str, Any] = {}
+        trace_cells = _run_worker(
+            {"overrides": [], "keep_going": keep_going, "trace": traced},
+            entries,
+            source=None,
+            hard_limit=hard * TRACE_SLOWDOWN,
+            lines=by_entry,
+        )
+        # an entry whose traced run did not complete may execute more: it reaches every line
+        partial = sorted(n for n, c in trace_cells.items() if c["status"] != SURVIVED)
+        lines = {"by_entry": by_entry, "partial": partial}
+        keep("lines", lines)
     finished: dict[str, dict[str, Any]] = done.get("mutants", {})
     if finished:
         say(f"resumed: {len(finished)} mutants already in {results}")
@@ -554,13 +534,20 @@ def run_mutants(
         overrides = [f"mutant={name}"] if kind == "catalogue" else []
         t0 = time.monotonic()
         job = {"overrides": overrides, "keep_going": keep_going, "first_kill": first_kill}
+        run = _reaching(src, entries, lines)
         try:
-            cells = _run_worker(job, entries, source=src, hard_limit=hard)
+            cells = _run_worker(job, run, source=src, hard_limit=hard) if run else {}
         except (ValueError, SyntaxError) as e:  # the mutant could not be written
-            cells = {en.name: {"entry": en.name, "status": CRASHED, "message": str(e)} for en in entries}
-        rec.update(
-            status=mutant_status(cells, crash_kills), seconds=round(time.monotonic() - t0, 1), cells=cells
-        )
+            cells = {en.name: {"entry": en.name, "status": CRASHED, "message": str(e)} for en in run}
+        for en in entries:
+            if en not in run:
+                cells[en.name] = {
+                    "entry": en.name,
+                    "status": NOT_RUN,
+                    "message": "does not execute the statement",
+                }
+        status = mutant_status(cells, crash_kills) if run else NOT_COVERED
+        rec.update(status=status, seconds=round(time.monotonic() - t0, 1), cells=cells)
         say(f"{rec['status']:>9}  {name}  ({rec['seconds']} s)")
         keep("mutant", rec)
         return rec
@@ -597,7 +584,23 @@ def run_mutants(
         "baseline": base_cells,
         "mutants": mutants,
         "score": score_of(mutants),
+        **({"line_coverage": model_coverage(lines["by_entry"], PROJECT_ROOT, traced)} if lines else {}),
     }
+
+
+def _reaching(
+    src: SourceMutant | None, entries: list[SuiteEntry], lines: dict[str, Any] | None
+) -> list[SuiteEntry]:
+    """The entries a mutant runs against: for a source mutant, when the entries' lines are
+    known, those that execute the statement it changes (and those traced only in part)."""
+    if src is None or lines is None:
+        return entries
+    source = (PROJECT_ROOT / src.file).read_text(encoding="utf-8")
+    names = entries_reaching(
+        lines["by_entry"], [e.name for e in entries], src.file, source, src.line, src.col
+    )
+    keep = set(names) | set(lines.get("partial", ()))
+    return [e for e in entries if e.name in keep]
 
 
 # -- the command ------------------------------------------------------------------------------
@@ -660,6 +663,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--equivalent", metavar="FILE", help="the equivalent-mutant catalogue (TOML)")
     p.add_argument("--crash-kills", action="store_true", help="count crashed mutants as killed")
     p.add_argument("--no-baseline", action="store_true", help="do not check that the unmutated model passes")
+    p.add_argument(
+        "--no-routing",
+        action="store_true",
+        help="run every source mutant against every entry (default: only the entries that execute its statement)",
+    )
     p.add_argument(
         "--jobs",
         type=Bounded(int, 1, MAX_WORKERS),
@@ -731,6 +739,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         log=None if args.quiet else sys.stderr,
         results=Path(args.results) if args.results else None,
+        route=not args.no_routing,
     )
     doc["model"] = model
     doc["sample"] = {"n": args.sample, "seed": args.seed} if sources and args.sample else None

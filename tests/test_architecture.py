@@ -46,7 +46,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("the check API", ("explorer.api",)),
     (
         "what the front ends share",
-        ("explorer.frontend", "explorer.shrunk", "explorer.source_mutants", "explorer.suite"),
+        (
+            "explorer.frontend",
+            "explorer.shrunk",
+            "explorer.source_mutants",
+            "explorer.suite",
+            "explorer.line_coverage",
+            "explorer.mutation_score",
+        ),
     ),
     (
         "front ends",

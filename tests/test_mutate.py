@@ -203,7 +203,7 @@ def test_results_file_resumes_a_stopped_run(tmp_path: Path, capsys: pytest.Captu
     base = ["--set", "limit=2", "--no-catalogue", "--results", str(res)]
     code, first = _mutate(tmp_path, *base, "--ids", ids[0])
     lines = res.read_text().splitlines()
-    assert code == 0 and len(lines) == 3  # the header, the baseline, one mutant
+    assert code == 0 and len(lines) == 4  # the header, the baseline, the entries' lines, one mutant
     # a run killed after its first mutant: the file holds it; the rerun does only the second
     res.write_text("\n".join(lines) + '\n{"mutant": {"name": "cut by a kil')  # a torn last line
     code, doc = _mutate(tmp_path, *base, "--ids", ",".join(ids))
@@ -228,3 +228,55 @@ def test_a_results_file_names_configurations_relative_to_the_project(tmp_path: P
     )
     outside = str(tmp_path / "mine.toml")
     assert _portable(outside) == outside
+
+
+def _statuses(doc: dict) -> dict[str, str]:
+    return {m["name"]: m["status"] for m in doc["mutants"]}
+
+
+def test_a_mutant_no_entry_reaches_is_not_covered_and_runs_nothing(tmp_path: Path) -> None:
+    """The entries' lines are traced once; a mutant of a statement no entry executes is "not
+    covered" at once (no worker runs), the others run as before."""
+    ids = [f"{TOY}:64:11:gt-ge", f"{TOY}:42:11:lt-le"]
+    code, doc = _mutate(tmp_path, "--set", "limit=2", "--no-catalogue", "--ids", ",".join(ids))
+    assert code == 1 and _statuses(doc) == {ids[0]: "not covered", ids[1]: "killed"}
+    first = doc["mutants"][0]
+    assert first["cells"]["system"]["status"] == "not run" and first["seconds"] < 0.5
+    assert doc["score"]["not covered"] == 1 and doc["score"]["score"] == 0.5
+    cov = doc["line_coverage"]["files"][TOY]
+    assert 64 in cov["missed"] and cov["executed"] < cov["statements"]
+
+
+@pytest.mark.slow
+def test_routing_changes_no_verdict_on_the_toy(tmp_path: Path) -> None:
+    """Every source mutant of the toy, routed and not: the same status, except that a mutant
+    no entry reaches is "not covered" where the unrouted run found it survived."""
+    base = ["--set", "limit=2", "--no-catalogue", "--all-source", "--source", TOY]
+    _, routed = _mutate(tmp_path, *base)
+    _, full = _mutate(tmp_path, *base, "--no-routing")
+    a, b = _statuses(routed), _statuses(full)
+    assert a.keys() == b.keys() and len(a) > 20
+    for name in a:
+        assert a[name] == b[name] or (a[name] == "not covered" and b[name] == "survived"), name
+    assert "not covered" in a.values()
+
+
+@pytest.mark.slow
+def test_routing_changes_no_verdict_on_a_controller_sample(tmp_path: Path) -> None:
+    """A seeded sample of controller source mutants against two suite entries, routed and not:
+    the same statuses (a routed mutant skips only entries that never execute its statement)."""
+    base = ["--suite", str(ROOT / "configs" / "release.toml"), "--entries", "controller-small,controller-topic-creation",
+            "--no-catalogue", "--sample", "16", "--seed", "3", "--source", "model/controller"]  # fmt: skip
+    docs = []
+    for extra in ([], ["--no-routing"]):
+        out = tmp_path / f"m{len(docs)}.json"
+        main(["mutate", "--quiet", "--json", str(out), *base, *extra])
+        docs.append(json.loads(out.read_text()))
+    a, b = _statuses(docs[0]), _statuses(docs[1])
+    assert a.keys() == b.keys() and len(a) == 16
+    for name in a:
+        assert a[name] == b[name] or (a[name] == "not covered" and b[name] == "survived"), (
+            name,
+            a[name],
+            b[name],
+        )

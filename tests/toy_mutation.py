@@ -57,3 +57,8 @@ def make(limit: int = 3, mutant: str = "none") -> Counter:
     if mutant not in MUTANTS:
         raise ValueError(f"mutant: expected one of {', '.join(MUTANTS)}, got {mutant!r}")
     return Counter(limit, mutant)
+
+
+def unused_rule(s: int) -> bool:
+    """Called by no check: a mutant here is "not covered" (no entry executes it)."""
+    return s > 1
