@@ -34,6 +34,7 @@ from typing import Any
 
 from explorer.report_history import changes_html
 from explorer.report_layout import actor_key, actor_of_change, machine_title, named, positions, tables
+from explorer.report_mutation import _mutation, mutation_summary
 from explorer.report_svg import (
     level_chart_svg,
     sequence_svg,
@@ -43,6 +44,7 @@ from explorer.report_svg import (
 __all__ = [
     "entry_pages",
     "level_chart_svg",
+    "mutation_summary",
     "render_entry_html",
     "render_html",
     "report_pages",
@@ -430,46 +432,6 @@ def _suite(summary: dict[str, Any], layout: dict[str, Any] | None = None) -> str
             if vrows
             else ""
         )
-    )
-
-
-def mutation_summary(doc: dict[str, Any]) -> dict[str, Any]:
-    """What the release report shows of a ``kafka-mc mutate`` result: the score and the
-    mutants not killed (survived, timeout, crashed).
-
-    >>> s = mutation_summary({"score": {"score": 0.5, "killed": 1, "considered": 2}, "entries": [],
-    ...     "mutants": [{"name": "a", "status": "killed"}, {"name": "b", "status": "survived", "doc": "d"}]})
-    >>> s["line"], s["survivors"]
-    ('50.0% (1 of 2 non-equivalent mutants killed)', [{'name': 'b', 'status': 'survived', 'doc': 'd'}])
-    """
-    sc = doc.get("score", {})
-    pct = "n/a" if sc.get("score") is None else f"{sc['score']:.1%}"
-    return {
-        "score": sc,
-        "line": f"{pct} ({sc.get('killed', 0)} of {sc.get('considered', 0)} non-equivalent mutants killed)",
-        "entries": [e["name"] for e in doc.get("entries", [])],
-        "survivors": [
-            {"name": m["name"], "status": m["status"], "doc": m.get("doc", "")}
-            for m in doc.get("mutants", [])
-            if m["status"] not in ("killed", "equivalent")
-        ],
-    }
-
-
-def _mutation(m: dict[str, Any] | None) -> str:
-    if not m:
-        return ""
-    rows = "".join(
-        f"<tr><td><code>{_e(s['name'])}</code></td><td>{_e(s['status'])}</td><td>{_e(s['doc'])}</td></tr>"
-        for s in m["survivors"]
-    )
-    table = (
-        f"<table><tr><th>mutant</th><th>status</th><th>what it changes</th></tr>{rows}</table>"
-        if rows
-        else ""
-    )
-    return (
-        f"<h2>Mutation score</h2><p><b>{_e(m['line'])}</b> against {_e(', '.join(m['entries']))}</p>{table}"
     )
 
 

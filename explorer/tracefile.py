@@ -201,7 +201,7 @@ def replay_steps(system: Any, steps: Iterable[dict[str, Any]]) -> list[Any]:
 
 
 #: the statuses a mutant of a ``kafka-mc mutate`` result can have
-MUTANT_STATUSES = ("killed", "survived", "timeout", "crashed", "equivalent", "not run")
+MUTANT_STATUSES = ("killed", "survived", "timeout", "crashed", "equivalent", "not run", "not covered")
 
 
 def mutation_problem(doc: dict[str, Any]) -> str | None:
@@ -239,4 +239,15 @@ def mutation_problem(doc: dict[str, Any]) -> str | None:
                     return f"mutants[{i}].status: expected one of {', '.join(MUTANT_STATUSES)}, got {item.get('status')!r:.40}"
                 if not isinstance(item.get("doc", ""), str):
                     return f"mutants[{i}].doc: expected a string, got {item.get('doc')!r:.40}"
+    cov = doc.get("line_coverage")
+    if cov is not None:
+        if not isinstance(cov, dict) or not isinstance(cov.get("files"), dict):
+            return f"line_coverage: expected an object with files, got {cov!r:.40}"
+        for key in ("statements", "executed"):
+            if not nonneg_int(cov.get(key)):
+                return f"line_coverage.{key}: expected a whole number >= 0, got {cov.get(key)!r:.40}"
+        for name, f in cov["files"].items():
+            ok = isinstance(f, dict) and nonneg_int(f.get("statements")) and nonneg_int(f.get("executed"))
+            if not ok or not isinstance(f.get("missed"), list) or not all(nonneg_int(x) for x in f["missed"]):
+                return f"line_coverage.files.{name}: expected statements, executed and missed lines, got {f!r:.40}"
     return None

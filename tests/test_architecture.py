@@ -37,6 +37,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "explorer.tracefile",
             "explorer.report",
             "explorer.report_layout",
+            "explorer.report_mutation",
             "explorer.report_svg",
             "explorer.report_history",
         ),

@@ -245,6 +245,13 @@ def test_a_mutant_no_entry_reaches_is_not_covered_and_runs_nothing(tmp_path: Pat
     assert doc["score"]["not covered"] == 1 and doc["score"]["score"] == 0.5
     cov = doc["line_coverage"]["files"][TOY]
     assert 64 in cov["missed"] and cov["executed"] < cov["statements"]
+    # the release report reads it: the not-covered mutant among the survivors, the statements
+    from explorer.report_mutation import _mutation
+    from explorer.tracefile import mutation_problem
+
+    assert mutation_problem(doc) is None
+    html = _mutation(mutation_summary(doc))
+    assert "not covered" in html and "statements" in html and f"<code>{TOY}</code>" in html
 
 
 @pytest.mark.slow

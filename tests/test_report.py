@@ -690,7 +690,7 @@ def test_the_report_modules_name_no_model() -> None:
     words = re.compile(
         r"ZooKeeper|Partition|Replica|[Bb]roker|[Ee]lection|\bzk|\bISR\b|[Cc]ontroller|Kafka\b"
     )
-    modules = ["report.py", "report_svg.py", "report_layout.py", "report_history.py"]
+    modules = ["report.py", "report_svg.py", "report_layout.py", "report_history.py", "report_mutation.py"]
     found = {m: words.findall((ROOT / "explorer" / m).read_text()) for m in modules}
     assert found == {m: [] for m in modules}
     assert words.search((ROOT / "model" / "controller" / "coverage.py").read_text())
