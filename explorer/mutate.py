@@ -373,6 +373,7 @@ def _cell(e: SuiteEntry, extra: Sequence[str], keep_going: bool) -> dict[str, An
         engine=e.engine,
         max_seconds=e.max_seconds,
         max_states=e.max_states,
+        reduce=e.reduce,  # as the release runs it: a mutant of the symmetry renamer matters there
         keep_going=keep_going or e.expect == "violation",
         engine_options=e.engine_options(),
     )

@@ -287,3 +287,16 @@ def test_routing_changes_no_verdict_on_a_controller_sample(tmp_path: Path) -> No
             a[name],
             b[name],
         )
+
+
+@pytest.mark.slow
+def test_entries_run_with_their_reduction_as_in_the_release(tmp_path: Path) -> None:
+    """A suite entry with ``reduce = "symmetry"`` runs reduced under mutate too (11,604 states,
+    the release's count, not the full 20,374), so mutants of the symmetry renamer are reached."""
+    out = tmp_path / "m.json"
+    main(["mutate", "--suite", str(ROOT / "configs" / "release.toml"), "--entries", "controller-spare-brokers",
+          "--no-catalogue", "--source", "model/controller/renamer.py", "--sample", "2", "--seed", "1",
+          "--quiet", "--json", str(out)])  # fmt: skip
+    doc = json.loads(out.read_text())
+    assert doc["baseline"]["controller-spare-brokers"]["distinct_states"] == 11_604
+    assert doc["line_coverage"]["files"]["model/controller/renamer.py"]["executed"] > 100
