@@ -300,3 +300,16 @@ def test_entries_run_with_their_reduction_as_in_the_release(tmp_path: Path) -> N
     doc = json.loads(out.read_text())
     assert doc["baseline"]["controller-spare-brokers"]["distinct_states"] == 11_604
     assert doc["line_coverage"]["files"]["model/controller/renamer.py"]["executed"] > 100
+
+
+def test_every_equivalent_mutant_names_a_mutant_of_the_code_as_it_is() -> None:
+    """The equivalent-mutant catalogue is keyed by source positions, which move when the model
+    is edited: every key must still name a source mutant of today's code (or a catalogue
+    mutant), so a stale reason never silently excuses a different mutant."""
+    from explorer.mutate import _catalogue, load_equivalent
+
+    keys = load_equivalent(ROOT / "invariants" / "mutants" / "controller_equivalent.toml")
+    files = sorted({ROOT / k.split(":")[0] for k in keys if ":" in k})
+    ids = {m.id for m in generate_files(ROOT, files)}
+    stale = sorted(k for k in keys if k not in ids and k not in _catalogue("controller"))
+    assert keys and stale == []
