@@ -10,6 +10,14 @@ writes ``[leader]``, a reassignment or preferred election keeps it (``newLeader`
 "the first ISR member" (seed 000's ``ControlledShutdownLeaderSelector``: ``newIsr.headOption``)
 depend on that order.
 
+Auto leader rebalance (seed 002, ``leader.imbalance.per.broker.percentage``: "broker不平衡率=非优先
+副本的leader个数/总分区数"): Kafka's ``checkAndTriggerAutoLeaderRebalance`` groups the partitions of
+topics not queued for deletion by their preferred replica (the head of the assignment), and for each
+preferred broker whose ratio of partitions led by another broker exceeds the percentage, elects
+the preferred replica of those partitions whose preferred broker is live (not shutting down), with
+no reassignment in progress and the topic not queued for deletion. The processing of the task's
+event starts an election exactly when that set is non-empty.
+
 Registering (in ``invariants/controller.py``'s ``properties``)::
 
     from invariants.controller_fidelity import fidelity_properties
@@ -22,9 +30,18 @@ from typing import Any
 
 from explorer.core import Property, transition
 from model.controller import ControllerSystem, State
+from model.controller.actions import ProcessEvent
+from model.controller.messages import EV_AUTO_REBALANCE
 from model.election import keep_members
+from model.state_machines import PartitionState
 
-__all__ = ["fidelity_properties", "isr_order_follows", "isr_order_kept"]
+__all__ = [
+    "auto_rebalance_candidates",
+    "auto_rebalance_follows_imbalance",
+    "fidelity_properties",
+    "isr_order_follows",
+    "isr_order_kept",
+]
 
 
 def isr_order_follows(old: tuple[int, ...] | None, new: tuple[int, ...], assignment: tuple[int, ...]) -> bool:
@@ -71,6 +88,56 @@ def isr_order_kept(sys: ControllerSystem):
     return check
 
 
+def auto_rebalance_candidates(ctx: Any, ppt: int, percentage: int) -> list[int]:
+    """The partitions ``checkAndTriggerAutoLeaderRebalance`` elects from the controller context
+    ``ctx`` (``ppt``: partitions per topic), computed from the rule of seed 002 as stated there.
+
+    >>> from types import SimpleNamespace as N
+    >>> E, O = PartitionState.NonExistentPartition, PartitionState.OnlinePartition
+    >>> ctx = N(pstates=(O, O), ar=((1,), (1, 0)), deleting=(), reassigning=(), shutting=(), live=(1, 1),
+    ...         leaders=(N(leader=1), N(leader=0)))
+    >>> auto_rebalance_candidates(ctx, 1, 50)  # broker 1 leads one of its two: 50% is not over 50
+    []
+    >>> ctx.deleting = (0,)  # topic 0 queued for deletion: partition 1 alone, led elsewhere: 100%
+    >>> auto_rebalance_candidates(ctx, 1, 50)
+    [1]
+    """
+
+    def queued(p: int) -> bool:
+        return p // ppt in ctx.deleting
+
+    by: dict[int, list[int]] = {}
+    for p, state in enumerate(ctx.pstates):
+        if state != PartitionState.NonExistentPartition and not queued(p):
+            by.setdefault(ctx.ar[p][0], []).append(p)
+    out: list[int] = []
+    for preferred, parts in sorted(by.items()):
+        off = [p for p in parts if ctx.leaders[p] is not None and ctx.leaders[p].leader != preferred]
+        if len(off) * 100 > percentage * len(parts):
+            live = bool(ctx.live[preferred]) and preferred not in ctx.shutting
+            out += [p for p in off if live and not ctx.reassigning and not queued(p)]
+    return out
+
+
+def auto_rebalance_follows_imbalance(sys: ControllerSystem):
+    """The transition property over the processing of the auto-rebalance task's event."""
+    ppt = sys.ppt
+    percentage = sys.cfg.leader_imbalance_per_broker_percentage
+
+    def check(s: State, a: Any, t: State) -> bool:
+        """The auto-rebalance task starts a preferred election (its controller parks on the
+        election's read) exactly when some preferred broker's imbalance ratio exceeds
+        leader.imbalance.per.broker.percentage with a partition left to elect (seed 002)."""
+        started = t.nodes[a.broker].pending is not None
+        return started == bool(auto_rebalance_candidates(s.nodes[a.broker].ctx, ppt, percentage))
+
+    return check
+
+
+def _processes_auto_rebalance(s: State, a: Any, t: State) -> bool:
+    return type(a) is ProcessEvent and a.event[0] == EV_AUTO_REBALANCE
+
+
 def _zk_changed(s: State, a: Any, t: State) -> bool:
     return t.zk is not s.zk
 
@@ -84,8 +151,7 @@ def fidelity_properties(config: Any, sys: ControllerSystem, guard: Any = None) -
     >>> [p.name for p in fidelity_properties(ControllerConfig(), ControllerSystem(ControllerConfig()))]
     ['isr_order_kept']
     """
-    del config
-    return [
+    props = [
         transition(
             "isr_order_kept",
             isr_order_kept(sys),
@@ -94,3 +160,15 @@ def fidelity_properties(config: Any, sys: ControllerSystem, guard: Any = None) -
             guard=_zk_changed if guard is None else guard,
         )
     ]
+    if config.auto_leader_rebalance:
+        props.append(
+            transition(
+                "auto_rebalance_follows_imbalance",
+                auto_rebalance_follows_imbalance(sys),
+                "the auto-rebalance task elects exactly when a preferred broker's ratio of partitions "
+                "led elsewhere exceeds leader.imbalance.per.broker.percentage (seed 002: "
+                "broker不平衡率=非优先副本的leader个数/总分区数)",
+                guard=_processes_auto_rebalance,
+            )
+        )
+    return props
