@@ -92,33 +92,24 @@ class PyFingerprintTable:
     def __len__(self) -> int:
         return self.count
 
-    def __contains__(self, fp: int) -> bool:
-        key = fp or 1
+    def _slot(self, key: int) -> int:
+        """Where ``key`` is, or the empty slot where it goes (linear probing from its hash)."""
         slots, cap = self.slots, self.capacity
         i = (key * cap) >> 64
-        while True:
-            v = slots[i]
-            if v == 0:
-                return False
-            if v == key:
-                return True
-            i += 1
-            if i == cap:
-                i = 0
+        while slots[i] and slots[i] != key:
+            i = i + 1 if i + 1 < cap else 0
+        return i
+
+    def __contains__(self, fp: int) -> bool:
+        return self.slots[self._slot(fp or 1)] != 0
 
     def _grow(self) -> None:
         old = self.slots
-        cap = self.capacity + self.capacity // 2
-        slots = array("Q", bytes(8 * cap))
+        self.capacity += self.capacity // 2
+        self.slots = array("Q", bytes(8 * self.capacity))
         for v in old:
             if v:
-                i = (v * cap) >> 64
-                while slots[i]:
-                    i += 1
-                    if i == cap:
-                        i = 0
-                slots[i] = v
-        self.slots, self.capacity = slots, cap
+                self.slots[self._slot(v)] = v
 
     def add(self, fp: int) -> bool:
         """Insert ``fp``: True if it was new, False if it was there."""
@@ -127,19 +118,12 @@ class PyFingerprintTable:
         if self.count >= self.capacity - self.capacity // 5:
             self._grow()
         key = fp or 1
-        slots, cap = self.slots, self.capacity
-        i = (key * cap) >> 64
-        while True:
-            v = slots[i]
-            if v == 0:
-                slots[i] = key
-                self.count += 1
-                return True
-            if v == key:
-                return False
-            i += 1
-            if i == cap:
-                i = 0
+        i = self._slot(key)
+        if self.slots[i]:
+            return False
+        self.slots[i] = key
+        self.count += 1
+        return True
 
     def add_state(self, state: Any) -> int | None:
         """Insert ``fingerprint(state)``: the fingerprint if it was new, None if it was there."""
