@@ -140,7 +140,7 @@ class SimulationProgress(Progress):
             self.show(f"walk {walk}/{walks}  steps {steps:,}  distinct {distinct:,}  {rate:,.0f} steps/s")
 
 
-def _parse_kind_number(text: str, what: str) -> tuple[str, float]:
+def _parse_kind_number(text: str, what: str, high: float, out_of_range: str) -> tuple[str, float]:
     kind, sep, raw = text.partition("=")
     kind = kind.strip()
     if not sep or not kind:
@@ -151,6 +151,8 @@ def _parse_kind_number(text: str, what: str) -> tuple[str, float]:
         raise ValueError(f"{what} {text}: {raw.strip()!r} is not a number") from None
     if not math.isfinite(value):
         raise ValueError(f"{what} {text}: must be finite")
+    if not 0.0 <= value <= high:
+        raise ValueError(f"{what} {text}: {out_of_range}")
     return kind, value
 
 
@@ -160,10 +162,7 @@ def parse_weight(text: str) -> tuple[str, float]:
     >>> parse_weight("BrokerCrash=0.5")
     ('BrokerCrash', 0.5)
     """
-    kind, w = _parse_kind_number(text, "--weight")
-    if w < 0:
-        raise ValueError(f"--weight {text}: must not be negative")
-    return kind, w
+    return _parse_kind_number(text, "--weight", math.inf, "must not be negative")
 
 
 def parse_probability(text: str) -> tuple[str, float]:
@@ -172,10 +171,7 @@ def parse_probability(text: str) -> tuple[str, float]:
     >>> parse_probability("SessionExpire=0.05")
     ('SessionExpire', 0.05)
     """
-    kind, p = _parse_kind_number(text, "--fault")
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"--fault {text}: a probability must be between 0 and 1")
-    return kind, p
+    return _parse_kind_number(text, "--fault", 1.0, "a probability must be between 0 and 1")
 
 
 @dataclass
