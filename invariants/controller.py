@@ -560,6 +560,20 @@ def preferred_election_elects_preferred(s: State, a: Any, t: State) -> bool:
     return True
 
 
+def preferred_election_znode_removed(s: State) -> bool:
+    """Once quiet, ``/admin/preferred_replica_election`` is gone: the controller that read it
+    ran ``onPreferredReplicaElection``, whose ``finally`` deletes it
+    (``removePartitionsFromPreferredReplicaElection``), or a new controller's failover did
+    (``fetchPendingPreferredReplicaElections``), so the admin can ask again.
+
+    >>> from invariants.mutants.controller import ControllerConfig, build
+    >>> s = build(ControllerConfig(brokers=2)).init_states()[0]
+    >>> preferred_election_znode_removed(s), preferred_election_znode_removed(s._replace(zk=s.zk._replace(preferred=(0,))))
+    (True, False)
+    """
+    return not s.zk.preferred or not serving(s)
+
+
 def _preferred_write(s: State, a: Any, t: State) -> bool:
     return bool(_landed_leaders(s, a, t)) and a.req[5] == S_PREFERRED
 
@@ -1050,6 +1064,16 @@ def admin_properties(config: ControllerConfig, sys: ControllerSystem) -> list[Pr
         )
         props.append(
             reachable("preferred_election_done", done(D_PREFERRED), "a preferred replica election is written")
+        )
+    if config.max_preferred_elections:
+        props.append(
+            always(
+                "preferred_election_znode_removed",
+                preferred_election_znode_removed,
+                "once quiet, /admin/preferred_replica_election is gone (seed 002 "
+                "onPreferredReplicaElection: finally removePartitionsFromPreferredReplicaElection)",
+                applies=serving,
+            )
         )
     if config.auto_leader_rebalance:
         props.append(
