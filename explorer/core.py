@@ -311,6 +311,11 @@ class Violation:
     #: for a liveness lasso: the index of the step whose state the trace returns to
     loop_start: int | None = None
 
+    @classmethod
+    def of(cls, prop: Property, message: str, trace: list[TraceStep]) -> Violation:
+        """The violation of ``prop`` shown by ``trace`` (its length: the trace's steps)."""
+        return cls(prop.name, prop.kind.value, prop.doc, message, len(trace) - 1, trace)
+
 
 @dataclass
 class LevelStats:

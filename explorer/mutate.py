@@ -77,7 +77,7 @@ from explorer.mutation_score import (
     mutant_status,
     score_of,
 )
-from explorer.release import SuiteEntry, _verdict, check_requirements, load_suite
+from explorer.release import SuiteEntry, _verdict, check_requirements, load_suite, pinned_lengths_moved
 from explorer.source_mutants import SourceMutant, apply_mutant, generate_files, sample
 from explorer.tracefile import write_json_atomic
 
@@ -408,6 +408,8 @@ def _cell(e: SuiteEntry, extra: Sequence[str], keep_going: bool) -> dict[str, An
         )
         if bad:
             cell["property"], cell["length"] = bad[0].property, bad[0].length
+        elif moved := pinned_lengths_moved(e, r):
+            cell["property"] = moved[0]
         else:
             unmet = [q["key"] for q in reqs if not q["met"]]
             cell["property"] = "coverage: " + (unmet[0] if unmet else "expected violations")

@@ -39,7 +39,7 @@ from explorer.suite import (
 )
 from explorer.tracefile import ReplayError, mutation_problem, replay_steps, write_json_atomic
 
-__all__ = ["SuiteEntry", "load_suite", "run_release"]
+__all__ = ["SuiteEntry", "load_suite", "pinned_lengths_moved", "run_release"]
 
 
 def _label_count(labels: dict[str, Any], path: str) -> int:
@@ -148,6 +148,24 @@ def _stopped(r: CheckResult) -> str:
     return r.exit_reason.value + (f" ({r.budget})" if r.budget else "")
 
 
+def pinned_lengths_moved(e: SuiteEntry, r: CheckResult) -> list[str]:
+    """The expected violations whose shortest counterexample is not the entry's ``violates_at``
+    pin, each as ``"name: N steps, pinned M"``.
+
+    >>> from types import SimpleNamespace as N
+    >>> pinned_lengths_moved(N(violates_at={"p": 15}), N(violations=[N(property="p", length=6)]))
+    ['p: 6 steps, pinned 15']
+    """
+    shortest: dict[str, int] = {}
+    for v in r.violations:
+        shortest[v.property] = min(v.length, shortest.get(v.property, v.length))
+    return [
+        f"{name}: {shortest[name]} steps, pinned {n}"
+        for name, n in sorted(e.violates_at.items())
+        if name in shortest and shortest[name] != n
+    ]
+
+
 def _expectation(e: SuiteEntry, r: CheckResult) -> tuple[str, str]:
     """(status, message) of the entry's expectation alone."""
     violated = sorted({v.property for v in r.violations})
@@ -167,6 +185,9 @@ def _expectation(e: SuiteEntry, r: CheckResult) -> tuple[str, str]:
             return "budget", f"{_stopped(r)} before the search completed"
         return "pass", "every property held; search complete"
     if sorted(e.violates) == violated:
+        moved = pinned_lengths_moved(e, r)
+        if moved:
+            return "fail", "expected violations at other lengths: " + "; ".join(moved)
         return "pass", "the expected violations were found: " + ", ".join(violated)
     if r.exit_reason.value not in ("complete", "violation"):
         return "budget", f"{_stopped(r)}; found {violated}"
@@ -495,6 +516,7 @@ def run_release(
                 "full_states": e.full_states,
                 "reduction_factor": reduction_factor(e, res),
                 "violates": list(e.violates),
+                "violates_at": dict(e.violates_at),
                 "status": s,
                 "message": m,
                 "requirements": reqs,

@@ -15,6 +15,9 @@ A suite is TOML with one ``[[check]]`` table per entry::
     expect = "hold"                    # or "violation": the model is known broken; or
                                        # "explore": a seeded, budgeted sampled run (below)
     violates = ["deadlock"]            # with expect = "violation": exactly these
+    violates_at = { deadlock = 7 }     # optional (bfs): the shortest counterexample of an
+                                       # expected violation, in steps: a shorter one is a new,
+                                       # quicker way to break it, a longer one a changed flaw
     explore = { seed = 0, walks = 2000, depth = 150, swarm = true }  # with expect = "explore":
                                        # the simulate (or hypothesis) engine's options
     # required coverage (optional; an unmet requirement fails the entry):
@@ -62,6 +65,7 @@ _KEYS = {
     "full_states",
     "expect",
     "violates",
+    "violates_at",
     "explore",
     *_REQUIRE_KEYS,
 }
@@ -89,6 +93,8 @@ class SuiteEntry:
     full_states: int | None = None
     expect: str = "hold"
     violates: tuple[str, ...] = field(default=())
+    #: with ``expect = "violation"`` (bfs): expected violation -> its shortest counterexample's steps
+    violates_at: dict[str, int] = field(default_factory=dict)
     #: coverage requirements: key (``require_*``) -> value, as validated by :func:`load_suite`
     require: dict[str, Any] = field(default_factory=dict)
     #: with ``expect = "explore"``: the sampled engine's options (seed, walks, depth, ...)
@@ -149,6 +155,19 @@ def _strings(where: str, c: dict[str, Any], key: str) -> tuple[str, ...]:
     return tuple(v)
 
 
+def _violates_at(where: str, c: dict[str, Any], violates: tuple[str, ...]) -> dict[str, int]:
+    """The ``violates_at`` table: names among ``violates``, each a positive number of steps."""
+    v = c.get("violates_at", {})
+    if not isinstance(v, dict):
+        raise ConfigError(f"{where}: violates_at must be a table of property = steps, got {v!r}")
+    for name, n in v.items():
+        if name not in violates:
+            raise ConfigError(f"{where}: violates_at: {name!r} is not in violates")
+        if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+            raise ConfigError(f"{where}: violates_at: {name} must be a positive number of steps, got {n!r}")
+    return dict(v)
+
+
 def _number(where: str, c: dict[str, Any], key: str, integer: bool) -> Any:
     """A positive number (an int when ``integer``) under ``key``, or None when absent."""
     v = c.get(key)
@@ -178,11 +197,16 @@ def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> Sui
     violates = _strings(where, c, "violates")
     if expect == "violation" and not violates:
         raise ConfigError(f"{where}: expect = 'violation' needs the list 'violates'")
+    violates_at = _violates_at(where, c, violates)
     overrides = _strings(where, c, "set")
     engine = c.get("engine", "bfs")
     engines = (*CHECK_ENGINES, "symbolic")
     if not isinstance(engine, str) or engine not in engines:
         raise ConfigError(f"{where}: engine must be one of {', '.join(engines)}, got {engine!r}")
+    if violates_at and engine != "bfs":
+        raise ConfigError(
+            f"{where}: violates_at needs engine 'bfs' (only it finds the shortest counterexample)"
+        )
     max_seconds = _number(where, c, "max_seconds", integer=False)
     max_states = _number(where, c, "max_states", integer=True)
     explore = _explore_options(where, c, expect, engine)
@@ -241,6 +265,7 @@ def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> Sui
         full_states=full_states,
         expect=expect,
         violates=violates,
+        violates_at=violates_at,
         require=require,
         explore=explore,
     )

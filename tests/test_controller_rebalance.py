@@ -53,7 +53,9 @@ def test_the_property_holds_and_can_fail_both_ways() -> None:
     assert elects and idle
     assert all(check(s, a, t) for s, a, t in steps)
     s, a, t = elects[0]
-    dropped = t._replace(nodes=tuple(n._replace(pending=None) if i == a.broker else n for i, n in enumerate(t.nodes)))
+    dropped = t._replace(
+        nodes=tuple(n._replace(pending=None) if i == a.broker else n for i, n in enumerate(t.nodes))
+    )
     assert not check(s, a, dropped)
     s2, a2, t2 = idle[0]
     spurious = t2._replace(

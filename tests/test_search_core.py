@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from explorer.engines.base import CheckOptions
 from explorer.engines.bfs import check_bfs
 from explorer.search import checkpoint, serial
 from explorer.search.monitor import PropertyMonitor
@@ -107,7 +108,7 @@ def test_the_parts_compose_by_hand() -> None:
     """The loop and the result builder used directly, as an engine module uses them."""
     g = Grid(3, limit=3)
     out = breadth_first(g, PropertyMonitor(g.properties()), StateVisited(), budgets=Budgets(max_depth=10))
-    r = finish(g, out, engine="bfs")
+    r = finish(g, out, CheckOptions())
     assert comparable(r) == comparable(check_bfs(g, g.properties()))
 
 

@@ -2,7 +2,7 @@
 
 Every engine has the one signature :class:`~explorer.engines.base.Engine`:
 ``run(system, properties, options) -> CheckResult``. ``bfs`` (with ``options.workers``
-above 1, :mod:`explorer.engines.pbfs`) is loaded eagerly; the others load their module
+above 1, :mod:`explorer.engines.pbfs`, which it loads) is loaded eagerly; the others load their module
 (and its heavy imports: pyspark, hypothesis, z3) on first use.
 
 Example
@@ -24,16 +24,6 @@ from explorer.engines import bfs
 from explorer.engines.base import CheckOptions, Engine, EngineSetupError, UntrustedResultError
 
 __all__ = ["ENGINES", "CheckOptions", "Engine", "EngineSetupError", "UntrustedResultError", "get_engine"]
-
-
-def _bfs(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
-    """``bfs``: the serial search (:mod:`explorer.engines.bfs`), or with ``options.workers > 1``
-    the multi-process one (:mod:`explorer.engines.pbfs`)."""
-    if options.workers == 1:
-        return bfs.run(system, properties, options)
-    from explorer.engines import pbfs
-
-    return pbfs.run(system, properties, options)
 
 
 def _spark(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
@@ -62,7 +52,7 @@ def _symbolic(system: Any, properties: Iterable[Property], options: CheckOptions
 
 #: engine name -> engine (the ``--engine`` choices; ``symbolic`` runs proof targets)
 ENGINES: dict[str, Engine] = {
-    "bfs": _bfs,
+    "bfs": bfs.run,
     "spark": _spark,
     "simulate": _simulate,
     "hypothesis": _hypothesis,

@@ -13,11 +13,14 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import dataclasses
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from explorer.core import CheckResult, Property
+from explorer.engines.options import engine_options
 from explorer.search import Progress
 
 __all__ = [
@@ -54,12 +57,15 @@ class CheckOptions:
     model, config:
         The model's name and configuration, copied into the result.
     reduce:
-        State-space reduction of the exhaustive search: ``none`` (default) or ``por``
-        (partial-order reduction, serial ``bfs`` only; ``docs/reduction.md``).
+        State-space reduction of the exhaustive search: ``none`` (default), ``symmetry``
+        (one state per orbit) or ``por`` (partial-order reduction, serial ``bfs`` only;
+        ``docs/reduction.md``); :func:`explorer.engines.options.refusal` says what combines.
     engine_options:
         The engine's own options: a mapping of its keyword options or its options type
         (:mod:`explorer.engines.options`: ``BfsOptions``, ``SimulateOptions``,
         ``HypothesisOptions``, ``SparkOptions``, ``SymbolicOptions``), checked by the engine.
+    clock:
+        The clock the exhaustive engines time their budgets and levels with (a test's stands in).
     """
 
     engine: str = "bfs"
@@ -74,6 +80,21 @@ class CheckOptions:
     config: Any = None
     reduce: str = "none"
     engine_options: Mapping[str, Any] | Any = field(default_factory=dict)
+    clock: Callable[[], float] = time.perf_counter
+
+    @classmethod
+    def of(cls, engine: str, given: Mapping[str, Any]) -> CheckOptions:
+        """The options of a call ``check_...(system, properties, **given)``: the common options
+        by name, the others the engine's own, checked by its options type.
+
+        >>> o = CheckOptions.of("bfs", {"max_states": 5, "visited": "fingerprints"})
+        >>> o.max_states, o.engine_options.visited
+        (5, 'fingerprints')
+        """
+        names = {f.name for f in dataclasses.fields(cls)} - {"engine", "engine_options"}
+        own = {k: v for k, v in given.items() if k not in names}
+        common = {k: v for k, v in given.items() if k in names}
+        return cls(engine=engine, engine_options=engine_options(engine, own), **common)
 
 
 #: the options of :class:`CheckOptions` every exhaustive engine function takes by name

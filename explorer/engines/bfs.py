@@ -35,15 +35,14 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from explorer.core import CheckResult, Property, PropertyKind, config_to_dict
-from explorer.engines.base import CheckOptions, ModelError, UntrustedResultError, common
+from explorer.core import CheckResult, Property, PropertyKind
+from explorer.engines.base import CheckOptions, ModelError, UntrustedResultError
 from explorer.engines.options import DEFAULT_BATCH, DEFAULT_EVERY, BfsOptions, refusal
-from explorer.search import Progress, por_setup
+from explorer.search import por_setup
 from explorer.search.checkpoint import CheckpointError, open_checkpoint
 from explorer.search.monitor import PropertyMonitor
 from explorer.search.serial import Budgets, Checkpointer, ModelErrorResult, breadth_first, finish
@@ -57,100 +56,27 @@ class FingerprintCollisionError(UntrustedResultError):
     """A counterexample does not replay: a 64-bit fingerprint collision (or a non-deterministic model)."""
 
 
-def check_bfs(
-    system: Any,
-    properties: Iterable[Property],
-    *,
-    model: str = "",
-    config: Any = None,
-    max_depth: int | None = None,
-    max_states: int | None = None,
-    max_seconds: float | None = None,
-    keep_going: bool = False,
-    deadlock: bool = True,
-    progress: Progress | None = None,
-    clock: Callable[[], float] = time.perf_counter,
-    reduce: str = "none",
-    visited: str = "states",
-    frontier_batch: int = DEFAULT_BATCH,
-    checkpoint: str | Path | None = None,
-    checkpoint_every: float = DEFAULT_EVERY,
-    resume: bool = False,
-    run_info: dict[str, Any] | None = None,
-) -> CheckResult:
+def check_bfs(system: Any, properties: Iterable[Property], **options: Any) -> CheckResult:
     """Explore every reachable state of ``system`` breadth first and check ``properties``.
+
+    ``options``: those of :class:`~explorer.engines.base.CheckOptions` (``model``, ``config``,
+    the budgets ``max_depth``, ``max_states``, ``max_seconds``, ``keep_going``, ``deadlock``,
+    ``progress``, ``clock``, ``reduce``, ``workers``) and the engine's own
+    (:class:`~explorer.engines.options.BfsOptions`: ``visited``, ``frontier_batch``,
+    ``checkpoint``, ``checkpoint_every``, ``resume``, ``run_info``, and for the worker
+    processes ``batch``, ``serial_below``, ``pack``, ``stats``).
 
     Stops at the first violation unless ``keep_going`` (``--continue``), in which case the
     shortest violation of every property is collected. Budgets end the search with exit
-    reason ``budget_exhausted`` and the budget's name. The search with worker processes
-    (``--workers``) is :func:`explorer.engines.pbfs.check_pbfs`. ``reduce="por"`` follows
-    only an ample subset of each state's successors (:mod:`explorer.search.reduction`);
+    reason ``budget_exhausted`` and the budget's name. With ``workers`` above 1 the search
+    runs in worker processes (:func:`explorer.engines.pbfs.check_pbfs`). ``reduce="por"``
+    follows only an ample subset of each state's successors (:mod:`explorer.search.reduction`);
     ``reduce="symmetry"`` keeps one state per orbit of the system's declared symmetries
     (:mod:`explorer.search.symmetry`). ``visited``, ``frontier_batch``, ``checkpoint``,
     ``checkpoint_every``, ``resume`` and ``run_info`` (what the command line named, for the
     checkpoint's manifest): see the module's docstring.
     """
-    if visited not in ("states", "fingerprints"):
-        raise ValueError(f"visited must be 'states' or 'fingerprints', got {visited!r}")
-    props = list(properties)
-    live = any(p.kind is PropertyKind.EVENTUALLY for p in props)
-    why = refusal("bfs", reduce=reduce, visited=visited, checkpoint=checkpoint is not None, eventually=live)
-    if why is not None:
-        raise (CheckpointError if checkpoint is not None else ValueError)(why)
-    lean = visited == "fingerprints" and not live
-    monitor = PropertyMonitor(props, keep_going=keep_going, deadlock=deadlock)
-    canon, sym_off = symmetry_setup(system, props, reduce)
-    ample, por_notes = por_setup(system, props, reduce)
-    budgets = Budgets(max_depth, max_states, max_seconds)
-    parts: dict[str, Any] = dict(budgets=budgets, canon=canon, ample=ample, progress=progress, clock=clock)
-    try:
-        if not lean:
-            out = breadth_first(system, monitor, StateVisited(), **parts)
-            return finish(
-                system, out, engine="bfs", model=model, config=config, notes=por_notes(ample) + sym_off
-            )
-        options = {
-            "max_depth": max_depth,
-            "max_states": max_states,
-            "max_seconds": max_seconds,
-            "keep_going": keep_going,
-            "deadlock": deadlock,
-            "frontier_batch": frontier_batch,
-            "checkpoint_every": checkpoint_every,
-            **({"reduce": reduce} if reduce != "none" else {}),  # older checkpoints had no reduction
-        }
-        folder, snapshot = open_checkpoint(
-            checkpoint,
-            resume=resume,
-            system=system,
-            checks=[p.check for p in props],
-            model=model,
-            config=config_to_dict(config),
-            options=options,
-            layout="lean",
-            run_info=run_info,
-        )
-        work = folder if folder is not None else Path(tempfile.mkdtemp(prefix="kafka-mc-lean-"))
-        try:
-            if snapshot is not None:
-                st, table, _ = snapshot
-                fv = FingerprintVisited(work, system, canon, table, st["known"], st["checks_left"])
-            else:
-                fv = FingerprintVisited(work, system, canon)
-            ck = Checkpointer(work, checkpoint_every, snapshot) if folder is not None else None
-            out = breadth_first(
-                system, monitor, fv, work=work, frontier_batch=frontier_batch, checkpointer=ck, **parts
-            )
-            return finish(
-                system, out, engine="bfs", model=model, config=config, notes=por_notes(ample) + sym_off
-            )
-        finally:
-            if folder is None:
-                shutil.rmtree(work, ignore_errors=True)
-    except ReplayMismatch as e:
-        raise FingerprintCollisionError(f"counterexample replay failed: {e}") from None
-    except ModelErrorResult as e:
-        raise ModelError(e.line, e.result, e.trace) from None
+    return run(system, properties, CheckOptions.of("bfs", options))
 
 
 def check_lean(system: Any, properties: Iterable[Property], **kw: Any) -> CheckResult:
@@ -167,9 +93,8 @@ def check_lean(system: Any, properties: Iterable[Property], **kw: Any) -> CheckR
 
 
 def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
-    """The serial ``bfs`` engine behind :func:`explorer.api.check` (``options.workers`` is 1;
-    ``engine_options``: ``visited``, ``frontier_batch``, ``checkpoint``, ``checkpoint_every``,
-    ``resume``, ``run_info``).
+    """The ``bfs`` engine behind :func:`explorer.api.check`: the serial search, or with
+    ``options.workers`` above 1 the worker processes' (:func:`explorer.engines.pbfs.run`).
 
     >>> from tests.toys import Grid
     >>> run(Grid(3), Grid(3).properties(), CheckOptions(max_depth=2)).budget
@@ -177,5 +102,49 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     >>> run(Grid(3), [], CheckOptions(engine_options={"visited": "fingerprints"})).distinct_states
     16
     """
+    if options.workers != 1:
+        from explorer.engines import pbfs
+
+        return pbfs.run(system, properties, options)
     o = BfsOptions.of(options.engine_options)
-    return check_bfs(system, properties, reduce=options.reduce, **common(options), **o.serial())
+    props = list(properties)
+    live = any(p.kind is PropertyKind.EVENTUALLY for p in props)
+    why = refusal(
+        "bfs", reduce=options.reduce, visited=o.visited, checkpoint=o.checkpoint is not None, eventually=live
+    )
+    if why is not None:
+        raise (CheckpointError if o.checkpoint is not None else ValueError)(why)
+    monitor = PropertyMonitor(props, keep_going=options.keep_going, deadlock=options.deadlock)
+    canon, sym_off = symmetry_setup(system, props, options.reduce)
+    ample, por_notes = por_setup(system, props, options.reduce)
+    budgets = Budgets(options.max_depth, options.max_states, options.max_seconds)
+    parts: dict[str, Any] = dict(
+        budgets=budgets, canon=canon, ample=ample, progress=options.progress, clock=options.clock
+    )
+    visited: Any = StateVisited()
+    folder = work = ck = None
+    batch = None
+    try:
+        if o.visited == "fingerprints" and not live:
+            folder, snapshot = open_checkpoint(
+                system, props, options, o, "lean", frontier_batch=o.frontier_batch
+            )
+            work = folder if folder is not None else Path(tempfile.mkdtemp(prefix="kafka-mc-lean-"))
+            if snapshot is not None:
+                st, table, _ = snapshot
+                visited = FingerprintVisited(work, system, canon, table, st["known"], st["checks_left"])
+            else:
+                visited = FingerprintVisited(work, system, canon)
+            ck = Checkpointer(work, o.checkpoint_every, snapshot) if folder is not None else None
+            batch = o.frontier_batch
+        out = breadth_first(
+            system, monitor, visited, work=work, frontier_batch=batch, checkpointer=ck, **parts
+        )
+        return finish(system, out, options, por_notes(ample) + sym_off)
+    except ReplayMismatch as e:
+        raise FingerprintCollisionError(f"counterexample replay failed: {e}") from None
+    except ModelErrorResult as e:
+        raise ModelError(e.line, e.result, e.trace) from None
+    finally:
+        if work is not None and folder is None:
+            shutil.rmtree(work, ignore_errors=True)

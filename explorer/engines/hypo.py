@@ -86,14 +86,14 @@ from explorer.core import (
     ExitReason,
     Property,
     PropertyKind,
-    Violation,
     action_kind,
     config_to_dict,
 )
 from explorer.encoding import fingerprint
 from explorer.engines.base import CheckOptions, common
 from explorer.engines.options import HYPOTHESIS_PROFILES, HypothesisOptions
-from explorer.search import Coverage, cut_cycles, polled, sampled_result, stop_requested, trace_steps
+from explorer.search import cut_cycles, polled, sampled_result, stop_requested, trace_steps
+from explorer.search.results import Finding, Sampled
 from explorer.tracefile import ReplayError, replay_steps
 
 __all__ = [
@@ -140,23 +140,14 @@ class PropertyFailure(AssertionError):
         self.actions = actions
 
 
-class _Stats:
-    """What every run of one machine class saw (shared by its instances)."""
+class _Stats(Sampled):
+    """What every run of one machine class saw (shared by its instances): what the result
+    reports (:class:`~explorer.search.results.Sampled`), the states expanded, the runs."""
 
     def __init__(self) -> None:
-        self.visited: set[Any] = set()
+        super().__init__()
         self.expanded: set[Any] = set()
-        self.cov = Coverage()
-        self.taken: dict[str, int] = {}
-        self.steps = 0
         self.runs = 0
-        self.longest = 0
-        self.witnesses: dict[str, int] = {}
-        self.applies: dict[str, int] = {}
-        self.always_evaluated = 0
-        self.trans_evaluated = 0
-        #: coverage labels of the expanded states' transitions (None: no ``successors_labelled``)
-        self.labels: dict[Any, int] | None = None
         #: when the run stops (``max_seconds``), and its progress line (``check_hypothesis``)
         self.deadline: float | None = None
         self.progress: Any = None
@@ -628,7 +619,7 @@ def check_hypothesis(
         reason, budget = ExitReason.INTERRUPTED, None
     seconds = time.perf_counter() - start
 
-    violations: list[Violation] = []
+    violations: list[Finding] = []
     notes = [
         f"hypothesis: profile {profile}, {run_settings.max_examples} examples of at most "
         f"{run_settings.stateful_step_count} steps, seed {seed if seed is not None else 'random'}, "
@@ -642,7 +633,7 @@ def check_hypothesis(
         found_length = len(trace) - 1
         if not native_shrink and found_length > 0:
             trace = _shrunk_trace(system, props, p.name, trace, shrink_seconds) or trace
-        violations.append(Violation(p.name, p.kind.value, p.doc, failure.message, len(trace) - 1, trace))
+        violations.append((p, failure.message, trace))
         try:  # the final replay's states must be what the steps reproduce
             replay_steps(system, [{"action": st.action, "fingerprint": st.fingerprint} for st in trace])
         except ReplayError as e:  # pragma: no cover - only a non-deterministic model gets here
@@ -667,60 +658,22 @@ def check_hypothesis(
         )
         reason, budget = ExitReason.VIOLATION, None
 
-    prop_table: dict[str, dict[str, Any]] = {}
-    deadlock_entry = [("deadlock", PropertyKind.DEADLOCK, "every non-terminal state has a successor")]
-    for name, kind, doc in [*((p.name, p.kind, p.doc) for p in props), *(deadlock_entry if deadlock else [])]:
-        if kind is PropertyKind.EVENTUALLY:
-            status = "unchecked"
-        elif failure is not None and name == failure.prop.name:
-            status = "violated"
-        elif kind is PropertyKind.REACHABLE:
-            status = "witnessed" if name in stats.witnesses else "unknown"
-        else:
-            status = "unknown"
-        entry: dict[str, Any] = {"kind": kind.value, "doc": doc, "status": status}
-        if kind is PropertyKind.ALWAYS:
-            entry["evaluated"] = stats.always_evaluated
-        elif kind is PropertyKind.TRANSITION:
-            entry["evaluated"] = stats.trans_evaluated
-        if name in stats.applies:
-            entry["non_vacuous"] = stats.applies[name] > 0
-            if stats.applies[name] == 0:
-                entry["vacuous"] = True
-        if name in stats.witnesses:
-            entry["witness_length"] = stats.witnesses[name]
-        prop_table[name] = entry
     notes += [
         f"{p.name}: eventually-properties are not checked by this engine"
         for p in props
         if p.kind is PropertyKind.EVENTUALLY
     ]
+    cov_hypothesis = {
+        "profile": profile,
+        "seed": seed,
+        "max_examples": run_settings.max_examples,
+        "stateful_step_count": run_settings.stateful_step_count,
+        "runs": stats.runs,
+        "steps": stats.steps,
+    }
+    options = CheckOptions(engine="hypothesis", model=model, config=config, deadlock=deadlock)
     return sampled_result(
-        system,
-        violations,
-        engine="hypothesis",
-        model=model,
-        config=config,
-        reason=reason,
-        budget=budget,
-        distinct=len(stats.visited),
-        steps=stats.steps,
-        longest=stats.longest,
-        seconds=seconds,
-        witnesses=stats.witnesses,
-        properties=prop_table,
-        coverage=stats.cov,
-        labels=stats.labels,
-        taken=stats.taken,
-        engine_coverage={
-            "profile": profile,
-            "seed": seed,
-            "max_examples": run_settings.max_examples,
-            "stateful_step_count": run_settings.stateful_step_count,
-            "runs": stats.runs,
-            "steps": stats.steps,
-        },
-        notes=notes,
+        system, props, violations, stats, options, (reason, budget, seconds), cov_hypothesis, notes
     )
 
 

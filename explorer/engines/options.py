@@ -167,16 +167,6 @@ class BfsOptions(_Options):
         if self.resume and self.checkpoint is None:
             raise ValueError("resume needs the checkpoint folder")
 
-    def serial(self) -> dict[str, Any]:
-        """The keyword arguments of the serial search (:func:`explorer.engines.bfs.check_bfs`)."""
-        keys = ("visited", "frontier_batch", "checkpoint", "checkpoint_every", "resume", "run_info")
-        return {k: getattr(self, k) for k in keys}
-
-    def workers(self) -> dict[str, Any]:
-        """The keyword arguments of the worker search (:func:`explorer.engines.pbfs.check_pbfs`)."""
-        out = {k: v for k, v in self.kwargs().items() if k != "frontier_batch"}
-        return out
-
 
 @dataclass(frozen=True)
 class SimulateOptions(_Options):

@@ -52,9 +52,8 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,24 +66,21 @@ from explorer.core import (
     LevelStats,
     Property,
     PropertyKind,
-    Violation,
-    config_to_dict,
 )
-from explorer.engines.base import CheckOptions, common
+from explorer.engines.base import CheckOptions
 from explorer.engines.options import BfsOptions, refusal
 from explorer.engines.pbfs_replay import (
     HashCollisionError,
     _chain,
     _check_live,
     _LeanVisited,
+    _ordered_successors,
     _replay,
-    _trace_of,
 )
 from explorer.engines.pbfs_workers import AFTER, Expander, LocalPool, ProcessPool, usage
 from explorer.search import (
     DEADLOCK_PROPERTY,
     Coverage,
-    Progress,
     collision_odds,
     exhaustive_result,
     polled,
@@ -92,7 +88,8 @@ from explorer.search import (
     stop_requested,
 )
 from explorer.search.checkpoint import CheckpointError, crash_point, open_checkpoint, write_snapshot
-from explorer.search.symmetry import symmetry_setup
+from explorer.search.results import Explored, Finding
+from explorer.search.symmetry import path_trace, symmetry_setup
 from explorer.search.visited import NO_PARENT
 
 __all__ = ["HashCollisionError", "PbfsStats", "check_pbfs", "run"]
@@ -141,31 +138,10 @@ def _signed_fingerprint(state: Any) -> int:
 
 
 def check_pbfs(
-    system: Any,
-    properties: Iterable[Property],
-    *,
-    workers: int = 2,
-    model: str = "",
-    config: Any = None,
-    max_depth: int | None = None,
-    max_states: int | None = None,
-    max_seconds: float | None = None,
-    keep_going: bool = False,
-    deadlock: bool = True,
-    progress: Progress | None = None,
-    clock: Callable[[], float] = time.perf_counter,
-    batch: int = 512,
-    serial_below: int = 2000,
-    pack: bool | None = None,
-    stats: PbfsStats | None = None,
-    visited: str = "states",
-    checkpoint: str | Path | None = None,
-    checkpoint_every: float = 600.0,
-    resume: bool = False,
-    run_info: dict[str, Any] | None = None,
-    reduce: str = "none",
+    system: Any, properties: Iterable[Property], *, workers: int = 2, **options: Any
 ) -> CheckResult:
-    """The :func:`explorer.engines.bfs.check_bfs` search with ``workers`` processes; the same result.
+    """The :func:`explorer.engines.bfs.check_bfs` search with ``workers`` processes; the same result
+    (``options``: :func:`~explorer.engines.bfs.check_bfs`'s).
 
     ``batch`` parents go in one message; levels below ``serial_below`` states run in
     the driver. Pass a :class:`PbfsStats` as ``stats`` to get the run's load balance.
@@ -186,50 +162,50 @@ def check_pbfs(
     >>> r.exit_reason.value, r.distinct_states, r.witnesses
     ('complete', 25, {'corner': 8})
     """
+    return _search(system, properties, CheckOptions.of("bfs", {**options, "workers": workers}))
+
+
+def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
+    """The ``bfs`` engine with ``options.workers`` processes, behind :func:`explorer.api.check`.
+
+    >>> from tests.toys import Grid
+    >>> run(Grid(3), Grid(3).properties(), CheckOptions(workers=2)).distinct_states
+    16
+    """
+    if SERIAL_BELOW_ENV in os.environ:  # test-only: fork the workers on small levels too
+        o = BfsOptions.of(options.engine_options)
+        options = replace(options, engine_options=replace(o, serial_below=int(os.environ[SERIAL_BELOW_ENV])))
+    return _search(system, properties, options)
+
+
+def _search(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
+    o = BfsOptions.of(options.engine_options)
+    workers, keep_going, deadlock, clock = (
+        options.workers,
+        options.keep_going,
+        options.deadlock,
+        options.clock,
+    )
+    max_depth, max_states, max_seconds = options.max_depth, options.max_states, options.max_seconds
+    progress, batch, serial_below, pack = options.progress, o.batch, o.serial_below, o.pack
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    if visited not in ("states", "fingerprints"):
-        raise ValueError(f"visited must be 'states' or 'fingerprints', got {visited!r}")
     props = list(properties)
     live = any(p.kind is PropertyKind.EVENTUALLY for p in props)
+    checkpoint = o.checkpoint is not None
     why = refusal(
         "bfs",
         workers=workers,
-        reduce=reduce,
-        visited=visited,
-        checkpoint=checkpoint is not None,
+        reduce=options.reduce,
+        visited=o.visited,
+        checkpoint=checkpoint,
         eventually=live,
     )
     if why is not None:
-        raise (CheckpointError if checkpoint is not None else ValueError)(why)
-    shared: dict[str, Any] = dict(
-        model=model,
-        config=config,
-        max_depth=max_depth,
-        max_states=max_states,
-        max_seconds=max_seconds,
-        keep_going=keep_going,
-        deadlock=deadlock,
-        progress=progress,
-        clock=clock,
-    )
-    folder, snapshot = open_checkpoint(
-        checkpoint,
-        resume=resume,
-        system=system,
-        checks=[p.check for p in props],
-        model=model,
-        config=config_to_dict(config),
-        options={  # batch and serial_below are tuning: they do not change the result
-            **{k: shared[k] for k in ("max_depth", "max_states", "max_seconds", "keep_going", "deadlock")},
-            "workers": workers,
-            "checkpoint_every": checkpoint_every,
-            **({"reduce": reduce} if reduce != "none" else {}),  # older checkpoints had no reduction
-        },
-        layout="pbfs",
-        run_info=run_info,
-    )
-    st = stats if stats is not None else PbfsStats()
+        raise (CheckpointError if checkpoint else ValueError)(why)
+    # batch and serial_below are tuning: they do not change the result
+    folder, snapshot = open_checkpoint(system, props, options, o, "pbfs", workers=workers)
+    st = o.stats if o.stats is not None else PbfsStats()
     st.workers = workers
     cpu0, _ = usage()
     start = clock() - (snapshot[0]["elapsed"] if snapshot is not None else 0.0)
@@ -242,7 +218,7 @@ def check_pbfs(
     witnesses: dict[str, int] = {}  # name -> hash
     if snapshot is not None:
         lean: _LeanVisited | None = _LeanVisited(folder, snapshot[0]["known"], snapshot[1])
-    elif visited == "fingerprints":
+    elif o.visited == "fingerprints":
         lean = _LeanVisited(folder)
     else:
         lean = None
@@ -261,7 +237,7 @@ def check_pbfs(
 
     if pack is None:  # memory first where the visited set is lean, and where packing is fast (C)
         pack = lean is not None and statepack.ACTIVE
-    canon, sym_off = symmetry_setup(system, props, reduce)
+    canon, sym_off = symmetry_setup(system, props, options.reduce)
     # eventually properties: the workers write the graph's records here, level by level
     live_tmp = tempfile.TemporaryDirectory(prefix="kafka-mc-live-") if live else None
     live_dir = Path(live_tmp.name) if live_tmp is not None else None
@@ -380,7 +356,7 @@ def check_pbfs(
 
     try:
         while frontier_hashes and not stop:
-            if folder is not None and clock() - last_snapshot >= checkpoint_every:
+            if folder is not None and clock() - last_snapshot >= o.checkpoint_every:
                 take_snapshot()
                 last_snapshot = clock()
             if max_depth is not None and depth >= max_depth:
@@ -583,7 +559,7 @@ def check_pbfs(
         merge_seconds,
         seconds,
     )
-    violations: list[Violation] = []
+    found_violations: list[Finding] = []
     for name, ev in found.items():
         p = by_name[name]
         kind, data = ev[2], ev[3]
@@ -593,29 +569,12 @@ def check_pbfs(
             if lean is not None
             else _replay(system, _chain(seen, where), canon)
         )
-        trace = _trace_of(system, states, extra_index, canon, p)
+        extra = None if extra_index is None else list(_ordered_successors(system)(states[-1]))[extra_index]
         message = "no successor (deadlock)" if kind == "d" else f"{name} does not hold"
-        violations.append(Violation(p.name, p.kind.value, p.doc, message, len(trace) - 1, trace))
-    complete = reason is ExitReason.COMPLETE and (keep_going or not found)
-    if violations:
-        reason = ExitReason.VIOLATION
-    for p in props:
-        if p.kind is PropertyKind.REACHABLE and p.name not in witnesses and complete:
-            violations.append(
-                Violation(p.name, p.kind.value, p.doc, f"{p.name}: no reachable state is a witness", 0, [])
-            )
-    if violations:  # an unwitnessed reachable property too (serial bfs says so; this search did not)
-        reason = ExitReason.VIOLATION
-
-    live_status: dict[str, str] = {}
-    if live_dir is not None and complete:
-        for name, lv in _check_live(system, props, keep_going, key, seen, lean, live_dir).items():
-            live_status[name] = "held" if lv is None else "violated"
-            if lv is not None:
-                violations.append(lv)
-                reason = ExitReason.VIOLATION
-    if live_tmp is not None:
-        live_tmp.cleanup()
+        found_violations.append((p, message, path_trace(system, states, canon, extra, p)))
+    live_check = None
+    if live_dir is not None:
+        live_check = lambda: _check_live(system, props, keep_going, key, seen, lean, live_dir)  # noqa: E731
     witness_lengths = {
         n: lean.depth(w) if lean is not None else len(_chain(seen, w)) - 1 for n, w in witnesses.items()
     }
@@ -626,7 +585,6 @@ def check_pbfs(
             cov.enabled[tp] = int(enabled[gid])
             cov.new[tp] = int(new_by[gid])
             cov.sample[tp] = sample
-    labelled = hasattr(system, "successors_labelled")
     notes = [
         f"bfs with {workers} worker processes: states are told apart by 64-bit "
         f"{'hashes' if lean is None else 'fingerprints'}; collision odds about {collision_odds(len(seen)):.1e}",
@@ -637,43 +595,13 @@ def check_pbfs(
             f"reduce symmetry: a group of {len(canon.perms) + 1} permutations, applied by each worker "
             "to the successors it generates; coverage counts the representatives' expansions"
         )
-    if lean is not None:
-        lean.close()
-    return exhaustive_result(
-        system,
-        props,
-        violations,
-        engine="bfs",
-        model=model,
-        config=config,
-        reason=reason,
-        budget=budget,
-        complete=complete,
-        deadlock=deadlock,
-        distinct=len(seen),
-        generated=generated,
-        init_generated=levels[0].generated,
-        levels=levels,
-        seconds=seconds,
-        applied=applied,
-        witness_lengths=witness_lengths,
-        coverage=cov,
-        labels=label_counts if labelled else None,
-        live_status=live_status,
-        notes=notes,
-    )
-
-
-def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
-    """The ``bfs`` engine with ``options.workers`` processes, behind :func:`explorer.api.check`.
-
-    >>> from tests.toys import Grid
-    >>> run(Grid(3), Grid(3).properties(), CheckOptions(workers=2)).distinct_states
-    16
-    """
-    extra = BfsOptions.of(options.engine_options).workers()
-    if SERIAL_BELOW_ENV in os.environ:  # test-only: fork the workers on small levels too
-        extra["serial_below"] = int(os.environ[SERIAL_BELOW_ENV])
-    return check_pbfs(
-        system, properties, workers=options.workers, reduce=options.reduce, **common(options), **extra
-    )
+    counted = (reason, budget, levels, generated, cov, label_counts, seconds, len(seen), applied)
+    try:
+        return exhaustive_result(
+            system, props, found_violations, Explored(*counted), options, witness_lengths, live_check, notes
+        )
+    finally:
+        if live_tmp is not None:
+            live_tmp.cleanup()
+        if lean is not None:
+            lean.close()

@@ -11,7 +11,6 @@ Example
 
 from __future__ import annotations
 
-import itertools
 import shutil
 import tempfile
 import weakref
@@ -28,11 +27,8 @@ from explorer.core import (
     Violation,
 )
 from explorer.engines.base import UntrustedResultError
-from explorer.search import (
-    build_trace,
-)
 from explorer.search.live_graph import FingerprintGraph, GraphError, check_eventually
-from explorer.search.symmetry import Canonicaliser, build_trace_symmetric
+from explorer.search.symmetry import Canonicaliser
 from explorer.search.visited import NO_PARENT, ParentLog, ReplayMismatch, new_table, replay_path
 
 __all__ = ["HashCollisionError"]
@@ -81,29 +77,6 @@ def _replay(system: Any, path: list[int], canon: Canonicaliser | None = None) ->
             )
         states.append(t)
     return states
-
-
-def _trace_of(
-    system: Any,
-    states: list[Any],
-    extra_index: int | None,
-    canon: Canonicaliser | None,
-    prop: Property | None,
-) -> Any:
-    """The counterexample along the replayed ``states`` (then the successor ``extra_index`` of
-    the last one); with symmetry, mapped back to real states (:func:`build_trace_symmetric`)."""
-    parents = {t: s for s, t in itertools.pairwise(states)}
-    parents[states[0]] = None
-    extra = None
-    if extra_index is not None:
-        extra = list(_ordered_successors(system)(states[-1]))[extra_index]
-    if canon is None:
-        return build_trace(system, parents, states[-1], extra)
-    fails = None
-    if prop is not None and prop.kind is PropertyKind.TRANSITION:
-        chk, guard = prop.check, prop.guard
-        fails = lambda s, a, t: (guard is None or guard(s, a, t)) and not chk(s, a, t)  # noqa: E731
-    return build_trace_symmetric(system, parents, states[-1], canon, extra, fails)
 
 
 class _LeanVisited:

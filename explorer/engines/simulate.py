@@ -94,7 +94,6 @@ from explorer.core import (
     LevelStats,
     Property,
     PropertyKind,
-    Violation,
     action_kind,
 )
 from explorer.engines.base import CheckOptions, common
@@ -107,6 +106,7 @@ from explorer.search import (
     sampled_result,
     trace_steps,
 )
+from explorer.search.results import Finding, Sampled
 
 __all__ = [
     "SWARM_FACTORS",
@@ -283,7 +283,7 @@ def check_simulate(
     witnesses: dict[str, int] = {}
     pending_reach = list(reach_p)
     cov = Coverage()
-    enabled, new_by, sample = cov.enabled, cov.new, cov.sample
+    new_by = cov.new
     taken: dict[str, int] = {}
     fault_offered: dict[str, int] = {k: 0 for k in fault_p}
     fault_taken: dict[str, int] = {k: 0 for k in fault_p}
@@ -327,7 +327,7 @@ def check_simulate(
             walks_run = w + 1
             if swarm:
                 # kinds in a deterministic order: declared, else in the order first seen
-                known = declared if declared is not None else [action_kind(a) for a in sample.values()]
+                known = declared if declared is not None else [action_kind(a) for a in cov.sample.values()]
                 walk_weights = {k: weight_of.get(k, 1.0) * rng.choice(SWARM_FACTORS) for k in known}
             s = inits[rng.randrange(len(inits))] if len(inits) > 1 else inits[0]
             path_s = [s]
@@ -386,15 +386,8 @@ def check_simulate(
                         for labels in cached[1]:
                             for lb in labels:
                                 label_counts[lb] = label_counts.get(lb, 0) + 1
+                    cov.count(succ)
                     for a, t in succ:
-                        tp = type(a)
-                        c = enabled.get(tp)
-                        if c is None:
-                            enabled[tp] = 1
-                            new_by[tp] = 0
-                            sample[tp] = a
-                        else:
-                            enabled[tp] = c + 1
                         if trans_p:
                             trans_evaluated += 1
                             for p in trans_p:
@@ -476,7 +469,7 @@ def check_simulate(
             progress.close()
 
     seconds = clock() - start
-    violations: list[Violation] = []
+    violations: list[Finding] = []
     notes: list[str] = [
         f"simulate: seed {seed}, {walks_run} of {walks} walks of at most {depth} steps"
         f"{' (swarm)' if swarm else ''}, "
@@ -487,9 +480,7 @@ def check_simulate(
         is_step = f.prop.kind is PropertyKind.TRANSITION
         states, actions = cut_cycles(f.states, f.actions, is_step) if cut_loops else (f.states, f.actions)
         trace = trace_steps(states, actions)
-        violations.append(
-            Violation(f.prop.name, f.prop.kind.value, f.prop.doc, f.message, len(trace) - 1, trace)
-        )
+        violations.append((f.prop, f.message, trace))
         violating_walks[f.prop.name] = f.walk
         where = f"{f.prop.name}: found in walk {f.walk} (seed {seed}) after {f.raw_length} steps"
         if len(trace) - 1 != f.raw_length:
@@ -499,30 +490,6 @@ def check_simulate(
         reason, budget = ExitReason.VIOLATION, None
     for p in unsupported:
         notes.append(f"{p.name}: eventually-properties are not checked by this engine")
-
-    violated = {v.property for v in violations}
-    prop_table: dict[str, dict[str, Any]] = {}
-    for p in [*props, *([deadlock_prop] if deadlock else [])]:
-        if p.kind is PropertyKind.EVENTUALLY:
-            status = "unchecked"
-        elif p.name in violated:
-            status = "violated"
-        elif p.kind is PropertyKind.REACHABLE:
-            status = "witnessed" if p.name in witnesses else "unknown"
-        else:
-            status = "unknown"
-        entry: dict[str, Any] = {"kind": p.kind.value, "doc": p.doc, "status": status}
-        if p.kind is PropertyKind.ALWAYS:
-            entry["evaluated"] = len(checked)
-        elif p.kind is PropertyKind.TRANSITION:
-            entry["evaluated"] = trans_evaluated
-        if p.name in applies_counts:
-            entry["non_vacuous"] = applies_counts[p.name] > 0
-            if applies_counts[p.name] == 0:
-                entry["vacuous"] = True
-        if p.name in witnesses:
-            entry["witness_length"] = witnesses[p.name]
-        prop_table[p.name] = entry
 
     levels = [
         LevelStats(
@@ -534,46 +501,33 @@ def check_simulate(
         )
         for d in range(len(reach_depth))
     ]
-    return sampled_result(
-        system,
-        violations,
-        engine="simulate",
-        model=model,
-        config=config,
-        reason=reason,
-        budget=budget,
-        distinct=len(visited),
-        steps=steps_total,
-        longest=longest,
-        seconds=seconds,
-        witnesses=witnesses,
-        properties=prop_table,
-        coverage=cov,
-        labels=label_counts if labelled else None,
-        taken=taken,
-        engine_coverage={
-            "seed": seed,
-            "walks": walks,
-            "walks_run": walks_run,
-            "depth": depth,
-            "steps": steps_total,
-            "steps_per_second": steps_total / seconds if seconds > 0 else 0.0,
-            "weights": dict(sorted(weight_of.items())),
-            "swarm": swarm,
-            "violating_walks": violating_walks,
-            "faults": {
-                k: {
-                    "probability": fault_p[k],
-                    "offered": fault_offered[k],
-                    "taken": fault_taken[k],
-                    "forced": fault_forced[k],
-                }
-                for k in sorted(fault_p)
-            },
-        },
-        levels=levels,
-        notes=notes,
+    seen = Sampled(
+        visited, cov, taken, steps_total, longest, witnesses, applies_counts, len(checked), trans_evaluated
     )
+    seen.labels = label_counts if labelled else None
+    cov_simulate = {
+        "seed": seed,
+        "walks": walks,
+        "walks_run": walks_run,
+        "depth": depth,
+        "steps": steps_total,
+        "steps_per_second": steps_total / seconds if seconds > 0 else 0.0,
+        "weights": dict(sorted(weight_of.items())),
+        "swarm": swarm,
+        "violating_walks": violating_walks,
+        "faults": {
+            k: {
+                "probability": fault_p[k],
+                "offered": fault_offered[k],
+                "taken": fault_taken[k],
+                "forced": fault_forced[k],
+            }
+            for k in sorted(fault_p)
+        },
+    }
+    options = CheckOptions(engine="simulate", model=model, config=config, deadlock=deadlock)
+    end = (reason, budget, seconds)
+    return sampled_result(system, props, violations, seen, options, end, cov_simulate, notes, levels)
 
 
 def _weighted(rng: random.Random, idxs: list[int], ws: list[float]) -> int | None:

@@ -52,6 +52,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from explorer.core import config_to_dict
 from explorer.search import codec
 from explorer.search.iopath import naming
 from explorer.search.visited import load_table, save_table
@@ -401,46 +402,53 @@ def as_json(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def open_checkpoint(
-    checkpoint: str | Path | None,
-    *,
-    resume: bool,
-    system: Any,
-    checks: Iterable[Any],
-    model: str,
-    config: dict[str, Any],
-    options: dict[str, Any],
-    layout: str,
-    run_info: dict[str, Any] | None = None,
+    system: Any, props: Iterable[Any], options: Any, own: Any, layout: str, **search: Any
 ) -> tuple[Path | None, tuple[dict[str, Any], Any, list[Path]] | None]:
-    """``(folder, snapshot)`` for a search asked for ``checkpoint`` (a folder, or None for a
-    run without one: ``(None, None)``). ``resume=False`` starts a checkpoint there (a new or
-    empty folder, its manifest written; no snapshot yet); ``resume=True`` opens one to
-    continue: its current snapshot, or None if the run died before its first one.
+    """``(folder, snapshot)`` for a search asked for a checkpoint (``options``: the run's
+    :class:`explorer.engines.CheckOptions`, ``own`` its engine's options naming ``checkpoint``,
+    ``resume``, ``checkpoint_every``, ``run_info``; without a folder: ``(None, None)``).
+    Not resumed, it starts a checkpoint there (a new or empty folder, its manifest written;
+    no snapshot yet); resumed, it opens one to continue: its current snapshot, or None if
+    the run died before its first one.
 
     A resumed checkpoint must have been written by the same engine ``layout`` (``"lean"``:
     the serial search, ``"pbfs"``: the ``--workers`` one), for the same model source
-    (:func:`code_digest`), model, configuration and search ``options``; anything else is a
-    one-line :class:`CheckpointError`.
+    (:func:`code_digest`), model, configuration and search options (the budgets, the
+    reduction, ``checkpoint_every`` and the layout's own ``search`` options); anything else
+    is a one-line :class:`CheckpointError`.
 
     >>> import tempfile
+    >>> from explorer.engines import CheckOptions
     >>> from tests.toys import Grid
     >>> d = Path(tempfile.mkdtemp()) / "ck"
-    >>> kw = dict(system=Grid(3), checks=[], model="grid", config={}, options={"workers": 2})
-    >>> open_checkpoint(d, resume=False, layout="pbfs", **kw) == (d, None)
+    >>> from explorer.engines.options import BfsOptions
+    >>> o = CheckOptions(model="grid", workers=2)
+    >>> open_checkpoint(Grid(3), [], o, BfsOptions(checkpoint=d), "pbfs", workers=2) == (d, None)
     True
-    >>> open_checkpoint(None, resume=False, layout="pbfs", **kw)
+    >>> open_checkpoint(Grid(3), [], o, BfsOptions(), "pbfs", workers=2)
     (None, None)
-    >>> open_checkpoint(d, resume=True, layout="lean", **kw)
+    >>> open_checkpoint(Grid(3), [], o, BfsOptions(checkpoint=d, resume=True), "lean")
     Traceback (most recent call last):
     ...
     explorer.search.checkpoint.CheckpointError: --resume ...: written by the pbfs search, not the lean one (resume it with the options it was started with)
     """
+    checkpoint, resume, run_info = own.checkpoint, own.resume, own.run_info
+    model, config = options.model, config_to_dict(options.config)
+    budgets = ("max_depth", "max_states", "max_seconds", "keep_going", "deadlock")
+    options = {
+        **{k: getattr(options, k) for k in budgets},
+        **search,
+        "checkpoint_every": own.checkpoint_every,
+        **(
+            {"reduce": options.reduce} if options.reduce != "none" else {}
+        ),  # older checkpoints had no reduction
+    }
+    checks = [p.check for p in props]
     if checkpoint is None:
         if resume:
             raise CheckpointError("--resume needs the checkpoint folder")
         return None, None
     folder = Path(checkpoint)
-    checks = list(checks)
     if not resume:
         prepare_folder(folder)
         write_manifest(

@@ -31,6 +31,20 @@ class Coverage:
     new: dict[type, int] = field(default_factory=dict)
     sample: dict[type, Any] = field(default_factory=dict)
 
+    def count(self, steps: Iterable[tuple[Any, Any]]) -> None:
+        """Count the transitions ``steps`` (``(action, target)``) as enabled by their action's
+        type, the first of a type its sample (the search loops count inline, as fast).
+
+        >>> c = Coverage(); c.count([("a", 1), (2, 2), ("b", 3)]); c.enabled, c.sample
+        ({<class 'str'>: 2, <class 'int'>: 1}, {<class 'str'>: 'a', <class 'int'>: 2})
+        """
+        for a, _ in steps:
+            tp = type(a)
+            if tp not in self.enabled:
+                self.new[tp] = 0
+                self.sample[tp] = a
+            self.enabled[tp] = self.enabled.get(tp, 0) + 1
+
 
 def label_counting(system: Any, counts: dict[Any, int]) -> Callable[[Any], Iterator[tuple[Any, Any]]] | None:
     """``successors`` of a system that labels its transitions, counting the labels.

@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.core import Property, PropertyKind, Violation, transition_groups
-from explorer.search.results import DEADLOCK_PROPERTY
+from explorer.core import Property, PropertyKind, transition_groups
+from explorer.search.results import DEADLOCK_PROPERTY, Finding
 
 __all__ = ["Found", "PropertyMonitor"]
 
@@ -79,11 +79,6 @@ class PropertyMonitor:
         #: a violation was found and the search is not to go on
         self.stop = False
 
-    @property
-    def on_states(self) -> bool:
-        """Whether :meth:`check_state` has anything left to do."""
-        return bool(self.state_checks or self.applies_state or self.pending_reach)
-
     def record(self, f: Found) -> None:
         """Keep ``f`` if it is its property's first violation."""
         if f.prop.name not in self.found:
@@ -112,28 +107,9 @@ class PropertyMonitor:
         if self.deadlock and not (is_terminal is not None and is_terminal(s)):
             self.record(Found(DEADLOCK_PROPERTY, s, message="no successor (deadlock)", at=at))
 
-    def complete(self, explored_all: bool) -> bool:
-        """Every reachable state was explored: no budget or interrupt (``explored_all``) and
-        no early stop at a violation."""
-        return explored_all and (self.keep_going or not self.found)
-
-    def violations(self, trace_of: Callable[[Found], list[Any]], complete: bool) -> list[Violation]:
-        """The violations found (their traces from ``trace_of``), then, after a complete
-        search, every ``reachable`` property without a witness."""
-        out = []
-        for f in self.found.values():
-            trace = trace_of(f)
-            out.append(
-                Violation(f.prop.name, f.prop.kind.value, f.prop.doc, f.message, len(trace) - 1, trace)
-            )
-        if complete:
-            for p, _ in self.pending_reach:
-                out.append(
-                    Violation(
-                        p.name, p.kind.value, p.doc, f"{p.name}: no reachable state is a witness", 0, []
-                    )
-                )
-        return out
+    def findings(self, trace_of: Callable[[Found], list[Any]]) -> list[Finding]:
+        """The violations found, in the order they were met, their traces from ``trace_of``."""
+        return [(f.prop, f.message, trace_of(f)) for f in self.found.values()]
 
     def snapshot(self) -> dict[str, Any]:
         """What a checkpoint keeps of the monitor (plain values; :meth:`restore` reads it)."""

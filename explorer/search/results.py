@@ -10,8 +10,9 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from explorer.core import (
     CheckResult,
@@ -19,6 +20,7 @@ from explorer.core import (
     LevelStats,
     Property,
     PropertyKind,
+    TraceStep,
     Violation,
     config_to_dict,
 )
@@ -26,11 +28,16 @@ from explorer.search.coverage import Coverage, coverage_of, declared_labels
 
 __all__ = [
     "DEADLOCK_PROPERTY",
+    "Explored",
+    "Finding",
+    "RunLabels",
+    "Sampled",
     "collision_odds",
     "exhaustive_result",
     "not_run_result",
     "property_table",
     "sampled_result",
+    "unwitnessed",
 ]
 
 
@@ -61,9 +68,11 @@ def property_table(
     applied: dict[str, bool],
     witness_lengths: dict[str, int],
     live_status: dict[str, str] | None = None,
+    sampled: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """The result's per-property table: status, states or transitions evaluated, vacuity,
-    witness length (shared by the exhaustive engines: bfs, its ``--workers`` search, spark).
+    witness length (shared by every engine but the symbolic one). A ``sampled`` search (simulate,
+    hypothesis) checks no ``eventually`` property and counts no ``reachable`` evaluation.
 
     >>> from explorer.core import always
     >>> t = property_table([always("p", lambda s: True, "doc")], [], complete=True, distinct=4,
@@ -80,7 +89,7 @@ def property_table(
     violated = {v.property for v in violations}
     for p in props:
         if p.kind is PropertyKind.EVENTUALLY:
-            status = (live_status or {}).get(p.name, "unknown" if not complete else "unchecked")
+            status = (live_status or {}).get(p.name, "unknown" if not (complete or sampled) else "unchecked")
         elif p.name in violated:
             status = "violated" if p.kind is not PropertyKind.REACHABLE else "unreached"
         elif p.kind is PropertyKind.REACHABLE:
@@ -92,7 +101,7 @@ def property_table(
             entry["evaluated"] = distinct
         elif p.kind is PropertyKind.TRANSITION:
             entry["evaluated"] = transitions
-        elif p.kind is PropertyKind.REACHABLE and status != "witnessed":
+        elif p.kind is PropertyKind.REACHABLE and status != "witnessed" and not sampled:
             # checked on every state reached (a witnessed one only until its witness, in an
             # order the engines do not share: no count)
             entry["evaluated"] = distinct
@@ -108,131 +117,245 @@ def property_table(
     return table
 
 
+#: a property found violated: the property, the message, the trace that shows it
+Finding = tuple[Property, str, list[TraceStep]]
+
+
+class RunLabels(Protocol):
+    """What a result copies from the run's options (an :class:`explorer.engines.CheckOptions`)."""
+
+    @property
+    def engine(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def config(self) -> Any: ...
+    @property
+    def keep_going(self) -> bool: ...
+    @property
+    def deadlock(self) -> bool: ...
+
+
+@dataclass
+class Explored:
+    """What an exhaustive search counted, for :func:`exhaustive_result`: how it ended (``reason``,
+    ``budget``), its levels, the transitions generated, coverage and labels, its seconds, the
+    distinct states, and which property's ``applies`` ever held."""
+
+    reason: ExitReason
+    budget: str | None
+    levels: list[LevelStats]
+    generated: int
+    coverage: Coverage
+    labels: dict[Any, int]
+    seconds: float
+    distinct: int
+    applied: dict[str, bool]
+
+
+def unwitnessed(props: Iterable[Property], witnessed: Iterable[str]) -> list[Violation]:
+    """The violations of the ``reachable`` properties without a witness (after a complete search).
+
+    >>> from explorer.core import reachable
+    >>> [v.message for v in unwitnessed([reachable("r", lambda s: False, "doc")], [])]
+    ['r: no reachable state is a witness']
+    """
+    seen = set(witnessed)
+    return [
+        Violation(p.name, p.kind.value, p.doc, f"{p.name}: no reachable state is a witness", 0, [])
+        for p in props
+        if p.kind is PropertyKind.REACHABLE and p.name not in seen
+    ]
+
+
 def exhaustive_result(
     system: Any,
     props: Iterable[Property],
-    violations: list[Violation],
-    *,
-    engine: str,
-    model: str,
-    config: Any,
-    reason: ExitReason,
-    budget: str | None,
-    complete: bool,
-    deadlock: bool,
-    distinct: int,
-    generated: int,
-    init_generated: int,
-    levels: list[LevelStats],
-    seconds: float,
-    applied: dict[str, bool],
+    found: list[Finding],
+    explored: Explored,
+    options: RunLabels,
     witness_lengths: dict[str, int],
-    coverage: Coverage,
-    labels: dict[Any, int] | None,
-    live_status: dict[str, str] | None = None,
+    live: Callable[[], dict[str, Violation | None]] | None = None,
     notes: list[str] | None = None,
 ) -> CheckResult:
     """The :class:`CheckResult` of an exhaustive search (bfs, its fingerprint and ``--workers``
-    searches, spark): the property table (:func:`property_table`, with the deadlock property
-    when ``deadlock``), the deepest level that found a state, the witnesses' lengths, the
-    coverage section (with ``labels`` only for a system with ``successors_labelled``).
+    searches, spark), from the properties it ``found`` violated (traced, in the order it met them) and the
+    length of each ``reachable`` property's witness.
+
+    The search was complete if it explored every state (no budget or interrupt) and did not
+    stop at a violation; then every ``reachable`` property without a witness is a violation
+    and ``live`` (the ``eventually`` properties decided on the graph: name -> violation or
+    None) is asked. Then the property table (:func:`property_table`, with the deadlock
+    property when ``options.deadlock``), the deepest level that found a state, the
+    witnesses' lengths and the coverage section (labels for a system with
+    ``successors_labelled``).
 
     >>> from explorer.core import always
-    >>> r = exhaustive_result(
-    ...     None, [always("p", lambda s: True, "doc")], [], engine="bfs", model="m", config=None,
-    ...     reason=ExitReason.COMPLETE, budget=None, complete=True, deadlock=False, distinct=4,
-    ...     generated=7, init_generated=1, levels=[LevelStats(0, 1, 1, 1, 0.0), LevelStats(1, 3, 6, 3, 0.0)],
-    ...     seconds=0.5, applied={}, witness_lengths={}, coverage=Coverage(), labels=None)
+    >>> from types import SimpleNamespace as O
+    >>> o = O(engine="bfs", model="m", config=None, keep_going=False, deadlock=False)
+    >>> e = Explored(ExitReason.COMPLETE, None, [LevelStats(0, 1, 1, 1, 0.0), LevelStats(1, 3, 6, 3, 0.0)],
+    ...              7, Coverage(), {}, 0.5, 4, {})
+    >>> r = exhaustive_result(None, [always("p", lambda s: True, "doc")], [], e, o, {})
     >>> r.distinct_states, r.max_depth, r.properties["p"]["evaluated"], r.states_per_second
     (4, 1, 4, 8.0)
     """
     props = list(props)
+    violations = [Violation.of(*f) for f in found]
+    complete = explored.reason is ExitReason.COMPLETE and (options.keep_going or not found)
+    live_status: dict[str, str] = {}
+    if complete:
+        violations += unwitnessed(props, witness_lengths)
+        for name, lv in (live() if live is not None else {}).items():
+            live_status[name] = "held" if lv is None else "violated"
+            if lv is not None:
+                violations.append(lv)
+    levels = explored.levels
     table = property_table(
-        [*props, *([DEADLOCK_PROPERTY] if deadlock else [])],
+        [*props, *([DEADLOCK_PROPERTY] if options.deadlock else [])],
         violations,
         complete=complete,
-        distinct=distinct,
-        transitions=generated - init_generated,
-        applied=applied,
+        distinct=explored.distinct,
+        transitions=explored.generated - levels[0].generated,
+        applied=explored.applied,
         witness_lengths=witness_lengths,
         live_status=live_status,
     )
-    declared = system.action_kinds() if hasattr(system, "action_kinds") else None
+    return _assemble(
+        system,
+        options,
+        ExitReason.VIOLATION if violations else explored.reason,
+        explored.budget,
+        (explored.distinct, explored.generated, max((lv.depth for lv in levels if lv.new_states), default=0)),
+        explored.seconds,
+        violations,
+        table,
+        {k: v["witness_length"] for k, v in table.items() if "witness_length" in v},
+        levels,
+        coverage_of(
+            explored.coverage, _declared(system), _labels(system, explored.labels), declared_labels(system)
+        ),
+        notes,
+    )
+
+
+def _declared(system: Any) -> Any:
+    return system.action_kinds() if hasattr(system, "action_kinds") else None
+
+
+def _labels(system: Any, labels: dict[Any, int] | None) -> dict[Any, int] | None:
+    return labels if hasattr(system, "successors_labelled") else None
+
+
+def _assemble(
+    system: Any,
+    options: Any,
+    reason: ExitReason,
+    budget: str | None,
+    counts: tuple[int, int, int],
+    seconds: float,
+    violations: list[Violation],
+    table: dict[str, dict[str, Any]],
+    witnesses: dict[str, int],
+    levels: list[LevelStats],
+    coverage: dict[str, Any],
+    notes: list[str] | None,
+) -> CheckResult:
+    """The one place a search's :class:`CheckResult` is constructed; ``counts``: distinct
+    states, generated states, depth."""
+    distinct, generated, depth = counts
     return CheckResult(
-        model=model,
-        config=config_to_dict(config),
-        engine=engine,
+        model=options.model,
+        config=config_to_dict(options.config),
+        engine=options.engine,
         exit_reason=reason,
         distinct_states=distinct,
         generated_states=generated,
-        max_depth=max((lv.depth for lv in levels if lv.new_states), default=0),
+        max_depth=depth,
         seconds=seconds,
         states_per_second=distinct / seconds if seconds > 0 else 0.0,
         violations=violations,
-        witnesses={k: v["witness_length"] for k, v in table.items() if "witness_length" in v},
+        witnesses=witnesses,
         properties=table,
-        levels=levels,
-        coverage=coverage_of(coverage, declared, labels, declared_labels(system)),
+        levels=list(levels),
+        coverage=coverage,
         budget=budget,
         notes=list(notes or []),
     )
+
+
+@dataclass
+class Sampled:
+    """What a sampling engine's walks saw, for :func:`sampled_result`: the states stood on,
+    coverage (with ``labels``, None without ``successors_labelled``) and steps taken by
+    kind, the steps and the longest walk, each ``reachable`` property's first witness
+    length, how often each ``applies`` held, and the states and transitions checked."""
+
+    visited: set[Any] = field(default_factory=set)
+    cov: Coverage = field(default_factory=Coverage)
+    taken: dict[str, int] = field(default_factory=dict)
+    steps: int = 0
+    longest: int = 0
+    witnesses: dict[str, int] = field(default_factory=dict)
+    applies: dict[str, int] = field(default_factory=dict)
+    always_evaluated: int = 0
+    trans_evaluated: int = 0
+    labels: dict[Any, int] | None = None
 
 
 def sampled_result(
     system: Any,
-    violations: list[Violation],
-    *,
-    engine: str,
-    model: str,
-    config: Any,
-    reason: ExitReason,
-    budget: str | None,
-    distinct: int,
-    steps: int,
-    longest: int,
-    seconds: float,
-    witnesses: dict[str, int],
-    properties: dict[str, dict[str, Any]],
-    coverage: Coverage,
-    labels: dict[Any, int] | None,
-    taken: dict[str, int],
+    props: Iterable[Property],
+    found: list[Finding],
+    seen: Sampled,
+    options: RunLabels,
+    end: tuple[ExitReason, str | None, float],
     engine_coverage: dict[str, Any],
+    notes: list[str],
     levels: list[LevelStats] | None = None,
-    notes: list[str] | None = None,
 ) -> CheckResult:
     """The :class:`CheckResult` of a sampling engine (simulate, hypothesis): the states its walks
     visited, the steps they took (as ``generated_states``), the longest walk (as ``max_depth``),
-    and the coverage section with ``taken`` (steps taken per action kind) and the engine's own
-    section under its name (``engine_coverage``).
+    the property table (nothing is shown to hold; ``eventually`` properties are unchecked), and
+    the coverage section with ``taken`` (steps taken per action kind) and the engine's own
+    section under its name (``engine_coverage``); ``end``: the exit reason, budget and seconds.
 
-    >>> r = sampled_result(
-    ...     None, [], engine="simulate", model="m", config=None, reason=ExitReason.BUDGET_EXHAUSTED,
-    ...     budget="max_seconds", distinct=5, steps=9, longest=4, seconds=2.0, witnesses={},
-    ...     properties={}, coverage=Coverage(), labels=None, taken={"Step": 9}, engine_coverage={"seed": 1})
-    >>> r.states_per_second, r.coverage["taken"], r.coverage["simulate"]
-    (2.5, {'Step': 9}, {'seed': 1})
+    >>> from types import SimpleNamespace as O
+    >>> o = O(engine="simulate", model="m", config=None, keep_going=False, deadlock=True)
+    >>> seen = Sampled(visited={1, 2, 3, 4, 5}, taken={"Step": 9}, steps=9, longest=4)
+    >>> r = sampled_result(None, [], [], seen, o, (ExitReason.BUDGET_EXHAUSTED, "max_seconds", 2.0), {"seed": 1}, [])
+    >>> r.states_per_second, r.coverage["taken"], r.coverage["simulate"], r.properties["deadlock"]["status"]
+    (2.5, {'Step': 9}, {'seed': 1}, 'unknown')
     """
-    declared = system.action_kinds() if hasattr(system, "action_kinds") else None
-    cov = coverage_of(coverage, declared, labels, declared_labels(system))
-    cov["taken"] = dict(sorted(taken.items()))
-    cov[engine] = engine_coverage
-    return CheckResult(
-        model=model,
-        config=config_to_dict(config),
-        engine=engine,
-        exit_reason=reason,
-        distinct_states=distinct,
-        generated_states=steps,
-        max_depth=longest,
-        seconds=seconds,
-        states_per_second=distinct / seconds if seconds > 0 else 0.0,
-        violations=violations,
-        witnesses=dict(sorted(witnesses.items())),
-        properties=properties,
-        levels=list(levels or []),
-        coverage=cov,
-        budget=budget,
-        notes=list(notes or []),
+    reason, budget, seconds = end
+    violations = [Violation.of(*f) for f in found]
+    table = property_table(
+        [*props, *([DEADLOCK_PROPERTY] if options.deadlock else [])],
+        violations,
+        complete=False,
+        distinct=seen.always_evaluated,
+        transitions=seen.trans_evaluated,
+        applied={n: c > 0 for n, c in seen.applies.items()},
+        witness_lengths=seen.witnesses,
+        sampled=True,
+    )
+    cov = coverage_of(seen.cov, _declared(system), seen.labels, declared_labels(system))
+    cov["taken"] = dict(sorted(seen.taken.items()))
+    cov[options.engine] = engine_coverage
+    counts = (len(seen.visited), seen.steps, seen.longest)
+    witnesses = dict(sorted(seen.witnesses.items()))
+    return _assemble(
+        system,
+        options,
+        reason,
+        budget,
+        counts,
+        seconds,
+        violations,
+        table,
+        witnesses,
+        levels or [],
+        cov,
+        notes,
     )
 
 

@@ -22,7 +22,8 @@ Example
 >>> from explorer.search.visited import StateVisited
 >>> g = Grid(3, limit=3)
 >>> out = breadth_first(g, PropertyMonitor(g.properties(), keep_going=True), StateVisited())
->>> r = finish(g, out, engine="bfs")
+>>> from explorer.engines import CheckOptions
+>>> r = finish(g, out, CheckOptions(keep_going=True))
 >>> r.exit_reason.value, r.distinct_states, [v.property for v in r.violations]
 ('violation', 16, ['sum_below_limit'])
 """
@@ -38,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.core import CheckResult, ExitReason, LevelStats, PropertyKind, render_state
+from explorer.core import CheckResult, ExitReason, LevelStats, render_state
 from explorer.search import codec
 from explorer.search.checkpoint import crash_point, write_snapshot
 from explorer.search.coverage import Coverage, label_counting
@@ -47,10 +48,9 @@ from explorer.search.liveness import check_liveness
 from explorer.search.monitor import Found, PropertyMonitor
 from explorer.search.progress import Progress
 from explorer.search.reduction import AmpleSets
-from explorer.search.results import exhaustive_result
+from explorer.search.results import Explored, RunLabels, exhaustive_result
 from explorer.search.stopping import polled, stop_requested
-from explorer.search.symmetry import Canonicaliser, build_trace_symmetric, symmetry_notes
-from explorer.search.traces import build_trace
+from explorer.search.symmetry import Canonicaliser, path_trace, symmetry_notes
 from explorer.search.visited import ReplayMismatch
 
 __all__ = ["Budgets", "Checkpointer", "ModelRaised", "Outcome", "breadth_first", "finish"]
@@ -79,18 +79,12 @@ class ModelRaised:
 
 
 @dataclass
-class Outcome:
-    """What one :func:`breadth_first` run leaves for :func:`finish`."""
+class Outcome(Explored):
+    """What one :func:`breadth_first` run leaves for :func:`finish`: what it counted, and the
+    parts it searched with."""
 
     monitor: PropertyMonitor
     visited: Any
-    reason: ExitReason
-    budget: str | None
-    levels: list[LevelStats]
-    generated: int
-    coverage: Coverage
-    label_counts: dict[Any, int]
-    seconds: float
     canon: Canonicaliser | None = None
     ample: AmpleSets | None = None
     edges: dict[Any, list[tuple[Any, Any]]] | None = None
@@ -378,9 +372,7 @@ def breadth_first(
     visited.flush()
     if model_error is not None:
         model_error.depth = depth
-    return Outcome(
-        monitor,
-        visited,
+    counted = (
         reason,
         budget,
         levels,
@@ -388,12 +380,10 @@ def breadth_first(
         cov,
         label_counts,
         clock() - start,
-        canon,
-        ample,
-        edges,
-        model_error,
-        frozen,
+        len(visited),
+        monitor.applied,
     )
+    return Outcome(*counted, monitor, visited, canon, ample, edges, model_error, frozen)
 
 
 class ModelErrorResult(Exception):
@@ -405,26 +395,13 @@ class ModelErrorResult(Exception):
         self.line, self.result, self.trace = line, result, trace
 
 
-def _chain(path: list[Any]) -> dict[Any, Any]:
-    """The parent links of one path of states, for :func:`explorer.search.build_trace`."""
-    return {s: (path[i - 1] if i else None) for i, s in enumerate(path)}
-
-
-def finish(
-    system: Any,
-    out: Outcome,
-    *,
-    engine: str,
-    model: str = "",
-    config: Any = None,
-    notes: list[str] | None = None,
-) -> CheckResult:
+def finish(system: Any, out: Outcome, options: RunLabels, notes: list[str] | None = None) -> CheckResult:
     """The :class:`CheckResult` of a :func:`breadth_first` run: each violation's shortest trace
     (replayed through the visited set and, with symmetry, mapped back to real states), the
     unwitnessed ``reachable`` properties and the ``eventually`` ones decided on the graph of a
     complete search. Raises :class:`ModelErrorResult` if the system raised."""
     try:
-        return _result(system, out, engine, model, config, notes)
+        return _result(system, out, options, notes)
     finally:
         if out.frozen:
             gc.unfreeze()  # the states die with the search (by reference counts, not the collector)
@@ -432,62 +409,28 @@ def finish(
         out.visited.close()
 
 
-def _result(
-    system: Any, out: Outcome, engine: str, model: str, config: Any, notes: list[str] | None
-) -> CheckResult:
+def _result(system: Any, out: Outcome, options: RunLabels, notes: list[str] | None) -> CheckResult:
     m, visited, canon = out.monitor, out.visited, out.canon
 
-    def trace_to(at: Any, extra: tuple[Any, Any] | None = None, f: Found | None = None) -> list[Any]:
-        path = visited.path(at)
-        parents = visited.parents if keeps else _chain(path)
-        if canon is None:
-            return build_trace(system, parents, path[-1], extra)
-        fails = None
-        if f is not None and f.prop.kind is PropertyKind.TRANSITION:
-            chk, guard = f.prop.check, f.prop.guard
-            fails = lambda s, a, t: (guard is None or guard(s, a, t)) and not chk(s, a, t)  # noqa: E731
-        return build_trace_symmetric(system, parents, path[-1], canon, extra, fails)
+    def trace_to(at: Any, extra: tuple[Any, Any] | None = None, prop: Any = None) -> list[Any]:
+        return path_trace(system, visited.path(at), canon, extra, prop)
 
-    keeps = visited.keeps_states
-    reason = out.reason
-    complete = m.complete(reason is ExitReason.COMPLETE)
-    violations = m.violations(
-        lambda f: trace_to(f.at, (f.action, f.target) if f.action is not None else None, f), complete
-    )
-    live_status: dict[str, str] = {}
-    if m.live and complete:
+    def live() -> dict[str, Any]:
+        decided: dict[str, Any] = {}
         assert out.edges is not None
         for p in m.live:
-            lv = check_liveness(system, p, out.edges, visited.parents)
-            live_status[p.name] = "held" if lv is None else "violated"
-            if lv is not None:
-                violations.append(lv)
-                if not m.keep_going:
-                    break
-    if violations:
-        reason = ExitReason.VIOLATION
+            decided[p.name] = lv = check_liveness(system, p, out.edges, visited.parents)
+            if lv is not None and not m.keep_going:
+                break
+        return decided
+
+    found = m.findings(
+        lambda f: trace_to(f.at, (f.action, f.target) if f.action is not None else None, f.prop)
+    )
+    witness_lengths = {n: len(visited.path(at)) - 1 for n, at in m.witnesses.items()}
+    notes = visited.notes() + list(notes or []) + symmetry_notes(canon)
     result = exhaustive_result(
-        system,
-        m.props,
-        violations,
-        engine=engine,
-        model=model,
-        config=config,
-        reason=reason,
-        budget=out.budget,
-        complete=complete,
-        deadlock=m.deadlock,
-        distinct=len(visited),
-        generated=out.generated,
-        init_generated=out.levels[0].generated,
-        levels=out.levels,
-        seconds=out.seconds,
-        applied=m.applied,
-        witness_lengths={n: len(visited.path(at)) - 1 for n, at in m.witnesses.items()},
-        coverage=out.coverage,
-        labels=out.label_counts if hasattr(system, "successors_labelled") else None,
-        live_status=live_status,
-        notes=visited.notes() + list(notes or []) + symmetry_notes(canon),
+        system, m.props, found, out, options, witness_lengths, live if m.live else None, notes
     )
     err = out.model_error
     if err is not None:

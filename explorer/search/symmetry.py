@@ -41,9 +41,16 @@ from typing import Any
 from explorer import speedups
 from explorer.core import Property, PropertyKind, TraceStep
 from explorer.encoding import encode
-from explorer.search.traces import trace_step
+from explorer.search.traces import build_trace, trace_step
 
-__all__ = ["Canonicaliser", "build_trace_symmetric", "reason_off", "symmetry_notes", "symmetry_setup"]
+__all__ = [
+    "Canonicaliser",
+    "build_trace_symmetric",
+    "path_trace",
+    "reason_off",
+    "symmetry_notes",
+    "symmetry_setup",
+]
 
 
 def reason_off(system: Any, properties: Iterable[Property]) -> str | None:
@@ -210,3 +217,31 @@ def build_trace_symmetric(
             )
         steps.append(trace_step(len(path), prev, last[0], last[1]))
     return steps
+
+
+def path_trace(
+    system: Any,
+    path: list[Any],
+    canon: Canonicaliser | None,
+    extra: tuple[Any, Any] | None = None,
+    prop: Property | None = None,
+) -> list[TraceStep]:
+    """The counterexample along a search's ``path`` of states from an initial one (then the
+    step ``extra`` from its last state), actions recovered through ``successors``; with
+    ``canon`` the path is of representatives, mapped back to real states (for a transition
+    ``prop``, the last step one that the property rejects: :func:`build_trace_symmetric`).
+
+    >>> class Line:
+    ...     def init_states(self): return [0]
+    ...     def successors(self, s): return [("inc", s + 1)]
+    >>> [st.action for st in path_trace(Line(), [0, 1, 2], None, ("inc", 3))]
+    [None, 'inc', 'inc', 'inc']
+    """
+    parents = {s: (path[i - 1] if i else None) for i, s in enumerate(path)}
+    if canon is None:
+        return build_trace(system, parents, path[-1], extra)
+    fails = None
+    if prop is not None and prop.kind is PropertyKind.TRANSITION:
+        chk, guard = prop.check, prop.guard
+        fails = lambda s, a, t: (guard is None or guard(s, a, t)) and not chk(s, a, t)  # noqa: E731
+    return build_trace_symmetric(system, parents, path[-1], canon, extra, fails)

@@ -14,12 +14,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import os
 import re
 import shutil
 import tempfile
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -35,7 +33,7 @@ from explorer.core import (
     Property,
     action_kind,
 )
-from explorer.engines.base import CheckOptions, common
+from explorer.engines.base import CheckOptions
 from explorer.engines.options import SparkOptions, refusal
 from explorer.engines.spark.deltas import Deltas, persist, storage_level
 from explorer.engines.spark.edges import write_edges
@@ -70,7 +68,6 @@ from explorer.engines.spark.session import (
     probe_master,
 )
 from explorer.search import (
-    Progress,
     label_counting,
 )
 from explorer.search.symmetry import symmetry_setup
@@ -109,13 +106,15 @@ WAIT_UPTO = 8
 class _Search:
     """One run of the spark engine: the driver's side of the search."""
 
-    def __init__(self, system: Any, props: list[Property], opts: dict[str, Any]):
+    def __init__(self, system: Any, props: list[Property], options: CheckOptions, run_dir: Path, canon: Any):
         self.system = system
         self.props = props
-        self.o = opts
-        self.keep_going: bool = opts["keep_going"]
+        self.options, self.o = options, SparkOptions.of(options.engine_options)
+        self.run_dir, self.start = run_dir, options.clock()
+        self.app_name = f"kafka-mc {options.model}".strip()
+        self.keep_going: bool = options.keep_going
         # the module's ``state_fingerprint`` is looked up now (a test may monkeypatch it)
-        self.job = Job(system, props, state_fingerprint, opts["deadlock"], 1, opts.get("canon"))
+        self.job = Job(system, props, state_fingerprint, options.deadlock, 1, canon)
         self.found: dict[str, tuple[int, int, int, int, int]] = {}
         self.witnesses: dict[str, tuple[int, int, int]] = {}
         self.total = Acc()
@@ -197,9 +196,9 @@ class _Search:
         found_before = len(self.found)
         done = frozenset(self.total.applies)
         pend_s, pend_t = pending_applies(job.applies_state, done), pending_applies(job.applies_trans, done)
-        max_states = self.o["max_states"]
-        progress = self.o["progress"]
-        start = self.o["start"]
+        max_states = self.options.max_states
+        progress = self.options.progress
+        start = self.start
         live = live_recorder(job)
         front_fps = self.frontier_fps.tolist()
         for r, s in enumerate(self.frontier):
@@ -266,7 +265,7 @@ class _Search:
         self.total.merge(acc)
         if live is not None:
             arrays = live.arrays()
-            write_edges(self.o["run_dir"], level, [arrays], [arrays[5]])
+            write_edges(self.run_dir, level, [arrays], [arrays[5]])
         keys = np.array(new_keys, dtype=np.int64)
         fps = np.array(new_fps, dtype=np.uint64)
         self._finish_level(store, level, acc.generated, keys, fps, clock() - t0)
@@ -312,15 +311,15 @@ class _Search:
     def to_spark(self, store: LevelStore) -> None:
         """Move the search to Spark: distribute the visited set and the frontier."""
         o = self.o
-        spark = o["spark"]
+        spark = o.spark
         owned = None
         if spark is None:
             if self.starter is None:
-                self.starter = SessionStarter(o, self.system)
+                self.starter = SessionStarter(o, self.app_name, self.system)
             owned = spark = self.starter.get()
             self.starter = None
         sc = getattr(spark, "sparkContext", spark)
-        nparts = o["partitions"] or max(int(sc.defaultParallelism), 1)
+        nparts = o.partitions or max(int(sc.defaultParallelism), 1)
         self.job.partitions = nparts
         st = _SparkState(
             sc=sc,
@@ -330,9 +329,9 @@ class _Search:
             token=uuid.uuid4().hex,
         )
         st.summaries = sc.accumulator({}, SummaryParam())
-        ckpt = o["checkpoint_dir"]
+        ckpt = o.checkpoint_dir
         if ckpt is None and str(sc.master).startswith("local"):
-            ckpt = o["run_dir"] / "checkpoints"
+            ckpt = self.run_dir / "checkpoints"
         if ckpt is not None:
             sc.setCheckpointDir(str(ckpt))
             st.checkpointing = True
@@ -387,7 +386,7 @@ class _Search:
             nxt = st.rdd.mapPartitionsWithIndex(step).partitionBy(nparts, partition_of)
         nxt = persist(nxt, st.jlevel)
         st.levels_run += 1
-        checkpoint = st.checkpointing and st.levels_run % self.o["checkpoint_every"] == 0
+        checkpoint = st.checkpointing and st.levels_run % self.o.checkpoint_every == 0
         if checkpoint:
             nxt.checkpoint()
         # a JVM-side count materialises the level (no extra Python pass); the summaries
@@ -407,14 +406,14 @@ class _Search:
             parts = [x[8] for x in summaries]
             ids = [np.array([self._kind_id(k) for k in x[5]], dtype=np.int32) for x in summaries]
             kinds = [t[e[5]] if len(e[5]) else e[5] for t, e in zip(ids, parts)]
-            write_edges(self.o["run_dir"], level, parts, kinds)
+            write_edges(self.run_dir, level, parts, kinds)
         # where would bfs have stopped inside this level?
         cut, budget = None, None
         if acc.events and not self.keep_going:
             fresh = [k for n, k in acc.events.items() if n not in self.found]
             if fresh:
                 cut = min(k[1] for k in fresh)
-        max_states = self.o["max_states"]
+        max_states = self.options.max_states
         if max_states is not None and self.distinct + len(keys) >= max_states:
             need = max_states - self.distinct
             ms_cut = 0 if need <= 0 else int(keys[need - 1] >> IDX_BITS)
@@ -496,7 +495,7 @@ class _Search:
         """Run a Spark action, cancelled at the deadline (then None and the budget is set)."""
         if deadline is None:
             return action()
-        clock = self.o["clock"]
+        clock = self.options.clock
         remaining = deadline - clock()
         group = f"kafka-mc-{id(self)}-{st.levels_run}"
         st.sc.setJobGroup(group, "kafka-mc spark engine level", interruptOnCancel=True)
@@ -515,9 +514,9 @@ class _Search:
 
     def start_early(self, local_frontier: int) -> None:
         """Start the session in the background once the frontier nears ``local_frontier``."""
-        idle = self.spark is None and self.starter is None and self.o["spark"] is None
+        idle = self.spark is None and self.starter is None and self.o.spark is None
         if idle and self.frontier_size * START_EARLY >= local_frontier:
-            self.starter = SessionStarter(self.o, self.system)
+            self.starter = SessionStarter(self.o, self.app_name, self.system)
 
     def moves_now(self, local_frontier: int) -> bool:
         """Whether the search moves to Spark before the next level: the frontier has
@@ -571,37 +570,17 @@ class _Search:
                 st.owned.stop()
 
 
-def check_spark(
-    system: Any,
-    properties: Iterable[Property],
-    *,
-    model: str = "",
-    config: Any = None,
-    master: str | None = "local[*]",
-    partitions: int | None = None,
-    checkpoint_dir: str | os.PathLike[str] | None = None,
-    checkpoint_every: int = 8,
-    run_dir: str | os.PathLike[str] | None = None,
-    local_frontier: int = 10_000,
-    max_depth: int | None = None,
-    max_states: int | None = None,
-    max_seconds: float | None = None,
-    keep_going: bool = False,
-    deadlock: bool = True,
-    progress: Progress | None = None,
-    spark: Any = None,
-    spark_conf: dict[str, str] | None = None,
-    connect_timeout: float = 10.0,
-    executor_wait: float = 120.0,
-    clock: Callable[[], float] = time.perf_counter,
-    reduce: str = "none",
-) -> CheckResult:
+def check_spark(system: Any, properties: Iterable[Property], **options: Any) -> CheckResult:
     """Explore every reachable state of ``system`` with Spark and check ``properties``.
 
     Returns the :class:`~explorer.core.CheckResult` that :func:`explorer.engines.bfs.check_bfs`
     returns for the same arguments (engine ``"spark"``; timings differ, and a
     ``max_seconds`` budget may stop at another point), plus notes on the fingerprint
     collision odds and where the levels ran.
+
+    ``options``: those of :class:`~explorer.engines.base.CheckOptions` (``model``, ``config``,
+    the budgets, ``keep_going``, ``deadlock``, ``progress``, ``clock``, ``reduce``) and the
+    engine's own (:class:`~explorer.engines.options.SparkOptions`):
 
     Parameters
     ----------
@@ -650,47 +629,42 @@ def check_spark(
     >>> r.exit_reason.value, r.distinct_states, r.violations[0].length  # doctest: +SKIP
     ('violation', 4, 3)
     """
-    if checkpoint_every < 1:
-        raise ValueError("checkpoint_every must be at least 1")
-    if spark is None:
-        check_spark_conf(dict(spark_conf or {}))
+    return run(system, properties, CheckOptions.of("spark", options))
+
+
+def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
+    """The ``spark`` engine behind :func:`explorer.api.check` (:func:`check_spark`).
+
+    >>> from tests.toys import Grid
+    >>> run(Grid(3), [], CheckOptions(engine="spark", engine_options={"master": "local[1]"}))  # doctest: +SKIP
+    """
+    o = SparkOptions.of(options.engine_options)
+    if o.spark is None:
+        check_spark_conf(dict(o.spark_conf or {}))
         check_java()
-        if master is not None:
-            probe_master(master, connect_timeout)
+        if o.master is not None:
+            probe_master(o.master, o.connect_timeout)
     props = list(properties)
-    why = refusal("spark", reduce=reduce)
+    why = refusal("spark", reduce=options.reduce)
     if why is not None:
         raise ValueError(why)
-    canon, sym_notes = symmetry_setup(system, props, reduce)
+    canon, sym_notes = symmetry_setup(system, props, options.reduce)
     if canon is not None:
         sym_notes.append(
             f"reduce symmetry: a group of {len(canon.perms) + 1} permutations, applied in the driver and "
             "the Spark tasks to every successor; coverage counts the representatives' expansions"
         )
-    start = clock()
-    own_run_dir = run_dir is None
-    rdir = Path(tempfile.mkdtemp(prefix="kafka-mc-spark-")) if run_dir is None else Path(run_dir)
+    max_depth, max_seconds, progress, clock = (
+        options.max_depth,
+        options.max_seconds,
+        options.progress,
+        options.clock,
+    )
+    own_run_dir = o.run_dir is None
+    rdir = Path(tempfile.mkdtemp(prefix="kafka-mc-spark-")) if o.run_dir is None else Path(o.run_dir)
     rdir.mkdir(parents=True, exist_ok=True)
-    opts = {
-        "keep_going": keep_going,
-        "deadlock": deadlock,
-        "max_states": max_states,
-        "progress": progress,
-        "start": start,
-        "spark": spark,
-        "master": master,
-        "app_name": f"kafka-mc {model}".strip(),
-        "spark_conf": dict(spark_conf or {}),
-        "executor_wait": executor_wait,
-        "partitions": partitions,
-        "checkpoint_dir": checkpoint_dir,
-        "checkpoint_every": checkpoint_every,
-        "clock": clock,
-        "run_dir": rdir,
-        "canon": canon,
-        "symmetry_notes": sym_notes,
-    }
-    search = _Search(system, props, opts)
+    search = _Search(system, props, options, rdir, canon)
+    start = search.start
     store = LevelStore(rdir)
     deadline = None if max_seconds is None else start + max_seconds
     try:
@@ -703,8 +677,8 @@ def check_spark(
                 if deadline is not None and clock() >= deadline:
                     search.budget, search.reason = "max_seconds", ExitReason.BUDGET_EXHAUSTED
                     break
-                search.start_early(local_frontier)
-                if search.moves_now(local_frontier):
+                search.start_early(o.local_frontier)
+                if search.moves_now(o.local_frontier):
                     search.to_spark(store)
                 if search.spark is None:
                     search.driver_level(store, clock, deadline)
@@ -728,18 +702,7 @@ def check_spark(
         seconds = clock() - start
         if search.spark is not None and search.spark.profile:
             (rdir / "spark-profile.json").write_text(json.dumps(search.spark.profile, indent=1))
-        return assemble_result(search, store, model, config, seconds, local_frontier)
+        return assemble_result(search, store, seconds, sym_notes)
     finally:
         if own_run_dir:
             shutil.rmtree(rdir, ignore_errors=True)
-
-
-def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
-    """The ``spark`` engine behind :func:`explorer.api.check`; ``options.engine_options``
-    are :func:`check_spark`'s own (master, partitions, checkpoint_dir, ...).
-
-    >>> from tests.toys import Grid
-    >>> run(Grid(3), [], CheckOptions(engine="spark", engine_options={"master": "local[1]"}))  # doctest: +SKIP
-    """
-    o = SparkOptions.of(options.engine_options)
-    return check_spark(system, properties, reduce=options.reduce, **common(options), **o.kwargs())

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.core import CheckResult, ExitReason, Property, PropertyKind, Violation
+from explorer.core import CheckResult, Violation
 from explorer.engines.spark.levels import LevelStore, rebuild_path
 from explorer.engines.spark.liveness import check_eventually
 from explorer.engines.spark.partitions import IDX_BITS, PHASE_DEADLOCK, PHASE_STATE, PHASE_TRANSITION
@@ -27,38 +27,18 @@ from explorer.search import (
     exhaustive_result,
     trace_step,
 )
-from explorer.search.symmetry import build_trace_symmetric
+from explorer.search.results import Explored, Finding
+from explorer.search.symmetry import path_trace
 
 __all__ = ["assemble_result"]
 
 
-def _symmetric_trace(job: Any, p: Property, path: list[tuple[Any, Any]], last_is_step: bool) -> list[Any]:
-    """The real trace of a symmetry-reduced run's path of representatives (the last step, for a
-    transition property, the real step that the property rejects)."""
-    reps = [s for _, s in (path[:-1] if last_is_step else path)]
-    parents = {s: (reps[k - 1] if k else None) for k, s in enumerate(reps)}
-    fails = None
-    if p.kind is PropertyKind.TRANSITION:
-        chk, guard = p.check, p.guard
-        fails = lambda s, a, t: (guard is None or guard(s, a, t)) and not chk(s, a, t)  # noqa: E731
-    extra = path[-1] if last_is_step else None
-    return build_trace_symmetric(job.system, parents, reps[-1], job.canon, extra, fails)
-
-
-def assemble_result(
-    search: Any,
-    store: LevelStore,
-    model: str,
-    config: Any,
-    seconds: float,
-    local_frontier: int,
-) -> CheckResult:
-    """Assemble the CheckResult exactly as ``check_bfs`` does."""
+def assemble_result(search: Any, store: LevelStore, seconds: float, notes: list[str]) -> CheckResult:
+    """Assemble the CheckResult exactly as ``check_bfs`` does (``notes``: the reduction's)."""
     props, job = search.props, search.job
-    deadlock_prop = DEADLOCK_PROPERTY
     by_name = {p.name: p for p in props}
-    by_name["deadlock"] = deadlock_prop
-    violations: list[Violation] = []
+    by_name["deadlock"] = DEADLOCK_PROPERTY
+    found: list[Finding] = []
     for name, key in sorted(search.found.items(), key=lambda kv: kv[1]):
         p = by_name[name]
         level, r, i, phase, _ = key
@@ -74,41 +54,21 @@ def assemble_result(
                 succ = list(job.system.successors(path[-1][1]))
                 path.append(succ[i])
         if job.canon is not None:  # representatives on the path: a real trace to their orbits
-            trace = _symmetric_trace(job, p, path, phase == PHASE_TRANSITION)
+            step = phase == PHASE_TRANSITION
+            reps = [s for _, s in (path[:-1] if step else path)]
+            trace = path_trace(job.system, reps, job.canon, path[-1] if step else None, p)
         else:
             trace = [trace_step(n, path[n - 1][1] if n else None, a, s) for n, (a, s) in enumerate(path)]
         message = "no successor (deadlock)" if phase == PHASE_DEADLOCK else f"{name} does not hold"
-        violations.append(Violation(p.name, p.kind.value, p.doc, message, len(trace) - 1, trace))
+        found.append((p, message, trace))
     store.forget()
-    reason = search.reason
-    # every reachable state was explored: no budget or interrupt, and no early stop
-    complete = reason is ExitReason.COMPLETE and (search.keep_going or not search.found)
-    if violations:
-        reason = ExitReason.VIOLATION
-    reach_p = [p for p in props if p.kind is PropertyKind.REACHABLE]
-    for p in reach_p:
-        if complete and p.name not in search.witnesses:
-            violations.append(
-                Violation(p.name, p.kind.value, p.doc, f"{p.name}: no reachable state is a witness", 0, [])
-            )
-    if violations and complete:
-        reason = ExitReason.VIOLATION
-    live_status: dict[str, str] = {}
-    if job.live and complete:
-        checked = check_eventually(
-            job, job.live, store, search.o["run_dir"], search.kind_names, search.keep_going
-        )
-        for name, lv in checked.items():
-            live_status[name] = "held" if lv is None else "violated"
-            if lv is not None:
-                violations.append(lv)
+
+    def live() -> dict[str, Violation | None]:
+        checked = check_eventually(job, job.live, store, search.run_dir, search.kind_names, search.keep_going)
         store.forget()
-    if violations:
-        reason = ExitReason.VIOLATION
+        return checked
 
-    applied = {p.name: p.name in search.total.applies for p in props if p.applies is not None}
-
-    notes = list(search.o.get("symmetry_notes", []))
+    notes = list(notes)
     odds = collision_odds(search.distinct)
     notes.append(
         f"fingerprint collision odds {odds:.1e} ({search.distinct:,} distinct states, 64-bit fingerprints, "
@@ -121,7 +81,7 @@ def assemble_result(
         else ""
     )
     if st is None:
-        why = f"frontiers below {local_frontier:,}"
+        why = f"frontiers below {search.o.local_frontier:,}"
         if search.waited_levels:
             why = f"the last {search.waited_levels} while the Spark session was starting"
         notes.append(f"spark: all {search.driver_levels} levels ran in the driver ({why})")
@@ -130,7 +90,7 @@ def assemble_result(
             f"spark: {search.driver_levels} levels in the driver{waited}, {st.levels_run} on Spark "
             f"({st.sc.master}, {st.partitions} partitions, "
             + (
-                f"reliable checkpoints every {search.o['checkpoint_every']} levels)"
+                f"reliable checkpoints every {search.o.checkpoint_every} levels)"
                 if st.checkpointing
                 else "no reliable checkpoints: give a checkpoint directory on shared storage)"
             )
@@ -145,33 +105,25 @@ def assemble_result(
                 f"{sum(x['summary_bytes'] for x in st.profile) / 2**20:.1f} MiB of candidate records to the driver; "
                 f"fastest level {fixed[0]:.3f} s (profile per level: spark-profile.json in the run directory)",
             )
+    total = search.total
     cov = types.SimpleNamespace(
-        enabled=dict(search.total.enabled),
-        new=dict(search.total.new_by),
-        sample={k: _KindName(k) for k in search.total.enabled},
+        enabled=dict(total.enabled), new=dict(total.new_by), sample={k: _KindName(k) for k in total.enabled}
     )
+    counted = (
+        search.reason,
+        search.budget,
+        search.levels,
+        search.generated,
+        cov,
+        dict(total.labels),
+        seconds,
+    )
+    applied = {p.name: p.name in total.applies for p in props if p.applies is not None}
+    explored = Explored(*counted, search.distinct, applied)  # type: ignore[arg-type]
+    witness_lengths = {n: w[0] + 1 for n, w in search.witnesses.items()}
+    live_check = live if job.live else None
     return exhaustive_result(
-        search.system,
-        props,
-        violations,
-        engine="spark",
-        model=model,
-        config=config,
-        reason=reason,
-        budget=search.budget,
-        complete=complete,
-        deadlock=job.deadlock,
-        distinct=search.distinct,
-        generated=search.generated,
-        init_generated=search.init_generated,
-        levels=search.levels,
-        seconds=seconds,
-        applied=applied,
-        witness_lengths={n: w[0] + 1 for n, w in search.witnesses.items()},
-        coverage=cov,  # type: ignore[arg-type]
-        labels=dict(search.total.labels) if hasattr(search.system, "successors_labelled") else None,
-        live_status=live_status,
-        notes=notes,
+        search.system, props, found, explored, search.options, witness_lengths, live_check, notes
     )
 
 

@@ -288,8 +288,8 @@ class SessionStarter:
     start raised (:class:`SparkSetupError`, one line), in the caller's thread;
     :meth:`abandon` leaves it to stop itself once started (the search did not need it).
 
-    >>> opts = {"master": "local[2]", "app_name": "kafka-mc", "spark_conf": {}, "executor_wait": 120.0}
-    >>> starting = SessionStarter(opts, system)  # doctest: +SKIP
+    >>> from explorer.engines.options import SparkOptions
+    >>> starting = SessionStarter(SparkOptions(master="local[2]"), "kafka-mc", system)  # doctest: +SKIP
     >>> # the driver expands levels meanwhile; starting.ready() once the JVM is up
     >>> spark = starting.get()  # doctest: +SKIP
     """
@@ -298,7 +298,7 @@ class SessionStarter:
     _pending: SessionStarter | None = None
     thread: threading.Thread
 
-    def __init__(self, o: dict[str, Any], system: Any):
+    def __init__(self, o: Any, app_name: str, system: Any):
         before = SessionStarter._pending
         if before is not None:
             before.thread.join()
@@ -306,7 +306,7 @@ class SessionStarter:
         self.error: BaseException | None = None
         self.abandoned = False
         self.lock = threading.Lock()
-        args = (o["master"], o["app_name"], o["spark_conf"], system, o["executor_wait"])
+        args = (o.master, app_name, dict(o.spark_conf or {}), system, o.executor_wait)
         self.thread = threading.Thread(
             target=self._start, args=args, name="kafka-mc-spark-start", daemon=True
         )
