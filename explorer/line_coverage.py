@@ -28,7 +28,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LineTracer", "entries_reaching", "model_coverage", "statement_lines"]
+__all__ = [
+    "LineTracer",
+    "entries_reaching",
+    "model_coverage",
+    "statement_functions",
+    "statement_lines",
+    "unreached_keys_missing",
+]
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -140,32 +147,100 @@ def entries_reaching(
 
 
 def model_coverage(
-    lines: dict[str, dict[str, list[int]]], root: Path, files: Iterable[str]
+    lines: dict[str, dict[str, list[int]]],
+    root: Path,
+    files: Iterable[str],
+    why: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Statement coverage of ``files`` by all entries together: per file the statements (by
     their first line), how many ran, and the first lines of those that never did. A statement
     ran when any line of it (of its header, for a compound one) was executed.
 
+    With ``why`` (``"file::Class.function"`` -> the reason no entry executes it, a catalogue's
+    ``[unreached]`` table), each file also lists its missed statements by the function holding
+    them (:func:`statement_functions`), with the reason when the catalogue gives one, and the
+    totals count the missed statements ``explained``.
+
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "m.py").write_text("def f():\\n    return 1\\n")
     >>> model_coverage({"e": {"m.py": [1]}}, d, ["m.py"])["files"]["m.py"]
     {'statements': 2, 'executed': 1, 'missed': [2]}
+    >>> cov = model_coverage({"e": {"m.py": [1]}}, d, ["m.py"], {"m.py::f": "never called"})
+    >>> cov["files"]["m.py"]["functions"], cov["explained"]
+    ({'f': {'lines': [2], 'why': 'never called'}}, 1)
     """
     per: dict[str, Any] = {}
-    total = hit = 0
+    total = hit = explained = 0
     for rel in files:
-        spans = _statements((root / rel).read_text(encoding="utf-8"))
+        source = (root / rel).read_text(encoding="utf-8")
+        spans = _statements(source)
         ran_lines = {n for e in lines.values() for n in e.get(rel, ())}
         missed = sorted(first for first, span in spans.items() if not ran_lines & span)
         per[rel] = {"statements": len(spans), "executed": len(spans) - len(missed), "missed": missed}
         total += len(spans)
         hit += len(spans) - len(missed)
+        if why is not None and missed:
+            where = statement_functions(source)
+            functions: dict[str, Any] = {}
+            for n in missed:
+                f = functions.setdefault(where.get(n, "<module>"), {"lines": [], "why": None})
+                f["lines"].append(n)
+            for name, f in functions.items():
+                f["why"] = why.get(f"{rel}::{name}")
+                explained += len(f["lines"]) if f["why"] else 0
+            per[rel]["functions"] = functions
     return {
         "statements": total,
         "executed": hit,
         "fraction": round(hit / total, 4) if total else None,
         "files": per,
+        **({"explained": explained} if why is not None else {}),
     }
+
+
+def statement_functions(source: str) -> dict[int, str]:
+    """The qualified name (``Class.method``) of the innermost function or class around each
+    statement, by the statement's first line; module-level statements are absent.
+
+    >>> statement_functions("X = 1\\nclass A:\\n    def f(self):\\n        return 2\\n")
+    {2: 'A', 3: 'A', 4: 'A.f'}
+    """
+    out: dict[int, str] = {}
+
+    def visit(node: ast.AST, name: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = name
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                inner = f"{name}.{child.name}" if name else child.name
+                out[child.lineno] = name or inner
+            elif isinstance(child, ast.stmt) and name:
+                out.setdefault(child.lineno, name)
+            visit(child, inner)
+
+    visit(_parsed(source), "")
+    return out
+
+
+def unreached_keys_missing(why: dict[str, str], root: Path) -> list[str]:
+    """The keys of an ``[unreached]`` table that name no function of the code as it is (a file
+    gone, or no function of that qualified name in it).
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "m.py").write_text("def f():\\n    return 1\\n")
+    >>> unreached_keys_missing({"m.py::f": "a", "m.py::g": "b", "n.py::f": "c"}, d)
+    ['m.py::g', 'n.py::f']
+    """
+    names: dict[str, set[str]] = {}
+    bad = []
+    for key in why:
+        rel, _, qual = key.partition("::")
+        if rel not in names:
+            path = root / rel
+            found = statement_functions(path.read_text(encoding="utf-8")).values() if path.is_file() else ()
+            names[rel] = {*found, "<module>"} if path.is_file() else set()
+        if qual not in names[rel]:
+            bad.append(key)
+    return bad
 
 
 def _statements(source: str) -> dict[int, set[int]]:

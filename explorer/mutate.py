@@ -195,18 +195,21 @@ def _source_mutants(args: argparse.Namespace, model: str) -> list[SourceMutant]:
     return sample(muts, args.sample, args.seed)
 
 
-def load_equivalent(path: Path | None) -> dict[str, str]:
-    """Mutant (name or id) -> why it is equivalent, from the TOML file's ``[equivalent]`` table."""
+def load_equivalent(path: Path | None, table: str = "equivalent") -> dict[str, str]:
+    """Mutant (name or id) -> why it is equivalent, from the TOML file's ``[equivalent]`` table;
+    with ``table="unreached"``, ``"file::Class.function"`` -> why no entry executes the
+    statements of it that none does (:func:`explorer.line_coverage.model_coverage`)."""
     if path is None or not path.is_file():
         return {}
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: malformed TOML: {e}") from None
-    table = doc.get("equivalent", {})
-    if not isinstance(table, dict) or not all(isinstance(v, str) and v for v in table.values()):
-        raise ConfigError(f'{path}: expected an [equivalent] table of "mutant" = "reason"')
-    return dict(table)
+    found = doc.get(table, {})
+    if not isinstance(found, dict) or not all(isinstance(v, str) and v for v in found.values()):
+        key = "mutant" if table == "equivalent" else "file::function"
+        raise ConfigError(f'{path}: expected an [{table}] table of "{key}" = "reason"')
+    return dict(found)
 
 
 # -- running one mutant -----------------------------------------------------------------------
@@ -448,6 +451,7 @@ def run_mutants(
     *,
     docs: dict[str, str] | None = None,
     equivalent: dict[str, str] | None = None,
+    unreached: dict[str, str] | None = None,
     keep_going: bool = False,
     first_kill: bool = False,
     crash_kills: bool = False,
@@ -587,7 +591,11 @@ def run_mutants(
         "baseline": base_cells,
         "mutants": mutants,
         "score": score_of(mutants),
-        **({"line_coverage": model_coverage(lines["by_entry"], PROJECT_ROOT, traced)} if lines else {}),
+        **(
+            {"line_coverage": model_coverage(lines["by_entry"], PROJECT_ROOT, traced, unreached or {})}
+            if lines
+            else {}
+        ),
     }
 
 
@@ -717,6 +725,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     elif eq_path is not None and not eq_path.is_file():
         raise UsageError(f"--equivalent {eq_path}: no such file")
     equivalent = load_equivalent(eq_path)
+    unreached = load_equivalent(eq_path, "unreached")
     if args.list:
         for n in catalogue:
             print(f"catalogue  {n}" + (f"  [equivalent: {equivalent[n]}]" if n in equivalent else ""))
@@ -735,6 +744,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
         catalogue,
         sources,
         equivalent=equivalent,
+        unreached=unreached,
         keep_going=args.keep_going,
         first_kill=args.first_kill,
         crash_kills=args.crash_kills,

@@ -102,8 +102,14 @@ def format_matrix(doc: dict[str, Any]) -> str:
     )
     cov = doc.get("line_coverage")
     if cov and cov.get("statements"):
+        missed = cov["statements"] - cov["executed"]
+        why = (
+            f"; of the {missed:,} never executed, {cov['explained']:,} have a reason"
+            if "explained" in cov
+            else ""
+        )
         lines.append(
             f"statements of the mutated files the entries execute: {cov['executed']:,} of {cov['statements']:,} "
-            f"({cov['fraction']:.1%})"
+            f"({cov['fraction']:.1%}){why}"
         )
     return "\n".join(lines)

@@ -87,15 +87,38 @@ def _line_coverage(cov: dict[str, Any] | None) -> str:
         return ""
     rows = "".join(
         f"<tr><td><code>{_e(name)}</code></td><td class=num>{f['executed']:,}/{f['statements']:,}</td>"
-        f"<td class=num>{f['executed'] / f['statements']:.0%}</td><td class=mono>{_e(_ranges(f['missed']))}</td></tr>"
+        f"<td class=num>{f['executed'] / f['statements']:.0%}</td><td class=mono>{_missed(f)}</td></tr>"
         for name, f in sorted(cov["files"].items())
         if f["statements"]
+    )
+    missed = cov["statements"] - cov["executed"]
+    why = (
+        f" Of the {missed:,} never executed, <b>{cov['explained']:,}</b> have a reason in the model's "
+        f"catalogue and {missed - cov['explained']:,} do not."
+        if isinstance(cov.get("explained"), int)
+        else ""
     )
     return (
         f"<p>The entries execute <b>{cov['executed']:,} of {cov['statements']:,}</b> statements "
         f"({cov['executed'] / cov['statements']:.1%}) of the mutated files; a mutant of a statement none "
-        "executes is <i>not covered</i>.</p><details><summary>Statements never executed, per file</summary>"
+        f"executes is <i>not covered</i>.{why}</p><details><summary>Statements never executed, per file</summary>"
         "<table><tr><th>file</th><th>executed</th><th></th><th>lines never executed</th></tr>"
         + rows
         + "</table></details>"
+    )
+
+
+def _missed(f: dict[str, Any]) -> str:
+    """A file's never-executed lines: as ranges, or per function with the catalogue's reason.
+
+    >>> _missed({"missed": [3, 4], "functions": {"A.f": {"lines": [3, 4], "why": "no entry <x>"}}})
+    '<code>A.f</code> 3-4: no entry &lt;x&gt;'
+    """
+    functions = f.get("functions")
+    if not isinstance(functions, dict):
+        return _e(_ranges(f["missed"]))
+    return "<br>".join(
+        f"<code>{_e(name)}</code> {_e(_ranges(g['lines']))}: "
+        + (_e(g["why"]) if g.get("why") else "<b>no reason given</b>")
+        for name, g in sorted(functions.items(), key=lambda kv: min(kv[1]["lines"]))
     )

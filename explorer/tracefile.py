@@ -250,4 +250,17 @@ def mutation_problem(doc: dict[str, Any]) -> str | None:
             ok = isinstance(f, dict) and nonneg_int(f.get("statements")) and nonneg_int(f.get("executed"))
             if not ok or not isinstance(f.get("missed"), list) or not all(nonneg_int(x) for x in f["missed"]):
                 return f"line_coverage.files.{name}: expected statements, executed and missed lines, got {f!r:.40}"
+            functions = f.get("functions", {})
+            if not isinstance(functions, dict):
+                return f"line_coverage.files.{name}.functions: expected an object, got {functions!r:.40}"
+            for fn, g in functions.items():
+                good = isinstance(g, dict) and isinstance(g.get("lines"), list) and g["lines"]
+                if (
+                    not good
+                    or not all(nonneg_int(x) for x in g["lines"])
+                    or not isinstance(g.get("why"), (str, type(None)))
+                ):
+                    return f"line_coverage.files.{name}.functions.{fn}: expected lines and a reason or null, got {g!r:.40}"
+        if "explained" in cov and not nonneg_int(cov["explained"]):
+            return f"line_coverage.explained: expected a whole number >= 0, got {cov['explained']!r:.40}"
     return None

@@ -252,6 +252,40 @@ def test_a_mutant_no_entry_reaches_is_not_covered_and_runs_nothing(tmp_path: Pat
     assert mutation_problem(doc) is None
     html = _mutation(mutation_summary(doc))
     assert "not covered" in html and "statements" in html and f"<code>{TOY}</code>" in html
+    # grouped by function; without a catalogue none has a reason
+    assert cov["functions"]["unused_rule"] == {"lines": [64], "why": None}
+    assert doc["line_coverage"]["explained"] == 0 and "no reason given" in html
+
+
+def test_the_catalogue_says_why_a_statement_is_never_executed(tmp_path: Path) -> None:
+    """An ``[unreached]`` table (beside ``[equivalent]``) gives, per function, why no entry
+    executes its missed statements: the measure counts them, the report shows the reason."""
+    eq = tmp_path / "eq.toml"
+    eq.write_text(f'[unreached]\n"{TOY}::unused_rule" = "kept to show a mutant no entry reaches"\n')
+    ids = f"{TOY}:64:11:gt-ge"
+    code, doc = _mutate(tmp_path, "--set", "limit=2", "--no-catalogue", "--ids", ids, "--equivalent", str(eq))
+    assert code == 1  # the mutant is not covered: not killed
+    cov = doc["line_coverage"]
+    assert cov["files"][TOY]["functions"]["unused_rule"]["why"] == "kept to show a mutant no entry reaches"
+    assert 0 < cov["explained"] < cov["statements"] - cov["executed"]
+    from explorer.mutation_score import format_matrix
+    from explorer.report_mutation import _mutation
+
+    assert f"{cov['explained']} have a reason" in format_matrix(doc)
+    assert "kept to show a mutant no entry reaches" in _mutation(mutation_summary(doc))
+    eq.write_text('[unreached]\n"x" = 3\n')
+    assert main(["mutate", "--system", "tests.toy_mutation:make", "--quiet", "--no-catalogue", "--ids", ids,
+                 "--equivalent", str(eq)]) == 2  # fmt: skip
+
+
+def test_every_unreached_reason_names_a_function_of_the_code_as_it_is() -> None:
+    """The ``[unreached]`` reasons are keyed by function; a key whose function was renamed or
+    moved is stale (and its statements would show with no reason)."""
+    from explorer.line_coverage import unreached_keys_missing
+    from explorer.mutate import load_equivalent
+
+    why = load_equivalent(ROOT / "invariants" / "mutants" / "controller_equivalent.toml", "unreached")
+    assert why and unreached_keys_missing(why, ROOT) == []
 
 
 @pytest.mark.slow
