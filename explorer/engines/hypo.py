@@ -656,13 +656,7 @@ def check_hypothesis(
                 else ""
             )
         )
-        reason, budget = ExitReason.VIOLATION, None
 
-    notes += [
-        f"{p.name}: eventually-properties are not checked by this engine"
-        for p in props
-        if p.kind is PropertyKind.EVENTUALLY
-    ]
     cov_hypothesis = {
         "profile": profile,
         "seed": seed,

@@ -259,7 +259,6 @@ def check_simulate(
     always_p = [p for p in props if p.kind is PropertyKind.ALWAYS]
     trans_p = [p for p in props if p.kind is PropertyKind.TRANSITION]
     reach_p = [p for p in props if p.kind is PropertyKind.REACHABLE]
-    unsupported = [p for p in props if p.kind is PropertyKind.EVENTUALLY]
     applies_counts: dict[str, int] = {p.name: 0 for p in props if p.applies is not None}
     applies_state = [(p.name, p.applies) for p in always_p if p.applies is not None]
     applies_trans = [(p.name, p.applies) for p in trans_p if p.applies is not None]
@@ -486,10 +485,6 @@ def check_simulate(
         if len(trace) - 1 != f.raw_length:
             where += f", {len(trace) - 1} once its cycles are cut"
         notes.append(where + "; faults taken: " + ("; ".join(f.faults) if f.faults else "none"))
-    if violations:
-        reason, budget = ExitReason.VIOLATION, None
-    for p in unsupported:
-        notes.append(f"{p.name}: eventually-properties are not checked by this engine")
 
     levels = [
         LevelStats(

@@ -317,7 +317,9 @@ def sampled_result(
     visited, the steps they took (as ``generated_states``), the longest walk (as ``max_depth``),
     the property table (nothing is shown to hold; ``eventually`` properties are unchecked), and
     the coverage section with ``taken`` (steps taken per action kind) and the engine's own
-    section under its name (``engine_coverage``); ``end``: the exit reason, budget and seconds.
+    section under its name (``engine_coverage``); ``end``: the exit reason, budget and seconds
+    (a violation found makes the reason ``violation``, without a budget). The ``notes`` end
+    with one per ``eventually`` property, unchecked.
 
     >>> from types import SimpleNamespace as O
     >>> o = O(engine="simulate", model="m", config=None, keep_going=False, deadlock=True)
@@ -326,8 +328,12 @@ def sampled_result(
     >>> r.states_per_second, r.coverage["taken"], r.coverage["simulate"], r.properties["deadlock"]["status"]
     (2.5, {'Step': 9}, {'seed': 1}, 'unknown')
     """
-    reason, budget, seconds = end
+    props, (reason, budget, seconds) = list(props), end
+    if found:
+        reason, budget = ExitReason.VIOLATION, None
     violations = [Violation.of(*f) for f in found]
+    unchecked = [p.name for p in props if p.kind is PropertyKind.EVENTUALLY]
+    notes = [*notes, *(f"{n}: eventually-properties are not checked by this engine" for n in unchecked)]
     table = property_table(
         [*props, *([DEADLOCK_PROPERTY] if options.deadlock else [])],
         violations,

@@ -6,12 +6,6 @@ While the search runs, executors record goal/trigger bits and edges
 complete search :func:`check_eventually` numbers the states in ``bfs`` order from the level
 files and hands the graph to :func:`explorer.search.live_graph.check_eventually`, which the
 ``--workers`` search uses too.
-
-Example
--------
->>> from explorer.core import always, eventually
->>> [p.name for p in live_properties([always("a", bool, ""), eventually("e", bool, "")])]
-['e']
 """
 
 from __future__ import annotations
@@ -20,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.core import Property, PropertyKind, Violation
+from explorer.core import Property, Violation
 from explorer.engines.spark.edges import edge_path
 from explorer.engines.spark.fingerprints import FingerprintCollisionError
 from explorer.engines.spark.levels import LevelStore
@@ -28,12 +22,7 @@ from explorer.engines.spark.partitions import IDX_BITS, Job
 from explorer.search import live_graph
 from explorer.search.live_graph import FingerprintGraph, GraphError
 
-__all__ = ["check_eventually", "live_properties"]
-
-
-def live_properties(props: list[Property]) -> list[Property]:
-    """The ``eventually`` properties of a list, in order."""
-    return [p for p in props if p.kind is PropertyKind.EVENTUALLY]
+__all__ = ["check_eventually"]
 
 
 def spark_graph(store: LevelStore, run_dir: Path, levels: int, kind_names: list[str]) -> FingerprintGraph:
