@@ -382,9 +382,10 @@ def _cell(e: SuiteEntry, extra: Sequence[str], keep_going: bool) -> dict[str, An
     )
     try:
         if ":" in e.model:
-            r, _, _ = run_check(None, options, system_ref=e.model, overrides=[*e.set, *extra])
+            r, system, props = run_check(None, options, system_ref=e.model, overrides=[*e.set, *extra])
         else:
-            r, _, _ = run_check(e.model, options, config_path=e.config, overrides=[*e.set, *extra])
+            r, system, props = run_check(e.model, options, config_path=e.config, overrides=[*e.set, *extra])
+        reqs = check_requirements(e, r, system, props)
     except Exception as ex:  # a mutant may raise anything: that is its outcome
         frames = traceback.extract_tb(ex.__traceback__)
         where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
@@ -394,7 +395,6 @@ def _cell(e: SuiteEntry, extra: Sequence[str], keep_going: bool) -> dict[str, An
             "message": f"{type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}{where}",
             "seconds": round(time.monotonic() - t0, 2),
         }
-    reqs = check_requirements(e, r)
     verdict, msg = _verdict(e, r, reqs)
     cell: dict[str, Any] = {
         "entry": e.name,

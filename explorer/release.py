@@ -37,6 +37,7 @@ from explorer.suite import (
     load_suite,
     reduction_factor,
 )
+from explorer.symmetry_probe import symmetry_problem
 from explorer.tracefile import ReplayError, mutation_problem, replay_steps, write_json_atomic
 
 __all__ = ["SuiteEntry", "load_suite", "pinned_lengths_moved", "run_release"]
@@ -78,9 +79,25 @@ def state_machine_coverage(labels: dict[str, Any]) -> dict[str, tuple[int, int]]
     return {m: (sum(1 for n in sm[m].values() if n), len(sm[m])) for m in _MACHINES if m in sm}
 
 
-def check_requirements(e: SuiteEntry, r: CheckResult) -> list[dict[str, Any]]:
-    """Each coverage requirement of the entry: ``{"key", "required", "met", "detail"}``."""
+def check_requirements(
+    e: SuiteEntry, r: CheckResult, system: Any = None, properties: Any = ()
+) -> list[dict[str, Any]]:
+    """Each coverage requirement of the entry: ``{"key", "required", "met", "detail"}``; for an
+    entry with ``reduce = "symmetry"`` (given its ``system``), ``reduce_sound``: the probe of
+    :mod:`explorer.symmetry_probe` found the declared symmetry sound on the first states."""
     out: list[dict[str, Any]] = []
+    if e.reduce == "symmetry" and system is not None and hasattr(system, "symmetries"):
+        problem = symmetry_problem(system, properties)
+        out.append(
+            {
+                "key": "reduce_sound",
+                "required": True,
+                "met": problem is None,
+                "detail": "the symmetry commutes with the model on its first 300 states"
+                if problem is None
+                else f"reduce symmetry is unsound: {problem}",
+            }
+        )
     cov = r.coverage or {}
     labels = cov.get("labels", {})
 
@@ -470,6 +487,8 @@ def run_release(
             done.append((e, _not_run(e), "not-run", "not run: the release was interrupted", []))
             continue
         print(f"[{len(done) + 1}/{len(entries)}] {e.name}: {e.model} ({e.engine}) ...", flush=True)
+        system: Any = None
+        props: Any = ()
         try:
             if e.engine == "symbolic":
                 r = run_proofs(e.model, e.set, None, e.max_seconds, None if quiet else Progress())
@@ -483,7 +502,7 @@ def run_release(
                     progress=None if quiet else Progress(),
                     engine_options=e.engine_options(),
                 )
-                r, system, _ = run_check(e.model, options, config_path=e.config, overrides=e.set)
+                r, system, props = run_check(e.model, options, config_path=e.config, overrides=e.set)
                 layouts[e.name] = _layout(e.name, system)
                 arrows[e.name] = [
                     sequence_of(system, [{"action": s.action, "fingerprint": s.fingerprint} for s in v.trace])
@@ -495,7 +514,7 @@ def run_release(
             continue
         if r.exit_reason is ExitReason.INTERRUPTED or stop_requested():
             interrupted = True
-        reqs = check_requirements(e, r)
+        reqs = check_requirements(e, r, system, props)
         status, msg = _verdict(e, r, reqs)
         done.append((e, r, status, msg, reqs))
         print(format_result(r, steps=False))

@@ -54,6 +54,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "explorer.suite",
             "explorer.line_coverage",
             "explorer.mutation_score",
+            "explorer.symmetry_probe",
         ),
     ),
     (

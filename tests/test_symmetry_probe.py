@@ -1,0 +1,76 @@
+"""The release's symmetry probe (``reduce_sound``): an entry searched with ``reduce = "symmetry"``
+passes only if its declared permutations commute with the model on its first states, so a
+renaming bug cannot make the reduced search skip states unseen (issue 35: the measure's
+renamer mutants survived because the reduced search explores less without failing)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from explorer.core import CheckResult, ExitReason
+from explorer.release import check_requirements
+from explorer.suite import SuiteEntry
+from explorer.symmetry_probe import symmetry_problem
+from invariants.controller import properties
+from model.controller import ControllerConfig, ControllerSystem
+
+SPARE = ControllerConfig(
+    brokers=4,
+    topics=2,
+    assignment=((0, 1), (1,)),
+    max_restarts=1,
+    send_update_metadata=False,
+    max_session_expiries=0,
+)
+
+
+class Mislabelled(ControllerSystem):
+    """Declares the spare-broker swap but renames broker 1 (a replica holder) instead."""
+
+    def symmetries(self) -> list[Any]:
+        (g,) = super().symmetries()
+
+        def wrong(s: Any) -> Any:
+            t = g(s)
+            return t._replace(nodes=(t.nodes[0], t.nodes[2], t.nodes[1], t.nodes[3]))
+
+        return [wrong]
+
+
+def test_the_spare_brokers_symmetry_is_sound() -> None:
+    system = ControllerSystem(SPARE)
+    assert len(system.symmetries()) == 1
+    assert symmetry_problem(system, properties(SPARE), states=200) is None
+
+
+def test_a_wrong_renaming_is_caught_and_fails_the_entry() -> None:
+    system = Mislabelled(SPARE)
+    problem = symmetry_problem(system, properties(SPARE), states=200)
+    assert problem is not None and "permutation 1 of 1" in problem
+    entry = SuiteEntry(name="e", model="controller", reduce="symmetry")
+    result = CheckResult("controller", {}, "bfs", ExitReason.COMPLETE, 0, 0, 0, 0.0, 0.0)
+    (req,) = check_requirements(entry, result, system, properties(SPARE))
+    assert req["key"] == "reduce_sound" and not req["met"] and "reduce symmetry is unsound" in req["detail"]
+    # without a reduction the probe does not run
+    plain = SuiteEntry(name="e", model="controller")
+    assert check_requirements(plain, result, system, properties(SPARE)) == []
+
+
+def test_the_partition_symmetric_entry_is_pinned() -> None:
+    """controller-symmetric-partitions: 1,783 orbit representatives of 3,514 states."""
+    from explorer.api import CheckOptions
+    from explorer.frontend import run_check
+    from explorer.release import load_suite
+
+    (e,) = [
+        e
+        for e in load_suite(str(Path(__file__).resolve().parent.parent / "configs" / "release.toml"))
+        if e.name == "controller-symmetric-partitions"
+    ]
+    reduced, system, props = run_check(
+        e.model, CheckOptions(reduce="symmetry"), config_path=e.config, overrides=e.set
+    )
+    full, _, _ = run_check(e.model, CheckOptions(), config_path=e.config, overrides=e.set)
+    assert (reduced.distinct_states, full.distinct_states) == (1_783, e.full_states) == (1_783, 3_514)
+    assert reduced.violations == [] and symmetry_problem(system, props) is None
