@@ -43,12 +43,12 @@ from explorer.engines.spark.partitions import (
     IDX_BITS,
     PHASE_DEADLOCK,
     PHASE_STATE,
-    PHASE_TRANSITION,
     Acc,
     Job,
     LevelCtx,
     SummaryParam,
     check_state,
+    check_transition,
     cloudpickle_dumps,
     collision_error,
     live_recorder,
@@ -214,13 +214,7 @@ class _Search:
                 if live is not None:
                     live.edge(front_fps[r], a, fp_of(t), self._kind_id(kind))
                 if job.trans:
-                    for guard, checks in job.trans:
-                        if guard is None or guard(s, a, t):
-                            for pidx, name, chk in checks:
-                                if not chk(s, a, t):
-                                    self._event_now(name, (level, r, n, PHASE_TRANSITION, pidx))
-                    if pend_t:
-                        run_applies(acc, pend_t, s, a, t)
+                    check_transition(job, acc, self._event_now, pend_t, s, a, t, level, r, n)
                 if job.canon is not None:
                     t = job.canon(t)
                 if t not in visited:
@@ -645,7 +639,7 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
         if o.master is not None:
             probe_master(o.master, o.connect_timeout)
     props = list(properties)
-    why = refusal("spark", reduce=options.reduce)
+    why = refusal("spark", workers=options.workers, reduce=options.reduce)
     if why is not None:
         raise ValueError(why)
     canon, sym_notes = symmetry_setup(system, props, options.reduce)

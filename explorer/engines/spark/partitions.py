@@ -20,6 +20,7 @@ Example
 
 from __future__ import annotations
 
+import functools
 import gc
 import pickle
 import time
@@ -192,6 +193,29 @@ def check_state(job: Job, acc: Acc, t: Any, level: int, r: int, i: int, pend: li
             w = acc.witnesses.get(name)
             if w is None or (level, r, i) < w:
                 acc.witnesses[name] = (level, r, i)
+
+
+def check_transition(
+    job: Job,
+    acc: Acc,
+    record: Callable[[str, Any], None],
+    pend: list[tuple[str, Any]],
+    s: Any,
+    a: Any,
+    t: Any,
+    level: int,
+    r: int,
+    n: int,
+) -> None:
+    """The checks ``bfs`` makes on a transition (the ``n``-th successor of the state of rank ``r``):
+    its violations go to ``record(name, key)``, the ``applies`` that held to ``acc``."""
+    for guard, checks in job.trans:
+        if guard is None or guard(s, a, t):
+            for pidx, name, chk in checks:
+                if not chk(s, a, t):
+                    record(name, (level, r, n, PHASE_TRANSITION, pidx))
+    if pend:
+        run_applies(acc, pend, s, a, t)
 
 
 def dumps(obj: Any) -> bytes:
@@ -439,6 +463,7 @@ def _step(
     acc = Acc()
     successors, fp_of = label_counting(job.system, acc.labels) or job.system.successors, job.fp
     trans, pend_t = job.trans, pending_applies(job.applies_trans, ctx.done)
+    record = functools.partial(record_event, acc)
     enabled = acc.enabled
     kinds: dict[type, str] = {}
     kind_ids: dict[str, int] = {}
@@ -465,13 +490,7 @@ def _step(
                     kind_ids[kind] = len(kind_ids)
             enabled[kind] = enabled.get(kind, 0) + 1
             if trans:
-                for guard, checks in trans:
-                    if guard is None or guard(s, a, t):
-                        for pidx, name, chk in checks:
-                            if not chk(s, a, t):
-                                record_event(acc, name, (level, r, n, PHASE_TRANSITION, pidx))
-                if pend_t:
-                    run_applies(acc, pend_t, s, a, t)
+                check_transition(job, acc, record, pend_t, s, a, t, level, r, n)
             if canon is not None:  # the transition checks saw t; the visited set keeps its representative
                 t = canon(t)
             f = local.get(t)
@@ -611,6 +630,7 @@ def truncated_partition(
         enabled = acc.enabled
         kinds: dict[type, str] = {}
         pend_s, pend_t = pending_applies(job.applies_state, done), pending_applies(job.applies_trans, done)
+        record = functools.partial(record_event, acc)
         successors = label_counting(job.system, acc.labels) or job.system.successors
         for r, s in zip(ranks, states):
             if r > cut:
@@ -622,13 +642,7 @@ def truncated_partition(
                 if kind is None:
                     kind = kinds[tp] = action_kind(a)
                 enabled[kind] = enabled.get(kind, 0) + 1
-                for guard, checks in job.trans:
-                    if guard is None or guard(s, a, t):
-                        for pidx, name, chk in checks:
-                            if not chk(s, a, t):
-                                record_event(acc, name, (level, r, n, PHASE_TRANSITION, pidx))
-                if pend_t:
-                    run_applies(acc, pend_t, s, a, t)
+                check_transition(job, acc, record, pend_t, s, a, t, level, r, n)
                 if (r << IDX_BITS) | n in new:
                     acc.new_by[kind] = acc.new_by.get(kind, 0) + 1
                     check_state(job, acc, t if job.canon is None else job.canon(t), level, r, n, pend_s)
