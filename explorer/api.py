@@ -67,7 +67,13 @@ def check(system: Any, properties: Iterable[Property], options: CheckOptions = _
     ...
     ValueError: --reduce por needs one process: ...
     """
-    why = refusal(options.engine, workers=options.workers, reduce=options.reduce)
+    why = refusal(
+        options.engine,
+        workers=options.workers,
+        reduce=options.reduce,
+        max_depth=options.max_depth,
+        max_states=options.max_states,
+    )
     if why is not None:
         raise ValueError(why)
     return get_engine(options.engine)(system, properties, options)

@@ -264,13 +264,6 @@ def _engine_options(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"--{given_spk[0].replace('_', '-')} applies to --engine spark only")
     if args.seed is not None and args.engine not in ("simulate", "hypothesis"):
         raise UsageError("--seed applies to --engine simulate or hypothesis only")
-    for flag, value in (
-        ("--walks", args.walks),
-        ("--depth", args.depth),
-        ("--max-examples", args.max_examples),
-        ("--steps", args.steps),
-    ):
-        positive(flag, value)
     if args.engine == "simulate":
         from explorer.engines.simulate import parse_probability, parse_weight
 

@@ -264,10 +264,10 @@ def _validate(o: CheckOptions) -> None:
         raise UsageError(
             f"--engine {o.engine}: unknown engine{did_you_mean(o.engine, ENGINES)} (available: {', '.join(ENGINES)})"
         )
-    if o.engine in ("simulate", "hypothesis"):
-        for flag, value in (("--max-depth", o.max_depth), ("--max-states", o.max_states)):
-            if value is not None:
-                raise UsageError(f"{flag} applies to exhaustive engines, not to --engine {o.engine}")
+    budgets = {"max_depth": o.max_depth, "max_states": o.max_states}
+    why = refusal(o.engine, **budgets)  # asked first, so their refusal comes before the checks below
+    if why is not None:
+        raise UsageError(why)
     positive("--workers", o.workers)
     if o.workers > MAX_WORKERS:
         raise UsageError(f"--workers: at most {MAX_WORKERS}, got {o.workers}")
@@ -275,7 +275,7 @@ def _validate(o: CheckOptions) -> None:
         raise UsageError(
             f"--reduce {o.reduce}: unknown reduction{did_you_mean(o.reduce, REDUCTIONS)} (available: {', '.join(REDUCTIONS)})"
         )
-    why = refusal(o.engine, workers=o.workers, reduce=o.reduce)  # the one place these rules live
+    why = refusal(o.engine, workers=o.workers, reduce=o.reduce, **budgets)  # the one place these rules live
     if why is not None:
         raise UsageError(why)
     positive("--max-depth", o.max_depth)

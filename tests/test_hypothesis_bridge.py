@@ -106,12 +106,19 @@ def test_failure_is_kept_in_the_database_and_replayed_first(tmp_path: Path) -> N
 
 
 def test_bad_arguments() -> None:
-    with pytest.raises(ValueError, match="profile: unknown profile 'fast'"):
-        check_hypothesis(Grid(2), [], profile="fast")
-    with pytest.raises(ValueError, match="max_examples: must be a positive integer"):
-        check_hypothesis(Grid(2), [], max_examples=0)
-    with pytest.raises(ValueError, match="database: expected a directory"):
-        check_hypothesis(Grid(2), [], database=3)
+    """One options type checks them, the same whether check_hypothesis or check was called."""
+    from explorer.api import CheckOptions, check
+
+    for kwargs, message in (
+        ({"profile": "fast"}, "profile: unknown profile 'fast'"),
+        ({"max_examples": 0}, "max_examples: a positive whole number"),
+        ({"database": 3}, "database: expected a directory"),
+        ({"max_states": 9}, "--max-states applies to exhaustive engines, not to --engine hypothesis"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            check_hypothesis(Grid(2), [], **kwargs)
+        with pytest.raises(ValueError, match=message):
+            check(Grid(2), [], CheckOptions.of("hypothesis", kwargs))
 
 
 def _small_configs() -> list[tuple[str, Path | None]]:

@@ -261,16 +261,27 @@ def test_weights_bias_and_zero_weight_never_chosen() -> None:
     ("kwargs", "message"),
     [
         ({"weights": {"Nope": 1.0}}, "weights: unknown action kind 'Nope'"),
-        ({"weights": {"Work": -1.0}}, "weights[Work]: must be non-negative"),
-        ({"fault_probabilities": {"Crash": 1.5}}, "fault_probabilities[Crash]: must be between 0 and 1"),
-        ({"walks": 0}, "walks and depth must be at least 1"),
+        ({"weights": {"Work": -1.0}}, "weight of Work: must be at least 0"),
+        ({"fault_probabilities": {"Crash": 1.5}}, "probability of Crash: at most 1"),
+        ({"walks": 0}, "walks: a positive whole number, got 0"),
         ({"seed": "x"}, "seed: expected an integer"),
         ({"max_seconds": 0}, "max_seconds: must be positive"),
+        ({"walk": 3}, "simulate engine option 'walk': unknown (did you mean 'walks'?)"),
+        ({"max_depth": 3}, "--max-depth applies to exhaustive engines, not to --engine simulate"),
+        ({"workers": 2}, "--workers applies to --engine bfs only, not to --engine simulate"),
     ],
 )
 def test_bad_options_are_one_line_errors(kwargs: dict[str, object], message: str) -> None:
-    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
-        check_simulate(Flaky(), [], **kwargs)  # type: ignore[arg-type]
+    """One options type checks them, the same whether check_simulate or check was called."""
+    from explorer.api import CheckOptions, check
+
+    for go in (
+        lambda: check_simulate(Flaky(), [], **kwargs),
+        lambda: check(Flaky(), [], CheckOptions.of("simulate", kwargs)),
+    ):
+        with pytest.raises(ValueError) as e:
+            go()
+        assert str(e.value).startswith(message), str(e.value)
 
 
 def test_option_parsers() -> None:

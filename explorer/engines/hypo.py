@@ -65,7 +65,7 @@ import re
 import tempfile
 import time
 import unittest
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, settings, target
@@ -90,8 +90,8 @@ from explorer.core import (
     config_to_dict,
 )
 from explorer.encoding import fingerprint
-from explorer.engines.base import CheckOptions, common
-from explorer.engines.options import HYPOTHESIS_PROFILES, HypothesisOptions
+from explorer.engines.base import CheckOptions
+from explorer.engines.options import HYPOTHESIS_PROFILES, HypothesisOptions, refusal
 from explorer.search import cut_cycles, polled, sampled_result, stop_requested, trace_steps
 from explorer.search.results import Finding, Sampled
 from explorer.tracefile import ReplayError, replay_steps
@@ -515,37 +515,23 @@ def database_key(model: str, config: Any, properties: Iterable[Property], system
 
 
 def _database(database: Any) -> ExampleDatabase | None:
+    """The example database ``HypothesisOptions.database`` names (checked there)."""
     if database is False:
         return None
     if database is None:
         return DirectoryBasedExampleDatabase(DEFAULT_DATABASE_DIR)
     if isinstance(database, ExampleDatabase):
         return database
-    if isinstance(database, (str, os.PathLike)):
-        return DirectoryBasedExampleDatabase(os.fspath(database))
-    raise ValueError(f"database: expected a directory, an ExampleDatabase or False, got {database!r}")
+    return DirectoryBasedExampleDatabase(os.fspath(database))
 
 
-def check_hypothesis(
-    system: Any,
-    properties: Iterable[Property],
-    *,
-    model: str = "",
-    config: Any = None,
-    profile: str = "quick",
-    seed: int | None = None,
-    max_examples: int | None = None,
-    stateful_step_count: int | None = None,
-    database: Any = None,
-    deadlock: bool = True,
-    phases: Sequence[Phase] | None = None,
-    shrink_seconds: float = 30.0,
-    max_seconds: float | None = None,
-    progress: Any = None,
-) -> CheckResult:
+def check_hypothesis(system: Any, properties: Iterable[Property], **options: Any) -> CheckResult:
     """Run ``system`` as a Hypothesis state machine under ``profile`` and check ``properties``.
 
-    ``max_examples`` and ``stateful_step_count`` override the profile; ``seed``
+    ``options``: those of :class:`~explorer.engines.base.CheckOptions` that apply (``model``,
+    ``config``, ``deadlock``, ``max_seconds``, ``progress``) and the engine's own
+    (:class:`~explorer.engines.options.HypothesisOptions`). ``max_examples`` and
+    ``stateful_step_count`` override the profile; ``seed``
     makes the run reproducible (None: Hypothesis picks one); ``database`` is where
     failing examples are kept and replayed from (see the module doc); ``phases``
     restricts Hypothesis's phases (``(Phase.reuse,)`` only replays the database). A failure
@@ -565,19 +551,24 @@ def check_hypothesis(
     >>> r.exit_reason.value, r.budget, r.distinct_states
     ('budget_exhausted', 'max_examples', 3)
     """
-    if profile not in PROFILES:
-        raise ValueError(f"profile: unknown profile {profile!r} (known: {', '.join(PROFILES)})")
-    for label, v in (("max_examples", max_examples), ("stateful_step_count", stateful_step_count)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-            raise ValueError(f"{label}: must be a positive integer, got {v!r}")
+    return run(system, properties, CheckOptions.of("hypothesis", options))
+
+
+def _check(
+    system: Any, properties: Iterable[Property], options: CheckOptions, o: HypothesisOptions
+) -> CheckResult:
+    """The run itself (:func:`run` has checked the options and chosen Hypothesis's home)."""
+    profile, seed, phases = o.profile, o.seed, o.phases
+    model, config, deadlock = options.model, options.config, options.deadlock
+    max_seconds, progress = options.max_seconds, options.progress
     props = list(properties)
     machine = state_machine_for(system, props, deadlock=deadlock)
     stats: _Stats = machine.stats  # type: ignore[attr-defined]
-    kw: dict[str, Any] = {"database": _database(database)}
-    if max_examples is not None:
-        kw["max_examples"] = max_examples
-    if stateful_step_count is not None:
-        kw["stateful_step_count"] = stateful_step_count
+    kw: dict[str, Any] = {"database": _database(o.database)}
+    if o.max_examples is not None:
+        kw["max_examples"] = o.max_examples
+    if o.stateful_step_count is not None:
+        kw["stateful_step_count"] = o.stateful_step_count
     # Hypothesis's own shrinking of a stateful run re-runs the whole machine thousands of times
     # (3,512 runs, 104 s for one 27-step simple-timing-wheel failure); a found failure goes to
     # kafka-mc's shrinker instead (ddmin, bfs, then Hypothesis over a fixed step table, with a
@@ -632,7 +623,7 @@ def check_hypothesis(
         trace = trace_steps(states, actions)
         found_length = len(trace) - 1
         if not native_shrink and found_length > 0:
-            trace = _shrunk_trace(system, props, p.name, trace, shrink_seconds) or trace
+            trace = _shrunk_trace(system, props, p.name, trace, o.shrink_seconds) or trace
         violations.append((p, failure.message, trace))
         try:  # the final replay's states must be what the steps reproduce
             replay_steps(system, [{"action": st.action, "fingerprint": st.fingerprint} for st in trace])
@@ -665,7 +656,6 @@ def check_hypothesis(
         "runs": stats.runs,
         "steps": stats.steps,
     }
-    options = CheckOptions(engine="hypothesis", model=model, config=config, deadlock=deadlock)
     return sampled_result(
         system, props, violations, stats, options, (reason, budget, seconds), cov_hypothesis, notes
     )
@@ -676,26 +666,25 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
 
     Of the common options ``model``, ``config``, ``deadlock``, ``max_seconds`` and
     ``progress`` apply (the other budgets are Hypothesis's own: ``engine_options`` holds
-    profile, seed, max_examples, stateful_step_count, database).
+    profile, seed, max_examples, stateful_step_count, database, phases, shrink_seconds).
 
     >>> from tests.toys import Grid
     >>> o = CheckOptions(engine="hypothesis", engine_options={"seed": 0, "database": False, "max_examples": 3})
     >>> run(Grid(2), [], o).engine
     'hypothesis'
     """
-
     o = HypothesisOptions.of(options.engine_options)
-
-    def go() -> CheckResult:
-        return check_hypothesis(
-            system,
-            properties,
-            **common(options, "model", "config", "deadlock", "max_seconds", "progress"),
-            **o.kwargs(),
-        )
-
+    why = refusal(
+        "hypothesis",
+        workers=options.workers,
+        reduce=options.reduce,
+        max_depth=options.max_depth,
+        max_states=options.max_states,
+    )
+    if why is not None:
+        raise ValueError(why)
     if o.database is not False:
-        return go()
+        return _check(system, properties, options, o)
     # no database: nothing of Hypothesis's (its constants cache, ...) is left in the working
     # directory either; its home is a temporary folder for the run
     from hypothesis import configuration
@@ -704,6 +693,6 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     with tempfile.TemporaryDirectory(prefix="kafka-mc-hypothesis-") as home:
         configuration.set_hypothesis_home_dir(home)
         try:
-            return go()
+            return _check(system, properties, options, o)
         finally:
             configuration.set_hypothesis_home_dir(old)

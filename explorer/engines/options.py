@@ -23,6 +23,8 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +47,9 @@ DEFAULT_EVERY = 600.0
 
 T = TypeVar("T", bound="_Options")
 
+#: the engines that sample runs instead of exhausting the state graph
+SAMPLING_ENGINES = ("simulate", "hypothesis")
+
 
 def refusal(
     engine: str,
@@ -54,6 +59,8 @@ def refusal(
     visited: str = "states",
     checkpoint: bool = False,
     eventually: bool = False,
+    max_depth: int | None = None,
+    max_states: int | None = None,
 ) -> str | None:
     """Why this combination of engine and parts cannot give a sound answer (one line naming
     the flags), or None when it can. The one place these rules live: the CLI, the release
@@ -63,7 +70,13 @@ def refusal(
     True
     >>> refusal("simulate", reduce="symmetry")
     '--reduce symmetry applies to the exhaustive engines (bfs, spark), not to --engine simulate (a sampling or proving engine explores no state graph to reduce)'
+    >>> refusal("hypothesis", max_states=10)
+    '--max-states applies to exhaustive engines, not to --engine hypothesis'
     """
+    if engine in SAMPLING_ENGINES:  # a walk has no levels to count nor a state set to bound
+        for flag, value in (("--max-depth", max_depth), ("--max-states", max_states)):
+            if value is not None:
+                return f"{flag} applies to exhaustive engines, not to --engine {engine}"
     if workers != 1 and engine != "bfs":
         return f"--workers applies to --engine bfs only, not to --engine {engine}"
     if reduce == "por" and engine == "spark":
@@ -191,6 +204,12 @@ class SimulateOptions(_Options):
             _finite(f"probability of {kind}", p)
             if p > 1:
                 raise ValueError(f"probability of {kind}: at most 1, got {p!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise ValueError(f"seed: expected an integer, got {self.seed!r}")
+        for name, by_kind in (("weights", self.weights), ("fault_probabilities", self.fault_probabilities)):
+            for kind in by_kind or {}:
+                if not isinstance(kind, str):
+                    raise ValueError(f"{name}: keys are action kinds (str), got {kind!r}")
 
 
 #: the settings profiles of the ``hypothesis`` engine (``explorer.engines.hypo.PROFILES``)
@@ -200,7 +219,15 @@ HYPOTHESIS_PROFILES = ("quick", "thorough")
 @dataclass(frozen=True)
 class HypothesisOptions(_Options):
     """The ``hypothesis`` engine's options: ``profile``, ``seed``, ``max_examples``,
-    ``stateful_step_count``, ``database`` (a folder, an example database, or False: none)."""
+    ``stateful_step_count``, ``database`` (a folder, an example database, or False: none),
+    ``phases`` (Hypothesis's phases to run; None: all but its own shrinking),
+    ``shrink_seconds`` (kafka-mc's shrinker's time for a failure found).
+
+    >>> HypothesisOptions(database=3)
+    Traceback (most recent call last):
+    ...
+    ValueError: database: expected a directory, an ExampleDatabase or False, got 3
+    """
 
     ENGINE = "hypothesis"
     profile: str = "quick"
@@ -209,6 +236,7 @@ class HypothesisOptions(_Options):
     stateful_step_count: int | None = None
     database: Any = None
     phases: Any = None
+    shrink_seconds: float = 30.0
 
     def __post_init__(self) -> None:
         if self.profile not in HYPOTHESIS_PROFILES:
@@ -219,6 +247,15 @@ class HypothesisOptions(_Options):
             _positive_int("max_examples", self.max_examples)
         if self.stateful_step_count is not None:
             _positive_int("stateful_step_count", self.stateful_step_count)
+        folder_or_db: tuple[type, ...] = (str, os.PathLike)
+        loaded = sys.modules.get("hypothesis.database")  # no ExampleDatabase exists before it loads
+        if loaded is not None:
+            folder_or_db += (loaded.ExampleDatabase,)
+        if not (self.database is None or self.database is False or isinstance(self.database, folder_or_db)):
+            raise ValueError(
+                f"database: expected a directory, an ExampleDatabase or False, got {self.database!r}"
+            )
+        _finite("shrink_seconds", self.shrink_seconds, strict=True)
 
 
 @dataclass(frozen=True)

@@ -82,8 +82,7 @@ from __future__ import annotations
 
 import math
 import random
-import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,8 +95,8 @@ from explorer.core import (
     PropertyKind,
     action_kind,
 )
-from explorer.engines.base import CheckOptions, common
-from explorer.engines.options import SimulateOptions
+from explorer.engines.base import CheckOptions
+from explorer.engines.options import SimulateOptions, refusal
 from explorer.search import (
     DEADLOCK_PROPERTY,
     Coverage,
@@ -185,41 +184,22 @@ class _Found:
     faults: list[str]
 
 
-def _validate_map(name: str, m: Mapping[str, float] | None, declared: list[str] | None, hi: float) -> None:
-    if not m:
-        return
-    for k, v in m.items():
-        if not isinstance(k, str):
-            raise ValueError(f"{name}: keys are action kinds (str), got {k!r}")
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= v <= hi):
-            bound = "between 0 and 1" if hi == 1.0 else "non-negative"
-            raise ValueError(f"{name}[{k}]: must be {bound}, got {v!r}")
+def _known_kinds(name: str, by_kind: Mapping[str, float] | None, declared: list[str] | None) -> None:
+    """ValueError unless every action kind ``by_kind`` names is one the system declares."""
+    for k in by_kind or {}:
         if declared is not None and k not in declared:
             raise ValueError(
                 f"{name}: unknown action kind {k!r}{did_you_mean(k, declared)} (known: {', '.join(declared)})"
             )
 
 
-def check_simulate(
-    system: Any,
-    properties: Iterable[Property],
-    *,
-    model: str = "",
-    config: Any = None,
-    seed: int = 0,
-    walks: int = 100,
-    depth: int = 50,
-    weights: Mapping[str, float] | None = None,
-    fault_probabilities: Mapping[str, float] | None = None,
-    max_seconds: float | None = None,
-    keep_going: bool = False,
-    deadlock: bool = True,
-    cut_loops: bool = True,
-    swarm: bool = False,
-    progress: SimulationProgress | None = None,
-    clock: Callable[[], float] = time.perf_counter,
-) -> CheckResult:
+def check_simulate(system: Any, properties: Iterable[Property], **options: Any) -> CheckResult:
     """Run ``walks`` seeded random walks of at most ``depth`` steps and check ``properties``.
+
+    ``options``: those of :class:`~explorer.engines.base.CheckOptions` that apply (``model``,
+    ``config``, ``max_seconds``, ``keep_going``, ``deadlock``, ``progress``, ``clock``) and the
+    engine's own (:class:`~explorer.engines.options.SimulateOptions`: ``seed``, ``walks``,
+    ``depth``, ``weights``, ``fault_probabilities``, ``swarm``, ``cut_loops``).
 
     Stops at the first violation unless ``keep_going``, in which case walks go on
     until the budget and the shortest trace found of every violated property is kept.
@@ -242,18 +222,52 @@ def check_simulate(
     >>> r2.exit_reason.value, r2.budget, r2.exit_code, r2.properties["lt9"]["status"]
     ('budget_exhausted', 'walks', 3, 'unknown')
     """
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"seed: expected an integer, got {seed!r}")
-    if walks < 1 or depth < 1:
-        raise ValueError(f"walks and depth must be at least 1, got walks={walks}, depth={depth}")
+    return run(system, properties, CheckOptions.of("simulate", options))
+
+
+def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
+    """The ``simulate`` engine behind :func:`explorer.api.check`: random walks.
+
+    ``options.engine_options`` are the engine's own (a mapping or
+    :class:`~explorer.engines.options.SimulateOptions`); a progress line is shown when
+    ``options.progress`` is set (as walks, not levels).
+
+    >>> from tests.toys import Grid
+    >>> r = run(Grid(3), Grid(3).properties(), CheckOptions(engine="simulate", engine_options={"walks": 5}))
+    >>> r.engine, r.budget
+    ('simulate', 'walks')
+    """
+    o = SimulateOptions.of(options.engine_options)
+    why = refusal(
+        "simulate",
+        workers=options.workers,
+        reduce=options.reduce,
+        max_depth=options.max_depth,
+        max_states=options.max_states,
+    )
+    if why is not None:
+        raise ValueError(why)
+    max_seconds, keep_going, deadlock, clock = (
+        options.max_seconds,
+        options.keep_going,
+        options.deadlock,
+        options.clock,
+    )
     if max_seconds is not None and max_seconds <= 0:
         raise ValueError(f"max_seconds: must be positive, got {max_seconds:g}")
+    p = options.progress
+    progress = (
+        p
+        if p is None or isinstance(p, SimulationProgress)
+        else SimulationProgress(p.stream, p.interval, p.tty, p.log_every)
+    )
+    seed, walks, depth, swarm, cut_loops = o.seed, o.walks, o.depth, o.swarm, o.cut_loops
     declared = list(system.action_kinds()) if hasattr(system, "action_kinds") else None
-    _validate_map("weights", weights, declared, math.inf)
-    _validate_map("fault_probabilities", fault_probabilities, declared, 1.0)
-    weight_of = dict(weights or {})
+    _known_kinds("weights", o.weights, declared)
+    _known_kinds("fault_probabilities", o.fault_probabilities, declared)
+    weight_of = dict(o.weights or {})
     walk_weights = weight_of
-    fault_p = dict(fault_probabilities or {})
+    fault_p = dict(o.fault_probabilities or {})
 
     props = list(properties)
     always_p = [p for p in props if p.kind is PropertyKind.ALWAYS]
@@ -520,7 +534,6 @@ def check_simulate(
             for k in sorted(fault_p)
         },
     }
-    options = CheckOptions(engine="simulate", model=model, config=config, deadlock=deadlock)
     end = (reason, budget, seconds)
     return sampled_result(system, props, violations, seen, options, end, cov_simulate, notes, levels)
 
@@ -586,25 +599,3 @@ def _choose(
         return (rng.randrange(n) if n > 1 else 0), None, False
     i = _weighted(rng, list(range(n)), ws)
     return None if i is None else (i, None, False)
-
-
-def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
-    """The ``simulate`` engine behind :func:`explorer.api.check`: random walks.
-
-    ``options.engine_options`` are :func:`check_simulate`'s own (seed, walks, depth,
-    weights, fault_probabilities, swarm); a progress line is shown when
-    ``options.progress`` is set (as walks, not levels).
-
-    >>> from tests.toys import Grid
-    >>> r = run(Grid(3), Grid(3).properties(), CheckOptions(engine="simulate", engine_options={"walks": 5}))
-    >>> r.engine, r.budget
-    ('simulate', 'walks')
-    """
-    p = options.progress
-    return check_simulate(
-        system,
-        properties,
-        progress=None if p is None else SimulationProgress(p.stream, p.interval, p.tty, p.log_every),
-        **common(options, "model", "config", "max_seconds", "keep_going", "deadlock"),
-        **SimulateOptions.of(options.engine_options).kwargs(),
-    )
