@@ -62,6 +62,9 @@ def check(system: Any, properties: Iterable[Property], options: CheckOptions = _
     >>> from tests.toys import Grid
     >>> check(Grid(3), Grid(3).properties(), CheckOptions(workers=2)).distinct_states
     16
+    >>> walks = CheckOptions(engine="simulate", engine_options={"seed": 1, "walks": 5})
+    >>> check(Grid(3), [], walks).budget  # a sampling engine never shows that a property holds
+    'walks'
     >>> check(Grid(3), [], CheckOptions(workers=2, reduce="por"))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
