@@ -22,7 +22,6 @@ from typing import Any
 from explorer.core import CheckResult, Property
 from explorer.engines import ENGINES, get_engine
 from explorer.engines.base import CheckOptions, EngineSetupError, ModelError, UntrustedResultError
-from explorer.engines.options import refusal
 
 __all__ = ["ENGINES", "CheckOptions", "EngineSetupError", "ModelError", "UntrustedResultError", "check"]
 
@@ -70,13 +69,7 @@ def check(system: Any, properties: Iterable[Property], options: CheckOptions = _
     ...
     ValueError: --reduce por needs one process: ...
     """
-    why = refusal(
-        options.engine,
-        workers=options.workers,
-        reduce=options.reduce,
-        max_depth=options.max_depth,
-        max_states=options.max_states,
-    )
+    why = options.refusal()
     if why is not None:
         raise ValueError(why)
     return get_engine(options.engine)(system, properties, options)

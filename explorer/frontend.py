@@ -264,8 +264,8 @@ def _validate(o: CheckOptions) -> None:
         raise UsageError(
             f"--engine {o.engine}: unknown engine{did_you_mean(o.engine, ENGINES)} (available: {', '.join(ENGINES)})"
         )
-    budgets = {"max_depth": o.max_depth, "max_states": o.max_states}
-    why = refusal(o.engine, **budgets)  # asked first, so their refusal comes before the checks below
+    # the budgets asked first, so their refusal comes before the checks below
+    why = refusal(o.engine, max_depth=o.max_depth, max_states=o.max_states)
     if why is not None:
         raise UsageError(why)
     positive("--workers", o.workers)
@@ -275,7 +275,7 @@ def _validate(o: CheckOptions) -> None:
         raise UsageError(
             f"--reduce {o.reduce}: unknown reduction{did_you_mean(o.reduce, REDUCTIONS)} (available: {', '.join(REDUCTIONS)})"
         )
-    why = refusal(o.engine, workers=o.workers, reduce=o.reduce, **budgets)  # the one place these rules live
+    why = o.refusal()  # engines.options.refusal: the one place these rules live
     if why is not None:
         raise UsageError(why)
     positive("--max-depth", o.max_depth)

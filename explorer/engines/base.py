@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from explorer.core import CheckResult, Property
-from explorer.engines.options import engine_options
+from explorer.engines.options import engine_options, refusal
 from explorer.search import Progress
 
 __all__ = [
@@ -95,6 +95,17 @@ class CheckOptions:
         own = {k: v for k, v in given.items() if k not in names}
         common = {k: v for k, v in given.items() if k in names}
         return cls(engine=engine, engine_options=engine_options(engine, own), **common)
+
+    def refusal(self, **parts: Any) -> str | None:
+        """Why this engine cannot run with these options and ``parts`` (the engine's own:
+        ``visited``, ``checkpoint``, ``eventually``), or None: :func:`~explorer.engines.options.refusal`
+        asked about the engine, its workers, reduction and budgets.
+
+        >>> CheckOptions(engine="simulate", max_depth=3).refusal()
+        '--max-depth applies to exhaustive engines, not to --engine simulate'
+        """
+        w, r, depth, states = self.workers, self.reduce, self.max_depth, self.max_states
+        return refusal(self.engine, workers=w, reduce=r, max_depth=depth, max_states=states, **parts)
 
 
 #: the options of :class:`CheckOptions` every exhaustive engine function takes by name

@@ -91,7 +91,7 @@ from explorer.core import (
 )
 from explorer.encoding import fingerprint
 from explorer.engines.base import CheckOptions
-from explorer.engines.options import HYPOTHESIS_PROFILES, HypothesisOptions, refusal
+from explorer.engines.options import HYPOTHESIS_PROFILES, HypothesisOptions
 from explorer.search import cut_cycles, polled, sampled_result, stop_requested, trace_steps
 from explorer.search.results import Finding, Sampled
 from explorer.tracefile import ReplayError, replay_steps
@@ -674,13 +674,7 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     'hypothesis'
     """
     o = HypothesisOptions.of(options.engine_options)
-    why = refusal(
-        "hypothesis",
-        workers=options.workers,
-        reduce=options.reduce,
-        max_depth=options.max_depth,
-        max_states=options.max_states,
-    )
+    why = options.refusal()
     if why is not None:
         raise ValueError(why)
     if o.database is not False:

@@ -96,7 +96,7 @@ from explorer.core import (
     action_kind,
 )
 from explorer.engines.base import CheckOptions
-from explorer.engines.options import SimulateOptions, refusal
+from explorer.engines.options import SimulateOptions
 from explorer.search import (
     DEADLOCK_PROPERTY,
     Coverage,
@@ -238,13 +238,7 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     ('simulate', 'walks')
     """
     o = SimulateOptions.of(options.engine_options)
-    why = refusal(
-        "simulate",
-        workers=options.workers,
-        reduce=options.reduce,
-        max_depth=options.max_depth,
-        max_states=options.max_states,
-    )
+    why = options.refusal()
     if why is not None:
         raise ValueError(why)
     max_seconds, keep_going, deadlock, clock = (
@@ -255,11 +249,11 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     )
     if max_seconds is not None and max_seconds <= 0:
         raise ValueError(f"max_seconds: must be positive, got {max_seconds:g}")
-    p = options.progress
+    given = options.progress
     progress = (
-        p
-        if p is None or isinstance(p, SimulationProgress)
-        else SimulationProgress(p.stream, p.interval, p.tty, p.log_every)
+        given
+        if given is None or isinstance(given, SimulationProgress)
+        else SimulationProgress(given.stream, given.interval, given.tty, given.log_every)
     )
     seed, walks, depth, swarm, cut_loops = o.seed, o.walks, o.depth, o.swarm, o.cut_loops
     declared = list(system.action_kinds()) if hasattr(system, "action_kinds") else None
