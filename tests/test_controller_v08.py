@@ -32,12 +32,12 @@ from model.controller.messages import (
     ControllerEvent,
 )
 from model.controller.program import (
-    O_DELETE_PREFERRED,
-    O_ELECT_PARTS,
-    O_REASSIGN,
-    O_RESUME_DELETIONS,
-    O_SEND_UM,
-    O_TRIGGER,
+    ElectLeaderForPartitions,
+    OnPartitionReassignment,
+    RemovePartitionsFromPreferredReplicaElection,
+    ResumeDeletions,
+    SendUpdateMetadataRequest,
+    TriggerOnlinePartitionStateChange,
 )
 from model.controller.state import PartZ
 from model.controller.v08 import KafkaController08
@@ -262,28 +262,38 @@ def test_0_8_failover_order_after_the_replica_state_machine() -> None:
     2.x (seed 004) resumes deletions before the preferred election and sends no UpdateMetadata
     here (it did before the state machines started)."""
     admin = (
-        (O_REASSIGN, 0, 0),
-        (O_RESUME_DELETIONS,),
-        (O_ELECT_PARTS, S_PREFERRED, (0,)),
-        (O_DELETE_PREFERRED,),
+        OnPartitionReassignment(0, 0),
+        ResumeDeletions(),
+        ElectLeaderForPartitions(S_PREFERRED, (0,)),
+        RemovePartitionsFromPreferredReplicaElection(),
     )
 
-    def order(version: str, **kw: Any) -> list[int]:
+    def order(version: str, **kw: Any) -> list[type]:
         sys = build(ControllerConfig(brokers=2, max_preferred_elections=1, kafka_version=version, **kw))
         s = sys.init_states()[0]
         w = sys.controller_cls(sys, s, 0, s.nodes[0])
-        return [op[0] for op in sys.kafka_controller.failover_after_replica_startup(w, admin)]
+        return [type(op) for op in sys.kafka_controller.failover_after_replica_startup(w, admin)]
 
     assert order("0.8") == [
-        O_TRIGGER,
-        O_REASSIGN,
-        O_ELECT_PARTS,
-        O_DELETE_PREFERRED,
-        O_SEND_UM,
-        O_RESUME_DELETIONS,
+        TriggerOnlinePartitionStateChange,
+        OnPartitionReassignment,
+        ElectLeaderForPartitions,
+        RemovePartitionsFromPreferredReplicaElection,
+        SendUpdateMetadataRequest,
+        ResumeDeletions,
     ]
-    assert order("2.x") == [O_TRIGGER, O_REASSIGN, O_RESUME_DELETIONS, O_ELECT_PARTS, O_DELETE_PREFERRED]
-    assert order("2.x", elector="legacy") == [O_TRIGGER, O_SEND_UM, *order("2.x")[1:]]
+    assert order("2.x") == [
+        TriggerOnlinePartitionStateChange,
+        OnPartitionReassignment,
+        ResumeDeletions,
+        ElectLeaderForPartitions,
+        RemovePartitionsFromPreferredReplicaElection,
+    ]
+    assert order("2.x", elector="legacy") == [
+        TriggerOnlinePartitionStateChange,
+        SendUpdateMetadataRequest,
+        *order("2.x")[1:],
+    ]
 
 
 def _follower_dies(version: str) -> tuple[list[str], list[tuple[str, int]], State]:

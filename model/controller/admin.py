@@ -7,6 +7,14 @@ from __future__ import annotations
 
 from explorer.speedups import set_item
 from model.controller.base import Component, ControllerBase
+from model.controller.continuations import (
+    AssignmentWritten,
+    PartitionModificationsRead,
+    PartitionReassignmentRead,
+    PreferredReplicaElectionRead,
+    ReassignmentPartitionStateRead,
+    TopicDeletionRead,
+)
 from model.controller.messages import (
     EV_ADMIN_UNCLEAN,
     EV_AUTO_REBALANCE,
@@ -40,21 +48,15 @@ from model.controller.messages import (
     SetReplicaAssignment,
 )
 from model.controller.program import (
-    O_CS_RESPOND,
-    O_DELETE_PREFERRED,
-    O_ELECT_PARTS,
-    O_REASSIGN,
-    O_REASSIGN_DONE,
-    O_REMOVE_ISR,
-    O_RESUME_TOPIC,
-    O_STOP,
-    O_TRIGGER,
-    W_ASSIGN,
-    W_DEL_READ,
-    W_PMOD,
-    W_PREF_READ,
-    W_REASSIGN_PARTS,
-    W_REASSIGN_READ,
+    ControlledShutdownRespond,
+    ElectLeaderForPartitions,
+    OfflineReplicas,
+    OnPartitionReassignment,
+    RemovePartitionsFromPreferredReplicaElection,
+    ResumeDeletionForTopics,
+    SendStopReplica,
+    StopOldReplicasOfReassignedPartition,
+    TriggerOnlinePartitionStateChange,
 )
 from model.controller.state import D_AUTO, D_PICKED_UP, D_REASSIGNED, D_RESUMED
 from model.election import (
@@ -70,45 +72,43 @@ class AdminWorkflows(Component):
     controlled shutdown, dynamic unclean election: the controller's admin event handlers."""
 
     def admin_event(self, c: ControllerBase, kind: int, arg: int) -> None:
-        """The admin-workflow events of an active controller."""
+        """The admin-workflow events of an active controller: each reads what it needs from
+        ZooKeeper and parks its continuation (``continuations.py``) or runs its steps
+        (``program.py``)."""
         if kind == EV_DELETE_TOPICS:
-            c.send_zk(
-                GetTopicDeletions(
-                    Q_READ_DELETIONS,
-                )
-            )
-            c.park(W_DEL_READ, None, (), ())
+            c.send_zk(GetTopicDeletions(Q_READ_DELETIONS))
+            c.park(TopicDeletionRead())
         elif kind in (EV_DELETE_RESP, EV_DELETE_RESP_ERR):
             self.topic_deletion_manager.stop_replica_response(
                 c, arg & 7, arg >> 3, kind == EV_DELETE_RESP_ERR
             )
         elif kind == EV_PARTITION_MOD:
             c.send_zk(GetReplicaAssignmentForTopic(Q_READ_ASSIGN, arg))
-            c.park(W_PMOD, arg, (), ())
+            c.park(PartitionModificationsRead(arg))
         elif kind == EV_REASSIGN:
             c.send_zk(
                 GetPartitionReassignment(
                     Q_READ_REASSIGN,
                 )
             )
-            c.park(W_REASSIGN_READ, None, (), ())
+            c.park(PartitionReassignmentRead())
         elif kind == EV_REASSIGN_ISR:
             if any(p == arg for p, _ in c.ctx.reassigning):
-                self.kafka_controller.run(c, ((O_REASSIGN, arg, 2),))
+                self.kafka_controller.run(c, (OnPartitionReassignment(arg, 2),))
         elif kind == EV_PREFERRED:
             c.send_zk(
                 GetPreferredReplicaElection(
                     Q_READ_PREFERRED,
                 )
             )
-            c.park(W_PREF_READ, None, (), ())
+            c.park(PreferredReplicaElectionRead())
         elif kind == EV_AUTO_REBALANCE:
             self.check_and_trigger_auto_leader_rebalance(c)
         elif kind == EV_CONTROLLED_SHUTDOWN:
             self.do_controlled_shutdown(c, arg)
         elif kind == EV_UNCLEAN_ENABLE:
             # TopicUncleanLeaderElectionEnable: triggerOnlinePartitionStateChange(topic)
-            self.kafka_controller.run(c, ((O_TRIGGER, arg),))
+            self.kafka_controller.run(c, (TriggerOnlinePartitionStateChange(arg),))
         elif kind == EV_ADMIN_UNCLEAN:
             self.process_replica_leader_election_unclean(c)
 
@@ -128,7 +128,7 @@ class AdminWorkflows(Component):
             if z.leader == NO_LEADER or not ctx.live[z.leader] or z.leader in ctx.shutting:
                 elect.append(p)
         if elect:
-            self.kafka_controller.run(c, ((O_ELECT_PARTS, S_ADMIN_UNCLEAN, tuple(elect)),))
+            self.kafka_controller.run(c, (ElectLeaderForPartitions(S_ADMIN_UNCLEAN, tuple(elect)),))
 
     def process_partition_reassignment(self, c: ControllerBase, entries: tuple, rest: tuple) -> None:
         """``PartitionReassignment``: partitions not already being reassigned are added to
@@ -146,7 +146,7 @@ class AdminWorkflows(Component):
             self.kafka_controller.run(c, rest)
             return
         c.ctx = ctx._replace(reassigning=tuple(sorted((*ctx.reassigning, *new))))
-        self.kafka_controller.run(c, (*((O_REASSIGN, p, 0) for p, _ in new), *rest))
+        self.kafka_controller.run(c, (*(OnPartitionReassignment(p, 0) for p, _ in new), *rest))
 
     def rar(self, c: ControllerBase, p: int) -> tuple[int, ...] | None:
         for q, rar in c.ctx.reassigning:
@@ -175,14 +175,13 @@ class AdminWorkflows(Component):
                 return False
         # areReplicasInIsr reads the partition state from ZooKeeper
         c.send_zk(GetTopicPartitionStates(Q_READ_PARTS, (p,)))
-        c.park(W_REASSIGN_PARTS, (p, mode), (), rest)
+        c.park(ReassignmentPartitionStateRead(p, mode, rest=rest))
         return True
 
-    def reassign_parts(self, c: ControllerBase, resp: tuple, data: tuple, rest: tuple) -> None:
+    def reassign_parts(self, c: ControllerBase, resp: tuple, p: int, mode: int, rest: tuple) -> None:
         if self.kafka_controller.resigned(c, rest):
             return
         ctx = c.ctx
-        p, mode = data
         rar = self.rar(c, p)
         z = resp[1][0][1]
         if rar is None or z is None or self.partition_state_machine.written_by_newer_controller(c, z):
@@ -196,7 +195,7 @@ class AdminWorkflows(Component):
             # 1. AR = OAR + RAR in ZooKeeper (and in the context once written)
             new_ar = rar + tuple(r for r in ctx.ar[p] if r not in rar)
             c.send_zk(SetReplicaAssignment(Q_WRITE_ASSIGN, p, new_ar, c.fence(), ctx.epoch))
-            c.park(W_ASSIGN, (p, 1, new_ar), (), rest)
+            c.park(AssignmentWritten(p, 1, new_ar, rest=rest))
             return
         # 5. RAR -> OnlineReplica; 6. AR = RAR in memory; 7. move the leader if required
         old = tuple(r for r in ctx.ar[p] if r not in rar)
@@ -205,7 +204,9 @@ class AdminWorkflows(Component):
         self.update_partition_replica_assignment(c, p, rar)
         live = c.live_broker_ids()
         strategy = S_REASSIGN if (z.leader not in rar or z.leader not in live) else S_EPOCH
-        self.kafka_controller.run(c, ((O_ELECT_PARTS, strategy, (p,)), (O_REASSIGN_DONE, p, old), *rest))
+        self.kafka_controller.run(
+            c, (ElectLeaderForPartitions(strategy, (p,)), StopOldReplicasOfReassignedPartition(p, old), *rest)
+        )
 
     def update_partition_replica_assignment(
         self, c: ControllerBase, p: int, replicas: tuple[int, ...]
@@ -214,10 +215,11 @@ class AdminWorkflows(Component):
         RAR in memory)."""
         c.ctx = c.ctx._replace(ar=set_item(c.ctx.ar, p, replicas))
 
-    def assign_written(self, c: ControllerBase, ok: bool, data: tuple, rest: tuple) -> None:
+    def assign_written(
+        self, c: ControllerBase, ok: bool, p: int, phase: int, new_ar: tuple[int, ...], rest: tuple
+    ) -> None:
         if self.kafka_controller.write_failed(c, ok, rest):
             return
-        p, phase, new_ar = data
         ctx = c.ctx
         if phase == 1:
             # 2. leader epoch + 1, LeaderAndIsr to OAR + RAR; 3. RAR - OAR -> NewReplica
@@ -226,7 +228,7 @@ class AdminWorkflows(Component):
             for r in new_ar:
                 if r not in old:
                     c.set_rstate(p, r, ReplicaState.NewReplica)
-            self.kafka_controller.run(c, ((O_ELECT_PARTS, S_EPOCH, (p,)), *rest))
+            self.kafka_controller.run(c, (ElectLeaderForPartitions(S_EPOCH, (p,)), *rest))
             return
         # 11. remove the partition from /admin/reassign_partitions; 12. UpdateMetadata; resume
         # the deletion of its topic
@@ -236,7 +238,9 @@ class AdminWorkflows(Component):
         if c.done & D_PICKED_UP:
             c.done |= D_RESUMED
         t = p // c.sys.ppt
-        self.kafka_controller.run(c, (*(((O_RESUME_TOPIC, (t,)),) if t in c.ctx.deleting else ()), *rest))
+        self.kafka_controller.run(
+            c, (*((ResumeDeletionForTopics((t,)),) if t in c.ctx.deleting else ()), *rest)
+        )
 
     def reassign_stop_old(self, c: ControllerBase, p: int, old: tuple[int, ...], rest: tuple) -> bool:
         """8-9. OAR - RAR -> OfflineReplica (out of the ISR) -> ReplicaDeletionStarted ->
@@ -245,13 +249,13 @@ class AdminWorkflows(Component):
         if self.rar(c, p) is None:
             return False
         if old:
-            prog: tuple[tuple, ...] = tuple((O_REMOVE_ISR, b, (p,)) for b in old)
-            prog += ((O_STOP, -1, (p,), old), (O_REASSIGN_DONE, p, ()))
+            prog: tuple[tuple, ...] = tuple(OfflineReplicas(b, (p,)) for b in old)
+            prog += (SendStopReplica(-1, (p,), old), StopOldReplicasOfReassignedPartition(p, ()))
             self.kafka_controller.run(c, (*prog, *rest))
             return True
         ctx = c.ctx
         c.send_zk(SetReplicaAssignment(Q_WRITE_ASSIGN, p, ctx.ar[p], c.fence(), ctx.epoch))
-        c.park(W_ASSIGN, (p, 2, ctx.ar[p]), (), rest)
+        c.park(AssignmentWritten(p, 2, ctx.ar[p], rest=rest))
         return True
 
     def process_preferred_replica_leader_election(
@@ -263,8 +267,8 @@ class AdminWorkflows(Component):
             self.kafka_controller.run(c, rest)
             return
         pending = self.pending_preferred(c, parts)
-        prog: tuple = ((O_ELECT_PARTS, S_PREFERRED, pending),) if pending else ()
-        self.kafka_controller.run(c, (*prog, (O_DELETE_PREFERRED,), *rest))
+        prog: tuple = (ElectLeaderForPartitions(S_PREFERRED, pending),) if pending else ()
+        self.kafka_controller.run(c, (*prog, RemovePartitionsFromPreferredReplicaElection(), *rest))
 
     def check_and_trigger_auto_leader_rebalance(self, c: ControllerBase) -> None:
         """``checkAndTriggerAutoLeaderRebalance``: for each preferred broker whose imbalance
@@ -291,7 +295,7 @@ class AdminWorkflows(Component):
                 ]
         if cands:
             c.done |= D_AUTO
-            self.kafka_controller.run(c, ((O_ELECT_PARTS, S_PREFERRED, tuple(sorted(cands))),))
+            self.kafka_controller.run(c, (ElectLeaderForPartitions(S_PREFERRED, tuple(sorted(cands))),))
 
     def do_controlled_shutdown(self, c: ControllerBase, arg: int) -> None:
         """``doControlledShutdown``: add to ``shuttingDownBrokerIds``; elect new leaders for the
@@ -331,10 +335,10 @@ class AdminWorkflows(Component):
                 followed.append(p)
         prog: list = []
         if led:
-            prog.append((O_ELECT_PARTS, S_CONTROLLED_SHUTDOWN, tuple(led)))
+            prog.append(ElectLeaderForPartitions(S_CONTROLLED_SHUTDOWN, tuple(led)))
         if followed:
-            prog += [(O_STOP, b, tuple(followed), False), (O_REMOVE_ISR, b, tuple(followed))]
-        prog.append((O_CS_RESPOND, b))
+            prog += [SendStopReplica(b, tuple(followed), False), OfflineReplicas(b, tuple(followed))]
+        prog.append(ControlledShutdownRespond(b))
         self.kafka_controller.run(c, tuple(prog))
 
     def pending_preferred(self, c: ControllerBase, parts: tuple[int, ...]) -> tuple[int, ...]:

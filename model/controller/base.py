@@ -10,6 +10,7 @@ from typing import Any
 from explorer.speedups import set_item
 from model.controller.cluster import Cluster
 from model.controller.config import ZkWriteFencing
+from model.controller.continuations import Parked
 from model.controller.messages import (
     LEADER_DURING_DELETE,
     M_LEADER_AND_ISR,
@@ -20,7 +21,6 @@ from model.controller.messages import (
     UpdateMetadataPayload,
     UpdateMetadataRequest,
 )
-from model.controller.program import Parked
 from model.controller.state import Ctx, Node, PartZ, State
 from model.election import ElectionOutcome
 from model.state_machines import PartitionState, ReplicaState, StateMachine, TableVersion, is_valid_transition
@@ -126,8 +126,8 @@ class ControllerBase:
     def send_zk(self, req: tuple) -> None:
         self.zk_out = (*self.zk_out, req)
 
-    def park(self, wait: int, data: Any, batch: tuple, rest: tuple) -> None:
-        self.pending = Parked(wait, data, batch, rest)
+    def park(self, k: Parked) -> None:
+        self.pending = k
 
     def record_invalid(self, machine: int, p: int, a: int, b: int) -> None:
         self.labels.append(_PRINTED_INVALID.get((machine, a, b)) or SM_LABEL[(machine, a, b)])

@@ -7,16 +7,16 @@ from __future__ import annotations
 from explorer.speedups import set_item
 from model.controller.base import Component, ControllerBase
 from model.controller.program import (
-    O_FAIL_DELETION,
-    O_LIVE_ADD,
-    O_LIVE_REMOVE,
-    O_ON_FAILURE,
-    O_ON_STARTUP,
-    O_REASSIGN,
-    O_REMOVE_ISR,
-    O_RESUME_TOPIC,
-    O_SEND_UM,
-    O_TRIGGER,
+    AddLiveBrokersAndEpochs,
+    FailReplicaDeletion,
+    OfflineReplicas,
+    OnBrokerFailure,
+    OnBrokerStartup,
+    OnPartitionReassignment,
+    RemoveLiveBrokers,
+    ResumeDeletionForTopics,
+    SendUpdateMetadataRequest,
+    TriggerOnlinePartitionStateChange,
 )
 from model.controller.state import D_DEL_RESUME, PartZ
 from model.election import NO_LEADER
@@ -50,16 +50,16 @@ class BrokerLifecycle(Component):
                     c.chans = set_item(c.chans, base + b, ())
         prog: tuple = ()
         if new:
-            prog += ((O_ON_STARTUP, new),)
+            prog += (OnBrokerStartup(new),)
         if bounced:
             prog += (
-                (O_LIVE_REMOVE, bounced),
-                (O_ON_FAILURE, bounced),
-                (O_LIVE_ADD, tuple((b, cur[b]) for b in bounced)),
-                (O_ON_STARTUP, bounced),
+                RemoveLiveBrokers(bounced),
+                OnBrokerFailure(bounced),
+                AddLiveBrokersAndEpochs(tuple((b, cur[b]) for b in bounced)),
+                OnBrokerStartup(bounced),
             )
         if dead:
-            prog += ((O_ON_FAILURE, dead),)
+            prog += (OnBrokerFailure(dead),)
         self.kafka_controller.run(c, prog + rest)
 
     def bounced_brokers(
@@ -73,11 +73,11 @@ class BrokerLifecycle(Component):
         """``onBrokerStartup``: UpdateMetadata to all, replicas -> Online, trigger elections."""
         c.send_update_metadata_request()
         c.send_requests_to_brokers(self.replica_state_machine.replicas_to_online(c, brokers))
-        prog: tuple = ((O_TRIGGER,),)
+        prog: tuple = (TriggerOnlinePartitionStateChange(),)
         ctx = c.ctx
-        if ctx.reassigning:
-            # restart the reassignments with new replicas on the new brokers
-            prog += tuple((O_REASSIGN, p, 1) for p, rar in ctx.reassigning if any(b in rar for b in brokers))
+        if ctx.reassigning:  # restart the reassignments with new replicas on the new brokers
+            restart = [p for p, rar in ctx.reassigning if any(b in rar for b in brokers)]
+            prog += tuple(OnPartitionReassignment(p, 1) for p in restart)
         if ctx.deleting:
             prog += self.resume_deletion_for_brokers(c, brokers)
         return prog
@@ -100,7 +100,7 @@ class BrokerLifecycle(Component):
         if not topics:
             return ()
         c.done |= D_DEL_RESUME
-        return ((O_RESUME_TOPIC, topics),)
+        return (ResumeDeletionForTopics(topics),)
 
     def leader_lost(self, c: ControllerBase, z: PartZ, brokers: tuple[int, ...]) -> bool:
         """``onBrokerFailure``'s test for a partition to go OfflinePartition (``brokers``: the
@@ -121,7 +121,7 @@ class BrokerLifecycle(Component):
         for p in without_leader:
             c.set_pstate(p, PartitionState.OfflinePartition)
             c.history |= 2 << p
-        prog: tuple = ((O_TRIGGER,),)
+        prog: tuple = (TriggerOnlinePartitionStateChange(),)
         if ctx.deleting:
             sys = c.sys
             for b in brokers:
@@ -132,11 +132,11 @@ class BrokerLifecycle(Component):
                 ]
                 keep = tuple(p for p in mine if not c.is_topic_queued_up_for_deletion(p))
                 dele = tuple(p for p in mine if c.is_topic_queued_up_for_deletion(p))
-                prog += ((O_REMOVE_ISR, b, keep),)
+                prog += (OfflineReplicas(b, keep),)
                 if dele:
-                    prog += ((O_FAIL_DELETION, ((b, dele),)),)
+                    prog += (FailReplicaDeletion(((b, dele),)),)
         else:
-            prog += tuple((O_REMOVE_ISR, b) for b in brokers)
+            prog += tuple(OfflineReplicas(b) for b in brokers)
         if not without_leader:
-            prog += ((O_SEND_UM,),)
+            prog += (SendUpdateMetadataRequest(),)
         return prog

@@ -5,10 +5,33 @@ continuation a ZooKeeper response resumes, election (2.x ``elect`` and 0.8
 
 from __future__ import annotations
 
+from typing import Any
+
 from explorer.speedups import set_item
 from model.controller.base import Component, ControllerBase
 from model.controller.config import Elector
-from model.controller.elector import LEGACY_WAITS
+from model.controller.continuations import (
+    PARKED,
+    AssignmentWritten,
+    BrokerChangeRead,
+    ElectLeaderForPartitionsRead,
+    ElectLeaderForPartitionsWritten,
+    ElectRead,
+    FailoverContextRead,
+    InitializeLeaderAndIsrWritten,
+    IsrChangeNotificationsRead,
+    MaybeResignRead,
+    PartitionModificationsRead,
+    PartitionReassignmentRead,
+    PreferredReplicaElectionRead,
+    ReassignmentPartitionStateRead,
+    RegisterController,
+    RemoveReplicasFromIsrRead,
+    RemoveReplicasFromIsrWritten,
+    TopicChangeRead,
+    TopicDeletionRead,
+    TopicZNodeDeleted,
+)
 from model.controller.messages import (
     EV_BROKER_CHANGE,
     EV_CTL_CHANGE,
@@ -41,53 +64,35 @@ from model.controller.messages import (
     RegisterControllerAndIncrementControllerEpoch,
 )
 from model.controller.program import (
-    O_BROKER_CHANGE,
-    O_CS_RESPOND,
-    O_DEL_COMPLETE,
-    O_DEL_STARTED,
-    O_DELETE_PREFERRED,
-    O_ELECT,
-    O_ELECT_PARTS,
-    O_FAIL_DELETION,
-    O_FAILOVER,
-    O_ISR_CHANGE,
-    O_L_ELECT,
-    O_L_RESIGN_ELECT,
-    O_LIVE_ADD,
-    O_LIVE_REMOVE,
-    O_MAYBE_RESIGN,
-    O_NEW_PARTITIONS,
-    O_NEW_REPLICAS_ONLINE,
-    O_ON_FAILURE,
-    O_ON_STARTUP,
-    O_ON_TOPIC_DELETION,
-    O_REASSIGN,
-    O_REASSIGN_DONE,
-    O_REMOVE_ISR,
-    O_RESUME_DELETIONS,
-    O_RESUME_TOPIC,
-    O_SEND_UM,
-    O_STOP,
-    O_TRIGGER,
-    W_ASSIGN,
-    W_BROKERS,
-    W_CONTEXT,
-    W_DEL_DONE,
-    W_DEL_READ,
-    W_ELECT_PARTS,
-    W_ELECT_READ,
-    W_ELECT_WRITE,
-    W_INIT,
-    W_ISR_READ,
-    W_PMOD,
-    W_PREF_READ,
-    W_REASSIGN_PARTS,
-    W_REASSIGN_READ,
-    W_REGISTER,
-    W_RESIGN_READ,
-    W_RM_READ,
-    W_RM_WRITE,
-    W_TOPICS,
+    STEPS,
+    AddLiveBrokersAndEpochs,
+    CompleteDeleteTopic,
+    ControlledShutdownRespond,
+    Elect,
+    ElectLeaderForPartitions,
+    FailReplicaDeletion,
+    LegacyElect,
+    LegacyResignAndElect,
+    MaybeResign,
+    MoveToReplicaDeletionStarted,
+    NewReplicasOnline,
+    OfflineReplicas,
+    OnBrokerFailure,
+    OnBrokerStartup,
+    OnControllerFailover,
+    OnNewPartitionCreation,
+    OnPartitionReassignment,
+    OnTopicDeletion,
+    ProcessBrokerChange,
+    ProcessIsrChangeNotification,
+    RemoveLiveBrokers,
+    RemovePartitionsFromPreferredReplicaElection,
+    ResumeDeletionForTopics,
+    ResumeDeletions,
+    SendStopReplica,
+    SendUpdateMetadataRequest,
+    StopOldReplicasOfReassignedPartition,
+    TriggerOnlinePartitionStateChange,
 )
 from model.controller.state import D_PICKED_UP
 from model.state_machines import PartitionState, ReplicaState
@@ -99,154 +104,138 @@ class KafkaController(Component):
     ``onControllerResignation``."""
 
     def run(self, c: ControllerBase, prog: tuple, batch: tuple = ()) -> None:
-        """Run program ops until one parks for a ZooKeeper response or none is left."""
-        me = c.me
+        """Run program steps until one parks for a ZooKeeper response or none is left."""
         while prog:
             op = prog[0]
             prog = prog[1:]
-            code = op[0]
-            if code in (O_ELECT, O_MAYBE_RESIGN):
-                c.send_zk(
-                    GetControllerIdAndEpoch(
-                        Q_READ_CTL,
+            if type(op) is tuple:  # a step written as a plain tuple (a mutant's)
+                op = STEPS.view(op)
+            match op:
+                case Elect():
+                    c.send_zk(GetControllerIdAndEpoch(Q_READ_CTL))
+                    c.park(ElectRead(rest=prog))
+                    return
+                case MaybeResign():
+                    c.send_zk(GetControllerIdAndEpoch(Q_READ_CTL))
+                    c.park(MaybeResignRead(rest=prog))
+                    return
+                case LegacyElect():
+                    self.zookeeper_leader_elector.elect(c, prog)
+                    return
+                case LegacyResignAndElect():
+                    if c.active_id == c.me:
+                        self.on_controller_resignation(c)
+                    prog = (LegacyElect(), *prog)
+                case OnControllerFailover():
+                    c.send_zk(ReadControllerContext(Q_READ_CONTEXT))
+                    c.park(FailoverContextRead(rest=prog))
+                    return
+                case _ if c.ctx is None:
+                    pass  # the remaining steps need a context (the controller resigned meanwhile)
+                case TriggerOnlinePartitionStateChange(topic):
+                    if self.partition_state_machine.trigger_online_partition_state_change(
+                        c, prog, batch, topic
+                    ):
+                        return
+                    batch = ()
+                case ElectLeaderForPartitions(strategy, partitions):
+                    if self.partition_state_machine.do_elect_leader_for_partitions(
+                        c, partitions, batch, prog, strategy
+                    ):
+                        return
+                    batch = ()
+                case ProcessBrokerChange():
+                    c.send_zk(GetAllBrokersInCluster(Q_READ_BROKERS))
+                    c.park(BrokerChangeRead(rest=prog))
+                    return
+                case OnBrokerStartup(brokers):
+                    prog = self.broker_lifecycle.on_broker_startup(c, brokers) + prog
+                case OnBrokerFailure(brokers):
+                    prog = self.broker_lifecycle.on_broker_failure(c, brokers) + prog
+                case OfflineReplicas(broker, partitions):
+                    if self.replica_state_machine.do_remove_replicas_from_isr(c, broker, prog, partitions):
+                        return
+                case RemoveLiveBrokers(brokers):
+                    live = c.ctx.live
+                    for b in brokers:
+                        live = set_item(live, b, 0)
+                    c.ctx = c.ctx._replace(live=live)
+                case AddLiveBrokersAndEpochs(brokers_and_epochs):
+                    live = c.ctx.live
+                    for b, e in brokers_and_epochs:
+                        live = set_item(live, b, e)
+                    c.ctx = c.ctx._replace(live=live)
+                case ProcessIsrChangeNotification():
+                    c.send_zk(GetAllIsrChangeNotifications(Q_READ_ISR_CHANGES))
+                    c.park(IsrChangeNotificationsRead(rest=prog))
+                    return
+                case SendUpdateMetadataRequest():
+                    c.send_update_metadata_request()
+                case OnNewPartitionCreation(partitions):
+                    if self.topic_changes.on_new_partition_creation(c, partitions, prog):
+                        return
+                case NewReplicasOnline(partitions):
+                    self.topic_changes.new_replicas_online(c, partitions)
+                case ResumeDeletions():
+                    prog = self.topic_deletion_manager.resume_deletions(c) + prog
+                case ResumeDeletionForTopics(topics):
+                    c.ctx = c.ctx._replace(ineligible=tuple(t for t in c.ctx.ineligible if t not in topics))
+                    prog = self.topic_deletion_manager.resume_deletions(c) + prog
+                case OnTopicDeletion(topic):
+                    prog = self.topic_deletion_manager.on_topic_deletion(c, topic) + prog
+                case MoveToReplicaDeletionStarted(replicas):
+                    self.topic_deletion_manager.replica_deletion_started(c, replicas)
+                case CompleteDeleteTopic(topic):
+                    if self.topic_deletion_manager.complete_delete_topic(c, topic, prog):
+                        return
+                case FailReplicaDeletion(replicas):
+                    prog = self.topic_deletion_manager.fail_replica_deletion(c, replicas) + prog
+                case OnPartitionReassignment(partition, mode):
+                    if self.admin_workflows.on_partition_reassignment(c, partition, mode, prog):
+                        return
+                case StopOldReplicasOfReassignedPartition(partition, old):
+                    if self.admin_workflows.reassign_stop_old(c, partition, old, prog):
+                        return
+                case RemovePartitionsFromPreferredReplicaElection():
+                    c.send_zk(DeletePreferredReplicaElection(Q_DELETE_PREFERRED, c.fence(), c.ctx.epoch))
+                case SendStopReplica(broker, partitions, extra) if broker >= 0:
+                    self.topic_deletion_manager.send_stop_replica_requests(
+                        c, broker, partitions, extra, False
                     )
-                )
-                c.park(W_ELECT_READ if code == O_ELECT else W_RESIGN_READ, None, (), prog)
-                return
-            if code == O_L_ELECT:
-                self.zookeeper_leader_elector.elect(c, prog)
-                return
-            if code == O_L_RESIGN_ELECT:
-                if c.active_id == me:
-                    self.on_controller_resignation(c)
-                prog = ((O_L_ELECT,), *prog)
-                continue
-            if code == O_FAILOVER:
-                c.send_zk(
-                    ReadControllerContext(
-                        Q_READ_CONTEXT,
-                    )
-                )
-                c.park(W_CONTEXT, None, (), prog)
-                return
-            if c.ctx is None:
-                # the remaining ops need a context (the controller resigned meanwhile)
-                continue
-            if code == O_TRIGGER:
-                if self.partition_state_machine.trigger_online_partition_state_change(
-                    c, prog, batch, op[1] if len(op) > 1 else -1
-                ):
-                    return
-                batch = ()
-            elif code == O_ELECT_PARTS:
-                if self.partition_state_machine.do_elect_leader_for_partitions(c, op[2], batch, prog, op[1]):
-                    return
-                batch = ()
-            elif code == O_BROKER_CHANGE:
-                c.send_zk(
-                    GetAllBrokersInCluster(
-                        Q_READ_BROKERS,
-                    )
-                )
-                c.park(W_BROKERS, None, (), prog)
-                return
-            elif code == O_ON_STARTUP:
-                prog = self.broker_lifecycle.on_broker_startup(c, op[1]) + prog
-            elif code == O_ON_FAILURE:
-                prog = self.broker_lifecycle.on_broker_failure(c, op[1]) + prog
-            elif code == O_REMOVE_ISR:
-                if self.replica_state_machine.do_remove_replicas_from_isr(
-                    c, op[1], prog, op[2] if len(op) > 2 else None
-                ):
-                    return
-            elif code == O_LIVE_REMOVE:
-                live = c.ctx.live
-                for b in op[1]:
-                    live = set_item(live, b, 0)
-                c.ctx = c.ctx._replace(live=live)
-            elif code == O_LIVE_ADD:
-                live = c.ctx.live
-                for b, e in op[1]:
-                    live = set_item(live, b, e)
-                c.ctx = c.ctx._replace(live=live)
-            elif code == O_ISR_CHANGE:
-                c.send_zk(
-                    GetAllIsrChangeNotifications(
-                        Q_READ_ISR_CHANGES,
-                    )
-                )
-                c.park(W_ISR_READ, None, (), prog)
-                return
-            elif code == O_SEND_UM:
-                c.send_update_metadata_request()
-            elif code == O_NEW_PARTITIONS:
-                if self.topic_changes.on_new_partition_creation(c, op[1], prog):
-                    return
-            elif code == O_NEW_REPLICAS_ONLINE:
-                self.topic_changes.new_replicas_online(c, op[1])
-            elif code == O_RESUME_DELETIONS:
-                prog = self.topic_deletion_manager.resume_deletions(c) + prog
-            elif code == O_RESUME_TOPIC:
-                # resumeDeletionForTopics
-                topics = op[1]
-                c.ctx = c.ctx._replace(ineligible=tuple(t for t in c.ctx.ineligible if t not in topics))
-                prog = self.topic_deletion_manager.resume_deletions(c) + prog
-            elif code == O_ON_TOPIC_DELETION:
-                prog = self.topic_deletion_manager.on_topic_deletion(c, op[1]) + prog
-            elif code == O_DEL_STARTED:
-                self.topic_deletion_manager.replica_deletion_started(c, op[1])
-            elif code == O_DEL_COMPLETE:
-                if self.topic_deletion_manager.complete_delete_topic(c, op[1], prog):
-                    return
-            elif code == O_FAIL_DELETION:
-                prog = self.topic_deletion_manager.fail_replica_deletion(c, op[1]) + prog
-            elif code == O_REASSIGN:
-                if self.admin_workflows.on_partition_reassignment(c, op[1], op[2], prog):
-                    return
-            elif code == O_REASSIGN_DONE:
-                if self.admin_workflows.reassign_stop_old(c, op[1], op[2], prog):
-                    return
-            elif code == O_DELETE_PREFERRED:
-                # removePartitionsFromPreferredReplicaElection: delete the znode
-                c.send_zk(DeletePreferredReplicaElection(Q_DELETE_PREFERRED, c.fence(), c.ctx.epoch))
-            elif code == O_STOP:
-                if op[1] >= 0:
-                    self.topic_deletion_manager.send_stop_replica_requests(c, op[1], op[2], op[3], False)
-                else:
+                case SendStopReplica(_, (p,), old):
                     # stopOldReplicasOfReassignedPartition: -> Started -> Successful -> NonExistent
-                    (p,) = op[2]
-                    for b in op[3]:
+                    for b in old:
                         c.set_rstate(p, b, ReplicaState.ReplicaDeletionStarted)
                         self.topic_deletion_manager.send_stop_replica_requests(c, b, (p,), True, False)
                         c.set_rstate(p, b, ReplicaState.ReplicaDeletionSuccessful)
                         c.set_rstate(p, b, ReplicaState.NonExistentReplica)
-            elif code == O_CS_RESPOND:
-                e = c.ctx.live[op[1]]
-                if e:
-                    c.send_msg(op[1], ControlledShutdownResponse(M_CS_RESPONSE, c.ctx.epoch, e, ()))
-            else:  # pragma: no cover
-                raise AssertionError(f"unknown program op {op!r}")
+                case ControlledShutdownRespond(broker):
+                    e = c.ctx.live[broker]
+                    if e:
+                        c.send_msg(broker, ControlledShutdownResponse(M_CS_RESPONSE, c.ctx.epoch, e, ()))
+                case _:  # pragma: no cover
+                    raise AssertionError(f"unknown program step {op!r}")
         c.pending = None
 
     def process_event(self, c: ControllerBase, ev: tuple[int, int]) -> None:
         kind, arg = ev
         legacy = c.sys.cfg.elector is Elector.LEGACY
         if kind == EV_STARTUP:
-            self.run(c, ((O_L_ELECT,),) if legacy else ((O_ELECT,),))
+            self.run(c, (LegacyElect(),) if legacy else (Elect(),))
         elif kind == EV_REELECT:
-            self.run(c, ((O_L_RESIGN_ELECT,),) if legacy else ((O_ELECT,),))
+            self.run(c, (LegacyResignAndElect(),) if legacy else (Elect(),))
         elif kind == EV_CTL_CHANGE:
             if legacy:
                 # 0.8 LeaderChangeListener.handleDataChange: leaderId = new data (no resignation)
                 c.active_id = arg
             else:
-                self.run(c, ((O_MAYBE_RESIGN,),))
+                self.run(c, (MaybeResign(),))
         elif kind == EV_BROKER_CHANGE:
             if c.ctx is not None:
-                self.run(c, ((O_BROKER_CHANGE,),))
+                self.run(c, (ProcessBrokerChange(),))
         elif kind == EV_ISR_CHANGE:
             if c.ctx is not None:
-                self.run(c, ((O_ISR_CHANGE,),))
+                self.run(c, (ProcessIsrChangeNotification(),))
         elif kind == EV_TOPIC_CHANGE:
             # TopicChange: getChildren /brokers/topics (re-arming the watch) and the new topics'
             # assignments; then onNewTopicCreation for the topics the context does not know
@@ -256,7 +245,7 @@ class KafkaController(Component):
                         Q_READ_TOPICS,
                     )
                 )
-                c.park(W_TOPICS, None, (), ())
+                c.park(TopicChangeRead())
         elif kind >= EV_DELETE_TOPICS:
             if c.ctx is not None:
                 self.admin_workflows.admin_event(c, kind, arg)
@@ -272,7 +261,7 @@ class KafkaController(Component):
             if c.ctx is not None or c.active_id == c.me:
                 self.on_controller_resignation(c)
             c.active_id = -1
-            self.run(c, ((O_L_ELECT,),))
+            self.run(c, (LegacyElect(),))
 
     def update_active_controller_id(self, c: ControllerBase, ctl: int) -> None:
         """``activeControllerId = getControllerId``, then ``onControllerResignation`` if this
@@ -288,75 +277,80 @@ class KafkaController(Component):
         return epoch + 1
 
     def resume(self, c: ControllerBase, resp: tuple) -> None:
+        """Continue the parked continuation with ZooKeeper's response ``resp``."""
         assert c.pending is not None  # a response resumes a parked continuation
-        wait, data, batch, rest = c.pending
+        k: Any = c.pending
+        if type(k) is tuple:  # a continuation written as a plain tuple
+            k = PARKED.view(k)
         c.pending = None
-        me = c.me
-        op = resp[0]
-        if wait in (W_ELECT_READ, W_RESIGN_READ):
-            _, ctl, epoch, version = resp
-            self.update_active_controller_id(c, ctl)
-            if wait == W_ELECT_READ and ctl == -1:
-                c.send_zk(
-                    RegisterControllerAndIncrementControllerEpoch(
-                        Q_REGISTER_CTL, self.next_controller_epoch(c, epoch), version
+        rest = k.rest
+        match k:
+            case ElectRead() | MaybeResignRead():
+                _, ctl, epoch, version = resp
+                self.update_active_controller_id(c, ctl)
+                if ctl == -1 and type(k) is ElectRead:
+                    c.send_zk(
+                        RegisterControllerAndIncrementControllerEpoch(
+                            Q_REGISTER_CTL, self.next_controller_epoch(c, epoch), version
+                        )
                     )
+                    c.park(RegisterController(rest=rest))
+                    return
+                self.run(c, rest)
+            case RegisterController():
+                ok, epoch, version = resp[1], resp[2], resp[3]
+                if ok:
+                    c.active_id = c.me
+                    c.ctx = c.sys.empty_ctx(epoch, version)
+                    self.run(c, (OnControllerFailover(), *rest))
+                else:
+                    # NodeExists / BadVersion -> ControllerMovedException -> maybeResign
+                    self.run(c, (MaybeResign(), *rest))
+            case FailoverContextRead():
+                self.on_controller_failover(
+                    c,
+                    resp[1],
+                    resp[2],
+                    rest,
+                    resp[3] if len(resp) > 3 else -1,
+                    resp[4] if len(resp) > 4 else None,
                 )
-                c.park(W_REGISTER, None, (), rest)
-                return
-            self.run(c, rest)
-        elif wait == W_REGISTER:
-            ok, epoch, version = resp[1], resp[2], resp[3]
-            if ok:
-                c.active_id = me
-                c.ctx = c.sys.empty_ctx(epoch, version)
-                self.run(c, ((O_FAILOVER,), *rest))
-            else:
-                # NodeExists / BadVersion -> ControllerMovedException -> maybeResign
-                self.run(c, ((O_MAYBE_RESIGN,), *rest))
-        elif wait == W_CONTEXT:
-            self.on_controller_failover(
-                c,
-                resp[1],
-                resp[2],
-                rest,
-                resp[3] if len(resp) > 3 else -1,
-                resp[4] if len(resp) > 4 else None,
-            )
-        elif wait == W_INIT:
-            self.partition_state_machine.initialize_leader_and_isr_written(c, resp, data, batch, rest)
-        elif wait == W_ELECT_PARTS:
-            self.partition_state_machine.elect_leader_for_partitions_read(c, resp, data, batch, rest)
-        elif wait == W_ELECT_WRITE:
-            self.partition_state_machine.elect_leader_for_partitions_written(c, resp, data, batch, rest)
-        elif wait == W_BROKERS:
-            self.broker_lifecycle.process_broker_change(c, resp[1], rest)
-        elif wait == W_ISR_READ:
-            self.partition_state_machine.process_isr_change_notification(c, resp[1], resp[2], rest)
-        elif wait == W_RM_READ:
-            self.replica_state_machine.remove_replicas_from_isr_read(c, resp, data, batch, rest)
-        elif wait == W_RM_WRITE:
-            self.replica_state_machine.remove_replicas_from_isr_written(c, resp, data, batch, rest)
-        elif wait == W_TOPICS:
-            self.topic_changes.process_topic_change(c, resp[1], rest, resp[2] if len(resp) > 2 else ())
-        elif wait == W_DEL_READ:
-            self.topic_deletion_manager.process_topic_deletion(c, resp[1], rest)
-        elif wait == W_DEL_DONE:
-            self.topic_deletion_manager.delete_topic_done(c, resp[1], data, rest)
-        elif wait == W_PMOD:
-            self.topic_changes.process_partition_modifications(c, data, resp[2], rest)
-        elif wait == W_REASSIGN_READ:
-            self.admin_workflows.process_partition_reassignment(c, resp[1], rest)
-        elif wait == W_REASSIGN_PARTS:
-            self.admin_workflows.reassign_parts(c, resp, data, rest)
-        elif wait == W_ASSIGN:
-            self.admin_workflows.assign_written(c, resp[1], data, rest)
-        elif wait == W_PREF_READ:
-            self.admin_workflows.process_preferred_replica_leader_election(c, resp[1], rest)
-        elif wait in LEGACY_WAITS:
-            self.zookeeper_leader_elector.resume(c, wait, resp, rest)
-        else:  # pragma: no cover
-            raise AssertionError(f"unknown wait {wait} for response {op}")
+            case InitializeLeaderAndIsrWritten(elect, batch):
+                self.partition_state_machine.initialize_leader_and_isr_written(c, resp, elect, batch, rest)
+            case ElectLeaderForPartitionsRead(_, _, batch):
+                self.partition_state_machine.elect_leader_for_partitions_read(c, resp, k.data, batch, rest)
+            case ElectLeaderForPartitionsWritten(strategy, items, batch):
+                self.partition_state_machine.elect_leader_for_partitions_written(
+                    c, resp, strategy, items, batch, rest
+                )
+            case BrokerChangeRead():
+                self.broker_lifecycle.process_broker_change(c, resp[1], rest)
+            case IsrChangeNotificationsRead():
+                self.partition_state_machine.process_isr_change_notification(c, resp[1], resp[2], rest)
+            case RemoveReplicasFromIsrRead(broker, partitions, batch):
+                self.replica_state_machine.remove_replicas_from_isr_read(
+                    c, resp, broker, partitions, batch, rest
+                )
+            case RemoveReplicasFromIsrWritten(broker, _, batch):
+                self.replica_state_machine.remove_replicas_from_isr_written(c, resp, broker, batch, rest)
+            case TopicChangeRead():
+                self.topic_changes.process_topic_change(c, resp[1], rest, resp[2] if len(resp) > 2 else ())
+            case TopicDeletionRead():
+                self.topic_deletion_manager.process_topic_deletion(c, resp[1], rest)
+            case TopicZNodeDeleted(topic):
+                self.topic_deletion_manager.delete_topic_done(c, resp[1], topic, rest)
+            case PartitionModificationsRead(topic):
+                self.topic_changes.process_partition_modifications(c, topic, resp[2], rest)
+            case PartitionReassignmentRead():
+                self.admin_workflows.process_partition_reassignment(c, resp[1], rest)
+            case ReassignmentPartitionStateRead(partition, mode):
+                self.admin_workflows.reassign_parts(c, resp, partition, mode, rest)
+            case AssignmentWritten(partition, phase, replicas):
+                self.admin_workflows.assign_written(c, resp[1], partition, phase, replicas, rest)
+            case PreferredReplicaElectionRead():
+                self.admin_workflows.process_preferred_replica_leader_election(c, resp[1], rest)
+            case _:
+                self.zookeeper_leader_elector.resume(c, k, resp)
 
     def on_controller_failover(
         self,
@@ -413,7 +407,11 @@ class KafkaController(Component):
         :meth:`on_controller_failover_admin`). ``kafka_version = "0.8"`` orders them as seed 000
         prints (``model/controller/v08.py``)."""
         legacy = c.sys.cfg.elector is Elector.LEGACY
-        return ((O_TRIGGER,), *(((O_SEND_UM,),) if legacy else ()), *admin_prog)
+        return (
+            TriggerOnlinePartitionStateChange(),
+            *((SendUpdateMetadataRequest(),) if legacy else ()),
+            *admin_prog,
+        )
 
     def on_controller_failover_admin(self, c: ControllerBase, admin: tuple) -> tuple:
         """``onControllerFailover``'s admin steps: ``initializePartitionReassignment``,
@@ -445,15 +443,15 @@ class KafkaController(Component):
             c.send_zk(DeleteTopicDeletions(Q_DELETE_DELETIONS, unknown, c.fence(), ctx.epoch))
         c.ctx = ctx._replace(ar=ar, deleting=deleting, ineligible=ineligible, reassigning=reassigning)
         for p, _ in reassigning:
-            prog.append((O_REASSIGN, p, 0))
+            prog.append(OnPartitionReassignment(p, 0))
             c.done |= D_PICKED_UP
         if deleting:
-            prog.append((O_RESUME_DELETIONS,))
+            prog.append(ResumeDeletions())
         if preferred:
             pending = self.admin_workflows.pending_preferred(c, preferred)
             if pending:
-                prog.append((O_ELECT_PARTS, S_PREFERRED, pending))
-            prog.append((O_DELETE_PREFERRED,))
+                prog.append(ElectLeaderForPartitions(S_PREFERRED, pending))
+            prog.append(RemovePartitionsFromPreferredReplicaElection())
         return tuple(prog)
 
     def on_controller_resignation(self, c: ControllerBase) -> None:
@@ -493,4 +491,4 @@ class KafkaController(Component):
         if c.sys.cfg.elector is Elector.LEGACY:
             self.run(c, ())
         else:
-            self.run(c, ((O_MAYBE_RESIGN,),))
+            self.run(c, (MaybeResign(),))

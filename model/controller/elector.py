@@ -10,6 +10,13 @@ deletes ``/controller``. The 2.x election (one ``multi``) is ``KafkaController``
 from __future__ import annotations
 
 from model.controller.base import Component, ControllerBase
+from model.controller.continuations import (
+    LegacyControllerCreated,
+    LegacyControllerRead,
+    LegacyEpochIncremented,
+    LegacyEpochRead,
+    Parked,
+)
 from model.controller.messages import (
     Q_CREATE_CTL,
     Q_DELETE_CTL,
@@ -22,10 +29,9 @@ from model.controller.messages import (
     IncrementControllerEpoch,
     ReadControllerEpoch,
 )
-from model.controller.program import O_FAILOVER, W_L_CREATE, W_L_EPOCH, W_L_INC, W_L_READ
-
-#: the waits of a parked legacy election (``ZookeeperLeaderElector.resume`` continues them)
-LEGACY_WAITS = frozenset({W_L_READ, W_L_CREATE, W_L_EPOCH, W_L_INC})
+from model.controller.program import (
+    OnControllerFailover,
+)
 
 
 class ZookeeperLeaderElector(Component):
@@ -34,38 +40,42 @@ class ZookeeperLeaderElector(Component):
     def elect(self, c: ControllerBase, rest: tuple) -> None:
         """``elect``: read ``/controller`` (``rest`` runs after the election)."""
         c.send_zk(GetControllerIdAndEpoch(Q_READ_CTL))
-        c.park(W_L_READ, None, (), rest)
+        c.park(LegacyControllerRead(rest=rest))
 
-    def resume(self, c: ControllerBase, wait: int, resp: tuple, rest: tuple) -> None:
-        """Continue the election parked on ``wait`` with ZooKeeper's response ``resp``."""
+    def resume(self, c: ControllerBase, k: Parked, resp: tuple) -> None:
+        """Continue the election parked as ``k`` with ZooKeeper's response ``resp``."""
         run = self.kafka_controller.run
-        if wait == W_L_READ:
-            ctl = resp[1]
-            c.active_id = ctl
-            if ctl != -1:
-                run(c, rest)
-                return
-            c.send_zk(CreateControllerPath(Q_CREATE_CTL))
-            c.park(W_L_CREATE, None, (), rest)
-        elif wait == W_L_CREATE:
-            if resp[1]:
-                c.active_id = c.me
-                # 0.8 onControllerFailover: readControllerEpochFromZookeeper; incrementControllerEpoch
-                c.send_zk(ReadControllerEpoch(Q_READ_EPOCH))
-                c.park(W_L_EPOCH, None, (), rest)
-            else:
-                c.active_id = resp[2]
-                run(c, rest)
-        elif wait == W_L_EPOCH:
-            epoch = self.kafka_controller.next_controller_epoch(c, resp[1])
-            c.send_zk(IncrementControllerEpoch(Q_INC_EPOCH, epoch, resp[2]))
-            c.park(W_L_INC, None, (), rest)
-        else:  # W_L_INC
-            if resp[1]:
-                c.ctx = c.sys.empty_ctx(resp[2], resp[3])
-                run(c, ((O_FAILOVER,), *rest))
-            else:
-                # ControllerMovedException inside elect -> resign(): leaderId = -1; deletePath
-                c.active_id = -1
-                c.send_zk(DeleteControllerPath(Q_DELETE_CTL))
-                run(c, rest)
+        rest = k.rest
+        match k:
+            case LegacyControllerRead():
+                ctl = resp[1]
+                c.active_id = ctl
+                if ctl != -1:
+                    run(c, rest)
+                    return
+                c.send_zk(CreateControllerPath(Q_CREATE_CTL))
+                c.park(LegacyControllerCreated(rest=rest))
+            case LegacyControllerCreated():
+                if resp[1]:
+                    c.active_id = c.me
+                    # 0.8 onControllerFailover: readControllerEpochFromZookeeper; incrementControllerEpoch
+                    c.send_zk(ReadControllerEpoch(Q_READ_EPOCH))
+                    c.park(LegacyEpochRead(rest=rest))
+                else:
+                    c.active_id = resp[2]
+                    run(c, rest)
+            case LegacyEpochRead():
+                epoch = self.kafka_controller.next_controller_epoch(c, resp[1])
+                c.send_zk(IncrementControllerEpoch(Q_INC_EPOCH, epoch, resp[2]))
+                c.park(LegacyEpochIncremented(rest=rest))
+            case LegacyEpochIncremented():
+                if resp[1]:
+                    c.ctx = c.sys.empty_ctx(resp[2], resp[3])
+                    run(c, (OnControllerFailover(), *rest))
+                else:
+                    # ControllerMovedException inside elect -> resign(): leaderId = -1; deletePath
+                    c.active_id = -1
+                    c.send_zk(DeleteControllerPath(Q_DELETE_CTL))
+                    run(c, rest)
+            case _:  # pragma: no cover
+                raise AssertionError(f"unknown continuation {k!r} for response {resp!r}")

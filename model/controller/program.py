@@ -1,62 +1,27 @@
-"""The controller's small programs: the steps an event handler runs (``O_*``) and what a
-parked continuation waits for (``W_*``).
+"""The controller's small programs: the steps an event handler runs, one record class per step
+(named after the Kafka method it stands for), and the codes that encode steps and waits.
 
 A controller event handler in Kafka runs to completion, blocking on its ZooKeeper calls. The
 model cuts it at each call: the handler sends the request and *parks* a continuation in
-``Node.pending`` = ``(wait, data, batch, rest)``: the ``W_*`` it waits for, the data the resumed
-code needs, the controller requests gathered but not yet sent (``sendRequestsToBrokers``'s
-batch), and ``rest``, the program steps still to run. The ZooKeeper response resumes it
-(``KafkaController.resume``), which continues the Kafka method and then runs ``rest``
-(``KafkaController.run``). A program step is a tuple ``(O_*, args...)``.
+``Node.pending`` (a record of ``model/controller/continuations.py``: what it waits for, the data
+the resumed code needs, the requests gathered for ``sendRequestsToBrokers`` and ``rest``, the
+steps still to run). The ZooKeeper response resumes it (``KafkaController.resume``), which
+continues the Kafka method and then runs ``rest`` (``KafkaController.run``, a ``match`` on the
+step's class).
 
-========================  ==============================================================
-step                      Kafka method it stands for
-========================  ==============================================================
-``O_ELECT``               2.x ``elect`` (read ``/controller``, register, failover)
-``O_MAYBE_RESIGN``        ``maybeResign``
-``O_FAILOVER``            ``onControllerFailover`` (its context read first)
-``O_TRIGGER``             ``triggerOnlinePartitionStateChange`` (of one topic: arg)
-``O_ELECT_PARTS``         ``handleStateChanges(OnlinePartition, strategy)`` of partitions
-``O_BROKER_CHANGE``       ``processBrokerChange`` (read ``/brokers/ids``)
-``O_ON_STARTUP``          ``onBrokerStartup(brokers)``
-``O_ON_FAILURE``          ``onBrokerFailure(brokers)``
-``O_REMOVE_ISR``          replicas of a broker -> OfflineReplica (``doRemoveReplicasFromIsr``)
-``O_LIVE_REMOVE/ADD``     ``removeLiveBrokers`` / ``addLiveBrokersAndEpochs`` (bounced broker)
-``O_ISR_CHANGE``          ``processIsrChangeNotification``
-``O_SEND_UM``             ``sendUpdateMetadataRequest`` to every live broker
-``O_L_ELECT``             0.8 ``ZookeeperLeaderElector.elect``
-``O_L_RESIGN_ELECT``      0.8 ``handleDataDeleted``: resign if it was the controller, elect
-``O_NEW_PARTITIONS``      ``onNewPartitionCreation``
-``O_NEW_REPLICAS_ONLINE`` its replicas -> OnlineReplica
-``O_RESUME_DELETIONS``    ``topicDeletionManager.resumeDeletions``
-``O_RESUME_TOPIC``        ``resumeDeletionForTopics(topics)``
-``O_ON_TOPIC_DELETION``   ``onTopicDeletion`` / ``startReplicaDeletion``
-``O_DEL_STARTED``         replicas -> ReplicaDeletionStarted with StopReplica(delete)
-``O_DEL_COMPLETE``        ``completeDeleteTopic``
-``O_FAIL_DELETION``       ``failReplicaDeletion``
-``O_REASSIGN``            ``onPartitionReassignment`` (mode: initiate, restart, ISR change)
-``O_REASSIGN_DONE``       steps 8-10 of a reassignment (``stopOldReplicasOfReassignedPartition``)
-``O_DELETE_PREFERRED``    ``removePartitionsFromPreferredReplicaElection``
-``O_CS_RESPOND``          the ``ControlledShutdownResponse``
-``O_STOP``                ``sendStopReplicaRequest``
-========================  ==============================================================
-
-A wait names the call a continuation is parked on: ``W_ELECT_READ`` / ``W_RESIGN_READ``
-(``elect`` / ``maybeResign`` reading ``/controller``), ``W_REGISTER``
-(``registerControllerAndIncrementControllerEpoch``), ``W_CONTEXT`` (failover's reads),
-``W_INIT`` (``initializeLeaderAndIsrForPartitions``' creates), ``W_ELECT_PARTS`` /
-``W_ELECT_WRITE`` (``doElectLeaderForPartitions``' read and write), ``W_BROKERS``,
-``W_ISR_READ``, ``W_RM_READ`` / ``W_RM_WRITE`` (``doRemoveReplicasFromIsr``), ``W_L_*``
-(0.8 election: read, create, epoch read, epoch increment), ``W_TOPICS``, ``W_DEL_READ``,
-``W_DEL_DONE`` (``completeDeleteTopic``'s deletes), ``W_PMOD``, ``W_REASSIGN_READ``,
-``W_REASSIGN_PARTS``, ``W_ASSIGN`` and ``W_PREF_READ``.
+A step is a :class:`model.records.Record`: a tuple ``(code, args...)`` with named fields, so a
+state holding it encodes as it always did. The ``O_*`` and ``W_*`` codes below are that encoding
+and nothing else: the model builds and matches the classes (a plain tuple, as a mutant may write
+one, is read with ``STEPS.view``).
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
-# program ops of the controller interpreter
+from model.records import Record, RecordFamily
+
+# the encoding: program steps' codes (item 0 of a step record)
 (
     O_ELECT,
     O_MAYBE_RESIGN,
@@ -88,75 +53,257 @@ from typing import Any, NamedTuple
     O_STOP,
 ) = range(28)
 
-# waits (what a parked continuation waits for)
+# ... and waits' codes (item 0 of a parked continuation, ``continuations.py``)
 W_ELECT_READ, W_RESIGN_READ, W_REGISTER, W_CONTEXT, W_INIT, W_ELECT_PARTS, W_ELECT_WRITE = range(7)
 W_BROKERS, W_ISR_READ, W_RM_READ, W_RM_WRITE, W_L_READ, W_L_CREATE, W_L_EPOCH, W_L_INC = range(7, 15)
 W_TOPICS = 15
 W_DEL_READ, W_DEL_DONE, W_PMOD, W_REASSIGN_READ, W_REASSIGN_PARTS, W_ASSIGN, W_PREF_READ = range(16, 23)
 
 
-#: the Kafka call each wait continues (how a parked continuation reads in a counterexample)
-WAIT_NAMES = {
-    W_ELECT_READ: "elect: getControllerId",
-    W_RESIGN_READ: "maybeResign: getControllerId",
-    W_REGISTER: "registerControllerAndIncrementControllerEpoch",
-    W_CONTEXT: "onControllerFailover: read the context",
-    W_INIT: "initializeLeaderAndIsrForPartitions: createTopicPartitionStatesRaw",
-    W_ELECT_PARTS: "doElectLeaderForPartitions: getTopicPartitionStatesRaw",
-    W_ELECT_WRITE: "doElectLeaderForPartitions: updateLeaderAndIsr",
-    W_BROKERS: "processBrokerChange: getAllBrokerAndEpochsInCluster",
-    W_ISR_READ: "processIsrChangeNotification: getAllIsrChangeNotifications",
-    W_RM_READ: "doRemoveReplicasFromIsr: getTopicPartitionStatesRaw",
-    W_RM_WRITE: "doRemoveReplicasFromIsr: updateLeaderAndIsr",
-    W_L_READ: "ZookeeperLeaderElector.elect: read /controller",
-    W_L_CREATE: "ZookeeperLeaderElector.elect: create /controller",
-    W_L_EPOCH: "readControllerEpochFromZookeeper",
-    W_L_INC: "incrementControllerEpoch",
-    W_TOPICS: "processTopicChange: getAllTopicsInCluster",
-    W_DEL_READ: "processTopicDeletion: getTopicDeletions",
-    W_DEL_DONE: "completeDeleteTopic: deleteTopicZNode",
-    W_PMOD: "processPartitionModifications: getReplicaAssignmentForTopics",
-    W_REASSIGN_READ: "processPartitionReassignment: getPartitionReassignment",
-    W_REASSIGN_PARTS: "onPartitionReassignment: getTopicPartitionStatesRaw",
-    W_ASSIGN: "updateAssignmentForPartition: setReplicaAssignment",
-    W_PREF_READ: "processPreferredReplicaLeaderElection: getPreferredReplicaElection",
-}
+class Elect(Record, code=O_ELECT):
+    """2.x ``elect``: read ``/controller`` (``getControllerId``), register if none, failover."""
+
+    __slots__ = ()
 
 
-class Parked(NamedTuple):
-    """A parked continuation (``Node.pending``): the ZooKeeper call it waits on (``W_*``), the
-    data the resumed code needs, the requests gathered for ``sendRequestsToBrokers`` and the
-    program steps still to run. It encodes as the plain tuple ``(wait, data, batch, rest)``.
+class MaybeResign(Record, code=O_MAYBE_RESIGN):
+    """``maybeResign``: re-read ``/controller``, resign if another broker holds it."""
 
-    >>> str(Parked(W_REGISTER, None, (), ()))
-    'waits on registerControllerAndIncrementControllerEpoch'
-    """
+    __slots__ = ()
 
-    wait: int
-    data: Any
-    batch: tuple
-    rest: tuple
 
-    def __str__(self) -> str:
-        extra = ", ".join(
-            f"{k} {v!r}" for k, v in (("data", self.data), ("batch", self.batch), ("then", self.rest)) if v
-        )
-        return f"waits on {WAIT_NAMES[self.wait]}" + (f" ({extra})" if extra else "")
+class OnControllerFailover(Record, code=O_FAILOVER):
+    """``onControllerFailover`` (its context read first)."""
+
+    __slots__ = ()
+
+
+class TriggerOnlinePartitionStateChange(Record, code=O_TRIGGER):
+    """``triggerOnlinePartitionStateChange`` (of one topic when ``topic`` >= 0)."""
+
+    __slots__ = ()
+    topic: int = -1
+
+
+class ElectLeaderForPartitions(Record, code=O_ELECT_PARTS):
+    """``handleStateChanges(partitions, OnlinePartition, strategy)`` (``strategy``: ``S_*``)."""
+
+    __slots__ = ()
+    strategy: int
+    partitions: tuple[int, ...]
+
+
+class ProcessBrokerChange(Record, code=O_BROKER_CHANGE):
+    """``processBrokerChange``: read ``/brokers/ids``."""
+
+    __slots__ = ()
+
+
+class OnBrokerStartup(Record, code=O_ON_STARTUP):
+    """``onBrokerStartup(brokers)``."""
+
+    __slots__ = ()
+    brokers: tuple[int, ...]
+
+
+class OnBrokerFailure(Record, code=O_ON_FAILURE):
+    """``onBrokerFailure(brokers)``."""
+
+    __slots__ = ()
+    brokers: tuple[int, ...]
+
+
+class OfflineReplicas(Record, code=O_REMOVE_ISR):
+    """A broker's replicas (of ``partitions``; ``None``: all it holds) -> OfflineReplica
+    (``doRemoveReplicasFromIsr``)."""
+
+    __slots__ = ()
+    broker: int
+    partitions: tuple[int, ...] | None = None
+
+
+class RemoveLiveBrokers(Record, code=O_LIVE_REMOVE):
+    """``removeLiveBrokers`` (a bounced broker)."""
+
+    __slots__ = ()
+    brokers: tuple[int, ...]
+
+
+class AddLiveBrokersAndEpochs(Record, code=O_LIVE_ADD):
+    """``addLiveBrokersAndEpochs`` (a bounced broker, with its new epoch)."""
+
+    __slots__ = ()
+    brokers_and_epochs: tuple[tuple[int, int], ...]
+
+
+class ProcessIsrChangeNotification(Record, code=O_ISR_CHANGE):
+    """``processIsrChangeNotification``."""
+
+    __slots__ = ()
+
+
+class SendUpdateMetadataRequest(Record, code=O_SEND_UM):
+    """``sendUpdateMetadataRequest`` to every live broker."""
+
+    __slots__ = ()
+
+
+class LegacyElect(Record, code=O_L_ELECT):
+    """0.8 ``ZookeeperLeaderElector.elect``."""
+
+    __slots__ = ()
+
+
+class LegacyResignAndElect(Record, code=O_L_RESIGN_ELECT):
+    """0.8 ``handleDataDeleted``: resign if it was the controller, then elect."""
+
+    __slots__ = ()
+
+
+class OnNewPartitionCreation(Record, code=O_NEW_PARTITIONS):
+    """``onNewPartitionCreation``."""
+
+    __slots__ = ()
+    partitions: tuple[int, ...]
+
+
+class NewReplicasOnline(Record, code=O_NEW_REPLICAS_ONLINE):
+    """The new partitions' replicas -> OnlineReplica."""
+
+    __slots__ = ()
+    partitions: tuple[int, ...]
+
+
+class ResumeDeletions(Record, code=O_RESUME_DELETIONS):
+    """``topicDeletionManager.resumeDeletions``."""
+
+    __slots__ = ()
+
+
+class ResumeDeletionForTopics(Record, code=O_RESUME_TOPIC):
+    """``resumeDeletionForTopics(topics)``."""
+
+    __slots__ = ()
+    topics: tuple[int, ...]
+
+
+class OnTopicDeletion(Record, code=O_ON_TOPIC_DELETION):
+    """``onTopicDeletion`` / ``startReplicaDeletion``."""
+
+    __slots__ = ()
+    topic: int
+
+
+class MoveToReplicaDeletionStarted(Record, code=O_DEL_STARTED):
+    """Replicas -> ReplicaDeletionStarted, with StopReplica(delete) (``startReplicaDeletion``)."""
+
+    __slots__ = ()
+    replicas: tuple[tuple[int, tuple[int, ...]], ...]  #: (broker, partitions)
+
+
+class CompleteDeleteTopic(Record, code=O_DEL_COMPLETE):
+    """``completeDeleteTopic``."""
+
+    __slots__ = ()
+    topic: int
+
+
+class FailReplicaDeletion(Record, code=O_FAIL_DELETION):
+    """``failReplicaDeletion``."""
+
+    __slots__ = ()
+    replicas: tuple[tuple[int, tuple[int, ...]], ...]  #: (broker, partitions)
+
+
+class OnPartitionReassignment(Record, code=O_REASSIGN):
+    """``onPartitionReassignment`` (mode 0: initiate, 1: restart, 2: ISR change)."""
+
+    __slots__ = ()
+    partition: int
+    mode: int
+
+
+class StopOldReplicasOfReassignedPartition(Record, code=O_REASSIGN_DONE):
+    """Steps 8-10 of a reassignment (``stopOldReplicasOfReassignedPartition``), ``old``: the
+    replicas to stop (``()``: they are stopped, finish)."""
+
+    __slots__ = ()
+    partition: int
+    old: tuple[int, ...]
+
+
+class RemovePartitionsFromPreferredReplicaElection(Record, code=O_DELETE_PREFERRED):
+    """``removePartitionsFromPreferredReplicaElection``: delete the znode."""
+
+    __slots__ = ()
+
+
+class ControlledShutdownRespond(Record, code=O_CS_RESPOND):
+    """The ``ControlledShutdownResponse`` to ``broker``."""
+
+    __slots__ = ()
+    broker: int
+
+
+class SendStopReplica(Record, code=O_STOP):
+    """``sendStopReplicaRequest(broker, partitions, deletePartitions = extra)``; ``broker`` -1:
+    ``stopOldReplicasOfReassignedPartition`` of ``partitions`` (one) on the old replicas
+    ``extra`` (-> Started -> Successful -> NonExistent)."""
+
+    __slots__ = ()
+    broker: int
+    partitions: tuple[int, ...]
+    extra: Any
+
+
+#: every step class, and the view of a plain step tuple as its record
+STEPS = RecordFamily(
+    [
+        Elect,
+        MaybeResign,
+        OnControllerFailover,
+        TriggerOnlinePartitionStateChange,
+        ElectLeaderForPartitions,
+        ProcessBrokerChange,
+        OnBrokerStartup,
+        OnBrokerFailure,
+        OfflineReplicas,
+        RemoveLiveBrokers,
+        AddLiveBrokersAndEpochs,
+        ProcessIsrChangeNotification,
+        SendUpdateMetadataRequest,
+        LegacyElect,
+        LegacyResignAndElect,
+        OnNewPartitionCreation,
+        NewReplicasOnline,
+        ResumeDeletions,
+        ResumeDeletionForTopics,
+        OnTopicDeletion,
+        MoveToReplicaDeletionStarted,
+        CompleteDeleteTopic,
+        FailReplicaDeletion,
+        OnPartitionReassignment,
+        StopOldReplicasOfReassignedPartition,
+        RemovePartitionsFromPreferredReplicaElection,
+        ControlledShutdownRespond,
+        SendStopReplica,
+    ]
+)
 
 
 def sort_runs(prog: tuple) -> tuple:
-    """``prog`` with each run of consecutive ``(O_REMOVE_ISR, b)`` steps sorted by broker:
+    """``prog`` with each run of consecutive ``OfflineReplicas(b)`` steps sorted by broker:
     ``onBrokerFailure`` emits one per failed broker, in id order, so a renamed program is the one
     the model would have built (symmetry reduction).
 
-    >>> sort_runs(((O_TRIGGER,), (O_REMOVE_ISR, 3), (O_REMOVE_ISR, 2)))
-    ((3,), (7, 2), (7, 3))
+    >>> sort_runs((TriggerOnlinePartitionStateChange(), OfflineReplicas(3), OfflineReplicas(2)))
+    (TriggerOnlinePartitionStateChange(), OfflineReplicas(broker=2), OfflineReplicas(broker=3))
     """
     out = list(prog)
     i = 0
     while i < len(out):
         j = i
-        while j < len(out) and out[j][0] == O_REMOVE_ISR and len(out[j]) == 2:
+        while j < len(out) and type(out[j]) is OfflineReplicas and len(out[j]) == 2:
             j += 1
         if j - i > 1:
             out[i:j] = sorted(out[i:j])

@@ -39,37 +39,7 @@ from model.controller.messages import (
     StopReplicaPartitions,
     UpdateMetadataPayload,
 )
-from model.controller.program import (
-    O_CS_RESPOND,
-    O_DEL_COMPLETE,
-    O_DEL_STARTED,
-    O_ELECT_PARTS,
-    O_FAIL_DELETION,
-    O_LIVE_ADD,
-    O_LIVE_REMOVE,
-    O_NEW_PARTITIONS,
-    O_NEW_REPLICAS_ONLINE,
-    O_ON_FAILURE,
-    O_ON_STARTUP,
-    O_ON_TOPIC_DELETION,
-    O_REASSIGN,
-    O_REASSIGN_DONE,
-    O_REMOVE_ISR,
-    O_RESUME_TOPIC,
-    O_STOP,
-    O_TRIGGER,
-    W_ASSIGN,
-    W_DEL_DONE,
-    W_ELECT_PARTS,
-    W_ELECT_WRITE,
-    W_INIT,
-    W_PMOD,
-    W_REASSIGN_PARTS,
-    W_RM_READ,
-    W_RM_WRITE,
-    Parked,
-    sort_runs,
-)
+from model.controller.renamer_program import rename_pending
 from model.controller.responses import (
     ControllerContextWithAdmin,
     ControllerContextWithTopics,
@@ -366,63 +336,9 @@ class Renamer:
         return r  # no id in it
 
     # -- continuations --------------------------------------------------------------------
-    def step(self, op: tuple) -> tuple:
-        """One program step ``(O_*, args...)``."""
-        code = op[0]
-        B, P, T = self.B, self.P, self.T
-        if code == O_TRIGGER:
-            return op if len(op) == 1 or op[1] < 0 else (code, T[op[1]])
-        if code == O_ELECT_PARTS:
-            return (code, op[1], self.pset(op[2]))
-        if code in (O_ON_STARTUP, O_ON_FAILURE, O_LIVE_REMOVE):
-            return (code, self.bset(op[1]))
-        if code == O_REMOVE_ISR:
-            return (code, B[op[1]], *(self.pset(ps) for ps in op[2:]))
-        if code == O_LIVE_ADD:
-            return (code, tuple(sorted((B[b], e) for b, e in op[1])))
-        if code in (O_NEW_PARTITIONS, O_NEW_REPLICAS_ONLINE):
-            return (code, self.pset(op[1]))
-        if code == O_RESUME_TOPIC:
-            return (code, self.tset(op[1]))
-        if code in (O_ON_TOPIC_DELETION, O_DEL_COMPLETE):
-            return (code, T[op[1]])
-        if code in (O_DEL_STARTED, O_FAIL_DELETION):
-            return (code, tuple(sorted((B[b], self.pset(ps)) for b, ps in op[1])))
-        if code == O_REASSIGN:
-            return (code, P[op[1]], op[2])
-        if code == O_REASSIGN_DONE:
-            return (code, P[op[1]], self.bs(op[2]))
-        if code == O_CS_RESPOND:
-            return (code, B[op[1]])
-        if code == O_STOP:
-            if op[1] >= 0:
-                return (code, B[op[1]], self.pset(op[2]), op[3])
-            return (code, op[1], self.pset(op[2]), self.bs(op[3]))
-        return op  # no argument
-
     def pending(self, pend: tuple | None) -> tuple | None:
-        """A parked continuation ``(wait, data, batch, rest)``."""
-        if pend is None:
-            return None
-        wait, data, batch, rest = pend
-        P = self.P
-        if wait == W_INIT:
-            data = self.pset(data)
-        elif wait == W_ELECT_PARTS:
-            data = (data[0], self.pset(data[1]))
-        elif wait == W_ELECT_WRITE:
-            items = sorted(((P[p], self.bs(rec), u) for p, rec, u in data[1]), key=lambda e: e[0])
-            data = (data[0], tuple(items))
-        elif wait in (W_RM_READ, W_RM_WRITE):
-            data = (self.B[data[0]], self.pset(data[1]))
-        elif wait in (W_PMOD, W_DEL_DONE):
-            data = self.T[data]
-        elif wait == W_REASSIGN_PARTS:
-            data = (P[data[0]], data[1])
-        elif wait == W_ASSIGN:
-            data = (P[data[0]], data[1], self.bs(data[2]))
-        batch = tuple((self.b(d), self.entry(e)) for d, e in batch)
-        return Parked(wait, data, batch, sort_runs(tuple(self.step(op) for op in rest)))
+        """A parked continuation (``renamer_program.py``)."""
+        return rename_pending(self, pend)
 
     def smaller_image(self, s: State, best: State, enc: Callable[[Any], bytes]) -> State | None:
         """The image of ``s`` if it sorts before ``best`` (canonical encodings), else None.

@@ -17,6 +17,13 @@ from model.controller.base import (
     ControllerBase,
 )
 from model.controller.config import LeaderSelectors
+from model.controller.continuations import (
+    ElectLeaderForPartitionsRead,
+    ElectLeaderForPartitionsWritten,
+    InitializeLeaderAndIsrWritten,
+    RemoveReplicasFromIsrRead,
+    RemoveReplicasFromIsrWritten,
+)
 from model.controller.messages import (
     Q_DELETE_ISR_CHANGES,
     Q_READ_PARTS,
@@ -33,7 +40,6 @@ from model.controller.messages import (
     GetTopicPartitionStates,
     UpdateLeaderAndIsr,
 )
-from model.controller.program import W_ELECT_PARTS, W_ELECT_WRITE, W_INIT, W_RM_READ, W_RM_WRITE
 from model.controller.state import D_ADDED, D_ADMIN_UNCLEAN, D_PREFERRED, D_UNCLEAN_DYN, PartZ
 from model.election import (
     NO_LEADER,
@@ -106,7 +112,7 @@ class PartitionStateMachine(Component):
                 writes.append((p, PartZ(lai.leader, lai.leader_epoch, lai.isr, c.ctx.epoch, -1)))
         if writes:
             c.send_zk(UpdateLeaderAndIsr(Q_WRITE_PARTS, tuple(writes), c.fence(), c.ctx.epoch, True, S_INIT))
-            c.park(W_INIT, elect, batch, rest)
+            c.park(InitializeLeaderAndIsrWritten(elect, batch=batch, rest=rest))
             return True
         return self.do_elect_leader_for_partitions(c, elect, batch, rest)
 
@@ -135,7 +141,7 @@ class PartitionStateMachine(Component):
         """``doElectLeaderForPartitions``: read the partition states, elect, write, retry."""
         if elect:
             c.send_zk(GetTopicPartitionStates(Q_READ_PARTS, elect))
-            c.park(W_ELECT_PARTS, (strategy, elect), batch, rest)
+            c.park(ElectLeaderForPartitionsRead(strategy, elect, batch=batch, rest=rest))
             return True
         c.send_requests_to_brokers(batch)
         return False
@@ -228,15 +234,18 @@ class PartitionStateMachine(Component):
                 strategy,
             )
         )
-        c.park(W_ELECT_WRITE, (strategy, tuple((p, rec, u) for p, _, rec, u in writes)), batch, rest)
+        c.park(
+            ElectLeaderForPartitionsWritten(
+                strategy, tuple((p, rec, u) for p, _, rec, u in writes), batch=batch, rest=rest
+            )
+        )
 
     def elect_leader_for_partitions_written(
-        self, c: ControllerBase, resp: tuple, data: tuple, batch: tuple, rest: tuple
+        self, c: ControllerBase, resp: tuple, strategy: int, items: tuple, batch: tuple, rest: tuple
     ) -> None:
         _, ok, results = resp
         if self.kafka_controller.write_failed(c, ok, rest):
             return
-        strategy, items = data
         batch_l = list(batch)
         retry = []
         for (p, z), (_, recipients, unclean) in zip(results, items):
@@ -359,7 +368,7 @@ class ReplicaStateMachine(Component):
         if not with_info:
             return False
         c.send_zk(GetTopicPartitionStates(Q_READ_PARTS, tuple(with_info)))
-        c.park(W_RM_READ, (b, tuple(with_info)), (), rest)
+        c.park(RemoveReplicasFromIsrRead(b, tuple(with_info), rest=rest))
         return True
 
     def remove_replica_from_isr(self, c: ControllerBase, cur: LeaderAndIsr, b: int) -> LeaderAndIsr | None:
@@ -374,12 +383,11 @@ class ReplicaStateMachine(Component):
         return tuple(r for r in c.ctx.ar[p] if r != b)
 
     def remove_replicas_from_isr_read(
-        self, c: ControllerBase, resp: tuple, data: tuple, batch: tuple, rest: tuple
+        self, c: ControllerBase, resp: tuple, b: int, parts: tuple, batch: tuple, rest: tuple
     ) -> None:
         if self.kafka_controller.resigned(c, rest):
             return
         ctx = c.ctx
-        b, parts = data
         writes = []
         done = []
         for p, z in resp[1]:
@@ -402,15 +410,14 @@ class ReplicaStateMachine(Component):
             self.kafka_controller.run(c, rest)
             return
         c.send_zk(UpdateLeaderAndIsr(Q_WRITE_PARTS, tuple(writes), c.fence(), ctx.epoch, False, S_REMOVE))
-        c.park(W_RM_WRITE, (b, parts), batch, rest)
+        c.park(RemoveReplicasFromIsrWritten(b, parts, batch=batch, rest=rest))
 
     def remove_replicas_from_isr_written(
-        self, c: ControllerBase, resp: tuple, data: tuple, batch: tuple, rest: tuple
+        self, c: ControllerBase, resp: tuple, b: int, batch: tuple, rest: tuple
     ) -> None:
         _, ok, results = resp
         if self.kafka_controller.write_failed(c, ok, rest):
             return
-        b, _ = data
         batch_l = list(batch)
         retry = []
         for p, z in results:
@@ -424,7 +431,7 @@ class ReplicaStateMachine(Component):
             batch_l.extend(self.offline_replica_requests(c, b, ((p, z),)))
         if retry:
             c.send_zk(GetTopicPartitionStates(Q_READ_PARTS, tuple(retry)))
-            c.park(W_RM_READ, (b, tuple(retry)), tuple(batch_l), rest)
+            c.park(RemoveReplicasFromIsrRead(b, tuple(retry), batch=tuple(batch_l), rest=rest))
             return
         c.send_requests_to_brokers(tuple(batch_l))
         self.kafka_controller.run(c, rest)

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from explorer.speedups import set_item
 from model.controller.base import Component, ControllerBase
+from model.controller.continuations import (
+    TopicZNodeDeleted,
+)
 from model.controller.messages import (
     M_STOP_REPLICA,
     Q_DELETE_DELETIONS,
@@ -17,14 +20,13 @@ from model.controller.messages import (
     StopReplicaRequest,
 )
 from model.controller.program import (
-    O_DEL_COMPLETE,
-    O_DEL_STARTED,
-    O_FAIL_DELETION,
-    O_ON_TOPIC_DELETION,
-    O_REMOVE_ISR,
-    O_RESUME_DELETIONS,
-    O_SEND_UM,
-    W_DEL_DONE,
+    CompleteDeleteTopic,
+    FailReplicaDeletion,
+    MoveToReplicaDeletionStarted,
+    OfflineReplicas,
+    OnTopicDeletion,
+    ResumeDeletions,
+    SendUpdateMetadataRequest,
 )
 from model.controller.state import D_DEL_RESUME, D_DELETED, D_DELETED_AFTER_RESUME
 from model.state_machines import PartitionState, ReplicaState
@@ -68,7 +70,7 @@ class TopicDeletionManager(Component):
         ineligible = tuple(sorted(set(ctx.ineligible) | {t for t in known if t in reassigning}))
         deleting = tuple(sorted(set(ctx.deleting) | set(known)))
         c.ctx = ctx._replace(deleting=deleting, ineligible=ineligible)
-        self.kafka_controller.run(c, ((O_RESUME_DELETIONS,), *rest))
+        self.kafka_controller.run(c, (ResumeDeletions(), *rest))
 
     def resume_deletions(self, c: ControllerBase) -> tuple:
         """``resumeDeletions``: complete, retry or start the deletion of each queued topic."""
@@ -86,7 +88,7 @@ class TopicDeletionManager(Component):
                 retry.append(t)
             if t not in ctx.ineligible and not started:
                 eligible.append(t)
-        prog: list = [(O_DEL_COMPLETE, t) for t in complete]
+        prog: list = [CompleteDeleteTopic(t) for t in complete]
         if retry:
             # retryDeletionForIneligibleReplicas: failed replicas -> OfflineReplica
             c.ctx = ctx._replace(ineligible=tuple(t for t in ctx.ineligible if t not in retry))
@@ -95,11 +97,11 @@ class TopicDeletionManager(Component):
                 for p, r in self.topic_replicas(c, t):
                     if self.rstate(c, p, r) == ReplicaState.ReplicaDeletionIneligible:
                         by.setdefault(r, []).append(p)
-                prog += [(O_REMOVE_ISR, b, tuple(ps)) for b, ps in sorted(by.items())]
+                prog += [OfflineReplicas(b, tuple(ps)) for b, ps in sorted(by.items())]
         if eligible:
             # onTopicDeletion: UpdateMetadata, then onPartitionDeletion -> startReplicaDeletion
-            prog.append((O_SEND_UM,))
-            prog += [(O_ON_TOPIC_DELETION, t) for t in eligible]
+            prog.append(SendUpdateMetadataRequest())
+            prog += [OnTopicDeletion(t) for t in eligible]
         return tuple(prog)
 
     def on_topic_deletion(self, c: ControllerBase, t: int) -> tuple:
@@ -133,9 +135,9 @@ class TopicDeletionManager(Component):
         if dead:
             c.ctx = c.ctx._replace(ineligible=tuple(sorted({*c.ctx.ineligible, t})))
         todo = tuple((b, tuple(ps)) for b, ps in sorted(by.items()))
-        prog: list = [(O_REMOVE_ISR, b, ps) for b, ps in todo]
+        prog: list = [OfflineReplicas(b, ps) for b, ps in todo]
         if todo:
-            prog.append((O_DEL_STARTED, todo))
+            prog.append(MoveToReplicaDeletionStarted(todo))
         return tuple(prog)
 
     def to_ineligible(self, c: ControllerBase, p: int, r: int) -> None:
@@ -189,7 +191,7 @@ class TopicDeletionManager(Component):
         if not parts:
             return
         if error:
-            self.kafka_controller.run(c, ((O_FAIL_DELETION, ((b, parts),)),))
+            self.kafka_controller.run(c, (FailReplicaDeletion(((b, parts),)),))
             return
         self.complete_replica_deletion(c, b, parts)
 
@@ -198,7 +200,7 @@ class TopicDeletionManager(Component):
         ``resumeDeletions``."""
         for p in parts:
             c.set_rstate(p, b, ReplicaState.ReplicaDeletionSuccessful)
-        self.kafka_controller.run(c, ((O_RESUME_DELETIONS,),))
+        self.kafka_controller.run(c, (ResumeDeletions(),))
 
     def fail_replica_deletion(self, c: ControllerBase, items: tuple) -> tuple:
         """``failReplicaDeletion``: replicas of queued topics -> ReplicaDeletionIneligible, the
@@ -230,7 +232,7 @@ class TopicDeletionManager(Component):
                 c.set_pstate(p, PartitionState.NonExistentPartition)
         c.ctx = c.ctx._replace(deleting=tuple(x for x in c.ctx.deleting if x != t))
         c.send_zk(DeleteTopicZNode(Q_DELETE_TOPIC, t, c.fence(), ctx.epoch))
-        c.park(W_DEL_DONE, t, (), rest)
+        c.park(TopicZNodeDeleted(t, rest=rest))
         return True
 
     def delete_topic_done(self, c: ControllerBase, ok: bool, t: int, rest: tuple) -> None:

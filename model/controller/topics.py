@@ -5,7 +5,10 @@
 from __future__ import annotations
 
 from model.controller.base import Component, ControllerBase
-from model.controller.program import O_NEW_PARTITIONS, O_NEW_REPLICAS_ONLINE
+from model.controller.program import (
+    NewReplicasOnline,
+    OnNewPartitionCreation,
+)
 from model.state_machines import PartitionState, ReplicaState
 
 
@@ -33,7 +36,7 @@ class TopicChanges(Component):
         if not new:
             self.kafka_controller.run(c, rest)
             return
-        self.kafka_controller.run(c, ((O_NEW_PARTITIONS, new), (O_NEW_REPLICAS_ONLINE, new), *rest))
+        self.kafka_controller.run(c, (OnNewPartitionCreation(new), NewReplicasOnline(new), *rest))
 
     def on_new_partition_creation(self, c: ControllerBase, parts: tuple[int, ...], rest: tuple) -> bool:
         """``onNewPartitionCreation``: partitions -> NewPartition, replicas -> NewReplica, then
@@ -81,4 +84,4 @@ class TopicChanges(Component):
         if not new:
             self.kafka_controller.run(c, rest)
             return
-        self.kafka_controller.run(c, ((O_NEW_PARTITIONS, new), (O_NEW_REPLICAS_ONLINE, new), *rest))
+        self.kafka_controller.run(c, (OnNewPartitionCreation(new), NewReplicasOnline(new), *rest))

@@ -49,7 +49,11 @@ from model.controller.base import ControllerBase
 from model.controller.broker_lifecycle import BrokerLifecycle
 from model.controller.controller import KafkaController
 from model.controller.messages import EV_ISR_CHANGE, EV_UNCLEAN_ENABLE
-from model.controller.program import O_RESUME_DELETIONS, O_SEND_UM, O_TRIGGER
+from model.controller.program import (
+    ResumeDeletions,
+    SendUpdateMetadataRequest,
+    TriggerOnlinePartitionStateChange,
+)
 from model.controller.state import PartZ
 from model.controller.state_machines import ReplicaStateMachine
 from model.election import NO_LEADER
@@ -76,12 +80,12 @@ class KafkaController08(KafkaController):
         ``maybeTriggerPreferredReplicaElection()``,
         ``sendUpdateMetadataRequest(liveOrShuttingDownBrokerIds)``, ``deleteTopicManager.start()``.
 
-        >>> KafkaController08().failover_after_replica_startup(None, ((O_RESUME_DELETIONS,),))
-        ((3,), (13,), (16,))
+        >>> KafkaController08().failover_after_replica_startup(None, (ResumeDeletions(),))
+        (TriggerOnlinePartitionStateChange(), SendUpdateMetadataRequest(), ResumeDeletions())
         """
-        deletions = tuple(op for op in admin_prog if op[0] == O_RESUME_DELETIONS)
-        others = tuple(op for op in admin_prog if op[0] != O_RESUME_DELETIONS)
-        return ((O_TRIGGER,), *others, (O_SEND_UM,), *deletions)
+        deletions = tuple(op for op in admin_prog if type(op) is ResumeDeletions)
+        others = tuple(op for op in admin_prog if type(op) is not ResumeDeletions)
+        return (TriggerOnlinePartitionStateChange(), *others, SendUpdateMetadataRequest(), *deletions)
 
 
 class ReplicaStateMachine08(ReplicaStateMachine):

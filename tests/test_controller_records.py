@@ -1,0 +1,105 @@
+"""The controller's program steps and parked continuations as named records
+(``model/controller/program.py``, ``model/controller/continuations.py``): each is the very tuple
+the model encoded before (so states compare, hash and fingerprint as they did), keeps its class
+through pickling, the data codec and the C packer, and a plain tuple of the same items (a
+mutant's step) is read as its record."""
+
+from __future__ import annotations
+
+import ast
+import pickle
+import re
+from pathlib import Path
+
+import pytest
+
+from explorer.encoding import fingerprint
+from explorer.search import codec
+from explorer.search.statepack import dumps_states, loads_states
+from model.controller import continuations, program
+from model.controller.continuations import PARKED, ElectLeaderForPartitionsRead, Parked, RegisterController
+from model.controller.program import (
+    STEPS,
+    OfflineReplicas,
+    SendStopReplica,
+    TriggerOnlinePartitionStateChange,
+)
+from model.records import Record
+
+ROOT = Path(__file__).resolve().parents[1]
+
+STEP_CLASSES = sorted(STEPS.classes, key=lambda c: c.code)
+PARKED_CLASSES = sorted(PARKED.classes, key=lambda c: c.code)
+
+
+def test_every_code_has_one_class() -> None:
+    """Every ``O_*`` and ``W_*`` code names exactly one record class."""
+    o_codes = {v for k, v in vars(program).items() if k.startswith("O_")}
+    w_codes = {v for k, v in vars(program).items() if k.startswith("W_")}
+    assert {c.code for c in STEP_CLASSES} == o_codes
+    assert {c.code for c in PARKED_CLASSES} == w_codes
+
+
+def test_records_are_todays_tuples() -> None:
+    t = TriggerOnlinePartitionStateChange()
+    assert t == (program.O_TRIGGER,) and TriggerOnlinePartitionStateChange(2) == (program.O_TRIGGER, 2)
+    assert t.topic == -1 and TriggerOnlinePartitionStateChange(2).topic == 2
+    assert OfflineReplicas(1) == (program.O_REMOVE_ISR, 1) and OfflineReplicas(1).partitions is None
+    k = ElectLeaderForPartitionsRead(0, (1, 2), batch=((0, "e"),), rest=(t,))
+    assert k == (program.W_ELECT_PARTS, (0, (1, 2)), ((0, "e"),), (t,))
+    assert (k.strategy, k.partitions, k.batch, k.rest) == (0, (1, 2), ((0, "e"),), (t,))
+    assert hash(k) == hash(tuple(k)) and fingerprint(k) == fingerprint(tuple(k))
+    assert RegisterController(rest=()) == (program.W_REGISTER, None, (), ())
+    with pytest.raises(TypeError):
+        SendStopReplica(1, (0,))
+
+
+@pytest.mark.parametrize("cls", [*STEP_CLASSES, *PARKED_CLASSES], ids=lambda c: c.__name__)
+def test_every_record_keeps_its_class_through_pickle_codec_and_packer(cls: type) -> None:
+    """No instance ``__dict__`` (the C packer takes the class as a NamedTuple), and pickling,
+    the data codec and the state packer give back the same class and items."""
+    fields = cls.__match_args__
+    if issubclass(cls, Parked):
+        x = cls(*range(len(fields) - 2), batch=(), rest=(TriggerOnlinePartitionStateChange(),))
+    else:
+        x = cls(*range(cls._required))
+    assert not hasattr(x, "__dict__") and type(x).__basicsize__ == tuple.__basicsize__
+    for back in (
+        pickle.loads(pickle.dumps(x)),
+        codec.decode(codec.encode(x)),
+        loads_states(dumps_states([x]))[0],
+    ):
+        assert type(back) is cls and back == x
+        if issubclass(cls, Parked):
+            assert type(back.rest[0]) is TriggerOnlinePartitionStateChange
+
+
+def test_a_plain_tuple_is_read_as_its_record() -> None:
+    step = STEPS.view((program.O_REASSIGN, 3, 1))
+    assert type(step).__name__ == "OnPartitionReassignment" and (step.partition, step.mode) == (3, 1)
+    k = PARKED.view((program.W_ASSIGN, (1, 2, (0, 1)), (), ()))
+    assert type(k).__name__ == "AssignmentWritten" and (k.partition, k.phase, k.replicas) == (1, 2, (0, 1))
+    same = TriggerOnlinePartitionStateChange()
+    assert STEPS.view(same) is same
+
+
+def test_no_integer_step_or_wait_code_outside_the_encoding() -> None:
+    """``O_*`` and ``W_*`` appear only in ``program.py`` and ``continuations.py`` (the classes'
+    definitions): the rest of the controller builds and matches the classes."""
+    allowed = {"program.py", "continuations.py"}
+    found = {}
+    for path in sorted((ROOT / "model" / "controller").rglob("*.py")):
+        if path.name in allowed:
+            continue
+        tree = ast.parse(path.read_text())
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+        codes = sorted(n for n in names if re.fullmatch(r"[OW]_[A-Z_]+", n))
+        if codes:
+            found[str(path.relative_to(ROOT))] = codes
+    assert found == {}
+
+
+def test_record_classes_are_records() -> None:
+    assert all(issubclass(c, Record) for c in [*STEP_CLASSES, *PARKED_CLASSES])
+    assert continuations.Parked in continuations.ElectRead.__mro__
