@@ -277,7 +277,15 @@ class KafkaController(Component):
         return epoch + 1
 
     def resume(self, c: ControllerBase, resp: tuple) -> None:
-        """Continue the parked continuation with ZooKeeper's response ``resp``."""
+        """Continue the parked continuation with ZooKeeper's response ``resp``: a ``match`` on
+        its class (``continuations.py``, each named after the Kafka call it was parked on), whose
+        case calls the method continuing that Kafka method with the continuation's named fields
+        (``ElectLeaderForPartitionsRead(strategy, partitions, batch)`` ->
+        ``elect_leader_for_partitions_read``), which then runs ``rest``, the steps after it. A
+        continuation written as a plain ``(wait, data, batch, rest)`` tuple is read as its record
+        (``PARKED.view``). ``c.pending`` is cleared first: every case parks again (``park``
+        replaces it) or runs (``run`` clears it when its program ends).
+        """
         assert c.pending is not None  # a response resumes a parked continuation
         k: Any = c.pending
         if type(k) is tuple:  # a continuation written as a plain tuple
@@ -289,11 +297,8 @@ class KafkaController(Component):
                 _, ctl, epoch, version = resp
                 self.update_active_controller_id(c, ctl)
                 if ctl == -1 and type(k) is ElectRead:
-                    c.send_zk(
-                        RegisterControllerAndIncrementControllerEpoch(
-                            Q_REGISTER_CTL, self.next_controller_epoch(c, epoch), version
-                        )
-                    )
+                    epoch = self.next_controller_epoch(c, epoch)
+                    c.send_zk(RegisterControllerAndIncrementControllerEpoch(Q_REGISTER_CTL, epoch, version))
                     c.park(RegisterController(rest=rest))
                     return
                 self.run(c, rest)

@@ -7,6 +7,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from model.controller import continuations, program
+from model.controller.continuations import (
+    AssignmentWritten,
+    ElectLeaderForPartitionsRead,
+    ElectLeaderForPartitionsWritten,
+    InitializeLeaderAndIsrWritten,
+    PartitionModificationsRead,
+    ReassignmentPartitionStateRead,
+    RemoveReplicasFromIsrRead,
+    RemoveReplicasFromIsrWritten,
+)
 from model.controller.messages import (
     EV_CONTROLLED_SHUTDOWN,
     EV_CTL_CHANGE,
@@ -39,7 +50,26 @@ from model.controller.messages import (
     StopReplicaPartitions,
     UpdateMetadataPayload,
 )
-from model.controller.renamer_program import rename_pending
+from model.controller.program import (
+    AddLiveBrokersAndEpochs,
+    CompleteDeleteTopic,
+    ControlledShutdownRespond,
+    ElectLeaderForPartitions,
+    FailReplicaDeletion,
+    MoveToReplicaDeletionStarted,
+    NewReplicasOnline,
+    OfflineReplicas,
+    OnBrokerFailure,
+    OnBrokerStartup,
+    OnNewPartitionCreation,
+    OnPartitionReassignment,
+    OnTopicDeletion,
+    RemoveLiveBrokers,
+    ResumeDeletionForTopics,
+    SendStopReplica,
+    StopOldReplicasOfReassignedPartition,
+    TriggerOnlinePartitionStateChange,
+)
 from model.controller.responses import (
     ControllerContextWithAdmin,
     ControllerContextWithTopics,
@@ -336,9 +366,63 @@ class Renamer:
         return r  # no id in it
 
     # -- continuations --------------------------------------------------------------------
-    def pending(self, pend: tuple | None) -> tuple | None:
-        """A parked continuation (``renamer_program.py``)."""
-        return rename_pending(self, pend)
+    def step(self, op: tuple) -> tuple:
+        """One program step (a plain tuple is read as its record)."""
+        if type(op) is tuple:
+            op = program.STEPS.view(op)
+        B, P, T = self.B, self.P, self.T
+        match op:
+            case TriggerOnlinePartitionStateChange(t):
+                return op if t < 0 else TriggerOnlinePartitionStateChange(T[t])
+            case ElectLeaderForPartitions(strategy, ps):
+                return ElectLeaderForPartitions(strategy, self.pset(ps))
+            case OnBrokerStartup(bs) | OnBrokerFailure(bs) | RemoveLiveBrokers(bs):
+                return type(op)(self.bset(bs))
+            case OfflineReplicas(b, ps):
+                return OfflineReplicas(B[b]) if len(op) == 2 else OfflineReplicas(B[b], self.pset(ps))
+            case AddLiveBrokersAndEpochs(bes):
+                return AddLiveBrokersAndEpochs(tuple(sorted((B[b], e) for b, e in bes)))
+            case OnNewPartitionCreation(ps) | NewReplicasOnline(ps):
+                return type(op)(self.pset(ps))
+            case ResumeDeletionForTopics(ts):
+                return ResumeDeletionForTopics(self.tset(ts))
+            case OnTopicDeletion(t) | CompleteDeleteTopic(t):
+                return type(op)(T[t])
+            case MoveToReplicaDeletionStarted(rs) | FailReplicaDeletion(rs):
+                return type(op)(tuple(sorted((B[b], self.pset(ps)) for b, ps in rs)))
+            case OnPartitionReassignment(p, mode):
+                return OnPartitionReassignment(P[p], mode)
+            case StopOldReplicasOfReassignedPartition(p, old):
+                return StopOldReplicasOfReassignedPartition(P[p], self.bs(old))
+            case ControlledShutdownRespond(b):
+                return ControlledShutdownRespond(B[b])
+            case SendStopReplica(b, ps, delete) if b >= 0:
+                return SendStopReplica(B[b], self.pset(ps), delete)
+            case SendStopReplica(b, ps, old):
+                return SendStopReplica(b, self.pset(ps), self.bs(old))
+        return op  # no argument
+
+    def pending(self, k: Any) -> tuple:
+        """A parked continuation (a record of ``continuations.py``; ``node`` renames only one)."""
+        batch = tuple((self.b(d), self.entry(e)) for d, e in k.batch)
+        rest = program.sort_runs(tuple(self.step(op) for op in k.rest))
+        match k:
+            case InitializeLeaderAndIsrWritten(elect):
+                return InitializeLeaderAndIsrWritten(self.pset(elect), batch=batch, rest=rest)
+            case ElectLeaderForPartitionsRead(strategy, ps):
+                return ElectLeaderForPartitionsRead(strategy, self.pset(ps), batch=batch, rest=rest)
+            case ElectLeaderForPartitionsWritten(strategy, items):
+                items = tuple(sorted((self.P[p], self.bs(rec), u) for p, rec, u in items))  # p distinct
+                return ElectLeaderForPartitionsWritten(strategy, items, batch=batch, rest=rest)
+            case RemoveReplicasFromIsrRead(b, ps) | RemoveReplicasFromIsrWritten(b, ps):
+                return type(k)(self.B[b], self.pset(ps), batch=batch, rest=rest)
+            case PartitionModificationsRead(t) | continuations.TopicZNodeDeleted(t):
+                return type(k)(self.T[t], batch=batch, rest=rest)
+            case ReassignmentPartitionStateRead(p, mode):
+                return ReassignmentPartitionStateRead(self.P[p], mode, batch=batch, rest=rest)
+            case AssignmentWritten(p, phase, replicas):
+                return AssignmentWritten(self.P[p], phase, self.bs(replicas), batch=batch, rest=rest)
+        return type(k)(batch=batch, rest=rest)  # no data
 
     def smaller_image(self, s: State, best: State, enc: Callable[[Any], bytes]) -> State | None:
         """The image of ``s`` if it sorts before ``best`` (canonical encodings), else None.
