@@ -329,6 +329,7 @@ def test_a_folder_in_use_is_refused_naming_the_holder(tmp_path: Path, capsys: An
     assert main(["check", "--resume", str(ck)]) == 0
 
 
+@pytest.mark.slow  # over a CPU-second: the ci selection runs it
 @pytest.mark.parametrize("point", ["snapshot-written:1", "snapshot-renamed:1"])
 def test_killed_before_its_first_snapshot_the_folder_starts_again(tmp_path: Path, point: str) -> None:
     """A kill -9 before the first snapshot is current leaves a folder that --checkpoint treats as

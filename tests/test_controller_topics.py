@@ -163,6 +163,7 @@ def test_crash_during_creation_first_live_replica_leads() -> None:
     assert (1, (1, 0), False) in inits
 
 
+@pytest.mark.slow  # over a CPU-second: the ci selection runs it
 def test_no_live_replica_stays_new() -> None:
     """seed 003: "No assigned replica is alive": the partition stays NewPartition (no state znode)
     and a later broker startup initializes it."""

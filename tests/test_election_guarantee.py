@@ -54,6 +54,7 @@ def test_holds_on_the_model_as_written() -> None:
     assert r.exit_reason.value == "complete" and r.violations == []
 
 
+@pytest.mark.slow  # over a CPU-second: the ci selection runs it
 def test_an_election_outside_the_isr_is_caught_at_its_write() -> None:
     cfg = load_config(ControllerConfig, None, OUT_AND_BACK)
     system = ControllerSystem(cfg, partition_state_machine=AlwaysUnclean)

@@ -80,6 +80,7 @@ def test_apply_keeps_the_rest_of_the_file_and_utf8() -> None:
     assert apply_mutant(src, m) == src.replace("a < 2", "(a <= 2)")
 
 
+@pytest.mark.slow  # over a CPU-second: the ci selection runs it
 def test_generation_is_deterministic_with_stable_ids() -> None:
     files = sorted((ROOT / "model" / "controller").glob("*.py"))
     a, b = generate_files(ROOT, files), generate_files(ROOT, list(reversed(files)))

@@ -360,6 +360,7 @@ def test_set_item_errors_like_slicing() -> None:
 # --------------------------------------------------------------------------- reference counts
 
 
+@pytest.mark.slow  # over a CPU-second: the ci selection runs it
 @needs_c
 def test_c_reference_counts_stay_stable() -> None:
     """A million calls of each C function leave every object's reference count as it was

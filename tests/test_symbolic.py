@@ -200,6 +200,7 @@ def test_contains_is_membership() -> None:
     assert pe.prove_contains_is_membership(8).status == "held"
 
 
+@pytest.mark.slow  # over a CPU-second: the ci selection runs it
 @pytest.mark.parametrize("rule", sorted(pe.RULES))
 def test_election_rule_holds_up_to_four_replicas(rule: str) -> None:
     out = pe.prove_rule_all_sizes(rule, 4)
@@ -290,6 +291,7 @@ def test_a_refutation_is_a_violation_with_a_one_step_trace() -> None:
 # Timing wheel.
 
 
+@pytest.mark.slow  # over a CPU-second: the ci selection runs it
 def test_timing_wheel_target_proves_everything() -> None:
     t0 = time.perf_counter()
     r = check_symbolic("timing-wheel", timeout_s=120)

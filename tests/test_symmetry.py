@@ -255,6 +255,7 @@ SPARE = {"brokers": 4, "assignment": [[0, 1]], "max_restarts": 1, "send_update_m
         ({**SPARE, "broker_epoch": False}, 19_083, 10_316),  # the fast bounce goes unseen
     ],
 )
+@pytest.mark.slow  # over a CPU-second: the ci selection runs it
 def test_controller_reduced_search_agrees_with_the_full_one(
     sets: dict[str, Any], full: int, reduced: int
 ) -> None:
@@ -307,6 +308,7 @@ def test_no_reference_configuration_has_a_symmetry() -> None:
         },
     ],
 )
+@pytest.mark.slow  # over a CPU-second: the ci selection runs it
 def test_controller_lazy_comparison_picks_the_least_image(sets: dict[str, Any]) -> None:
     """The controller decides ``g(s) < best`` without building the whole image
     (``Permutation.smaller_image``); the representative must be the least of the orbit by

@@ -311,6 +311,7 @@ def test_partitions_of_one_broker_keep_their_order() -> None:
     assert equivariance_failures(system, states, g) > 0
 
 
+@pytest.mark.slow  # over a CPU-second: the ci selection runs it
 def test_failure_order_matters() -> None:
     """With two faults, two replica-holding brokers can be found failed by one BrokerChange;
     ``onBrokerFailure`` handles them in id order, each with a ZooKeeper round trip, so a
