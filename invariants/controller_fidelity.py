@@ -31,7 +31,7 @@ from typing import Any
 from explorer.core import Property, transition
 from model.controller import ControllerSystem, State
 from model.controller.actions import ProcessEvent
-from model.controller.messages import EV_AUTO_REBALANCE
+from model.controller.events import AutoPreferredReplicaLeaderElection
 from model.election import keep_members
 from model.state_machines import PartitionState
 
@@ -135,7 +135,7 @@ def auto_rebalance_follows_imbalance(sys: ControllerSystem):
 
 
 def _processes_auto_rebalance(s: State, a: Any, t: State) -> bool:
-    return type(a) is ProcessEvent and a.event[0] == EV_AUTO_REBALANCE
+    return type(a) is ProcessEvent and type(a.event) is AutoPreferredReplicaLeaderElection
 
 
 def _zk_changed(s: State, a: Any, t: State) -> bool:

@@ -14,7 +14,7 @@ from invariants.controller_fidelity import auto_rebalance_candidates, auto_rebal
 from invariants.mutants.controller import ControllerConfig, build
 from model.controller import ControllerSystem, State
 from model.controller.actions import ProcessEvent
-from model.controller.messages import EV_AUTO_REBALANCE
+from model.controller.events import AutoPreferredReplicaLeaderElection
 
 REBALANCE = "configs/controller-admin-rebalance.toml"
 
@@ -29,7 +29,7 @@ def _rebalance_steps(sys: ControllerSystem, limit: int) -> list[tuple[State, Any
         nxt = []
         for s in frontier:
             for a, t in sys.successors(s):
-                if type(a) is ProcessEvent and a.event[0] == EV_AUTO_REBALANCE:
+                if type(a) is ProcessEvent and type(a.event) is AutoPreferredReplicaLeaderElection:
                     steps.append((s, a, t))
                 if t not in seen:
                     seen.add(t)

@@ -1,5 +1,6 @@
-"""The controller's program steps and parked continuations as named records
-(``model/controller/program.py``, ``model/controller/continuations.py``): each is the very tuple
+"""The controller's program steps, parked continuations and events as named records
+(``model/controller/program.py``, ``model/controller/continuations.py``,
+``model/controller/events.py``): each is the very tuple
 the model encoded before (so states compare, hash and fingerprint as they did), keeps its class
 through pickling, the data codec and the C packer, and a plain tuple of the same items (a
 mutant's step) is read as its record."""
@@ -16,7 +17,7 @@ import pytest
 from explorer.encoding import fingerprint
 from explorer.search import codec
 from explorer.search.statepack import dumps_states, loads_states
-from model.controller import continuations, program
+from model.controller import continuations, events, program
 from model.controller.continuations import PARKED, ElectLeaderForPartitionsRead, Parked, RegisterController
 from model.controller.program import (
     STEPS,
@@ -30,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 STEP_CLASSES = sorted(STEPS.classes, key=lambda c: c.code)
 PARKED_CLASSES = sorted(PARKED.classes, key=lambda c: c.code)
+EVENT_CLASSES = sorted(events.EVENTS.classes, key=lambda c: c.code)
 
 
 def test_every_code_has_one_class() -> None:
@@ -38,6 +40,31 @@ def test_every_code_has_one_class() -> None:
     w_codes = {v for k, v in vars(program).items() if k.startswith("W_")}
     assert {c.code for c in STEP_CLASSES} == o_codes
     assert {c.code for c in PARKED_CLASSES} == w_codes
+    ev_codes = {v for k, v in vars(events).items() if k.startswith("EV_")}
+    assert {c.code for c in EVENT_CLASSES} == ev_codes and len(EVENT_CLASSES) == len(ev_codes)
+
+
+def test_events_are_todays_pairs() -> None:
+    """An event is ``(code, arg)``, -1 when it has no argument; its ``str`` is as before."""
+    assert (
+        events.BrokerChange() == (events.EV_BROKER_CHANGE, -1)
+        and str(events.BrokerChange()) == "BrokerChange"
+    )
+    assert (
+        events.ControllerChange(2) == (events.EV_CTL_CHANGE, 2)
+        and events.ControllerChange(2).controller_id == 2
+    )
+    cs = events.ControlledShutdown(3, 5)
+    assert cs == (events.EV_CONTROLLED_SHUTDOWN, 5 * 8 + 3) and (cs.broker, cs.broker_epoch) == (3, 5)
+    err = events.TopicDeletionStopReplicaResponseError(1, 6)
+    assert err == (events.EV_DELETE_RESP_ERR, 6 * 8 + 1) and (err.replica_id, err.partitions, err.error) == (
+        1,
+        6,
+        True,
+    )
+    assert str(err) == "TopicDeletionStopReplicaResponseReceived (error)(49)"
+    assert events.EVENTS.view((events.EV_REASSIGN_ISR, 4)) == events.PartitionReassignmentIsrChange(4)
+    assert type(events.EVENTS.view((events.EV_REASSIGN_ISR, 4))) is events.PartitionReassignmentIsrChange
 
 
 def test_records_are_todays_tuples() -> None:
@@ -54,13 +81,15 @@ def test_records_are_todays_tuples() -> None:
         SendStopReplica(1, (0,))
 
 
-@pytest.mark.parametrize("cls", [*STEP_CLASSES, *PARKED_CLASSES], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", [*STEP_CLASSES, *PARKED_CLASSES, *EVENT_CLASSES], ids=lambda c: c.__name__)
 def test_every_record_keeps_its_class_through_pickle_codec_and_packer(cls: type) -> None:
     """No instance ``__dict__`` (the C packer takes the class as a NamedTuple), and pickling,
     the data codec and the state packer give back the same class and items."""
     fields = cls.__match_args__
     if issubclass(cls, Parked):
         x = cls(*range(len(fields) - 2), batch=(), rest=(TriggerOnlinePartitionStateChange(),))
+    elif issubclass(cls, events.ControllerEvent):
+        x = cls(*range(1, len(fields) + 1))
     else:
         x = cls(*range(cls._required))
     assert not hasattr(x, "__dict__") and type(x).__basicsize__ == tuple.__basicsize__
@@ -83,10 +112,11 @@ def test_a_plain_tuple_is_read_as_its_record() -> None:
     assert STEPS.view(same) is same
 
 
-def test_no_integer_step_or_wait_code_outside_the_encoding() -> None:
-    """``O_*`` and ``W_*`` appear only in ``program.py`` and ``continuations.py`` (the classes'
-    definitions): the rest of the controller builds and matches the classes."""
-    allowed = {"program.py", "continuations.py"}
+def test_no_integer_step_wait_or_event_code_outside_the_encoding() -> None:
+    """``O_*``, ``W_*`` and ``EV_*`` appear only in ``program.py``, ``continuations.py`` and
+    ``events.py`` (the classes' definitions): the rest of the controller builds and matches the
+    classes."""
+    allowed = {"program.py", "continuations.py", "events.py"}
     found = {}
     for path in sorted((ROOT / "model" / "controller").rglob("*.py")):
         if path.name in allowed:
@@ -94,12 +124,12 @@ def test_no_integer_step_or_wait_code_outside_the_encoding() -> None:
         tree = ast.parse(path.read_text())
         names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
-        codes = sorted(n for n in names if re.fullmatch(r"[OW]_[A-Z_]+", n))
+        codes = sorted(n for n in names if re.fullmatch(r"([OW]|EV)_[A-Z_]+", n))
         if codes:
             found[str(path.relative_to(ROOT))] = codes
     assert found == {}
 
 
 def test_record_classes_are_records() -> None:
-    assert all(issubclass(c, Record) for c in [*STEP_CLASSES, *PARKED_CLASSES])
+    assert all(issubclass(c, Record) for c in [*STEP_CLASSES, *PARKED_CLASSES, *EVENT_CLASSES])
     assert continuations.Parked in continuations.ElectRead.__mro__

@@ -23,13 +23,11 @@ from model.controller import Elector, KafkaVersion, State
 from model.controller.actions import FAULT_KINDS, Crash, Deliver, SessionExpire, ZkServe
 from model.controller.config import FollowerTruncation, LeaderSelectors, ReplicaTable, ZkWriteFencing
 from model.controller.controller import KafkaController
+from model.controller.events import IsrChangeNotification, TopicUncleanLeaderElectionEnable
 from model.controller.messages import (
-    EV_ISR_CHANGE,
-    EV_UNCLEAN_ENABLE,
     MESSAGE_NAMES,
     REQUEST_NAMES,
     S_PREFERRED,
-    ControllerEvent,
 )
 from model.controller.program import (
     ElectLeaderForPartitions,
@@ -354,10 +352,10 @@ def test_0_8_drops_the_listeners_it_lacks() -> None:
         sys = build(ControllerConfig(brokers=2, max_unclean_enables=1, kafka_version=version))
         s = sys.init_states()[0]
         w = sys.controller_cls(sys, s, 0, s.nodes[0])
-        sys.kafka_controller.process_event(w, ControllerEvent(EV_ISR_CHANGE, -1))
+        sys.kafka_controller.process_event(w, IsrChangeNotification())
         assert (w.pending is not None) is reads
         w = sys.controller_cls(sys, s, 0, s.nodes[0])
-        sys.kafka_controller.process_event(w, ControllerEvent(EV_UNCLEAN_ENABLE, 0))
+        sys.kafka_controller.process_event(w, TopicUncleanLeaderElectionEnable(0))
         assert w.zk_out == s.nodes[0].zk_out
 
 

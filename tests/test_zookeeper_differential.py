@@ -65,11 +65,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 from invariants.mutants.controller import FenceLessThan
 from model.controller import ControllerConfig, ControllerSystem
 from model.controller.config import ZkResponses
+from model.controller.events import BrokerChange, ControllerChange, IsrChangeNotification, Reelect
 from model.controller.messages import (
-    EV_BROKER_CHANGE,
-    EV_CTL_CHANGE,
-    EV_ISR_CHANGE,
-    EV_REELECT,
     Q_CREATE_CTL,
     Q_DELETE_CTL,
     Q_DELETE_ISR_CHANGES,
@@ -138,16 +135,16 @@ def server() -> Any:
 
 #: the model's watch events and the znode whose watch stands for each
 WATCHED = {
-    EV_CTL_CHANGE: "/controller",
-    EV_REELECT: "/controller",
-    EV_BROKER_CHANGE: "/brokers/ids",
-    EV_ISR_CHANGE: "/isr_change_notification",
+    ControllerChange: "/controller",
+    Reelect: "/controller",
+    BrokerChange: "/brokers/ids",
+    IsrChangeNotification: "/isr_change_notification",
 }
 
 
 def model_fired(t: State) -> set[tuple[int, str]]:
     """The (broker, path) pairs of the watch events the model queued."""
-    return {(b, WATCHED[e[0]]) for b, n in enumerate(t.nodes) for e in n.events if e[0] in WATCHED}
+    return {(b, WATCHED[type(e)]) for b, n in enumerate(t.nodes) for e in n.events if type(e) in WATCHED}
 
 
 def part_path(p: int) -> str:
@@ -600,7 +597,7 @@ class NoBrokerChangeWatch(ZooKeeperServer_):
     """A model ZooKeeper whose ``/brokers/ids`` child watch never fires."""
 
     def fire_watches(self, nodes: list[Any], ev: tuple[int, int], who: str, skip: int = -1) -> None:
-        if ev[0] != EV_BROKER_CHANGE:
+        if type(ev) is not BrokerChange:
             super().fire_watches(nodes, ev, who, skip)
 
 

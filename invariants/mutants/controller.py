@@ -31,10 +31,8 @@ from model.controller.admin import AdminWorkflows
 from model.controller.base import ControllerBase
 from model.controller.broker_lifecycle import BrokerLifecycle
 from model.controller.controller import KafkaController
+from model.controller.events import ControllerEvent, Expire, PartitionReassignmentIsrChange, Reelect
 from model.controller.messages import (
-    EV_EXPIRE,
-    EV_REASSIGN_ISR,
-    EV_REELECT,
     M_LEADER_AND_ISR,
     Q_DELETE_TOPIC,
     Q_READ_CTL,
@@ -132,8 +130,8 @@ class FailoverKeepsOldEpoch(KafkaController):
     "no-reelect-on-controller-gone", "deleting /controller (or its owner's expiry) fires no Reelect watch"
 )
 class NoReelectOnControllerGone(ZooKeeperServer):
-    def fire_watches(self, nodes: list[Node], ev: tuple[int, int], who: str, skip: int = -1) -> None:
-        if ev[0] != EV_REELECT:
+    def fire_watches(self, nodes: list[Node], ev: ControllerEvent, who: str, skip: int = -1) -> None:
+        if type(ev) is not Reelect:
             super().fire_watches(nodes, ev, who, skip)
 
 
@@ -275,8 +273,8 @@ class DeleteKeepsPartitionState(ZooKeeperServer):
     "no-reassign-isr-watch", "the controller gets no PartitionReassignmentIsrChange when RAR joins the ISR"
 )
 class NoReassignIsrWatch(ZooKeeperServer):
-    def fire_watches(self, nodes: list[Node], ev: tuple[int, int], who: str, skip: int = -1) -> None:
-        if ev[0] != EV_REASSIGN_ISR:
+    def fire_watches(self, nodes: list[Node], ev: ControllerEvent, who: str, skip: int = -1) -> None:
+        if type(ev) is not PartitionReassignmentIsrChange:
             super().fire_watches(nodes, ev, who, skip)
 
 
@@ -298,9 +296,8 @@ class ReassignKeepsOldReplica(AdminWorkflows):
     "queued before a crash shuts down the restarted broker's replicas",
 )
 class ControlledShutdownIgnoresBrokerEpoch(AdminWorkflows):
-    def do_controlled_shutdown(self, c: ControllerBase, arg: int) -> None:
-        b = arg & 7
-        super().do_controlled_shutdown(c, c.ctx.live[b] * 8 + b if c.ctx.live[b] else arg)
+    def do_controlled_shutdown(self, c: ControllerBase, b: int, epoch: int) -> None:
+        super().do_controlled_shutdown(c, b, c.ctx.live[b] if c.ctx.live[b] else epoch)
 
 
 # -- mistakes that epoch fencing hides (issue 20): caught by the convergence properties -----------
@@ -545,8 +542,8 @@ class ResignKeepsContext(KafkaController):
     "expire-no-resign", "the (queued) session-expiry handler re-registers without onControllerResignation"
 )
 class ExpireNoResign(KafkaController):
-    def process_event(self, c: ControllerBase, ev: tuple[int, int]) -> None:
-        if ev[0] == EV_EXPIRE and c.sys.cfg.elector is not Elector.LEGACY:
+    def process_event(self, c: ControllerBase, ev: ControllerEvent) -> None:
+        if type(ev) is Expire and c.sys.cfg.elector is not Elector.LEGACY:
             c.active_id = -1
             c.send_zk(RegisterBroker(Q_REGISTER_BROKER, True))
             return

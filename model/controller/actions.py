@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from model.action_text import java, says
-from model.controller.messages import EV_CTL_CHANGE, EVENT_NAMES, M_STOP_REPLICA, MESSAGE_NAMES, REQUEST_NAMES
+from model.controller.events import ControllerChange, ControllerEvent
+from model.controller.messages import M_STOP_REPLICA, MESSAGE_NAMES, REQUEST_NAMES
 
 
 def _by_request_name(value: object) -> str:
@@ -23,12 +24,12 @@ class ProcessEvent(NamedTuple):
     """The controller of a broker takes the head of its event queue."""
 
     broker: int
-    event: tuple[int, int]
+    event: ControllerEvent
 
     def __str__(self) -> str:
-        k, arg = self.event
-        extra = f" (broker {arg})" if k == EV_CTL_CHANGE and arg >= 0 else ""
-        return f"broker {self.broker}: controller processes {EVENT_NAMES[k]}{extra}"
+        ev = self.event
+        extra = f" (broker {ev.arg})" if type(ev) is ControllerChange and ev.arg >= 0 else ""
+        return f"broker {self.broker}: controller processes {ev.kafka_name}{extra}"
 
 
 @says("ZooKeeper: applies {req} from session {session} (broker {broker})", _by_request_name)

@@ -15,18 +15,21 @@ from model.controller.continuations import (
     ReassignmentPartitionStateRead,
     TopicDeletionRead,
 )
+from model.controller.events import (
+    AutoPreferredReplicaLeaderElection,
+    ControlledShutdown,
+    ControllerEvent,
+    PartitionModifications,
+    PartitionReassignment,
+    PartitionReassignmentIsrChange,
+    PreferredReplicaLeaderElection,
+    ReplicaLeaderElection,
+    TopicDeletion,
+    TopicDeletionStopReplicaResponseError,
+    TopicDeletionStopReplicaResponseReceived,
+    TopicUncleanLeaderElectionEnable,
+)
 from model.controller.messages import (
-    EV_ADMIN_UNCLEAN,
-    EV_AUTO_REBALANCE,
-    EV_CONTROLLED_SHUTDOWN,
-    EV_DELETE_RESP,
-    EV_DELETE_RESP_ERR,
-    EV_DELETE_TOPICS,
-    EV_PARTITION_MOD,
-    EV_PREFERRED,
-    EV_REASSIGN,
-    EV_REASSIGN_ISR,
-    EV_UNCLEAN_ENABLE,
     Q_READ_ASSIGN,
     Q_READ_DELETIONS,
     Q_READ_PARTS,
@@ -71,46 +74,39 @@ class AdminWorkflows(Component):
     """Partition reassignment (AR/RAR/OAR), preferred replica election (admin and auto-rebalance),
     controlled shutdown, dynamic unclean election: the controller's admin event handlers."""
 
-    def admin_event(self, c: ControllerBase, kind: int, arg: int) -> None:
+    def admin_event(self, c: ControllerBase, ev: ControllerEvent) -> None:
         """The admin-workflow events of an active controller: each reads what it needs from
         ZooKeeper and parks its continuation (``continuations.py``) or runs its steps
         (``program.py``)."""
-        if kind == EV_DELETE_TOPICS:
-            c.send_zk(GetTopicDeletions(Q_READ_DELETIONS))
-            c.park(TopicDeletionRead())
-        elif kind in (EV_DELETE_RESP, EV_DELETE_RESP_ERR):
-            self.topic_deletion_manager.stop_replica_response(
-                c, arg & 7, arg >> 3, kind == EV_DELETE_RESP_ERR
-            )
-        elif kind == EV_PARTITION_MOD:
-            c.send_zk(GetReplicaAssignmentForTopic(Q_READ_ASSIGN, arg))
-            c.park(PartitionModificationsRead(arg))
-        elif kind == EV_REASSIGN:
-            c.send_zk(
-                GetPartitionReassignment(
-                    Q_READ_REASSIGN,
-                )
-            )
-            c.park(PartitionReassignmentRead())
-        elif kind == EV_REASSIGN_ISR:
-            if any(p == arg for p, _ in c.ctx.reassigning):
-                self.kafka_controller.run(c, (OnPartitionReassignment(arg, 2),))
-        elif kind == EV_PREFERRED:
-            c.send_zk(
-                GetPreferredReplicaElection(
-                    Q_READ_PREFERRED,
-                )
-            )
-            c.park(PreferredReplicaElectionRead())
-        elif kind == EV_AUTO_REBALANCE:
-            self.check_and_trigger_auto_leader_rebalance(c)
-        elif kind == EV_CONTROLLED_SHUTDOWN:
-            self.do_controlled_shutdown(c, arg)
-        elif kind == EV_UNCLEAN_ENABLE:
-            # TopicUncleanLeaderElectionEnable: triggerOnlinePartitionStateChange(topic)
-            self.kafka_controller.run(c, (TriggerOnlinePartitionStateChange(arg),))
-        elif kind == EV_ADMIN_UNCLEAN:
-            self.process_replica_leader_election_unclean(c)
+        match ev:
+            case TopicDeletion():
+                c.send_zk(GetTopicDeletions(Q_READ_DELETIONS))
+                c.park(TopicDeletionRead())
+            case TopicDeletionStopReplicaResponseReceived(
+                replica_id, partitions
+            ) | TopicDeletionStopReplicaResponseError(replica_id, partitions):
+                self.topic_deletion_manager.stop_replica_response(c, replica_id, partitions, ev.error)
+            case PartitionModifications(topic):
+                c.send_zk(GetReplicaAssignmentForTopic(Q_READ_ASSIGN, topic))
+                c.park(PartitionModificationsRead(topic))
+            case PartitionReassignment():
+                c.send_zk(GetPartitionReassignment(Q_READ_REASSIGN))
+                c.park(PartitionReassignmentRead())
+            case PartitionReassignmentIsrChange(partition):
+                if any(p == partition for p, _ in c.ctx.reassigning):
+                    self.kafka_controller.run(c, (OnPartitionReassignment(partition, 2),))
+            case PreferredReplicaLeaderElection():
+                c.send_zk(GetPreferredReplicaElection(Q_READ_PREFERRED))
+                c.park(PreferredReplicaElectionRead())
+            case AutoPreferredReplicaLeaderElection():
+                self.check_and_trigger_auto_leader_rebalance(c)
+            case ControlledShutdown(broker, broker_epoch):
+                self.do_controlled_shutdown(c, broker, broker_epoch)
+            case TopicUncleanLeaderElectionEnable(topic):
+                # TopicUncleanLeaderElectionEnable: triggerOnlinePartitionStateChange(topic)
+                self.kafka_controller.run(c, (TriggerOnlinePartitionStateChange(topic),))
+            case ReplicaLeaderElection():
+                self.process_replica_leader_election_unclean(c)
 
     def process_replica_leader_election_unclean(self, c: ControllerBase) -> None:
         """``ReplicaLeaderElection(partitions, ElectionType.UNCLEAN, AdminClientTriggered)``: of the
@@ -297,18 +293,17 @@ class AdminWorkflows(Component):
             c.done |= D_AUTO
             self.kafka_controller.run(c, (ElectLeaderForPartitions(S_PREFERRED, tuple(sorted(cands))),))
 
-    def do_controlled_shutdown(self, c: ControllerBase, arg: int) -> None:
+    def do_controlled_shutdown(self, c: ControllerBase, b: int, epoch: int) -> None:
         """``doControlledShutdown``: add to ``shuttingDownBrokerIds``; elect new leaders for the
         partitions it leads (ControlledShutdown strategy; single-replica partitions skipped);
         StopReplica(delete=false) and OfflineReplica for those it follows; respond.
 
-        ``arg`` is the request's broker epoch * 8 + its broker. With broker epochs (KIP-380,
+        ``epoch`` is the request's broker epoch. With broker epochs (KIP-380,
         Kafka 2.2's ``doControlledShutdown(id, brokerEpoch)``) a request from an older epoch
         than the controller's cached one is refused (``StaleBrokerEpochException``): it was
         sent by an incarnation of the broker that has since restarted, and acting on it would
         shut down the new one's replicas (found by the release suite's ``controller-explore``
         entry: a request queued before a crash and processed after the restart)."""
-        b, epoch = arg & 7, arg >> 3
         ctx = c.ctx
         if not ctx.live[b]:
             return  # BrokerNotAvailableException

@@ -10,7 +10,8 @@ from typing import Any
 from explorer.speedups import set_item
 from model.controller.actions import Crash, Restart, SessionNotice, ShutdownComplete
 from model.controller.cluster import Actor
-from model.controller.messages import EV_EXPIRE, Q_REGISTER_BROKER, ControllerEvent, RegisterBroker
+from model.controller.events import Expire
+from model.controller.messages import Q_REGISTER_BROKER, RegisterBroker
 from model.controller.state import D_SHUTDOWN, FRESH_PROCESS, Rep, State
 
 
@@ -55,9 +56,7 @@ class Brokers(Actor):
                 session=sess,
                 expired=False,
                 ctl_watch=False,
-                events=n.events
-                if ControllerEvent(EV_EXPIRE, -1) in n.events
-                else (*n.events, ControllerEvent(EV_EXPIRE, -1)),
+                events=n.events if Expire() in n.events else (*n.events, Expire()),
             )
             return SessionNotice(b, sess), s._replace(zk=zk, nodes=set_item(s.nodes, b, n2))
         if self.legacy:
@@ -67,9 +66,7 @@ class Brokers(Actor):
                 session=sess,
                 expired=False,
                 zk_out=(*n.zk_out, RegisterBroker(Q_REGISTER_BROKER, False)),
-                events=n.events
-                if ControllerEvent(EV_EXPIRE, -1) in n.events
-                else (*n.events, ControllerEvent(EV_EXPIRE, -1)),
+                events=n.events if Expire() in n.events else (*n.events, Expire()),
             )
             return SessionNotice(b, sess), s._replace(zk=zk, nodes=set_item(s.nodes, b, n2))
         # 2.x: the in-flight event fails (SessionExpired); Expire is clear-and-put and processed

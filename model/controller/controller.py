@@ -32,15 +32,18 @@ from model.controller.continuations import (
     TopicDeletionRead,
     TopicZNodeDeleted,
 )
+from model.controller.events import (
+    EVENTS,
+    BrokerChange,
+    ControllerChange,
+    ControllerEvent,
+    Expire,
+    IsrChangeNotification,
+    Reelect,
+    Startup,
+    TopicChange,
+)
 from model.controller.messages import (
-    EV_BROKER_CHANGE,
-    EV_CTL_CHANGE,
-    EV_DELETE_TOPICS,
-    EV_EXPIRE,
-    EV_ISR_CHANGE,
-    EV_REELECT,
-    EV_STARTUP,
-    EV_TOPIC_CHANGE,
     M_CS_RESPONSE,
     Q_DELETE_DELETIONS,
     Q_DELETE_PREFERRED,
@@ -217,51 +220,49 @@ class KafkaController(Component):
                     raise AssertionError(f"unknown program step {op!r}")
         c.pending = None
 
-    def process_event(self, c: ControllerBase, ev: tuple[int, int]) -> None:
-        kind, arg = ev
+    def process_event(self, c: ControllerBase, ev: ControllerEvent) -> None:
+        """The head of the event queue, by its class (``events.py``; a plain pair: ``EVENTS.view``)."""
+        if type(ev) is tuple:
+            ev = EVENTS.view(ev)
         legacy = c.sys.cfg.elector is Elector.LEGACY
-        if kind == EV_STARTUP:
-            self.run(c, (LegacyElect(),) if legacy else (Elect(),))
-        elif kind == EV_REELECT:
-            self.run(c, (LegacyResignAndElect(),) if legacy else (Elect(),))
-        elif kind == EV_CTL_CHANGE:
-            if legacy:
-                # 0.8 LeaderChangeListener.handleDataChange: leaderId = new data (no resignation)
-                c.active_id = arg
-            else:
-                self.run(c, (MaybeResign(),))
-        elif kind == EV_BROKER_CHANGE:
-            if c.ctx is not None:
-                self.run(c, (ProcessBrokerChange(),))
-        elif kind == EV_ISR_CHANGE:
-            if c.ctx is not None:
-                self.run(c, (ProcessIsrChangeNotification(),))
-        elif kind == EV_TOPIC_CHANGE:
-            # TopicChange: getChildren /brokers/topics (re-arming the watch) and the new topics'
-            # assignments; then onNewTopicCreation for the topics the context does not know
-            if c.ctx is not None:
-                c.send_zk(
-                    GetAllTopicsInCluster(
-                        Q_READ_TOPICS,
-                    )
-                )
-                c.park(TopicChangeRead())
-        elif kind >= EV_DELETE_TOPICS:
-            if c.ctx is not None:
-                self.admin_workflows.admin_event(c, kind, arg)
-        elif kind == EV_EXPIRE and not legacy:
-            # 2.x Expire: activeControllerId = -1, onControllerResignation if it was active; then
-            # RegisterBrokerAndReelect (the registration's response queues the election)
-            if c.ctx is not None or c.active_id == c.me:
-                self.on_controller_resignation(c)
-            c.active_id = -1
-            c.send_zk(RegisterBroker(Q_REGISTER_BROKER, True))
-        elif kind == EV_EXPIRE:
-            # 0.8 SessionExpirationListener.handleNewSession: onControllerResignation(); elect
-            if c.ctx is not None or c.active_id == c.me:
-                self.on_controller_resignation(c)
-            c.active_id = -1
-            self.run(c, (LegacyElect(),))
+        match ev:
+            case Startup():
+                self.run(c, (LegacyElect(),) if legacy else (Elect(),))
+            case Reelect():
+                self.run(c, (LegacyResignAndElect(),) if legacy else (Elect(),))
+            case ControllerChange(controller_id):
+                if legacy:
+                    # 0.8 LeaderChangeListener.handleDataChange: leaderId = new data (no resignation)
+                    c.active_id = controller_id
+                else:
+                    self.run(c, (MaybeResign(),))
+            case BrokerChange():
+                if c.ctx is not None:
+                    self.run(c, (ProcessBrokerChange(),))
+            case IsrChangeNotification():
+                if c.ctx is not None:
+                    self.run(c, (ProcessIsrChangeNotification(),))
+            case TopicChange():
+                # getChildren /brokers/topics (re-arming its watch), the new topics' assignments
+                if c.ctx is not None:
+                    c.send_zk(GetAllTopicsInCluster(Q_READ_TOPICS))
+                    c.park(TopicChangeRead())
+            case Expire() if not legacy:
+                # 2.x Expire: activeControllerId = -1, onControllerResignation if it was active; then
+                # RegisterBrokerAndReelect (the registration's response queues the election)
+                if c.ctx is not None or c.active_id == c.me:
+                    self.on_controller_resignation(c)
+                c.active_id = -1
+                c.send_zk(RegisterBroker(Q_REGISTER_BROKER, True))
+            case Expire():
+                # 0.8 SessionExpirationListener.handleNewSession: onControllerResignation(); elect
+                if c.ctx is not None or c.active_id == c.me:
+                    self.on_controller_resignation(c)
+                c.active_id = -1
+                self.run(c, (LegacyElect(),))
+            case _:  # the admin workflows' events
+                if c.ctx is not None:
+                    self.admin_workflows.admin_event(c, ev)
 
     def update_active_controller_id(self, c: ControllerBase, ctl: int) -> None:
         """``activeControllerId = getControllerId``, then ``onControllerResignation`` if this

@@ -54,7 +54,7 @@ from model.controller.actions import (
     ZkServe,
 )
 from model.controller.cluster import Cluster
-from model.controller.messages import EVENT_NAMES, MESSAGE_NAMES, REQUEST_NAMES, WRITES
+from model.controller.messages import MESSAGE_NAMES, REQUEST_NAMES, WRITES
 from model.controller.state import State, Zk
 from model.state_machines import StateMachine, TableVersion, transition_graph
 
@@ -340,7 +340,7 @@ def sequence_arrow(a: Any) -> tuple[str, str, str]:
         return arrow()
     if isinstance(a, ProcessEvent):
         b = f"broker {a.broker}"
-        return b, b, f"controller processes {EVENT_NAMES[a.event[0]]}"
+        return b, b, f"controller processes {a.event.kafka_name}"
     if isinstance(a, ZkServe):
         return f"broker {a.broker}", "ZooKeeper", REQUEST_NAMES[a.req[0]]
     if isinstance(a, ZkReply):

@@ -1,5 +1,5 @@
-"""Messages between the actors, each a named type: controller events, ZooKeeper requests and
-controller-to-broker requests (the ZooKeeper responses are in ``responses.py``).
+"""Messages between the actors, each a named type: ZooKeeper requests and controller-to-broker
+requests (the ZooKeeper responses are in ``responses.py``, the controller events in ``events.py``).
 
 Every message is a ``NamedTuple`` whose first field is its kind (``EV_*``, ``Q_*`` or ``M_*``),
 so messages of different types never compare equal and a state holds nothing but tuples and
@@ -16,42 +16,6 @@ True
 from __future__ import annotations
 
 from typing import Any, NamedTuple
-
-# event kinds
-EV_STARTUP, EV_REELECT, EV_CTL_CHANGE, EV_BROKER_CHANGE, EV_ISR_CHANGE, EV_EXPIRE, EV_TOPIC_CHANGE = range(7)
-EVENT_NAMES = (
-    "Startup",
-    "Reelect",
-    "ControllerChange",
-    "BrokerChange",
-    "IsrChangeNotification",
-    "Expire",
-    "TopicChange",
-    "TopicDeletion",
-    "TopicDeletionStopReplicaResponseReceived",
-    "TopicDeletionStopReplicaResponseReceived (error)",
-    "PartitionModifications",
-    "PartitionReassignment",
-    "PartitionReassignmentIsrChange",
-    "PreferredReplicaLeaderElection",
-    "AutoPreferredReplicaLeaderElection",
-    "ControlledShutdown",
-    "TopicUncleanLeaderElectionEnable",
-    "ReplicaLeaderElection (unclean, admin)",
-)
-(
-    EV_DELETE_TOPICS,
-    EV_DELETE_RESP,
-    EV_DELETE_RESP_ERR,
-    EV_PARTITION_MOD,
-    EV_REASSIGN,
-    EV_REASSIGN_ISR,
-    EV_PREFERRED,
-    EV_AUTO_REBALANCE,
-    EV_CONTROLLED_SHUTDOWN,
-    EV_UNCLEAN_ENABLE,
-    EV_ADMIN_UNCLEAN,
-) = range(7, 18)
 
 # ZooKeeper request ops (first item of a request tuple; responses reuse the op)
 (
@@ -158,18 +122,6 @@ M_LEADER_AND_ISR, M_UPDATE_METADATA, M_STOP_REPLICA, M_CS_RESPONSE = 0, 1, 2, 3
 # UpdateMetadata's leader of a partition whose topic is being deleted (LeaderAndIsr.LeaderDuringDelete)
 LEADER_DURING_DELETE = -2
 MESSAGE_NAMES = ("LeaderAndIsr", "UpdateMetadata", "StopReplica", "ControlledShutdownResponse")
-
-
-# ---------------------------------------------------------------------------------------
-# Controller events (the ControllerEventManager's queue)
-
-
-class ControllerEvent(NamedTuple):
-    """A ``ControllerEvent`` in a controller's queue: its kind (``EV_*``, named by
-    ``EVENT_NAMES``) and one argument (-1: none; a broker, topic or partition)."""
-
-    kind: int
-    arg: int
 
 
 # ---------------------------------------------------------------------------------------
@@ -460,13 +412,3 @@ def name_records(namespace: dict[str, Any], module: str) -> None:
 
 
 name_records(globals(), __name__)
-
-
-def _event(self: ControllerEvent) -> str:
-    """The event by its Kafka name, with its argument when it has one (``BrokerChange``,
-    ``ControllerChange(1)``)."""
-    name = EVENT_NAMES[self.kind]
-    return name if self.arg < 0 else f"{name}({self.arg})"
-
-
-setattr(ControllerEvent, "__str__", _event)  # noqa: B010 - as above

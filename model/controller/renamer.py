@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from model.controller import continuations, program
+from model.controller import continuations, events, program
 from model.controller.continuations import (
     AssignmentWritten,
     ElectLeaderForPartitionsRead,
@@ -19,13 +19,6 @@ from model.controller.continuations import (
     RemoveReplicasFromIsrWritten,
 )
 from model.controller.messages import (
-    EV_CONTROLLED_SHUTDOWN,
-    EV_CTL_CHANGE,
-    EV_DELETE_RESP,
-    EV_DELETE_RESP_ERR,
-    EV_PARTITION_MOD,
-    EV_REASSIGN_ISR,
-    EV_UNCLEAN_ENABLE,
     M_LEADER_AND_ISR,
     M_STOP_REPLICA,
     M_UPDATE_METADATA,
@@ -250,21 +243,22 @@ class Renamer:
         return _reindex(parts, self.P, self.mc_part)
 
     # -- messages -------------------------------------------------------------------------
-    def event(self, ev: tuple[int, int]) -> tuple[int, int]:
-        """A controller event: its argument is a broker (epoch * 8 + broker), partition or topic."""
-        kind, arg = ev
-        if arg < 0:
-            return ev
-        if kind in (EV_CTL_CHANGE, EV_CONTROLLED_SHUTDOWN):
-            arg = (arg >> 3) * 8 + self.B[arg & 7]  # a ControllerChange's arg is below 8
-        elif kind == EV_REASSIGN_ISR:
-            arg = self.P[arg]
-        elif kind in (EV_PARTITION_MOD, EV_UNCLEAN_ENABLE):
-            arg = self.T[arg]
-        elif kind in (EV_DELETE_RESP, EV_DELETE_RESP_ERR):
-            arg = self.mask(arg >> 3) * 8 + self.B[arg & 7]
-        ev_cls: Any = type(ev)
-        return ev_cls(kind, arg)
+    def event(self, ev: Any) -> tuple[int, int]:
+        """A controller event (``events.py``): its argument names a broker, partition or topic."""
+        match ev:
+            case events.ControllerChange(b):
+                return events.ControllerChange(self.B[b])
+            case events.ControlledShutdown(b, epoch):
+                return events.ControlledShutdown(self.B[b], epoch)
+            case events.PartitionReassignmentIsrChange(p):
+                return events.PartitionReassignmentIsrChange(self.P[p])
+            case events.PartitionModifications(t) | events.TopicUncleanLeaderElectionEnable(t):
+                return type(ev)(self.T[t])
+            case events.TopicDeletionStopReplicaResponseReceived(
+                b, m
+            ) | events.TopicDeletionStopReplicaResponseError(b, m):
+                return type(ev)(self.B[b], self.mask(m))
+        return ev  # no argument
 
     def entry(self, e: tuple) -> tuple:
         """One partition's LeaderAndIsr entry (partition, leader, epoch, ISR, zkVersion[, AR])."""

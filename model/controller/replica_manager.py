@@ -13,16 +13,17 @@ from explorer.speedups import set_item
 from model.controller.actions import Deliver, Fetch, Produce, ShrinkIsr
 from model.controller.cluster import Actor
 from model.controller.config import FollowerTruncation
+from model.controller.events import (
+    TopicDeletionStopReplicaResponseError,
+    TopicDeletionStopReplicaResponseReceived,
+)
 from model.controller.messages import (
-    EV_DELETE_RESP,
-    EV_DELETE_RESP_ERR,
     LEADER_DURING_DELETE,
     M_CS_RESPONSE,
     M_LEADER_AND_ISR,
     M_STOP_REPLICA,
     M_UPDATE_METADATA,
     Q_UPDATE_ISR,
-    ControllerEvent,
     UpdateIsr,
 )
 from model.controller.state import Node, PartZ, Rep, State
@@ -124,7 +125,8 @@ class ReplicaManager(Actor):
         n = s.nodes[sender]
         if not n.alive:
             return s
-        ev = ControllerEvent(EV_DELETE_RESP_ERR if error else EV_DELETE_RESP, mask * 8 + d)
+        cls = TopicDeletionStopReplicaResponseError if error else TopicDeletionStopReplicaResponseReceived
+        ev = cls(d, mask)
         if ev in n.events:
             return s
         return s._replace(nodes=set_item(s.nodes, sender, n._replace(events=(*n.events, ev))))

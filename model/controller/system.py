@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from explorer.speedups import set_item
-from model.controller import faults
+from model.controller import events, faults
 from model.controller.actions import (
     ACTION_KINDS,
     ADMIN_KINDS,
@@ -36,18 +36,6 @@ from model.controller.config import ControllerConfig, KafkaVersion, Start
 from model.controller.controller import KafkaController
 from model.controller.coverage import ZK_LABELLED, expected_labels, report_layout, sequence_arrow, zk_labels
 from model.controller.elector import ZookeeperLeaderElector
-from model.controller.messages import (
-    EV_ADMIN_UNCLEAN,
-    EV_AUTO_REBALANCE,
-    EV_CONTROLLED_SHUTDOWN,
-    EV_DELETE_TOPICS,
-    EV_PARTITION_MOD,
-    EV_PREFERRED,
-    EV_REASSIGN,
-    EV_TOPIC_CHANGE,
-    EV_UNCLEAN_ENABLE,
-    ControllerEvent,
-)
 from model.controller.replica_manager import ReplicaManager
 from model.controller.state import State
 from model.controller.state_machines import PartitionStateMachine, ReplicaStateMachine
@@ -286,19 +274,19 @@ class ControllerSystem(Cluster):
             t = zk.deletes
             ns = list(nodes)
             if t not in zk.delete_topics:
-                self.zookeeper.fire_watches(ns, ControllerEvent(EV_DELETE_TOPICS, -1), "watch")
+                self.zookeeper.fire_watches(ns, events.TopicDeletion(), "watch")
             zk2 = zk._replace(deletes=t + 1, delete_topics=tuple(sorted({*zk.delete_topics, t})))
             yield AdminDeleteTopic(t), s._replace(zk=zk2, nodes=tuple(ns))
         if self.added and zk.expanded < self.topics_at_start and zk.expanded not in zk.gone:
             t = zk.expanded
             ns = list(nodes)
-            self.zookeeper.fire_watches(ns, ControllerEvent(EV_PARTITION_MOD, t), "watch")
+            self.zookeeper.fire_watches(ns, events.PartitionModifications(t), "watch")
             yield AdminAddPartitions(t), s._replace(zk=zk._replace(expanded=t + 1), nodes=tuple(ns))
         if zk.reassigns < cfg.max_reassignments and not zk.reassign:
             p = zk.reassigns
             if self.present(zk, p):
                 ns = list(nodes)
-                self.zookeeper.fire_watches(ns, ControllerEvent(EV_REASSIGN, -1), "watch")
+                self.zookeeper.fire_watches(ns, events.PartitionReassignment(), "watch")
                 rar = self.targets[p]
                 zk2 = zk._replace(reassigns=p + 1, reassign=((p, rar),))
                 yield AdminReassign(p, rar), s._replace(zk=zk2, nodes=tuple(ns))
@@ -306,14 +294,14 @@ class ControllerSystem(Cluster):
             parts = tuple(p for p in range(self.np) if self.present(zk, p))
             if parts:
                 ns = list(nodes)
-                self.zookeeper.fire_watches(ns, ControllerEvent(EV_PREFERRED, -1), "watch")
+                self.zookeeper.fire_watches(ns, events.PreferredReplicaLeaderElection(), "watch")
                 zk2 = zk._replace(preferreds=zk.preferreds + 1, preferred=parts)
                 yield AdminPreferredElection(parts), s._replace(zk=zk2, nodes=tuple(ns))
         if len(zk.unclean_dyn) < cfg.max_unclean_enables:
             t = len(zk.unclean_dyn)
             if self.present(zk, t * self.ppt):
                 ns = list(nodes)
-                self.zookeeper.fire_watches(ns, ControllerEvent(EV_UNCLEAN_ENABLE, t), "watch")
+                self.zookeeper.fire_watches(ns, events.TopicUncleanLeaderElectionEnable(t), "watch")
                 zk2 = zk._replace(unclean_dyn=(*zk.unclean_dyn, t))
                 yield AdminEnableUnclean(t), s._replace(zk=zk2, nodes=tuple(ns))
         if zk.admin_elections < cfg.max_admin_unclean_elections and zk.controller is not None:
@@ -322,7 +310,7 @@ class ControllerSystem(Cluster):
             ctl = zk.controller[0]
             cn = nodes[ctl]
             if cn.alive and cn.ctx is not None:
-                ev = ControllerEvent(EV_ADMIN_UNCLEAN, -1)
+                ev = events.ReplicaLeaderElection()
                 if ev not in cn.events:
                     cn = cn._replace(events=(*cn.events, ev))
                 zk2 = zk._replace(admin_elections=zk.admin_elections + 1)
@@ -332,7 +320,7 @@ class ControllerSystem(Cluster):
                 # the check interval (300 s) is long next to event processing: the task fires
                 # when the controller is idle
                 if n.alive and n.ctx is not None and not n.events and n.pending is None and not n.expired:
-                    n2 = n._replace(events=(ControllerEvent(EV_AUTO_REBALANCE, -1),))
+                    n2 = n._replace(events=(events.AutoPreferredReplicaLeaderElection(),))
                     yield AutoRebalanceTick(b), s._replace(nodes=set_item(nodes, b, n2))
         if cfg.max_controlled_shutdowns:
             c = zk.controller
@@ -354,8 +342,8 @@ class ControllerSystem(Cluster):
                 ):
                     ns = list(nodes)
                     ns[b] = ns[b]._replace(cs=3 + c[0])
-                    # the request carries the broker's epoch (KIP-380): arg = epoch * 8 + broker
-                    ev = ControllerEvent(EV_CONTROLLED_SHUTDOWN, n.bepoch * 8 + b)
+                    # the request carries the broker's epoch (KIP-380)
+                    ev = events.ControlledShutdown(b, n.bepoch)
                     cn = ns[c[0]]
                     if ev not in cn.events:
                         ns[c[0]] = cn._replace(events=(*cn.events, ev))
@@ -366,7 +354,7 @@ class ControllerSystem(Cluster):
         zk = s.zk
         t = self.topics_at_start + zk.created
         nodes = list(s.nodes)
-        self.zookeeper.fire_watches(nodes, ControllerEvent(EV_TOPIC_CHANGE, -1), "watch")
+        self.zookeeper.fire_watches(nodes, events.TopicChange(), "watch")
         return AdminCreateTopic(t), s._replace(zk=zk._replace(created=zk.created + 1), nodes=tuple(nodes))
 
     def _process_event(self, s: State, b: int) -> tuple[Any, State]:

@@ -48,7 +48,12 @@ from __future__ import annotations
 from model.controller.base import ControllerBase
 from model.controller.broker_lifecycle import BrokerLifecycle
 from model.controller.controller import KafkaController
-from model.controller.messages import EV_ISR_CHANGE, EV_UNCLEAN_ENABLE
+from model.controller.events import (
+    EVENTS,
+    ControllerEvent,
+    IsrChangeNotification,
+    TopicUncleanLeaderElectionEnable,
+)
 from model.controller.program import (
     ResumeDeletions,
     SendUpdateMetadataRequest,
@@ -61,16 +66,16 @@ from model.election import NO_LEADER
 __all__ = ["BrokerLifecycle08", "KafkaController08", "ReplicaStateMachine08", "variant_0_8"]
 
 #: controller events a 0.8 controller has no listener for (see the module docstring)
-UNWATCHED_EVENTS = frozenset({EV_ISR_CHANGE, EV_UNCLEAN_ENABLE})
+UNWATCHED_EVENTS = frozenset({IsrChangeNotification, TopicUncleanLeaderElectionEnable})
 
 
 class KafkaController08(KafkaController):
     """One broker's controller as Kafka 0.8 runs it (seed 000; see the module docstring): its
     event loop and failover."""
 
-    def process_event(self, c: ControllerBase, ev: tuple[int, int]) -> None:
+    def process_event(self, c: ControllerBase, ev: ControllerEvent) -> None:
         """The 2.x event loop without the listeners 0.8 lacks (``UNWATCHED_EVENTS``)."""
-        if ev[0] in UNWATCHED_EVENTS:
+        if type(EVENTS.view(ev)) in UNWATCHED_EVENTS:
             return
         super().process_event(c, ev)
 

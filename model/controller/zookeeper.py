@@ -10,13 +10,16 @@ from typing import Any
 from explorer.speedups import set_item
 from model.controller.actions import SessionExpire, ZkReply, ZkServe
 from model.controller.cluster import Actor
+from model.controller.events import (
+    BrokerChange,
+    ControllerChange,
+    ControllerEvent,
+    IsrChangeNotification,
+    PartitionReassignmentIsrChange,
+    Reelect,
+    Startup,
+)
 from model.controller.messages import (
-    EV_BROKER_CHANGE,
-    EV_CTL_CHANGE,
-    EV_ISR_CHANGE,
-    EV_REASSIGN_ISR,
-    EV_REELECT,
-    EV_STARTUP,
     FENCE_AT,
     FENCED_ADMIN_WRITES,
     Q_CREATE_CTL,
@@ -42,7 +45,6 @@ from model.controller.messages import (
     Q_WRITE_ASSIGN,
     Q_WRITE_PARTS,
     Q_WRITE_REASSIGN,
-    ControllerEvent,
 )
 from model.controller.responses import (
     BrokerEpochs,
@@ -76,7 +78,7 @@ class ZooKeeperServer(Actor):
     """The ZooKeeper server (sessions, ephemerals, versions, multi, watches, expiry) and the
     client side of its responses."""
 
-    def fire_watches(self, nodes: list[Node], ev: tuple[int, int], who: str, skip: int = -1) -> None:
+    def fire_watches(self, nodes: list[Node], ev: ControllerEvent, who: str, skip: int = -1) -> None:
         """A watch fires: append ``ev`` to every live broker watching (``ctl``: /controller,
         else the controller's watches), once (a queued event is not queued twice)."""
         for b, n in enumerate(nodes):
@@ -92,8 +94,8 @@ class ZooKeeperServer(Actor):
         op = resp[0]
         if op == Q_REGISTER_BROKER:
             ev = n2.events
-            if resp[2] and ControllerEvent(EV_STARTUP, -1) not in ev:
-                ev = (*ev, ControllerEvent(EV_STARTUP, -1))
+            if resp[2] and Startup() not in ev:
+                ev = (*ev, Startup())
             n2 = n2._replace(bepoch=resp[1], events=ev)
             return ZkReply(b, resp), s._replace(nodes=set_item(s.nodes, b, n2))
         if op == Q_UPDATE_ISR:
@@ -124,7 +126,7 @@ class ZooKeeperServer(Actor):
                 )
                 resp = BrokerRegistered(Q_REGISTER_BROKER, epoch, req[1])
                 nodes[b] = node
-                self.fire_watches(nodes, ControllerEvent(EV_BROKER_CHANGE, -1), "watch")
+                self.fire_watches(nodes, BrokerChange(), "watch")
                 node = nodes[b]
             elif cur[0] == sess:  # a retried registration of this very session
                 resp = BrokerRegistered(Q_REGISTER_BROKER, cur[1], req[1])
@@ -142,7 +144,7 @@ class ZooKeeperServer(Actor):
                 zk = zk._replace(controller=(b, sess), epoch=new_epoch, epoch_version=version + 1)
                 resp = ControllerRegistered(Q_REGISTER_CTL, True, new_epoch, version + 1)
                 nodes[b] = node
-                self.fire_watches(nodes, ControllerEvent(EV_CTL_CHANGE, b), "ctl", skip=b)
+                self.fire_watches(nodes, ControllerChange(b), "ctl", skip=b)
                 node = nodes[b]
         elif op == Q_CREATE_CTL:
             if zk.controller is not None:
@@ -151,7 +153,7 @@ class ZooKeeperServer(Actor):
                 zk = zk._replace(controller=(b, sess))
                 resp = ControllerPathCreated(Q_CREATE_CTL, True, b)
                 nodes[b] = node
-                self.fire_watches(nodes, ControllerEvent(EV_CTL_CHANGE, b), "ctl", skip=b)
+                self.fire_watches(nodes, ControllerChange(b), "ctl", skip=b)
                 node = nodes[b]
         elif op == Q_READ_EPOCH:
             resp = ControllerEpochRead(Q_READ_EPOCH, zk.epoch, zk.epoch_version)
@@ -166,7 +168,7 @@ class ZooKeeperServer(Actor):
             if zk.controller is not None:
                 zk = zk._replace(controller=None)
                 nodes[b] = node
-                self.fire_watches(nodes, ControllerEvent(EV_REELECT, -1), "ctl")
+                self.fire_watches(nodes, Reelect(), "ctl")
                 node = nodes[b]
         elif op == Q_READ_CONTEXT:
             live = tuple(0 if e is None else e[1] for e in zk.brokers)
@@ -243,10 +245,10 @@ class ZooKeeperServer(Actor):
                 zk = zk._replace(parts=set_item(zk.parts, p, new), isr_changes=ic)
                 resp = IsrUpdated(Q_UPDATE_ISR, p, new)
                 nodes[b] = node
-                self.fire_watches(nodes, ControllerEvent(EV_ISR_CHANGE, -1), "watch")
+                self.fire_watches(nodes, IsrChangeNotification(), "watch")
                 if zk.reassign and any(q == p for q, _ in zk.reassign):
                     # the controller's PartitionReassignmentIsrChangeHandler on the state znode
-                    self.fire_watches(nodes, ControllerEvent(EV_REASSIGN_ISR, p), "watch")
+                    self.fire_watches(nodes, PartitionReassignmentIsrChange(p), "watch")
                 node = nodes[b]
             else:
                 resp = IsrUpdated(Q_UPDATE_ISR, p, None)
@@ -329,11 +331,11 @@ class ZooKeeperServer(Actor):
         nodes[b] = n._replace(expired=True)
         if zk.controller is not None and zk.controller[1] == sess:
             zk = zk._replace(controller=None)
-            self.fire_watches(nodes, ControllerEvent(EV_REELECT, -1), "ctl", skip=b)
+            self.fire_watches(nodes, Reelect(), "ctl", skip=b)
         reg = zk.brokers[b]
         if reg is not None and reg[0] == sess:
             zk = zk._replace(brokers=set_item(zk.brokers, b, None))
-            self.fire_watches(nodes, ControllerEvent(EV_BROKER_CHANGE, -1), "watch", skip=b)
+            self.fire_watches(nodes, BrokerChange(), "watch", skip=b)
         return SessionExpire(b, sess), s._replace(
             zk=zk, nodes=tuple(nodes), expiries=s.expiries + (1 if counted else 0)
         )
