@@ -3,7 +3,7 @@
 A resumed ``--workers N`` run with packed workers (the default with fingerprints) has each
 worker read its share of the frontier back from the snapshot (``W<i>.bin`` files of packed
 chunks). Unpickling the whole share and packing it afterwards held every state of the share
-live at once; :func:`explorer.engines.pbfs_workers.load_share_as` packs chunk by chunk as the
+live at once; :func:`explorer.search.pool.load_share_as` packs chunk by chunk as the
 file is read. This benchmark writes one share (the widest level of the first ``--max-depth``
 levels of a controller configuration) and loads it in fresh interpreters, alternating: the old
 way (``load_share`` then ``PackedStates``) and ``load_share_as``; printed per way: the peak RSS
@@ -29,7 +29,7 @@ import json, sys
 sys.path.insert(0, __ROOT__)
 import invariants.controller as spec
 from explorer.config import load_config
-from explorer.engines.pbfs_workers import dump_share
+from explorer.search.pool import dump_share
 from invariants.controller import ControllerConfig
 c = load_config(ControllerConfig, __CONFIG__, [])
 system = spec.build(c)
@@ -53,7 +53,7 @@ LOAD = (
     + """
 import sys, time
 sys.path.insert(0, __ROOT__)
-from explorer.engines.pbfs_workers import PackedStates, load_share, load_share_as
+from explorer.search.pool import PackedStates, load_share, load_share_as
 gc.collect()
 base = rss_kib()
 t0 = time.perf_counter()

@@ -21,10 +21,9 @@ from tests.toys import Grid, LabelledGrid
 
 def _armed(monkeypatch: Any, points: list[str]) -> dict[str, int]:
     """Make the crash points of the ``--workers`` search raise :class:`Killed` at ``points``."""
-    from explorer.engines import pbfs
-    from explorer.search import checkpoint
+    from explorer.search import checkpoint, levels
 
-    return arm(monkeypatch, [pbfs, checkpoint], points)
+    return arm(monkeypatch, [levels, checkpoint], points)
 
 
 @pytest.mark.parametrize("serial_below", [2, 6], ids=["forked-early", "forked-after-a-snapshot"])

@@ -13,8 +13,7 @@ import pytest
 from explorer.core import CheckResult, ExitReason, always, transition
 from explorer.engines.base import ModelError
 from explorer.engines.bfs import FingerprintCollisionError, check_bfs, check_lean
-from explorer.engines.pbfs import check_pbfs
-from explorer.engines.pbfs_replay import HashCollisionError
+from explorer.engines.pbfs import HashCollisionError, check_pbfs
 from explorer.search.visited import (
     NO_PARENT,
     FingerprintTable,

@@ -34,7 +34,9 @@ __all__ = ["Found", "PropertyMonitor"]
 @dataclass
 class Found:
     """The first violation of one property: the state (and for a transition property the
-    step from it) and ``at``, where the visited set finds that state again."""
+    step from it) and ``at``, where the visited set finds that state again. A search that
+    does not hold the states (``--workers``) gives the step as its index among the
+    state's successors (``successor``)."""
 
     prop: Property
     state: Any
@@ -42,6 +44,7 @@ class Found:
     target: Any = None
     message: str = ""
     at: Any = None
+    successor: int | None = None
 
 
 class PropertyMonitor:
@@ -86,6 +89,28 @@ class PropertyMonitor:
             if not self.keep_going:
                 self.stop = True
 
+    def prop(self, name: str) -> Property:
+        """The property named ``name`` (the deadlock one too)."""
+        return self.by_name[name] if name != DEADLOCK_PROPERTY.name else DEADLOCK_PROPERTY
+
+    def event(self, name: str, kind: str, at: Any, successor: int | None = None) -> None:
+        """What a worker reported (:mod:`explorer.search.pool`), in the order of the serial
+        search: ``kind`` ``"a"`` an ``applies`` held, ``"w"`` a witness at ``at``, ``"s"`` a
+        state, ``"t"`` the ``successor``-th step from a state, ``"d"`` a deadlock, violated."""
+        if kind == "a":
+            self.applied[name] = True
+        elif kind == "w":
+            self.witnesses.setdefault(name, at)
+        else:
+            message = "no successor (deadlock)" if kind == "d" else f"{name} does not hold"
+            self.record(Found(self.prop(name), None, message=message, at=at, successor=successor))
+
+    def relocate(self, where: Callable[[Any], Any]) -> None:
+        """Every ``at`` of a violation and a witness mapped through ``where`` (keys to indices)."""
+        for f in self.found.values():
+            f.at = where(f.at)
+        self.witnesses = {n: where(at) for n, at in self.witnesses.items()}
+
     def check_state(self, s: Any, at: Any) -> None:
         """Check a state met for the first time (``always``, ``applies``, ``reachable``)."""
         for p, chk in self.state_checks:
@@ -114,7 +139,9 @@ class PropertyMonitor:
     def snapshot(self) -> dict[str, Any]:
         """What a checkpoint keeps of the monitor (plain values; :meth:`restore` reads it)."""
         return {
-            "found": {n: (f.at, f.state, f.action, f.target, f.message) for n, f in self.found.items()},
+            "found": {
+                n: (f.at, f.state, f.action, f.target, f.message, f.successor) for n, f in self.found.items()
+            },
             "witnesses": dict(self.witnesses),
             "applied": dict(self.applied),
             "pending_reach": [p.name for p, _ in self.pending_reach],
@@ -124,9 +151,8 @@ class PropertyMonitor:
 
     def restore(self, st: dict[str, Any]) -> None:
         """The monitor as :meth:`snapshot` left it."""
-        for name, (at, s, a, t, msg) in st["found"].items():
-            p = self.by_name[name] if name != DEADLOCK_PROPERTY.name else DEADLOCK_PROPERTY
-            self.found[name] = Found(p, s, a, t, msg, at)
+        for name, (at, s, a, t, msg, *succ) in st["found"].items():
+            self.found[name] = Found(self.prop(name), s, a, t, msg, at, *succ)
         self.witnesses.update(st["witnesses"])
         self.applied.update(st["applied"])
         self.pending_reach = [x for x in self.pending_reach if x[0].name in st["pending_reach"]]

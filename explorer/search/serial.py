@@ -51,7 +51,7 @@ from explorer.search.reduction import AmpleSets
 from explorer.search.results import Explored, RunLabels, exhaustive_result
 from explorer.search.stopping import polled, stop_requested
 from explorer.search.symmetry import Canonicaliser, path_trace, symmetry_notes
-from explorer.search.visited import ReplayMismatch
+from explorer.search.visited import ReplayMismatch, ordered_successors
 
 __all__ = ["Budgets", "Checkpointer", "ModelRaised", "Outcome", "breadth_first", "finish"]
 
@@ -91,6 +91,9 @@ class Outcome(Explored):
     model_error: ModelRaised | None = None
     #: the search froze the collector's objects (:func:`finish` unfreezes them)
     frozen: bool = False
+    #: decides the ``eventually`` properties after a complete search, where the search kept
+    #: no ``edges`` (the workers' recorded graph): name -> violation or None
+    decide_live: Callable[[], dict[str, Any]] | None = None
 
 
 class Checkpointer:
@@ -102,12 +105,13 @@ class Checkpointer:
         self.folder, self.every, self.snapshot = folder, every, snapshot
         self.seq = snapshot[0]["seq"] if snapshot is not None else 0
 
-    def write(self, state: dict[str, Any], visited: Any, frontier: LevelQueue) -> None:
-        """One consistent snapshot: the parent log synced, the frontier persisted, then the
-        counters and the table written and switched to atomically."""
+    def write(self, state: dict[str, Any], visited: Any, frontier: Callable[[], list[Path]]) -> None:
+        """One consistent snapshot: the parent log synced, the frontier persisted (the files
+        ``frontier()`` writes), then the counters and the table written and switched to
+        atomically."""
         self.seq += 1
         visited.flush(sync=True)
-        write_snapshot(self.folder, self.seq, {**state, "seq": self.seq}, visited.table, frontier.persist())
+        write_snapshot(self.folder, self.seq, {**state, "seq": self.seq}, visited.table, frontier())
 
 
 def breadth_first(
@@ -232,7 +236,7 @@ def breadth_first(
                     "elapsed": clock() - start,
                     "frontier_size": len(frontier),
                 }
-                checkpointer.write(state, visited, frontier)
+                checkpointer.write(state, visited, frontier.persist)
                 last_snapshot = clock()
             if max_depth is not None and depth >= max_depth:
                 budget, reason = "max_depth", ExitReason.BUDGET_EXHAUSTED
@@ -395,13 +399,18 @@ class ModelErrorResult(Exception):
         self.line, self.result, self.trace = line, result, trace
 
 
-def finish(system: Any, out: Outcome, options: RunLabels, notes: list[str] | None = None) -> CheckResult:
-    """The :class:`CheckResult` of a :func:`breadth_first` run: each violation's shortest trace
+def finish(
+    system: Any, out: Outcome, options: RunLabels, notes: list[str] | None = None, own_notes: bool = False
+) -> CheckResult:
+    """The :class:`CheckResult` of a :func:`breadth_first` (or
+    :func:`explorer.search.levels.level_synchronous`) run: each violation's shortest trace
     (replayed through the visited set and, with symmetry, mapped back to real states), the
     unwitnessed ``reachable`` properties and the ``eventually`` ones decided on the graph of a
-    complete search. Raises :class:`ModelErrorResult` if the system raised."""
+    complete search. ``notes`` come after the visited set's and before the reduction's
+    (``own_notes``: they are all the notes). Raises :class:`ModelErrorResult` if the system
+    raised."""
     try:
-        return _result(system, out, options, notes)
+        return _result(system, out, options, notes, own_notes)
     finally:
         if out.frozen:
             gc.unfreeze()  # the states die with the search (by reference counts, not the collector)
@@ -409,11 +418,18 @@ def finish(system: Any, out: Outcome, options: RunLabels, notes: list[str] | Non
         out.visited.close()
 
 
-def _result(system: Any, out: Outcome, options: RunLabels, notes: list[str] | None) -> CheckResult:
+def _result(
+    system: Any, out: Outcome, options: RunLabels, notes: list[str] | None, own_notes: bool
+) -> CheckResult:
     m, visited, canon = out.monitor, out.visited, out.canon
 
-    def trace_to(at: Any, extra: tuple[Any, Any] | None = None, prop: Any = None) -> list[Any]:
-        return path_trace(system, visited.path(at), canon, extra, prop)
+    def trace_to(
+        at: Any, extra: tuple[Any, Any] | None = None, prop: Any = None, k: int | None = None
+    ) -> list[Any]:
+        path = visited.path(at)
+        if k is not None:  # the k-th step from the last state
+            extra = next(x for i, x in enumerate(ordered_successors(system)(path[-1])) if i == k)
+        return path_trace(system, path, canon, extra, prop)
 
     def live() -> dict[str, Any]:
         decided: dict[str, Any] = {}
@@ -425,12 +441,14 @@ def _result(system: Any, out: Outcome, options: RunLabels, notes: list[str] | No
         return decided
 
     found = m.findings(
-        lambda f: trace_to(f.at, (f.action, f.target) if f.action is not None else None, f.prop)
+        lambda f: trace_to(f.at, (f.action, f.target) if f.action is not None else None, f.prop, f.successor)
     )
     witness_lengths = {n: len(visited.path(at)) - 1 for n, at in m.witnesses.items()}
-    notes = visited.notes() + list(notes or []) + symmetry_notes(canon)
+    if not own_notes:
+        notes = visited.notes() + list(notes or []) + symmetry_notes(canon)
+    decide = out.decide_live if out.decide_live is not None else live
     result = exhaustive_result(
-        system, m.props, found, out, options, witness_lengths, live if m.live else None, notes
+        system, m.props, found, out, options, witness_lengths, decide if m.live else None, notes
     )
     err = out.model_error
     if err is not None:

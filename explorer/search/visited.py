@@ -48,12 +48,14 @@ __all__ = [
     "NO_PARENT",
     "FingerprintTable",
     "FingerprintVisited",
+    "HashVisited",
     "ParentLog",
     "PyFingerprintTable",
     "ReplayMismatch",
     "StateVisited",
     "load_table",
     "new_table",
+    "ordered_successors",
     "replay_path",
     "save_table",
     "table_buffer",
@@ -367,6 +369,51 @@ class StateVisited:
         """Nothing to release."""
 
 
+def ordered_successors(system: Any) -> Callable[[Any], Iterable[tuple[Any, Any]]]:
+    """``successors`` in the order the searches enumerate them (labelled if the system labels)."""
+    labelled = getattr(system, "successors_labelled", None)
+    if labelled is None:
+        return system.successors  # type: ignore[no-any-return]
+    return lambda s: ((a, t) for a, t, _ in labelled(s))
+
+
+class HashVisited(StateVisited):
+    """:class:`StateVisited` over the states' keys (Python's ``hash``, the same in forked
+    processes) instead of the states: ``key -> parent key``, which is all the driver of the
+    ``--workers`` search holds; ``path(key)`` replays the chain of keys from an initial state
+    through ``successors`` (with ``canon``, the representatives) and raises
+    :class:`ReplayMismatch` where no successor has the recorded key (a hash collision).
+
+    >>> class Line:
+    ...     def init_states(self): return [0]
+    ...     def successors(self, s): return [("inc", s + 1)]
+    >>> v = HashVisited(Line())
+    >>> v.add_initial(hash(0), 0), v.add(hash(1), hash(0), 0), v.path(hash(1))
+    (True, True, [0, 1])
+    """
+
+    keeps_states = False
+
+    def __init__(self, system: Any, canon: Callable[[Any], Any] | None = None) -> None:
+        super().__init__()
+        self.system, self.canon = system, canon
+
+    def path(self, at: Any) -> list[Any]:
+        """The states from an initial state to the one whose key is ``at``, replayed."""
+        rep = (lambda x: x) if self.canon is None else self.canon
+        keys = super().path(at)
+        s = next((r for s in self.system.init_states() if hash(r := rep(s)) == keys[0]), None)
+        if s is None:
+            raise ReplayMismatch("no initial state has the recorded hash (a hash collision?)")
+        states = [s]
+        for i, h in enumerate(keys[1:], 1):
+            t = next((r for _, t in self.system.successors(states[-1]) if hash(r := rep(t)) == h), None)
+            if t is None:
+                raise ReplayMismatch(f"step {i}: no successor has the recorded hash (a hash collision?)")
+            states.append(t)
+        return states
+
+
 class FingerprintVisited:
     """The lean visited set: a :class:`FingerprintTable` (about 10-15 bytes a state) and a
     :class:`ParentLog` in ``folder``; a search finds a state again by its index (the order
@@ -407,9 +454,23 @@ class FingerprintVisited:
         self._add_state = self.table.add_state
         self._buf = self.log.buf
         self.checks_left = checks_left
+        #: new states of a level cut short that stay in the table (the ``--workers`` search
+        #: merges a level past the state where it stops)
+        self.removed = 0
 
     def __len__(self) -> int:
-        return len(self.table)
+        return len(self.table) - self.removed
+
+    def index_of(self, fp: int) -> int:
+        """The index of the state whose fingerprint is ``fp`` (its first record)."""
+        import numpy as np
+
+        self.log.flush()
+        fps = np.memmap(self.log.path, dtype=np.uint64, mode="r").reshape(-1, 2)[:, 1]
+        hit = np.flatnonzero(fps == np.uint64(fp & _MASK))
+        if not len(hit):  # pragma: no cover - every reported key was recorded
+            raise ReplayMismatch(f"no state has the fingerprint {fp & _MASK:016x}")
+        return int(hit[0])
 
     def __contains__(self, s: Any) -> bool:
         return speedups.fingerprint(s) in self.table
@@ -442,15 +503,11 @@ class FingerprintVisited:
 
     def path(self, at: Any) -> list[Any]:
         """The states from an initial state to the one of index ``at``, replayed from the log."""
-        labelled = getattr(self.system, "successors_labelled", None)
-        order = (
-            self.system.successors if labelled is None else (lambda s: ((a, t) for a, t, _ in labelled(s)))
-        )
-        return replay_path(self.system.init_states, order, self.log, at, self.canon)
+        return replay_path(self.system.init_states, ordered_successors(self.system), self.log, at, self.canon)
 
     def notes(self) -> list[str]:
         """The collision odds of the run, as TLC reports them (about n**2 / 2**65)."""
-        n = len(self.table)
+        n = len(self)
         return [f"visited set: 64-bit fingerprints; collision odds {n * n / 2.0**65:.1e}"]
 
     def flush(self, sync: bool = False) -> None:

@@ -1,14 +1,15 @@
-"""The process side of the ``--workers`` bfs (:mod:`explorer.engines.pbfs`).
+"""The expander of the level-synchronous search (:mod:`explorer.search.levels`): a pool of
+forked workers, or one expander in the driver.
 
 An :class:`Expander` holds what one process owns of the search: its share of the
 frontier (live state objects), its label counts, the property checks it still runs. It
 expands its frontier in rank order and reports, per batch of parents, the successors'
-hashes and action-type ids and every event (a failed check, an ``applies`` that held, a
+keys and action-type ids and every event (a failed check, an ``applies`` that held, a
 witness, a deadlock) with its position in ``bfs``'s order; it keeps the successors the
 driver says are new as its next frontier. :class:`LocalPool` runs one expander in the
 driver (small levels); :class:`ProcessPool` forks ``n`` workers that each run one and
 talk to the driver through queues. Both have the same interface, so the driver's
-merge (:func:`explorer.engines.pbfs.check_pbfs`) does not know which it has.
+merge does not know which it has.
 
 Example
 -------
@@ -35,6 +36,7 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,11 +54,13 @@ __all__ = [
     "Expander",
     "LocalPool",
     "PackedStates",
+    "PoolStats",
     "ProcessPool",
     "dump_share",
     "iter_share",
     "load_share",
     "load_share_as",
+    "signed_fingerprint",
     "usage",
 ]
 
@@ -68,6 +72,40 @@ _DUMP_CHUNK = 10_000
 #: the first bytes of a dumped share, with the format's version
 _SHARE_MAGIC = b"KMCSHARE1\n"
 _LEN8 = struct.Struct("<Q")
+_TWO63, _TWO64 = 1 << 63, 1 << 64
+
+
+@dataclass
+class PoolStats:
+    """What a run with a pool of workers measured about itself (pass one in to get it filled).
+
+    ``parents`` and ``successors`` are per worker; CPU seconds are user + system time;
+    ``driver_merge_seconds`` is the wall time the driver spent deduplicating.
+    """
+
+    workers: int = 0
+    forked_at_depth: int | None = None
+    parents: list[int] = field(default_factory=list)
+    successors: list[int] = field(default_factory=list)
+    worker_cpu: list[float] = field(default_factory=list)
+    worker_rss_kb: list[int] = field(default_factory=list)
+    worker_waited: list[float] = field(default_factory=list)  # seconds idle, waiting for the driver
+    driver_cpu: float = 0.0
+    driver_rss_kb: int = 0
+    driver_merge_seconds: float = 0.0
+    wall: float = 0.0
+    packed: bool = False  #: the workers held their states packed (``pack``)
+
+
+def signed_fingerprint(state: Any) -> int:
+    """:func:`explorer.encoding.fingerprint` as a signed int64 (the key numpy arrays carry).
+
+    >>> from explorer.encoding import fingerprint
+    >>> signed_fingerprint((1, 2)) & (_TWO64 - 1) == fingerprint((1, 2))
+    True
+    """
+    f = speedups.fingerprint(state)
+    return f - _TWO64 if f >= _TWO63 else f
 
 
 class PackedStates:
@@ -452,6 +490,7 @@ class Expander:
 
 
 def usage() -> tuple[float, int]:
+    """This process's CPU seconds (user + system) and peak RSS (KiB)."""
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime, ru.ru_maxrss
 

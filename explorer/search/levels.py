@@ -1,0 +1,495 @@
+"""The level-synchronous search: the serial search's parts with a pool of workers as expander.
+
+:func:`level_synchronous` is what ``bfs --workers N`` runs. It composes the parts of the
+serial search (:mod:`explorer.search.serial`): a visited set over the states' keys
+(:class:`~explorer.search.visited.HashVisited`, or the
+:class:`~explorer.search.visited.FingerprintVisited` table and parent log), the
+:class:`~explorer.search.monitor.PropertyMonitor`, the :class:`~explorer.search.serial.Budgets`
+and signals, a :class:`~explorer.search.serial.Checkpointer`, and leaves an
+:class:`~explorer.search.serial.Outcome` for :func:`~explorer.search.serial.finish`, the one
+result builder. What differs is the expander: an :class:`~explorer.search.pool.Expander` run
+in the driver for small levels, then by ``workers`` forked processes
+(:mod:`explorer.search.pool`), and so the loop works a level at a time.
+
+How a level runs
+----------------
+Every state of a level has a *rank*, its position in the order in which the serial search
+finds it. States never move between processes: each worker owns, as live objects, the
+frontier states it generated itself, and expands them in rank order. For every successor
+it sends the driver its key (Python's ``hash``, the same in every forked process, or with
+fingerprints the stable 64-bit fingerprint) and a small action-type id, in numpy batches.
+The driver merges the workers' streams in rank order and deduplicates exactly as the serial
+search does (the first transition in rank order to reach a state makes its parent). At the
+end of the level it tells each worker which of its successors are new and their ranks; the
+worker keeps those as its next frontier and checks the ``always`` and ``reachable``
+properties (and ``applies``) on them. ``transition`` properties and deadlocks are checked
+while expanding. Every event is reported with its position ``(parent rank, successor index,
+phase, property index)`` and handed to the monitor in that order, so it keeps, per property,
+the one the serial search meets first.
+
+When the search stops in the middle of a level (the first violation without
+``keep_going``, ``max_states``, ``max_seconds`` or an interrupt), the driver cuts the level
+after the same parent the serial search stops at: counts and coverage come from the
+per-parent data it holds, and the workers recount the coverage labels of their parents up
+to the cut. The workers are forked when the frontier first reaches ``serial_below`` states
+and take the states of rank ``i mod N``; from then on a worker's share is the share of new
+states it discovers. For ``eventually`` properties each process writes, level by level, the
+goal/trigger bits of the states it expands and its edges as fingerprint records; after a
+complete search they are decided on that graph (:mod:`explorer.search.live_graph`).
+
+Example
+-------
+>>> from tests.toys import Grid
+>>> from explorer.engines import CheckOptions
+>>> from explorer.search.serial import finish
+>>> g = Grid(3, limit=3)
+>>> m = PropertyMonitor(g.properties(), keep_going=True)
+>>> out = level_synchronous(g, m, HashVisited(g), Expander(g, m.props, True, 8), workers=2, serial_below=2)
+>>> r = finish(g, out, CheckOptions(keep_going=True))
+>>> r.distinct_states, [(v.property, v.length) for v in r.violations]
+(16, [('sum_below_limit', 3)])
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from explorer import speedups
+from explorer.core import ExitReason, LevelStats
+from explorer.search.checkpoint import crash_point
+from explorer.search.coverage import Coverage
+from explorer.search.live_graph import FingerprintGraph, check_eventually
+from explorer.search.monitor import PropertyMonitor
+from explorer.search.pool import AFTER, Expander, LocalPool, PoolStats, ProcessPool, usage
+from explorer.search.progress import Progress
+from explorer.search.serial import Budgets, Checkpointer, Outcome
+from explorer.search.stopping import polled, stop_requested
+from explorer.search.visited import NO_PARENT, FingerprintVisited, HashVisited
+
+__all__ = ["level_synchronous"]
+
+_INF = (1 << 63, 0, 0, 0)
+_MASK = (1 << 64) - 1
+#: the cut reason of a level stopped by a signal (not a budget)
+_INTERRUPTED = "interrupted"
+
+
+class _Coverage:
+    """Coverage by global action-type id (numpy counters), from the workers' local type ids."""
+
+    def __init__(self, st: dict[str, Any] | None = None):
+        st = st or {"type_index": {}, "type_samples": [], "enabled": [], "new_by": []}
+        self.type_index: dict[type, int] = dict(st["type_index"])
+        #: gid -> (position of the first sample, the sample action)
+        self.type_samples: list[tuple[tuple[int, int, int], Any]] = list(st["type_samples"])
+        self.enabled = np.array(st["enabled"], dtype=np.int64)
+        self.new_by = np.array(st["new_by"], dtype=np.int64)
+
+    def snapshot(self) -> dict[str, Any]:
+        """What a checkpoint keeps (read back by the constructor)."""
+        return {
+            "type_index": dict(self.type_index),
+            "type_samples": list(self.type_samples),
+            "enabled": self.enabled.tolist(),
+            "new_by": self.new_by.tolist(),
+        }
+
+    def map_types(self, g: list[int], new_types: list[tuple[int, Any, tuple[int, int]]], depth: int) -> None:
+        """Give a worker's new local type ids (in its map ``g``) their global ids."""
+        for tid, a, (r, j) in new_types:
+            tp = type(a)
+            gid = self.type_index.get(tp)
+            if gid is None:
+                gid = self.type_index[tp] = len(self.type_index)
+                self.type_samples.append(((depth, r, j), a))
+            elif (depth, r, j) < self.type_samples[gid][0]:
+                self.type_samples[gid] = ((depth, r, j), a)
+            while len(g) <= tid:
+                g.append(-1)
+            g[tid] = gid
+
+    def count(
+        self, batches: list[tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]], cut: int | None
+    ) -> int:
+        """Count a level's transitions (up to the parent of rank ``cut``); how many."""
+        n_types = len(self.type_index)
+        grow = n_types - len(self.enabled)
+        if grow > 0:
+            self.enabled = np.concatenate([self.enabled, np.zeros(grow, dtype=np.int64)])
+            self.new_by = np.concatenate([self.new_by, np.zeros(grow, dtype=np.int64)])
+        generated = 0
+        for R, C, G, newidx in batches:
+            mask = np.zeros(len(G), dtype=bool)
+            mask[newidx] = True
+            if cut is not None:
+                upto = R <= cut  # noqa: SIM300 (a numpy mask)
+                keep = np.repeat(upto, C)
+                G, mask = G[keep], mask[keep]
+                C = C[upto]
+            generated += int(C.sum())
+            self.enabled += np.bincount(G, minlength=n_types)[:n_types]
+            self.new_by += np.bincount(G[mask], minlength=n_types)[:n_types]
+        return generated
+
+    def coverage(self) -> Coverage:
+        """The counts by action type."""
+        cov = Coverage()
+        for gid, (_, sample) in enumerate(self.type_samples):
+            if gid < len(self.enabled) and self.enabled[gid]:
+                tp = type(sample)
+                cov.enabled[tp] = int(self.enabled[gid])
+                cov.new[tp] = int(self.new_by[gid])
+                cov.sample[tp] = sample
+        return cov
+
+
+def level_synchronous(
+    system: Any,
+    monitor: PropertyMonitor,
+    visited: HashVisited | FingerprintVisited,
+    exp: Expander,
+    *,
+    workers: int,
+    serial_below: int,
+    budgets: Budgets | None = None,
+    checkpointer: Checkpointer | None = None,
+    progress: Progress | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+    stats: PoolStats | None = None,
+) -> Outcome:
+    """Explore ``system`` level by level with ``exp`` as the expander, in the driver while a
+    level has fewer than ``serial_below`` states, then in ``workers`` forked processes; the
+    same counts, levels, violations and witnesses as :func:`explorer.search.serial.breadth_first`.
+
+    ``visited`` holds keys (``exp.key``): Python hashes in a :class:`HashVisited`, or
+    fingerprints in a :class:`FingerprintVisited`, whose places (``at``) the monitor gets as
+    state indices at the end. ``stats`` gets the run's load balance."""
+    st = stats if stats is not None else PoolStats()
+    st.workers = workers
+    cpu0, _ = usage()
+    lean = isinstance(visited, FingerprintVisited)
+    seen: Any = visited.parents if isinstance(visited, HashVisited) else None
+    key = exp.key
+    b = budgets if budgets is not None else Budgets()
+    max_depth, max_states, max_seconds = b.max_depth, b.max_states, b.max_seconds
+    snapshot = checkpointer.snapshot if checkpointer is not None else None
+    start = clock() - (snapshot[0]["elapsed"] if snapshot is not None else 0.0)
+    deadline = None if max_seconds is None else start + max_seconds
+    levels: list[LevelStats] = []
+    generated = depth = 0
+    budget: str | None = None
+    reason = ExitReason.COMPLETE
+    cov = _Coverage(snapshot[0] if snapshot is not None else None)
+    label_base: dict[Any, int] = {}
+    pool: LocalPool | ProcessPool = LocalPool(exp)
+    gmaps: list[list[int]] = [[]]  # per worker: local type id -> global type id
+    owner: list[int] = []
+    frontier_hashes: list[int] = []
+    merge_seconds = 0.0
+
+    def hand(events: list[tuple[Any, ...]], limit: tuple[int, ...]) -> None:
+        """The workers' events up to position ``limit`` to the monitor, in the serial order."""
+        for pos, name, kind, data in sorted(events, key=lambda e: e[0]):
+            if pos <= limit:
+                monitor.event(name, kind, *(data if kind == "t" else (data,)))
+
+    polling = polled()
+    polling.__enter__()  # the first signal sets a flag, read where the budgets are
+    t0 = clock()
+    if snapshot is not None:  # resume: the driver's bookkeeping as the snapshot left it
+        snap, _, files = snapshot
+        generated, depth, levels = snap["generated"], snap["depth"], snap["levels"]
+        monitor.restore(snap)
+        frontier_hashes, owner = snap["frontier"].tolist(), snap["owner"].tolist()
+        merge_seconds = snap["merge_seconds"]
+        try:
+            if snap["forked"]:  # fresh workers, each loading its share
+                pool = ProcessPool(exp, workers)
+                gmaps = [[] for _ in range(workers)]
+                label_base = dict(snap["labels"])
+                st.forked_at_depth = snap["forked_at_depth"]
+            else:
+                exp.labels.update(snap["labels"])
+            pool.load(files)
+        except BaseException:
+            polling.__exit__(None, None, None)
+            pool.close()
+            raise
+    else:
+        for j, s in enumerate(system.init_states()):
+            generated += 1
+            if exp.canon is not None:
+                s = exp.canon(s)
+            h = key(s)
+            if isinstance(visited, FingerprintVisited):
+                new = visited.table.add(h & _MASK)
+                if new:
+                    visited.log.append(NO_PARENT, j, h & _MASK)
+            else:
+                new = visited.add_initial(h, j)
+            if new:
+                frontier_hashes.append(h)
+                exp.level[h] = (s, -1, j)
+        hand(exp.accept(np.array(frontier_hashes, dtype=np.int64), np.arange(len(frontier_hashes))), _INF)
+        owner = [0] * len(frontier_hashes)
+        levels.append(LevelStats(0, len(frontier_hashes), generated, len(frontier_hashes), clock() - t0))
+    cut: int | None = None
+    last_snapshot = clock()
+
+    def snapshot_state() -> dict[str, Any]:
+        """The driver's bookkeeping at this level boundary (the workers dump their shares)."""
+        assert isinstance(visited, FingerprintVisited) and visited.removed == 0
+        labels = dict(label_base)
+        for d in pool.labels(None):
+            for k, v in d.items():
+                labels[k] = labels.get(k, 0) + v
+        return {
+            "known": len(visited),
+            "generated": generated,
+            "depth": depth,
+            "levels": levels,
+            **monitor.snapshot(),
+            **cov.snapshot(),
+            "frontier": np.array(frontier_hashes, dtype=np.int64),
+            "owner": np.array(owner, dtype=np.int32),
+            "labels": labels,
+            "forked": isinstance(pool, ProcessPool),
+            "forked_at_depth": st.forked_at_depth,
+            "merge_seconds": merge_seconds,
+            "elapsed": clock() - start,
+        }
+
+    def shares(dump: bool = False) -> list[Path]:
+        """The files of each process's frontier share in the checkpoint (``dump``: written)."""
+        assert checkpointer is not None
+        paths = [checkpointer.folder / "frontier" / f"W{i}.bin" for i in range(pool.n)]
+        if dump:
+            pool.dump(paths)
+        return paths
+
+    try:
+        while frontier_hashes and not monitor.stop:
+            if checkpointer is not None and clock() - last_snapshot >= checkpointer.every:
+                checkpointer.write(snapshot_state(), visited, lambda: shares(dump=True))
+                for path in shares():
+                    path.unlink()
+                last_snapshot = clock()
+            if max_depth is not None and depth >= max_depth:
+                budget, reason = "max_depth", ExitReason.BUDGET_EXHAUSTED
+                break
+            if isinstance(pool, LocalPool) and workers > 1 and len(frontier_hashes) >= serial_below:
+                pool = ProcessPool(exp, workers)
+                gmaps = [list(gmaps[0]) for _ in range(workers)]
+                label_base = dict(exp.labels)
+                owner = [r % workers for r in range(len(frontier_hashes))]
+                st.forked_at_depth = depth
+            t0 = clock()
+            n_workers = pool.n
+            gmap_arr = [np.array(g, dtype=np.int64) for g in gmaps]
+            cursors: list[Any] = [None] * n_workers
+            batches: list[tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]] = []
+            events: list[tuple[Any, ...]] = []
+            stop_rank = 1 << 63  # smallest rank of a violation seen (without keep_going)
+            new_hashes: list[int] = []
+            new_owner: list[int] = []
+            new_prank: list[int] = []
+            per_worker_new: list[list[int]] = [[] for _ in range(n_workers)]
+            cut = None
+            cut_budget: str | None = None
+            pool.start_level()
+            L = len(frontier_hashes)
+            known = len(visited)
+            if isinstance(visited, FingerprintVisited):  # the level's states: indices base .. base + L - 1
+                base, add, lbuf = known - L, visited.table.add, visited.log.buf
+                if len(lbuf) >= 1 << 21:
+                    visited.log.flush()
+            tm = clock()
+            for pos in range(L):
+                w = owner[pos]
+                cur = cursors[w]
+                if cur is None or cur[3] >= len(cur[0]):
+                    msg = pool.next_batch(w)
+                    assert msg is not None, "--workers: a worker ended its level early"
+                    R, C, H, T, evs, new_types = msg
+                    if new_types:
+                        cov.map_types(gmaps[w], new_types, depth)
+                        gmap_arr[w] = np.array(gmaps[w], dtype=np.int64)
+                    if evs:
+                        events.extend(evs)
+                        if not monitor.keep_going:
+                            stop_rank = min([stop_rank, *(e[0][0] for e in evs if e[2] in "tsd")])
+                    newidx: list[int] = []
+                    batches.append((R, C, gmap_arr[w][T] if len(T) else T, newidx))
+                    cur = cursors[w] = [R.tolist(), C.tolist(), H.tolist(), 0, 0, newidx]
+                _, Cl, Hl, pi, off, newidx = cur
+                n = Cl[pi]
+                mine = per_worker_new[w]
+                if lean:
+                    plink = (base + pos) << 32
+                    for k in range(off, off + n):
+                        h = Hl[k]
+                        if add(h & _MASK):
+                            lbuf.append(plink | (k - off))
+                            lbuf.append(h & _MASK)
+                            newidx.append(k)
+                            mine.append(len(new_hashes))
+                            new_hashes.append(h)
+                            new_owner.append(w)
+                            new_prank.append(pos)
+                else:
+                    ph = frontier_hashes[pos]
+                    for k in range(off, off + n):
+                        h = Hl[k]
+                        if h not in seen:
+                            seen[h] = ph
+                            newidx.append(k)
+                            mine.append(len(new_hashes))
+                            new_hashes.append(h)
+                            new_owner.append(w)
+                            new_prank.append(pos)
+                cur[3] = pi + 1
+                cur[4] = off + n
+                if pos >= stop_rank:
+                    cut = pos
+                    break
+                if max_states is not None and known + len(new_hashes) >= max_states:
+                    cut, cut_budget = pos, "max_states"
+                    break
+                if (pos & 255) == 0:
+                    crash_point("state")
+                    now = clock()
+                    if deadline is not None and now >= deadline:
+                        cut, cut_budget = pos, "max_seconds"
+                        break
+                    if stop_requested() is not None:  # Ctrl-C or SIGTERM: cut the level here
+                        cut, cut_budget = pos, _INTERRUPTED
+                        break
+                    if progress is not None:
+                        el, k = now - start, known + len(new_hashes)
+                        progress.update(depth + 1, L, k, k / el if el else 0.0)
+            merge_seconds += clock() - tm
+            pool.finish_level(abort=cut is not None)
+            # the new states: each to the worker that generated it; check always/reachable there
+            per_worker = [
+                (np.array([new_hashes[i] for i in idx], dtype=np.int64), np.array(idx, dtype=np.int64))
+                for idx in per_worker_new
+            ]
+            events.extend(pool.accept(per_worker))
+            if not monitor.keep_going:
+                viol = [e[0][0] for e in events if e[2] in "tsd"]
+                if viol and (cut is None or min(viol) <= cut):
+                    cut, cut_budget = min(viol), None
+            hand(events, _INF if cut is None else (cut, AFTER + 1, 0, 0))
+            level_generated = cov.count(batches, cut)
+            if cut is not None:
+                monitor.stop = True
+                if cut_budget == _INTERRUPTED:
+                    budget, reason = None, ExitReason.INTERRUPTED
+                elif cut_budget is not None:
+                    budget, reason = cut_budget, ExitReason.BUDGET_EXHAUSTED
+                n_new = next((i for i, pr in enumerate(new_prank) if pr > cut), len(new_prank))
+                if isinstance(visited, FingerprintVisited):
+                    visited.removed += len(new_hashes) - n_new
+                else:
+                    for h in new_hashes[n_new:]:
+                        del seen[h]
+                del new_hashes[n_new:], new_owner[n_new:]
+            generated += level_generated
+            if new_hashes or level_generated:
+                levels.append(
+                    LevelStats(depth + 1, len(new_hashes), level_generated, len(new_hashes), clock() - t0)
+                )
+            frontier_hashes, owner = new_hashes, new_owner
+            depth += 1
+    except KeyboardInterrupt:
+        reason, budget, cut = ExitReason.INTERRUPTED, None, None
+        monitor.stop = True
+        with contextlib.suppress(Exception):
+            pool.finish_level(abort=True)
+    except BaseException:
+        polling.__exit__(None, None, None)
+        pool.close()  # no orphan workers, whatever failed
+        visited.close()
+        if progress is not None:
+            progress.close()
+        raise
+    try:
+        label_list = pool.labels(cut if monitor.stop else None)
+        for npar, nsucc, cpu, rss, waited in pool.stats():
+            st.worker_waited.append(waited)
+            st.parents.append(npar)
+            st.successors.append(nsucc)
+            st.worker_cpu.append(cpu)
+            st.worker_rss_kb.append(rss)
+    finally:
+        polling.__exit__(None, None, None)
+        pool.close()
+        if progress is not None:
+            progress.close()
+    if isinstance(pool, LocalPool):
+        st.parents, st.successors = [exp.n_parents], [exp.n_successors]
+    label_counts = dict(label_base)
+    for d in label_list:
+        for k, v in d.items():
+            label_counts[k] = label_counts.get(k, 0) + v
+    seconds = clock() - start
+    cpu1, rss = usage()
+    st.driver_cpu, st.driver_rss_kb, st.driver_merge_seconds, st.wall = (
+        cpu1 - cpu0,
+        rss,
+        merge_seconds,
+        seconds,
+    )
+    st.packed = exp.pack
+    if isinstance(
+        visited, FingerprintVisited
+    ):  # the monitor's places: indices, as the serial search's with fingerprints
+        monitor.relocate(visited.index_of)
+    counted = (
+        reason,
+        budget,
+        levels,
+        generated,
+        cov.coverage(),
+        label_counts,
+        seconds,
+        len(visited),
+        monitor.applied,
+    )
+    out = Outcome(*counted, monitor, visited, exp.canon)  # type: ignore[arg-type]
+    if exp.live_dir is not None:
+        out.decide_live = lambda: _decide_live(system, monitor, key, visited, exp.live_dir)  # type: ignore[arg-type]
+    return out
+
+
+def _decide_live(
+    system: Any, monitor: PropertyMonitor, key: Callable[[Any], int], visited: Any, live_dir: Path
+) -> dict[str, Any]:
+    """The ``eventually`` properties decided on the graph the workers recorded: the states in
+    the serial search's order with their parents (the visited set), the edges from
+    ``live_dir`` (:func:`explorer.search.live_graph.check_eventually`)."""
+    if isinstance(visited, FingerprintVisited):
+        visited.flush()
+        rec = np.fromfile(visited.log.path, dtype=np.uint64).reshape(-1, 2)[: len(visited)]
+        keys = rec[:, 1].copy()
+        link = rec[:, 0] >> np.uint64(32)
+        parent = np.where(link == np.uint64(NO_PARENT), -1, link.astype(np.int64))
+    else:
+        seen = visited.parents
+        keys = np.array(list(seen), dtype=np.int64).view(np.uint64)
+        index = {h: i for i, h in enumerate(seen)}
+        parent = np.array([-1 if p is None else index[p] for p in seen.values()], dtype=np.int64)
+    parts = []
+    for path in sorted(live_dir.glob("edges-*.npz")):
+        with np.load(path) as z:
+            parts.append({k: z[k] for k in z.files})
+    graph = FingerprintGraph(keys, parent, parts)
+    return check_eventually(
+        system, monitor.live, graph, key, monitor.keep_going, action_fp=speedups.fingerprint
+    )
