@@ -47,9 +47,17 @@ from explorer.search.checkpoint import CheckpointError, open_checkpoint
 from explorer.search.monitor import PropertyMonitor
 from explorer.search.serial import Budgets, Checkpointer, ModelErrorResult, breadth_first, finish
 from explorer.search.symmetry import symmetry_setup
-from explorer.search.visited import FingerprintVisited, ReplayMismatch, StateVisited
+from explorer.search.visited import FingerprintVisited, HashVisited, ReplayMismatch, StateVisited
 
-__all__ = ["DEFAULT_BATCH", "DEFAULT_EVERY", "FingerprintCollisionError", "check_bfs", "check_lean", "run"]
+__all__ = [
+    "DEFAULT_BATCH",
+    "DEFAULT_EVERY",
+    "FingerprintCollisionError",
+    "check_bfs",
+    "check_lean",
+    "run",
+    "search",
+]
 
 
 class FingerprintCollisionError(UntrustedResultError):
@@ -106,39 +114,66 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
         from explorer.engines import pbfs
 
         return pbfs.run(system, properties, options)
+    return search(system, properties, options)
+
+
+def search(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
+    """Choose the parts from ``options`` (the one place for the serial search and the
+    ``--workers`` one, :func:`explorer.engines.pbfs.with_workers`), search, build the result."""
     o = BfsOptions.of(options.engine_options)
+    workers = options.workers
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
     props = list(properties)
     live = any(p.kind is PropertyKind.EVENTUALLY for p in props)
+    checkpoint = o.checkpoint is not None
     why = refusal(
-        "bfs", reduce=options.reduce, visited=o.visited, checkpoint=o.checkpoint is not None, eventually=live
+        "bfs",
+        workers=workers,
+        reduce=options.reduce,
+        visited=o.visited,
+        checkpoint=checkpoint,
+        eventually=live,
     )
     if why is not None:
-        raise (CheckpointError if o.checkpoint is not None else ValueError)(why)
+        raise (CheckpointError if checkpoint else ValueError)(why)
     monitor = PropertyMonitor(props, keep_going=options.keep_going, deadlock=options.deadlock)
     canon, sym_off = symmetry_setup(system, props, options.reduce)
     ample, por_notes = por_setup(system, props, options.reduce)
     budgets = Budgets(options.max_depth, options.max_states, options.max_seconds)
-    parts: dict[str, Any] = dict(
-        budgets=budgets, canon=canon, ample=ample, progress=options.progress, clock=options.clock
-    )
-    visited: Any = StateVisited()
-    folder = work = ck = None
-    batch = None
+    # the serial search decides eventually properties on its edges, which need the states
+    lean = o.visited == "fingerprints" and (workers > 1 or not live)
+    visited: Any = StateVisited() if workers == 1 else HashVisited(system, canon)
+    folder = work = None
     try:
-        if o.visited == "fingerprints" and not live:
-            folder, snapshot = open_checkpoint(
-                system, props, options, o, "lean", frontier_batch=o.frontier_batch
+        layout = dict(frontier_batch=o.frontier_batch) if workers == 1 else dict(workers=workers)
+        folder, snapshot = open_checkpoint(
+            system, props, options, o, "lean" if workers == 1 else "pbfs", **layout
+        )
+        if lean or (live and workers > 1):  # the parent log, spilled levels, the workers' graph
+            work = folder if folder is not None else Path(tempfile.mkdtemp(prefix="kafka-mc-bfs-"))
+        if lean:
+            resumed = (
+                () if snapshot is None else (snapshot[1], snapshot[0]["known"], snapshot[0]["checks_left"])
             )
-            work = folder if folder is not None else Path(tempfile.mkdtemp(prefix="kafka-mc-lean-"))
-            if snapshot is not None:
-                st, table, _ = snapshot
-                visited = FingerprintVisited(work, system, canon, table, st["known"], st["checks_left"])
-            else:
-                visited = FingerprintVisited(work, system, canon)
-            ck = Checkpointer(work, o.checkpoint_every, snapshot) if folder is not None else None
-            batch = o.frontier_batch
+            visited = FingerprintVisited(work, system, canon, *resumed)  # type: ignore[arg-type]
+        ck = Checkpointer(folder, o.checkpoint_every, snapshot) if folder is not None else None
+        if workers > 1:
+            from explorer.engines import pbfs
+
+            return pbfs.with_workers(system, monitor, visited, canon, sym_off, options, budgets, ck, work)
         out = breadth_first(
-            system, monitor, visited, work=work, frontier_batch=batch, checkpointer=ck, **parts
+            system,
+            monitor,
+            visited,
+            budgets=budgets,
+            canon=canon,
+            ample=ample,
+            work=work,
+            frontier_batch=o.frontier_batch if lean else None,
+            checkpointer=ck,
+            progress=options.progress,
+            clock=options.clock,
         )
         return finish(system, out, options, por_notes(ample) + sym_off)
     except ReplayMismatch as e:
@@ -146,5 +181,6 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     except ModelErrorResult as e:
         raise ModelError(e.line, e.result, e.trace) from None
     finally:
+        visited.close()
         if work is not None and folder is None:
             shutil.rmtree(work, ignore_errors=True)

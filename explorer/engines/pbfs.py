@@ -3,14 +3,15 @@
 :func:`check_pbfs` (``check_bfs(..., workers=N)``, ``kafka-mc check --workers N``) runs
 the successor function, which is most of the time of the serial search, in ``N`` forked
 worker processes, and keeps the bookkeeping of the search in the calling process (the
-*driver*). This module only chooses the parts: the loop is
-:func:`explorer.search.levels.level_synchronous` (how a level runs is told there), the
-expander a pool of :class:`~explorer.search.pool.Expander` processes, and the rest the
-serial search's: the :class:`~explorer.search.monitor.PropertyMonitor`, the visited set
+*driver*). The parts are chosen where the serial search's are
+(:func:`explorer.engines.bfs.search`: the :class:`~explorer.search.monitor.PropertyMonitor`,
+the reduction, the budgets, the visited set, a
+:class:`~explorer.search.serial.Checkpointer`); with workers the visited set holds keys
 (:class:`~explorer.search.visited.HashVisited`, Python's hashes, or with
-``visited="fingerprints"`` :class:`~explorer.search.visited.FingerprintVisited`), the
-budgets, the :class:`~explorer.search.serial.Checkpointer` and
-:func:`~explorer.search.serial.finish`.
+``visited="fingerprints"`` :class:`~explorer.search.visited.FingerprintVisited`), and
+:func:`with_workers` adds the expander, a pool of :class:`~explorer.search.pool.Expander`
+processes, runs :func:`explorer.search.levels.level_synchronous` (how a level runs is told
+there) and hands its outcome to :func:`~explorer.search.serial.finish`.
 
 Counterexamples are rebuilt by replaying the chain of keys from an initial state through
 ``successors``; a key that no successor has raises :class:`HashCollisionError`. The engine
@@ -29,27 +30,25 @@ Example
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from explorer.core import CheckResult, Property, PropertyKind
+from explorer.core import CheckResult, Property
 from explorer.engines.base import CheckOptions, UntrustedResultError
-from explorer.engines.options import BfsOptions, refusal
+from explorer.engines.bfs import search
+from explorer.engines.options import BfsOptions
 from explorer.search import collision_odds, statepack
-from explorer.search.checkpoint import CheckpointError, open_checkpoint
 from explorer.search.levels import level_synchronous
 from explorer.search.live_graph import GraphError
 from explorer.search.monitor import PropertyMonitor
 from explorer.search.pool import Expander, PoolStats, signed_fingerprint
 from explorer.search.serial import Budgets, Checkpointer, finish
-from explorer.search.symmetry import symmetry_setup
-from explorer.search.visited import FingerprintVisited, HashVisited, ReplayMismatch
+from explorer.search.symmetry import Canonicaliser
+from explorer.search.visited import FingerprintVisited, ReplayMismatch
 
-__all__ = ["HashCollisionError", "PbfsStats", "check_pbfs", "run"]
+__all__ = ["HashCollisionError", "PbfsStats", "check_pbfs", "run", "with_workers"]
 
 #: test-only: the level size from which ``kafka-mc check --workers N`` forks its workers
 #: (``serial_below``), so that small runs exercise the worker processes
@@ -87,7 +86,7 @@ def check_pbfs(
     >>> r.exit_reason.value, r.distinct_states, r.witnesses
     ('complete', 25, {'corner': 8})
     """
-    return _search(system, properties, CheckOptions.of("bfs", {**options, "workers": workers}))
+    return search(system, properties, CheckOptions.of("bfs", {**options, "workers": workers}))
 
 
 def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
@@ -100,64 +99,51 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     if SERIAL_BELOW_ENV in os.environ:  # test-only: fork the workers on small levels too
         o = BfsOptions.of(options.engine_options)
         options = replace(options, engine_options=replace(o, serial_below=int(os.environ[SERIAL_BELOW_ENV])))
-    return _search(system, properties, options)
+    return search(system, properties, options)
 
 
-def _search(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
-    """Choose the parts from ``options``, run the level-synchronous search, build the result."""
+def with_workers(
+    system: Any,
+    monitor: PropertyMonitor,
+    visited: Any,
+    canon: Canonicaliser | None,
+    sym_off: list[str],
+    options: CheckOptions,
+    budgets: Budgets,
+    checkpointer: Checkpointer | None,
+    work: Path | None,
+) -> CheckResult:
+    """The parts :func:`explorer.engines.bfs.search` chose, searched level by level with a pool
+    of workers as the expander (keys: Python hashes, or fingerprints with that visited set;
+    ``eventually`` properties: the graph the workers record in ``work``); the result."""
     o = BfsOptions.of(options.engine_options)
-    workers = options.workers
-    if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
-    props = list(properties)
-    live = any(p.kind is PropertyKind.EVENTUALLY for p in props)
-    checkpoint = o.checkpoint is not None
-    why = refusal(
-        "bfs",
-        workers=workers,
-        reduce=options.reduce,
-        visited=o.visited,
-        checkpoint=checkpoint,
-        eventually=live,
-    )
-    if why is not None:
-        raise (CheckpointError if checkpoint else ValueError)(why)
-    # batch and serial_below are tuning: they do not change the result
-    folder, snapshot = open_checkpoint(system, props, options, o, "pbfs", workers=workers)
-    lean = o.visited == "fingerprints"
-    canon, sym_off = symmetry_setup(system, props, options.reduce)
-    work = folder if folder is not None else Path(tempfile.mkdtemp(prefix="kafka-mc-pbfs-"))
-    visited: Any
-    if snapshot is not None:
-        visited = FingerprintVisited(folder, system, canon, snapshot[1], snapshot[0]["known"])  # type: ignore[arg-type]
-    else:
-        visited = FingerprintVisited(work, system, canon) if lean else HashVisited(system, canon)
-    ck = Checkpointer(folder, o.checkpoint_every, snapshot) if folder is not None else None
+    lean = isinstance(visited, FingerprintVisited)
     pack = o.pack if o.pack is not None else lean and statepack.ACTIVE  # memory first where it is lean
-    # eventually properties: the workers write the graph's records in live_dir, level by level
-    live_dir = work / "live" if live else None
-    if live_dir is not None:
+    live_dir = None
+    if monitor.live:
+        assert work is not None
+        live_dir = work / "live"
         live_dir.mkdir(exist_ok=True)
     key = signed_fingerprint if lean else hash
-    exp = Expander(system, props, options.deadlock, o.batch, key, pack=pack, canon=canon, live_dir=live_dir)
-    monitor = PropertyMonitor(props, keep_going=options.keep_going, deadlock=options.deadlock)
-    budgets = Budgets(options.max_depth, options.max_states, options.max_seconds)
+    exp = Expander(
+        system, monitor.props, options.deadlock, o.batch, key, pack=pack, canon=canon, live_dir=live_dir
+    )
     try:
         out = level_synchronous(
             system,
             monitor,
             visited,
             exp,
-            workers=workers,
+            workers=options.workers,
             serial_below=o.serial_below,
             budgets=budgets,
-            checkpointer=ck,
+            checkpointer=checkpointer,
             progress=options.progress,
             clock=options.clock,
             stats=o.stats,
         )
         notes = [
-            f"bfs with {workers} worker processes: states are told apart by 64-bit "
+            f"bfs with {options.workers} worker processes: states are told apart by 64-bit "
             f"{'fingerprints' if lean else 'hashes'}; collision odds about {collision_odds(out.distinct):.1e}",
             *sym_off,
         ]
@@ -167,11 +153,7 @@ def _search(system: Any, properties: Iterable[Property], options: CheckOptions) 
                 "to the successors it generates; coverage counts the representatives' expansions"
             )
         return finish(system, out, options, notes, own_notes=True)
-    except (ReplayMismatch, GraphError) as e:
-        raise HashCollisionError(f"trace replay: {e}" if isinstance(e, ReplayMismatch) else str(e)) from None
-    finally:
-        visited.close()
-        if live_dir is not None:
-            shutil.rmtree(live_dir, ignore_errors=True)
-        if folder is None:
-            shutil.rmtree(work, ignore_errors=True)
+    except ReplayMismatch as e:
+        raise HashCollisionError(f"trace replay: {e}") from None
+    except GraphError as e:
+        raise HashCollisionError(str(e)) from None

@@ -216,7 +216,7 @@ def level_synchronous(
                 st.forked_at_depth = snap["forked_at_depth"]
             else:
                 exp.labels.update(snap["labels"])
-            pool.load(files)
+            pool.call("load", [(f,) for f in files])
         except BaseException:
             polling.__exit__(None, None, None)
             pool.close()
@@ -246,11 +246,12 @@ def level_synchronous(
         """The driver's bookkeeping at this level boundary (the workers dump their shares)."""
         assert isinstance(visited, FingerprintVisited) and visited.removed == 0
         labels = dict(label_base)
-        for d in pool.labels(None):
+        for d in pool.call("labels", [(None,)] * pool.n):
             for k, v in d.items():
                 labels[k] = labels.get(k, 0) + v
         return {
             "known": len(visited),
+            "checks_left": visited.checks_left,
             "generated": generated,
             "depth": depth,
             "levels": levels,
@@ -270,7 +271,7 @@ def level_synchronous(
         assert checkpointer is not None
         paths = [checkpointer.folder / "frontier" / f"W{i}.bin" for i in range(pool.n)]
         if dump:
-            pool.dump(paths)
+            pool.call("dump", [(p,) for p in paths])
         return paths
 
     try:
@@ -380,7 +381,7 @@ def level_synchronous(
                 (np.array([new_hashes[i] for i in idx], dtype=np.int64), np.array(idx, dtype=np.int64))
                 for idx in per_worker_new
             ]
-            events.extend(pool.accept(per_worker))
+            events.extend(ev for evs in pool.call("accept", per_worker) for ev in evs)
             if not monitor.keep_going:
                 viol = [e[0][0] for e in events if e[2] in "tsd"]
                 if viol and (cut is None or min(viol) <= cut):
@@ -420,8 +421,8 @@ def level_synchronous(
             progress.close()
         raise
     try:
-        label_list = pool.labels(cut if monitor.stop else None)
-        for npar, nsucc, cpu, rss, waited in pool.stats():
+        label_list = pool.call("labels", [(cut if monitor.stop else None,)] * pool.n)
+        for npar, nsucc, cpu, rss, waited in pool.call("stats") if isinstance(pool, ProcessPool) else ():
             st.worker_waited.append(waited)
             st.parents.append(npar)
             st.successors.append(nsucc)

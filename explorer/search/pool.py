@@ -324,6 +324,7 @@ class Expander:
         self.type_ids: dict[type, int] = {}
         self.n_parents = 0
         self.n_successors = 0
+        self.waited = 0.0  #: seconds a worker waited for the driver
 
     def expand_level(self) -> Iterator[tuple[Any, ...]]:
         """Expand the frontier in rank order; yield one message per batch of parents.
@@ -508,41 +509,46 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def _serve(exp: Expander, cmd: str, args: tuple[Any, ...]) -> Any:
+    """One expander's answer to a request of the driver (in a worker, or in the driver):
+    ``accept`` the new states (their events), ``labels`` up to a cut, ``stats``, ``dump``
+    its frontier share to a file or ``load`` one (its size)."""
+    if cmd == "accept":
+        return exp.accept(*args)
+    if cmd == "labels":
+        return exp.label_counts(*args)
+    if cmd == "stats":
+        return (exp.n_parents, exp.n_successors, *usage(), exp.waited)
+    if cmd == "dump":
+        return dump_share(args[0], exp.frontier, exp.ranks)
+    assert cmd == "load", cmd
+    exp.frontier, exp.ranks = load_share_as(args[0], exp.pack, exp.batch)
+    return len(exp.frontier)
+
+
 def _worker_main(i: int, exp: Expander, inq: Any, outq: Any, driver: int) -> None:
-    """A forked worker's loop: expand, accept, report labels, until told to stop."""
+    """A forked worker's loop: expand a level, answer requests, until told to stop."""
     # the driver handles Ctrl-C and SIGTERM (sent to the whole process group too) and tells
     # us to stop; if the driver dies, whatever kills it, the kernel kills us
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     die_with_parent(driver)
     gc.disable()  # as in bfs: immutable states make no cycles; the collector would only re-scan them
-    waited = 0.0
     try:
         while True:
             t0 = time.perf_counter()
-            msg = inq.get()
-            waited += time.perf_counter() - t0
-            cmd = msg[0]
+            cmd, *args = inq.get()
+            exp.waited += time.perf_counter() - t0
             if cmd == "expand":
                 for batch in exp.expand_level():
                     outq.put((i, "batch", batch))
                     if not inq.empty() and inq.get()[0] == "abort":
                         break
                 outq.put((i, "end", None))
-            elif cmd == "accept":
-                outq.put((i, "checked", exp.accept(msg[1], msg[2])))
-            elif cmd == "labels":
-                outq.put((i, "labels", exp.label_counts(msg[1])))
-            elif cmd == "stats":
-                outq.put((i, "stats", (exp.n_parents, exp.n_successors, *usage(), waited)))
-            elif cmd == "dump":
-                outq.put((i, "dumped", dump_share(msg[1], exp.frontier, exp.ranks)))
-            elif cmd == "load":
-                exp.frontier, exp.ranks = load_share_as(msg[1], exp.pack, exp.batch)
-                outq.put((i, "loaded", len(exp.frontier)))
             elif cmd == "stop":
                 break
-            # "abort" after the level ended: nothing to do
+            elif cmd != "abort":  # "abort" after the level ended: nothing to do
+                outq.put((i, cmd, _serve(exp, cmd, tuple(args))))
     except BaseException:  # pragma: no cover - reported to the driver, which raises
         outq.put((i, "error", traceback.format_exc()))
     finally:
@@ -560,38 +566,29 @@ class LocalPool:
         self.gen: Iterator[tuple[Any, ...]] | None = None
 
     def start_level(self) -> None:
+        """Start expanding the frontier."""
         self.gen = self.exp.expand_level()
 
     def next_batch(self, w: int) -> tuple[Any, ...] | None:
+        """The next batch of the level (None: the level is done)."""
         assert self.gen is not None
         return next(self.gen, None)
 
     def finish_level(self, abort: bool) -> None:
+        """The level is merged (or cut: ``abort``)."""
         self.gen = None
 
-    def accept(self, per_worker: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[Any, ...]]:
-        return self.exp.accept(*per_worker[0])
-
-    def labels(self, cut: int | None) -> list[dict[Any, int]]:
-        return [self.exp.label_counts(cut)]
-
-    def stats(self) -> list[tuple[int, int, float, int, float]]:
-        return []
-
-    def dump(self, paths: list[Path]) -> list[int]:
-        return [dump_share(paths[0], self.exp.frontier, self.exp.ranks)]
-
-    def load(self, paths: list[Path]) -> list[int]:
-        self.exp.frontier, self.exp.ranks = load_share_as(paths[0], self.exp.pack, self.exp.batch)
-        return [len(self.exp.frontier)]
+    def call(self, cmd: str, args: list[tuple[Any, ...]] | None = None) -> list[Any]:
+        """The expander's answer to ``cmd`` (``args``: per process) in a list of one."""
+        return [_serve(self.exp, cmd, args[0] if args else ())]
 
     def close(self) -> None:
-        pass
+        """Nothing to stop."""
 
 
 class ProcessPool:
     """``n`` forked workers, each with a share of the local expander's frontier (the states
-    of rank ``i mod n``); :meth:`load` gives them shares from files instead."""
+    of rank ``i mod n``); ``call("load", ...)`` gives them shares from files instead."""
 
     def __init__(self, exp: Expander, n: int):
         ctx = mp.get_context("fork")
@@ -668,32 +665,11 @@ class ProcessPool:
                 self._expect(w, "end")
                 self.ended[w] = True
 
-    def accept(self, per_worker: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[Any, ...]]:
-        for q, (hashes, ranks) in zip(self.inqs, per_worker):
-            q.put(("accept", hashes, ranks))
-        return [ev for w in range(self.n) for ev in self._expect(w, "checked")]
-
-    def labels(self, cut: int | None) -> list[dict[Any, int]]:
-        for q in self.inqs:
-            q.put(("labels", cut))
-        return [self._expect(w, "labels") for w in range(self.n)]
-
-    def stats(self) -> list[tuple[int, int, float, int, float]]:
-        for q in self.inqs:
-            q.put(("stats",))
-        return [self._expect(w, "stats") for w in range(self.n)]
-
-    def dump(self, paths: list[Path]) -> list[int]:
-        """Have worker ``i`` write its frontier share to ``paths[i]`` (in parallel); the sizes."""
-        for q, path in zip(self.inqs, paths):
-            q.put(("dump", path))
-        return [self._expect(w, "dumped") for w in range(self.n)]
-
-    def load(self, paths: list[Path]) -> list[int]:
-        """Have worker ``i`` take the frontier share in ``paths[i]`` (in parallel); the sizes."""
-        for q, path in zip(self.inqs, paths):
-            q.put(("load", path))
-        return [self._expect(w, "loaded") for w in range(self.n)]
+    def call(self, cmd: str, args: list[tuple[Any, ...]] | None = None) -> list[Any]:
+        """Each worker's answer to ``cmd`` (``args``: per worker), in worker order."""
+        for w, q in enumerate(self.inqs):
+            q.put((cmd, *(args[w] if args else ())))
+        return [self._expect(w, cmd) for w in range(self.n)]
 
     def close(self) -> None:
         for q in self.inqs:
