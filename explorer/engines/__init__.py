@@ -1,8 +1,8 @@
 """The engines, one module each, registered by name in :data:`ENGINES`.
 
 Every engine has the one signature :class:`~explorer.engines.base.Engine`:
-``run(system, properties, options) -> CheckResult``. ``bfs`` (with ``options.workers``
-above 1, :mod:`explorer.engines.pbfs`, which it loads) is loaded eagerly; the others load their module
+``run(system, properties, options) -> CheckResult``. ``bfs`` (serial, and with
+``options.workers`` above 1 the worker processes) is loaded eagerly; the others load their module
 (and its heavy imports: pyspark, hypothesis, z3) on first use.
 
 Example

@@ -1,7 +1,10 @@
-"""The ``bfs`` engine: exhaustive, level-by-level breadth-first search, serially.
+"""The ``bfs`` engine: exhaustive, level-by-level breadth-first search, serially or with
+``workers`` processes.
 
-The search itself is :func:`explorer.search.serial.breadth_first`; this module only
-chooses its parts from the options:
+The search itself is :func:`explorer.search.serial.breadth_first`, or with ``workers``
+above 1 :func:`explorer.search.levels.level_synchronous` with a pool of workers as the
+expander (:mod:`explorer.search.pool`; :mod:`explorer.engines.pbfs`); :func:`search` only
+chooses their parts from the options:
 
 * ``visited="states"`` (default): every state and its parent in one dict, so the first
   trace found to any state is a shortest one; actions are not stored but recovered, when
@@ -13,7 +16,8 @@ chooses its parts from the options:
   in memory up to ``frontier_batch``, the rest go to disk; ``checkpoint=DIR`` writes a
   snapshot at a level boundary every ``checkpoint_every`` seconds and ``resume=True``
   continues it (:mod:`explorer.search.checkpoint`);
-* ``reduce``: ``symmetry`` (one state per orbit) or ``por`` (ample sets), with either set.
+* ``reduce``: ``symmetry`` (one state per orbit) or ``por`` (ample sets, serially), with
+  either set.
 
 Each state is checked against the ``always`` and ``reachable`` properties when it is first
 seen; every generated transition (including those to known states) against the
@@ -33,9 +37,11 @@ Example
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +52,7 @@ from explorer.search import por_setup
 from explorer.search.checkpoint import CheckpointError, open_checkpoint
 from explorer.search.monitor import PropertyMonitor
 from explorer.search.serial import Budgets, Checkpointer, ModelErrorResult, breadth_first, finish
-from explorer.search.symmetry import symmetry_setup
+from explorer.search.symmetry import Canonicaliser, symmetry_setup
 from explorer.search.visited import FingerprintVisited, HashVisited, ReplayMismatch, StateVisited
 
 __all__ = [
@@ -60,8 +66,17 @@ __all__ = [
 ]
 
 
+#: test-only: the level size from which ``kafka-mc check --workers N`` forks its workers
+#: (``serial_below``), so that small runs exercise the worker processes
+SERIAL_BELOW_ENV = "KAFKA_MC_SERIAL_BELOW"
+
+
 class FingerprintCollisionError(UntrustedResultError):
     """A counterexample does not replay: a 64-bit fingerprint collision (or a non-deterministic model)."""
+
+
+class HashCollisionError(UntrustedResultError):
+    """A ``--workers`` trace could not be replayed: no successor has the recorded key (a collision)."""
 
 
 def check_bfs(system: Any, properties: Iterable[Property], **options: Any) -> CheckResult:
@@ -102,7 +117,7 @@ def check_lean(system: Any, properties: Iterable[Property], **kw: Any) -> CheckR
 
 def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
     """The ``bfs`` engine behind :func:`explorer.api.check`: the serial search, or with
-    ``options.workers`` above 1 the worker processes' (:func:`explorer.engines.pbfs.run`).
+    ``options.workers`` above 1 the worker processes' (:mod:`explorer.engines.pbfs`).
 
     >>> from tests.toys import Grid
     >>> run(Grid(3), Grid(3).properties(), CheckOptions(max_depth=2)).budget
@@ -110,16 +125,16 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     >>> run(Grid(3), [], CheckOptions(engine_options={"visited": "fingerprints"})).distinct_states
     16
     """
-    if options.workers != 1:
-        from explorer.engines import pbfs
-
-        return pbfs.run(system, properties, options)
+    if options.workers != 1 and SERIAL_BELOW_ENV in os.environ:  # test-only: fork the workers early
+        o = BfsOptions.of(options.engine_options)
+        options = replace(options, engine_options=replace(o, serial_below=int(os.environ[SERIAL_BELOW_ENV])))
     return search(system, properties, options)
 
 
 def search(system: Any, properties: Iterable[Property], options: CheckOptions) -> CheckResult:
     """Choose the parts from ``options`` (the one place for the serial search and the
-    ``--workers`` one, :func:`explorer.engines.pbfs.with_workers`), search, build the result."""
+    ``--workers`` one, which adds a pool of workers: :func:`_with_workers`), search, build
+    the result."""
     o = BfsOptions.of(options.engine_options)
     workers = options.workers
     if workers < 1:
@@ -159,9 +174,7 @@ def search(system: Any, properties: Iterable[Property], options: CheckOptions) -
             visited = FingerprintVisited(work, system, canon, *resumed)  # type: ignore[arg-type]
         ck = Checkpointer(folder, o.checkpoint_every, snapshot) if folder is not None else None
         if workers > 1:
-            from explorer.engines import pbfs
-
-            return pbfs.with_workers(system, monitor, visited, canon, sym_off, options, budgets, ck, work)
+            return _with_workers(system, monitor, visited, canon, sym_off, options, budgets, ck, work)
         out = breadth_first(
             system,
             monitor,
@@ -184,3 +197,65 @@ def search(system: Any, properties: Iterable[Property], options: CheckOptions) -
         visited.close()
         if work is not None and folder is None:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _with_workers(
+    system: Any,
+    monitor: PropertyMonitor,
+    visited: Any,
+    canon: Canonicaliser | None,
+    sym_off: list[str],
+    options: CheckOptions,
+    budgets: Budgets,
+    checkpointer: Checkpointer | None,
+    work: Path | None,
+) -> CheckResult:
+    """The parts :func:`search` chose, searched level by level with a pool
+    of workers as the expander (keys: Python hashes, or fingerprints with that visited set;
+    ``eventually`` properties: the graph the workers record in ``work``); the result."""
+    from explorer.search import collision_odds, statepack
+    from explorer.search.levels import level_synchronous
+    from explorer.search.live_graph import GraphError
+    from explorer.search.pool import Expander, signed_fingerprint
+
+    o = BfsOptions.of(options.engine_options)
+    lean = isinstance(visited, FingerprintVisited)
+    pack = o.pack if o.pack is not None else lean and statepack.ACTIVE  # memory first where it is lean
+    live_dir = None
+    if monitor.live:
+        assert work is not None
+        live_dir = work / "live"
+        live_dir.mkdir(exist_ok=True)
+    key = signed_fingerprint if lean else hash
+    exp = Expander(
+        system, monitor.props, options.deadlock, o.batch, key, pack=pack, canon=canon, live_dir=live_dir
+    )
+    try:
+        out = level_synchronous(
+            system,
+            monitor,
+            visited,
+            exp,
+            workers=options.workers,
+            serial_below=o.serial_below,
+            budgets=budgets,
+            checkpointer=checkpointer,
+            progress=options.progress,
+            clock=options.clock,
+            stats=o.stats,
+        )
+        notes = [
+            f"bfs with {options.workers} worker processes: states are told apart by 64-bit "
+            f"{'fingerprints' if lean else 'hashes'}; collision odds about {collision_odds(out.distinct):.1e}",
+            *sym_off,
+        ]
+        if canon is not None:
+            notes.append(
+                f"reduce symmetry: a group of {len(canon.perms) + 1} permutations, applied by each worker "
+                "to the successors it generates; coverage counts the representatives' expansions"
+            )
+        return finish(system, out, options, notes, own_notes=True)
+    except ReplayMismatch as e:
+        raise HashCollisionError(f"trace replay: {e}") from None
+    except GraphError as e:
+        raise HashCollisionError(str(e)) from None

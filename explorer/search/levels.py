@@ -245,10 +245,7 @@ def level_synchronous(
     def snapshot_state() -> dict[str, Any]:
         """The driver's bookkeeping at this level boundary (the workers dump their shares)."""
         assert isinstance(visited, FingerprintVisited) and visited.removed == 0
-        labels = dict(label_base)
-        for d in pool.call("labels", [(None,)] * pool.n):
-            for k, v in d.items():
-                labels[k] = labels.get(k, 0) + v
+        labels = _summed(label_base, pool.call("labels", [(None,)] * pool.n))
         return {
             "known": len(visited),
             "checks_left": visited.checks_left,
@@ -421,52 +418,36 @@ def level_synchronous(
             progress.close()
         raise
     try:
-        label_list = pool.call("labels", [(cut if monitor.stop else None,)] * pool.n)
-        for npar, nsucc, cpu, rss, waited in pool.call("stats") if isinstance(pool, ProcessPool) else ():
-            st.worker_waited.append(waited)
-            st.parents.append(npar)
-            st.successors.append(nsucc)
-            st.worker_cpu.append(cpu)
-            st.worker_rss_kb.append(rss)
+        label_counts = _summed(label_base, pool.call("labels", [(cut if monitor.stop else None,)] * pool.n))
+        if isinstance(pool, ProcessPool):
+            rows = [list(col) for col in zip(*pool.call("stats"))]
+            st.parents, st.successors, st.worker_cpu, st.worker_rss_kb, st.worker_waited = rows
+        else:
+            st.parents, st.successors = [exp.n_parents], [exp.n_successors]
     finally:
         polling.__exit__(None, None, None)
         pool.close()
         if progress is not None:
             progress.close()
-    if isinstance(pool, LocalPool):
-        st.parents, st.successors = [exp.n_parents], [exp.n_successors]
-    label_counts = dict(label_base)
-    for d in label_list:
-        for k, v in d.items():
-            label_counts[k] = label_counts.get(k, 0) + v
     seconds = clock() - start
-    cpu1, rss = usage()
-    st.driver_cpu, st.driver_rss_kb, st.driver_merge_seconds, st.wall = (
-        cpu1 - cpu0,
-        rss,
-        merge_seconds,
-        seconds,
-    )
-    st.packed = exp.pack
-    if isinstance(
-        visited, FingerprintVisited
-    ):  # the monitor's places: indices, as the serial search's with fingerprints
+    cpu1, st.driver_rss_kb = usage()
+    st.driver_cpu, st.driver_merge_seconds, st.wall, st.packed = cpu1 - cpu0, merge_seconds, seconds, exp.pack
+    if isinstance(visited, FingerprintVisited):  # the monitor's places: indices, as serially
         monitor.relocate(visited.index_of)
-    counted = (
-        reason,
-        budget,
-        levels,
-        generated,
-        cov.coverage(),
-        label_counts,
-        seconds,
-        len(visited),
-        monitor.applied,
-    )
-    out = Outcome(*counted, monitor, visited, exp.canon)  # type: ignore[arg-type]
+    counted = (reason, budget, levels, generated, cov.coverage(), label_counts, seconds, len(visited))
+    out = Outcome(*counted, monitor.applied, monitor, visited, exp.canon)  # type: ignore[arg-type]
     if exp.live_dir is not None:
         out.decide_live = lambda: _decide_live(system, monitor, key, visited, exp.live_dir)  # type: ignore[arg-type]
     return out
+
+
+def _summed(base: dict[Any, int], counts: list[dict[Any, int]]) -> dict[Any, int]:
+    """The label counts ``base`` plus each process's ``counts``."""
+    total = dict(base)
+    for d in counts:
+        for k, v in d.items():
+            total[k] = total.get(k, 0) + v
+    return total
 
 
 def _decide_live(
