@@ -18,6 +18,13 @@ the preferred replica of those partitions whose preferred broker is live (not sh
 no reassignment in progress and the topic not queued for deletion. The processing of the task's
 event starts an election exactly when that set is non-empty.
 
+A crashed process keeps no memory: a broker's controller context, event queue, pending
+ZooKeeper responses, watches, controlled-shutdown request and metadata cache live in its JVM and
+die with it (seed 001, line 22: "每个 Broker 都会在内存中保存当前 Controller 的 Brokerid 值", the
+controller's id is kept in the broker's memory); only its log survives. While a broker is down it takes no step, so every field of its process
+memory keeps its fresh value (``model.controller.state.FRESH_PROCESS``, the same table the crash
+applies, so a new field of process memory is covered without an edit here).
+
 Registering (in ``invariants/controller.py``'s ``properties``)::
 
     from invariants.controller_fidelity import fidelity_properties
@@ -28,16 +35,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.core import Property, transition
+from explorer.core import Property, always, transition
 from model.controller import ControllerSystem, State
 from model.controller.actions import ProcessEvent
 from model.controller.events import AutoPreferredReplicaLeaderElection
+from model.controller.state import FRESH_PROCESS, Node
 from model.election import keep_members
 from model.state_machines import PartitionState
 
 __all__ = [
     "auto_rebalance_candidates",
     "auto_rebalance_follows_imbalance",
+    "dead_broker_memory_fresh",
     "fidelity_properties",
     "isr_order_follows",
     "isr_order_kept",
@@ -134,6 +143,32 @@ def auto_rebalance_follows_imbalance(sys: ControllerSystem):
     return check
 
 
+def dead_broker_memory_fresh() -> Any:
+    """The check of ``dead_broker_holds_no_process_memory``: every broker that is down holds
+    the fresh value of each field of process memory (``FRESH_PROCESS``).
+
+    >>> from model.controller import ControllerConfig
+    >>> s = ControllerSystem(ControllerConfig()).init_states()[0]
+    >>> check = dead_broker_memory_fresh()
+    >>> n = s.nodes[1]._replace(alive=False, **FRESH_PROCESS)
+    >>> check(s._replace(nodes=(s.nodes[0], n)))
+    True
+    >>> check(s._replace(nodes=(s.nodes[0], n._replace(cs=3))))  # a dead broker shutting down
+    False
+    """
+    fresh = tuple((Node._fields.index(k), v) for k, v in FRESH_PROCESS.items())
+
+    def check(s: State) -> bool:
+        for n in s.nodes:
+            if not n.alive:
+                for i, v in fresh:
+                    if n[i] != v:
+                        return False
+        return True
+
+    return check
+
+
 def _processes_auto_rebalance(s: State, a: Any, t: State) -> bool:
     return type(a) is ProcessEvent and type(a.event) is AutoPreferredReplicaLeaderElection
 
@@ -149,7 +184,7 @@ def fidelity_properties(config: Any, sys: ControllerSystem, guard: Any = None) -
 
     >>> from model.controller import ControllerConfig
     >>> [p.name for p in fidelity_properties(ControllerConfig(), ControllerSystem(ControllerConfig()))]
-    ['isr_order_kept']
+    ['isr_order_kept', 'dead_broker_holds_no_process_memory']
     """
     props = [
         transition(
@@ -158,7 +193,14 @@ def fidelity_properties(config: Any, sys: ControllerSystem, guard: Any = None) -
             "every ISR written keeps Kafka's order: assignment order only at creation, else the "
             "previous order with new members appended (seed 002: ISR 的顺序跟 AR 的顺序并不一致)",
             guard=_zk_changed if guard is None else guard,
-        )
+        ),
+        always(
+            "dead_broker_holds_no_process_memory",
+            dead_broker_memory_fresh(),
+            "a broker that is down keeps no process memory (controller context, events, ZooKeeper "
+            "responses, watches, controlled shutdown, metadata cache): it takes no step until it "
+            "restarts (seed 001: 每个 Broker 都会在内存中保存当前 Controller 的 Brokerid 值)",
+        ),
     ]
     if config.auto_leader_rebalance:
         props.append(

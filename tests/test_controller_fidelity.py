@@ -243,3 +243,42 @@ def test_admin_unclean_election_elects_outside_the_isr() -> None:
     r = check_bfs(sys, spec.properties(c), model="controller", config=c, keep_going=True)
     assert r.exit_reason.value == "complete" and r.violations == []
     assert r.distinct_states == len(states)
+
+
+class _DeadBrokerStartsShutdown:
+    """``REJOIN``'s system plus one wrong step: a broker that is down (its session not yet
+    expired) begins a controlled shutdown, as the measure's survivor ``system.py:346`` (the
+    liveness test dropped from the rule that starts one) let it."""
+
+    def __init__(self, sys: ControllerSystem) -> None:
+        self.sys = sys
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.sys, name)
+
+    def _wrong(self, s: State) -> list[tuple[str, State]]:
+        return [
+            ("DeadBrokerShutdown", s._replace(nodes=(*s.nodes[:b], n._replace(cs=3), *s.nodes[b + 1 :])))
+            for b, n in enumerate(s.nodes)
+            if not n.alive and n.cs == 0
+        ]
+
+    def successors(self, s: State) -> list:
+        return [*self.sys.successors(s), *self._wrong(s)]
+
+    def successors_labelled(self, s: State) -> list:
+        return [*self.sys.successors_labelled(s), *((a, t, ()) for a, t in self._wrong(s))]
+
+
+def test_dead_broker_memory_property_holds_and_catches_a_dead_broker_step() -> None:
+    """``dead_broker_holds_no_process_memory`` holds on the model and fails, at the first
+    crash, on a model in which a dead broker still takes a step."""
+    c = ControllerConfig(**REJOIN)
+    sys = build(c)
+    props = [p for p in fidelity_properties(c, sys) if p.name == "dead_broker_holds_no_process_memory"]
+    assert len(props) == 1
+    ok = check_bfs(sys, props, model="controller", config=c)
+    assert ok.exit_reason.value == "complete" and ok.violations == []
+    bad = check_bfs(_DeadBrokerStartsShutdown(sys), props, model="controller", config=c)
+    assert [v.property for v in bad.violations] == ["dead_broker_holds_no_process_memory"]
+    assert bad.violations[0].trace[-1].action == "DeadBrokerShutdown"
