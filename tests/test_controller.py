@@ -41,6 +41,16 @@ def test_small_golden() -> None:
     assert "failover" in r.witnesses
 
 
+def test_records_entry_golden() -> None:
+    """The release entry controller-records (controller-small with one record, unclean election
+    off): 2,100 states, every property held, the record acknowledged and still in the log."""
+    r = run(SMALL, ["max_records=1"])
+    assert r.exit_reason.value == "complete"
+    assert r.violations == []
+    assert r.distinct_states == 2100
+    assert {"failover", "acked_record"} <= set(r.witnesses)
+
+
 def test_settled_initial_state() -> None:
     sys = ControllerSystem(ControllerConfig(brokers=3, replication_factor=2))
     s = sys.init_states()[0]
