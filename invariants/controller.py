@@ -124,6 +124,7 @@ SYMMETRIC = frozenset(
         "context_only_while_active",
         # invariants/controller_fidelity.py
         "isr_order_kept",
+        "dead_broker_holds_no_process_memory",
     }
 )
 
