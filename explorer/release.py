@@ -79,6 +79,39 @@ def state_machine_coverage(labels: dict[str, Any]) -> dict[str, tuple[int, int]]
     return {m: (sum(1 for n in sm[m].values() if n), len(sm[m])) for m in _MACHINES if m in sm}
 
 
+def _reduce_effective(e: SuiteEntry, r: Any, system: Any) -> dict[str, Any]:
+    """Requirement ``reduce_effective`` of an entry with ``reduce = "symmetry"``: the model
+    declares a permutation for its configuration and (given ``full_states``) the reduced search
+    met fewer states than the full one. A model change that loses the symmetry leaves every
+    verdict as it was but silently turns the entry into the full search; this says so.
+
+    >>> from types import SimpleNamespace
+    >>> class Sys:
+    ...     def symmetries(self): return []
+    >>> e = SuiteEntry("x", "controller", reduce="symmetry", full_states=300)
+    >>> _reduce_effective(e, SimpleNamespace(distinct_states=300), Sys())["detail"]
+    'reduce symmetry is ineffective: the model declares no symmetry for this configuration'
+    >>> Sys.symmetries = lambda self: [lambda s: s]
+    >>> _reduce_effective(e, SimpleNamespace(distinct_states=160), Sys())["detail"]
+    '1 permutations, 160 states of 300'
+    """
+    perms = len(list(system.symmetries()))
+    problem = None
+    if not perms:
+        problem = "the model declares no symmetry for this configuration"
+    elif e.full_states is not None and r.distinct_states >= e.full_states:
+        problem = f"{r.distinct_states:,} states, no fewer than the full search's {e.full_states:,}"
+    return {
+        "key": "reduce_effective",
+        "required": True,
+        "met": problem is None,
+        "detail": f"{perms} permutations, {r.distinct_states:,} states"
+        + (f" of {e.full_states:,}" if e.full_states is not None else "")
+        if problem is None
+        else f"reduce symmetry is ineffective: {problem}",
+    }
+
+
 def check_requirements(
     e: SuiteEntry, r: CheckResult, system: Any = None, properties: Any = ()
 ) -> list[dict[str, Any]]:
@@ -98,6 +131,7 @@ def check_requirements(
                 else f"reduce symmetry is unsound: {problem}",
             }
         )
+        out.append(_reduce_effective(e, r, system))
     cov = r.coverage or {}
     labels = cov.get("labels", {})
 
