@@ -50,11 +50,32 @@ def test_a_wrong_renaming_is_caught_and_fails_the_entry() -> None:
     assert problem is not None and "permutation 1 of 1" in problem
     entry = SuiteEntry(name="e", model="controller", reduce="symmetry")
     result = CheckResult("controller", {}, "bfs", ExitReason.COMPLETE, 0, 0, 0, 0.0, 0.0)
-    (req,) = check_requirements(entry, result, system, properties(SPARE))
+    req, effective = check_requirements(entry, result, system, properties(SPARE))
     assert req["key"] == "reduce_sound" and not req["met"] and "reduce symmetry is unsound" in req["detail"]
+    assert effective["key"] == "reduce_effective" and effective["met"]  # it declares a permutation
     # without a reduction the probe does not run
     plain = SuiteEntry(name="e", model="controller")
     assert check_requirements(plain, result, system, properties(SPARE)) == []
+
+
+def test_an_ineffective_reduction_fails_the_entry() -> None:
+    """reduce_effective: a model that declares no permutation, or a reduced search that meets
+    as many states as the full one, fails an entry with reduce = symmetry."""
+
+    class NoSymmetry(Mislabelled):
+        def symmetries(self) -> list:
+            return []
+
+    result = CheckResult("controller", {}, "bfs", ExitReason.COMPLETE, 20_374, 0, 0, 0.0, 0.0)
+    entry = SuiteEntry(name="e", model="controller", reduce="symmetry", full_states=20_374)
+    reqs = {r["key"]: r for r in check_requirements(entry, result, NoSymmetry(SPARE), properties(SPARE))}
+    assert not reqs["reduce_effective"]["met"]
+    assert "declares no symmetry" in reqs["reduce_effective"]["detail"]
+    reqs = {r["key"]: r for r in check_requirements(entry, result, Mislabelled(SPARE), properties(SPARE))}
+    assert (
+        not reqs["reduce_effective"]["met"]
+        and "no fewer than the full search's 20,374" in reqs["reduce_effective"]["detail"]
+    )
 
 
 def test_the_partition_symmetric_entry_is_pinned() -> None:
