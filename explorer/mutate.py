@@ -533,11 +533,15 @@ def run_mutants(
 
     def one(item: tuple[str, str, str, SourceMutant | None]) -> dict[str, Any]:
         name, kind, doc, src = item
-        if name in finished:
-            return finished[name]
         rec: dict[str, Any] = {"name": name, "kind": kind, "doc": doc}
-        if name in equivalent:
-            return {**rec, "status": EQUIVALENT, "equivalent": equivalent[name], "cells": {}}
+        prev = finished.get(name)
+        if name in equivalent and (prev is None or prev.get("status") != KILLED):
+            # a reason written after the run (the results file holds its survivor) counts too;
+            # a killed mutant is no equivalent, whatever the catalogue says: its kill stands
+            cells = prev.get("cells", {}) if prev else {}
+            return {**rec, "status": EQUIVALENT, "equivalent": equivalent[name], "cells": cells}
+        if prev is not None:
+            return prev
         overrides = [f"mutant={name}"] if kind == "catalogue" else []
         t0 = time.monotonic()
         job = {"overrides": overrides, "keep_going": keep_going, "first_kill": first_kill}

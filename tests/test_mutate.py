@@ -219,6 +219,24 @@ def test_results_file_resumes_a_stopped_run(tmp_path: Path, capsys: pytest.Captu
     assert out == 2 and "written by another run (its keep_going setting" in capsys.readouterr().err
 
 
+def test_an_equivalence_found_after_the_run_applies_on_resume(tmp_path: Path) -> None:
+    """A survivor that the catalogue lists as equivalent after its run is reported equivalent
+    when the results file is read again (its cells kept); a killed mutant stays killed."""
+    res = tmp_path / "r.jsonl"
+    ids = [f"{TOY}:42:11:lt-le", f"{TOY}:55:22:int+1"]
+    base = ["--set", "limit=2", "--no-catalogue", "--results", str(res), "--ids", ",".join(ids)]
+    _, first = _mutate(tmp_path, *base)
+    status = {m["name"]: m["status"] for m in first["mutants"]}
+    assert status == {ids[0]: "killed", ids[1]: "survived"}
+    eq = tmp_path / "eq.toml"
+    eq.write_text(f'[equivalent]\n"{ids[0]}" = "a wrong reason"\n"{ids[1]}" = "found equivalent later"\n')
+    _, again = _mutate(tmp_path, *base, "--equivalent", str(eq))
+    by = {m["name"]: m for m in again["mutants"]}
+    assert by[ids[0]]["status"] == "killed"
+    assert by[ids[1]]["status"] == "equivalent" and by[ids[1]]["equivalent"] == "found equivalent later"
+    assert by[ids[1]]["cells"] == {m["name"]: m for m in first["mutants"]}[ids[1]]["cells"]
+
+
 def test_a_results_file_names_configurations_relative_to_the_project(tmp_path: Path) -> None:
     """The header of a results file records configurations relative to the project, so the file
     resumes in another clone (a background run in a second clone was refused: absolute paths)."""
