@@ -46,18 +46,17 @@ from model.controller import ControllerSystem, Elector, State
 from model.controller.actions import FAIR_KINDS, Deliver, ProcessEvent, SessionExpire, ZkServe
 from model.controller.messages import (
     FENCED_ADMIN_WRITES,
-    Q_DELETE_CTL,
-    Q_DELETE_ISR_CHANGES,
-    Q_UPDATE_ISR,
-    Q_WRITE_PARTS,
-    Q_WRITE_REASSIGN,
     S_CONTROLLED_SHUTDOWN,
     S_INIT,
     S_OFFLINE,
     S_PREFERRED,
     S_REASSIGN,
     WRITES,
-    admin_write_epoch,
+    DeleteControllerPath,
+    DeleteIsrChangeNotifications,
+    RemovePartitionsFromReassignment,
+    UpdateIsr,
+    UpdateLeaderAndIsr,
 )
 from model.controller.state import (
     D_ADDED,
@@ -199,7 +198,7 @@ def controller_znode_removed_by_owner(s: State, a: Any, t: State) -> bool:
         return True
     if isinstance(a, SessionExpire):
         return a.session == c[1]
-    if isinstance(a, ZkServe) and a.req[0] == Q_DELETE_CTL:
+    if isinstance(a, ZkServe) and type(a.req) is DeleteControllerPath:
         return a.broker == c[0] and a.session == c[1]
     return True
 
@@ -208,25 +207,26 @@ def zk_writes_fenced(s: State, a: Any, t: State) -> bool:
     """No ZooKeeper write of a controller lands unless its epoch is the current one."""
     if t.zk is s.zk or not isinstance(a, ZkServe):
         return True
-    op = a.req[0]
-    if op in FENCED_ADMIN_WRITES:
+    kind = type(a.req)
+    if kind in FENCED_ADMIN_WRITES:
         if t.zk == s.zk:
             return True
-        return admin_write_epoch(a.req) == s.zk.epoch
-    if op == Q_WRITE_PARTS:
+        return a.req.controller_epoch == s.zk.epoch
+    if kind is UpdateLeaderAndIsr:
         if t.zk.parts == s.zk.parts:
             return True
-        return a.req[3] == s.zk.epoch
-    if op == Q_DELETE_ISR_CHANGES:
+        return a.req.controller_epoch == s.zk.epoch
+    if kind is DeleteIsrChangeNotifications:
         if t.zk.isr_changes == s.zk.isr_changes:
             return True
-        return a.req[3] == s.zk.epoch
+        return a.req.controller_epoch == s.zk.epoch
     return True
 
 
 def zk_writes_fenced_applies(s: State, a: Any, t: State) -> bool:
     return isinstance(a, ZkServe) and (
-        a.req[0] in (Q_WRITE_PARTS, Q_DELETE_ISR_CHANGES) or a.req[0] in FENCED_ADMIN_WRITES
+        type(a.req) in (UpdateLeaderAndIsr, DeleteIsrChangeNotifications)
+        or type(a.req) in FENCED_ADMIN_WRITES
     )
 
 
@@ -487,12 +487,12 @@ def deleted_topics_gone(sys: ControllerSystem):
 def reassignment_complete(s: State, a: Any, t: State) -> bool:
     """When a finished reassignment leaves ``/admin/reassign_partitions``, the partition's
     assignment (AR) is its target (RAR) and its ISR lies within it."""
-    if not (isinstance(a, ZkServe) and a.req[0] == Q_WRITE_REASSIGN and a.req[4]):
+    if not (isinstance(a, ZkServe) and type(a.req) is RemovePartitionsFromReassignment and a.req.completed):
         return True
     if t.zk.reassign == s.zk.reassign:
         return True
     for p, rar in s.zk.reassign:
-        if p not in a.req[1]:
+        if p not in a.req.partitions:
             continue
         if t.zk.ar[p] != rar:
             return False
@@ -505,17 +505,17 @@ def reassignment_complete(s: State, a: Any, t: State) -> bool:
 def _reassignment_completes(s: State, a: Any, t: State) -> bool:
     return (
         isinstance(a, ZkServe)
-        and a.req[0] == Q_WRITE_REASSIGN
-        and a.req[4]
+        and type(a.req) is RemovePartitionsFromReassignment
+        and a.req.completed
         and t.zk.reassign != s.zk.reassign
     )
 
 
 def _landed_leaders(s: State, a: Any, t: State) -> list[tuple[int, Any, Any]]:
     """(partition, old, new) state znodes a landing partition-state write changed."""
-    if not (isinstance(a, ZkServe) and a.req[0] == Q_WRITE_PARTS) or t.zk.parts == s.zk.parts:
+    if not (isinstance(a, ZkServe) and type(a.req) is UpdateLeaderAndIsr) or t.zk.parts == s.zk.parts:
         return []
-    return [(p, s.zk.parts[p], t.zk.parts[p]) for p, _ in a.req[1] if t.zk.parts[p] != s.zk.parts[p]]
+    return [(p, s.zk.parts[p], t.zk.parts[p]) for p, _ in a.req.writes if t.zk.parts[p] != s.zk.parts[p]]
 
 
 # the partition-state writes that elect a leader (not an epoch bump or an ISR removal)
@@ -531,7 +531,7 @@ def controlled_shutdown_never_elects_shutting_down(s: State, a: Any, t: State) -
     ctx = s.nodes[a.broker].ctx
     if ctx is None or not ctx.shutting:
         return True
-    elects = a.req[5] in _ELECTIONS
+    elects = a.req.strategy in _ELECTIONS
     for _, old, new in changed:
         if new.leader in ctx.shutting and (elects or old is None or old.leader != new.leader):
             return False
@@ -542,14 +542,14 @@ def _shutdown_write(s: State, a: Any, t: State) -> bool:
     if not _landed_leaders(s, a, t):
         return False
     ctx = s.nodes[a.broker].ctx
-    return ctx is not None and bool(ctx.shutting) and a.req[5] == S_CONTROLLED_SHUTDOWN
+    return ctx is not None and bool(ctx.shutting) and a.req.strategy == S_CONTROLLED_SHUTDOWN
 
 
 def preferred_election_elects_preferred(s: State, a: Any, t: State) -> bool:
     """A preferred replica election only makes the preferred replica (the head of AR) leader,
     and only when it is live (in the writing controller's view) and in the ISR."""
     changed = _landed_leaders(s, a, t)
-    if not changed or a.req[5] != S_PREFERRED:
+    if not changed or a.req.strategy != S_PREFERRED:
         return True
     ctx = s.nodes[a.broker].ctx
     for p, old, new in changed:
@@ -576,7 +576,7 @@ def preferred_election_znode_removed(s: State) -> bool:
 
 
 def _preferred_write(s: State, a: Any, t: State) -> bool:
-    return bool(_landed_leaders(s, a, t)) and a.req[5] == S_PREFERRED
+    return bool(_landed_leaders(s, a, t)) and a.req.strategy == S_PREFERRED
 
 
 # -- admin workflows (issue 4): liveness ---------------------------------------------------------
@@ -907,7 +907,7 @@ def properties(config: ControllerConfig) -> list[Property]:
             reachable(
                 "expiry_with_write_in_flight",
                 lambda s: any(
-                    n.expired and any(q[0] in WRITES or q[0] == Q_UPDATE_ISR for q in n.zk_out)
+                    n.expired and any(type(q) in WRITES or type(q) is UpdateIsr for q in n.zk_out)
                     for n in s.nodes
                 ),
                 "a ZooKeeper session expires with a write of its client in flight",

@@ -62,12 +62,12 @@ from typing import Any
 from model.controller import ControllerSystem, KafkaVersion, State
 from model.controller.actions import Deliver, ZkServe
 from model.controller.messages import (
-    Q_WRITE_PARTS,
     S_ADMIN_UNCLEAN,
     S_CONTROLLED_SHUTDOWN,
     S_INIT,
     S_OFFLINE,
     S_PREFERRED,
+    UpdateLeaderAndIsr,
 )
 from model.election import NO_LEADER
 from model.state_machines import PartitionState, ReplicaState
@@ -323,14 +323,18 @@ def no_dead_broker_in_written_isr(s: State, a: Any, t: State) -> bool:
     ISR they read (``newLeader``, an epoch bump) or remove one replica
     (``doRemoveReplicasFromIsr``), so they may carry a broker whose death the controller has
     not handled yet, as Kafka's do."""
-    if not isinstance(a, ZkServe) or a.req[0] != Q_WRITE_PARTS or a.req[5] not in (S_OFFLINE, S_INIT):
+    if (
+        not isinstance(a, ZkServe)
+        or type(a.req) is not UpdateLeaderAndIsr
+        or a.req.strategy not in (S_OFFLINE, S_INIT)
+    ):
         return True
     ctx = s.nodes[a.broker].ctx
     if ctx is None:
         return True
     before, after = s.zk.parts, t.zk.parts
     live = ctx.live
-    return all(after[p] == before[p] or all(live[r] for r in z.isr) for p, z in a.req[1])
+    return all(after[p] == before[p] or all(live[r] for r in z.isr) for p, z in a.req.writes)
 
 
 def context_only_while_active(s: State) -> bool:
@@ -384,11 +388,11 @@ def no_write_over_newer_controller_state(s: State) -> bool:
     zk_parts = s.zk.parts
     for n in s.nodes:
         for req in n.zk_out:
-            if req[0] != Q_WRITE_PARTS or req[4]:
+            if type(req) is not UpdateLeaderAndIsr or req.create:
                 continue  # not a partition-state update (or a creation, conditioned on absence)
-            for p, z in req[1]:
+            for p, z in req.writes:
                 cur = zk_parts[p]
-                if cur is not None and cur.version == z.version and cur.ctl_epoch > req[3]:
+                if cur is not None and cur.version == z.version and cur.ctl_epoch > req.controller_epoch:
                     return False
     return True
 
@@ -448,11 +452,15 @@ def no_election_for_a_topic_being_deleted(sys: ControllerSystem):
         Checked when the write lands, against the context the controller wrote with (it is
         parked on the write's response from the moment it sends it, and only a processed
         TopicDeletion event changes the queue)."""
-        if not isinstance(a, ZkServe) or a.req[0] != Q_WRITE_PARTS or a.req[5] not in _ELECTIONS:
+        if (
+            not isinstance(a, ZkServe)
+            or type(a.req) is not UpdateLeaderAndIsr
+            or a.req.strategy not in _ELECTIONS
+        ):
             return True
         ctx = s.nodes[a.broker].ctx
         if ctx is None or not ctx.deleting or t.zk.parts is s.zk.parts:
             return True
-        return all(p // ppt not in ctx.deleting for p, _z in a.req[1])
+        return all(p // ppt not in ctx.deleting for p, _z in a.req.writes)
 
     return check

@@ -161,16 +161,14 @@ def test_no_write_over_newer_controller_state_crafted() -> None:
     which a controller at epoch 2 wrote: the property fails; at epoch 2 (or on an older version,
     which the server will reject anyway) it holds."""
     from invariants.controller_convergence import no_write_over_newer_controller_state as prop
-    from model.controller.messages import Q_WRITE_PARTS, S_OFFLINE, UpdateLeaderAndIsr
+    from model.controller.messages import S_OFFLINE, UpdateLeaderAndIsr
 
     s = spec.build(ControllerConfig(brokers=2)).init_states()[0]
     z = s.zk.parts[0]._replace(ctl_epoch=2)
     s = s._replace(zk=s.zk._replace(parts=(z,)))
 
     def sent(ctl_epoch: int, version: int):
-        req = UpdateLeaderAndIsr(
-            Q_WRITE_PARTS, ((0, z._replace(version=version)),), 1, ctl_epoch, False, S_OFFLINE
-        )
+        req = UpdateLeaderAndIsr(((0, z._replace(version=version)),), 1, ctl_epoch, False, S_OFFLINE)
         n = s.nodes[0]
         return s._replace(nodes=(n._replace(zk_out=(*n.zk_out, req)), s.nodes[1]))
 
@@ -276,12 +274,12 @@ def test_isr_change_notifications_are_sequential() -> None:
     """One /isr_change_notification child per ISR change, named by the zkVersion it wrote; the
     controller deletes only the children it read, so a change landing after its read survives
     (one entry per partition lost it)."""
-    from model.controller.messages import Q_DELETE_ISR_CHANGES, DeleteIsrChangeNotifications
+    from model.controller.messages import DeleteIsrChangeNotifications
 
     sys_ = spec.build(ControllerConfig(brokers=2))
     s = sys_.init_states()[0]
     n0 = s.nodes[0]
-    delete = DeleteIsrChangeNotifications(Q_DELETE_ISR_CHANGES, ((0, 1),), n0.ctx.epoch_version, n0.ctx.epoch)
+    delete = DeleteIsrChangeNotifications(((0, 1),), n0.ctx.epoch_version, n0.ctx.epoch)
     s = s._replace(
         zk=s.zk._replace(isr_changes=((0, 1), (0, 2))),
         nodes=(n0._replace(zk_out=(delete,)), s.nodes[1]),

@@ -1,6 +1,6 @@
-"""The controller's program steps, parked continuations and events as named records
-(``model/controller/program.py``, ``model/controller/continuations.py``,
-``model/controller/events.py``): each is the very tuple
+"""The controller's program steps, parked continuations, events and ZooKeeper requests and
+responses as named records (``model/controller/program.py``, ``continuations.py``,
+``events.py``, ``messages.py``, ``responses.py``): each is the very tuple
 the model encoded before (so states compare, hash and fingerprint as they did), keeps its class
 through pickling, the data codec and the C packer, and a plain tuple of the same items (a
 mutant's step) is read as its record."""
@@ -17,7 +17,7 @@ import pytest
 from explorer.encoding import fingerprint
 from explorer.search import codec
 from explorer.search.statepack import dumps_states, loads_states
-from model.controller import continuations, events, program
+from model.controller import continuations, events, messages, program, responses
 from model.controller.continuations import PARKED, ElectLeaderForPartitionsRead, Parked, RegisterController
 from model.controller.program import (
     STEPS,
@@ -32,6 +32,15 @@ ROOT = Path(__file__).resolve().parents[1]
 STEP_CLASSES = sorted(STEPS.classes, key=lambda c: c.code)
 PARKED_CLASSES = sorted(PARKED.classes, key=lambda c: c.code)
 EVENT_CLASSES = sorted(events.EVENTS.classes, key=lambda c: c.code)
+REQUEST_CLASSES = sorted(messages.REQUESTS.classes, key=lambda c: c.code)
+RESPONSE_CLASSES = sorted(
+    (
+        c
+        for c in vars(responses).values()
+        if isinstance(c, type) and issubclass(c, responses.ZkResponse) and c is not responses.ZkResponse
+    ),
+    key=lambda c: c.__name__,
+)
 
 
 def test_every_code_has_one_class() -> None:
@@ -42,6 +51,24 @@ def test_every_code_has_one_class() -> None:
     assert {c.code for c in PARKED_CLASSES} == w_codes
     ev_codes = {v for k, v in vars(events).items() if k.startswith("EV_")}
     assert {c.code for c in EVENT_CLASSES} == ev_codes and len(EVENT_CLASSES) == len(ev_codes)
+    q_codes = {v for k, v in vars(messages).items() if k.startswith("Q_")}
+    assert {c.code for c in REQUEST_CLASSES} == q_codes and len(REQUEST_CLASSES) == len(q_codes)
+    # a response repeats its request's code, and says which request it answers
+    assert all(r.code == r.request.code and r.request in messages.REQUESTS.classes for r in RESPONSE_CLASSES)
+
+
+def test_requests_and_responses_are_todays_tuples() -> None:
+    """A request or response is ``(code, field, ...)``, an optional field absent when not sent."""
+    req = messages.UpdateIsr(2, None)
+    assert req == (messages.Q_UPDATE_ISR, 2, None) and (req.partition, req.state) == (2, None)
+    assert messages.GetControllerIdAndEpoch() == (messages.Q_READ_CTL,)
+    assert str(messages.RegisterBroker(True)) == "RegisterBroker(reelect=True)"
+    ctx = responses.ControllerContext((1, 0), ())
+    assert ctx == (messages.Q_READ_CONTEXT, (1, 0), ()) and (ctx.topics, ctx.admin) == (-1, None)
+    assert responses.ControllerContext((1,), (), 2) == (messages.Q_READ_CONTEXT, (1,), (), 2)
+    assert responses.Topics(3).deleted == () and len(responses.Topics(3, (0,))) == 3
+    assert responses.BrokerRegistered(4, True).kafka_call == messages.RegisterBroker.kafka_call
+    assert type(messages.REQUESTS.view((messages.Q_UPDATE_ISR, 2, None))) is messages.UpdateIsr
 
 
 def test_events_are_todays_pairs() -> None:
@@ -81,7 +108,11 @@ def test_records_are_todays_tuples() -> None:
         SendStopReplica(1, (0,))
 
 
-@pytest.mark.parametrize("cls", [*STEP_CLASSES, *PARKED_CLASSES, *EVENT_CLASSES], ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls",
+    [*STEP_CLASSES, *PARKED_CLASSES, *EVENT_CLASSES, *REQUEST_CLASSES, *RESPONSE_CLASSES],
+    ids=lambda c: c.__name__,
+)
 def test_every_record_keeps_its_class_through_pickle_codec_and_packer(cls: type) -> None:
     """No instance ``__dict__`` (the C packer takes the class as a NamedTuple), and pickling,
     the data codec and the state packer give back the same class and items."""
@@ -112,24 +143,26 @@ def test_a_plain_tuple_is_read_as_its_record() -> None:
     assert STEPS.view(same) is same
 
 
-def test_no_integer_step_wait_or_event_code_outside_the_encoding() -> None:
-    """``O_*``, ``W_*`` and ``EV_*`` appear only in ``program.py``, ``continuations.py`` and
-    ``events.py`` (the classes' definitions): the rest of the controller builds and matches the
-    classes."""
-    allowed = {"program.py", "continuations.py", "events.py"}
+def test_no_integer_step_wait_event_or_request_code_outside_the_encoding() -> None:
+    """``O_*``, ``W_*``, ``EV_*`` and ``Q_*`` appear only in ``program.py``, ``continuations.py``,
+    ``events.py`` and ``messages.py`` (the classes' definitions): the rest of the controller, its
+    properties and its mutants build and match the classes."""
+    allowed = {"program.py", "continuations.py", "events.py", "messages.py"}
     found = {}
-    for path in sorted((ROOT / "model" / "controller").rglob("*.py")):
+    paths = [*(ROOT / "model" / "controller").rglob("*.py"), *(ROOT / "invariants").glob("controller*.py")]
+    for path in sorted(paths):
         if path.name in allowed:
             continue
         tree = ast.parse(path.read_text())
         names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
-        codes = sorted(n for n in names if re.fullmatch(r"([OW]|EV)_[A-Z_]+", n))
+        codes = sorted(n for n in names if re.fullmatch(r"([OW]|EV|Q)_[A-Z_]+", n))
         if codes:
             found[str(path.relative_to(ROOT))] = codes
     assert found == {}
 
 
 def test_record_classes_are_records() -> None:
-    assert all(issubclass(c, Record) for c in [*STEP_CLASSES, *PARKED_CLASSES, *EVENT_CLASSES])
+    classes = [*STEP_CLASSES, *PARKED_CLASSES, *EVENT_CLASSES, *REQUEST_CLASSES, *RESPONSE_CLASSES]
+    assert all(issubclass(c, Record) for c in classes)
     assert continuations.Parked in continuations.ElectRead.__mro__

@@ -67,18 +67,6 @@ from model.controller import ControllerConfig, ControllerSystem
 from model.controller.config import ZkResponses
 from model.controller.events import BrokerChange, ControllerChange, IsrChangeNotification, Reelect
 from model.controller.messages import (
-    Q_CREATE_CTL,
-    Q_DELETE_CTL,
-    Q_DELETE_ISR_CHANGES,
-    Q_INC_EPOCH,
-    Q_READ_CONTEXT,
-    Q_READ_CTL,
-    Q_READ_EPOCH,
-    Q_READ_ISR_CHANGES,
-    Q_REGISTER_BROKER,
-    Q_REGISTER_CTL,
-    Q_UPDATE_ISR,
-    Q_WRITE_PARTS,
     CreateControllerPath,
     DeleteControllerPath,
     DeleteIsrChangeNotifications,
@@ -288,7 +276,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
             return  # Kafka's broker waits for its old session to expire (the model's precondition)
         from kazoo.exceptions import NodeExistsError
 
-        resp, fired = self.model(b, RegisterBroker(Q_REGISTER_BROKER, True))
+        resp, fired = self.model(b, RegisterBroker(True))
         c = self.clients[b]
         with contextlib.suppress(NodeExistsError):
             c.create(f"/brokers/ids/{b}", b"", ephemeral=True)
@@ -305,7 +293,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
 
     @rule(b=st.integers(0, BROKERS - 1))
     def read_controller(self, b: int) -> None:
-        resp, fired = self.model(b, GetControllerIdAndEpoch(Q_READ_CTL))
+        resp, fired = self.model(b, GetControllerIdAndEpoch())
         self.watch(b, "/controller")
         real = self.real_controller()
         data, stat = self.clients[b].get("/controller_epoch")
@@ -327,9 +315,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
         """2.x ``registerControllerAndIncrementControllerEpoch``: one multi."""
         epoch, version = self.last_read[b]
         version = version if stale is None else wrong(version, stale)
-        resp, fired = self.model(
-            b, RegisterControllerAndIncrementControllerEpoch(Q_REGISTER_CTL, epoch + 1, version)
-        )
+        resp, fired = self.model(b, RegisterControllerAndIncrementControllerEpoch(epoch + 1, version))
         t = self.clients[b].transaction()
         t.create("/controller", str(b).encode(), ephemeral=True)
         t.set_data("/controller_epoch", str(epoch + 1).encode(), version=version)
@@ -345,7 +331,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
         """0.8 ``ZookeeperLeaderElector.elect``: create the ephemeral, or read who holds it."""
         from kazoo.exceptions import NodeExistsError
 
-        resp, fired = self.model(b, CreateControllerPath(Q_CREATE_CTL))
+        resp, fired = self.model(b, CreateControllerPath())
         try:
             self.clients[b].create("/controller", str(b).encode(), ephemeral=True)
             ok, holder = True, b
@@ -356,7 +342,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
 
     @rule(b=st.integers(0, BROKERS - 1))
     def read_epoch(self, b: int) -> None:
-        resp, fired = self.model(b, ReadControllerEpoch(Q_READ_EPOCH))
+        resp, fired = self.model(b, ReadControllerEpoch())
         data, stat = self.clients[b].get("/controller_epoch")
         assert resp is not None and (resp[1], resp[2]) == (int(data), stat.version)
         self.last_read[b] = (resp[1], resp[2])
@@ -368,7 +354,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
 
         epoch, version = self.last_read[b]
         version = version if stale is None else wrong(version, stale)
-        resp, fired = self.model(b, IncrementControllerEpoch(Q_INC_EPOCH, epoch + 1, version))
+        resp, fired = self.model(b, IncrementControllerEpoch(epoch + 1, version))
         try:
             stat = self.clients[b].set("/controller_epoch", str(epoch + 1).encode(), version=version)
             ok, new_version = True, stat.version
@@ -379,7 +365,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
 
     @rule(b=st.integers(0, BROKERS - 1))
     def delete_controller(self, b: int) -> None:
-        resp, fired = self.model(b, DeleteControllerPath(Q_DELETE_CTL))
+        resp, fired = self.model(b, DeleteControllerPath())
         self.clients[b].delete("/controller") if self.clients[b].exists("/controller") else None
         assert resp is None
         self.compare_fired(fired)
@@ -407,7 +393,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
         version = cur.version if cur is not None else 0
         version = version if stale_version is None else wrong(version, stale_version)
         z = PartZ(leader, (cur.leader_epoch + 1) if cur else 0, (max(leader, 0),), zk.epoch, version)
-        req = UpdateLeaderAndIsr(Q_WRITE_PARTS, ((p, z),), fence, zk.epoch, create, 0)
+        req = UpdateLeaderAndIsr(((p, z),), fence, zk.epoch, create, 0)
         resp, fired = self.model(b, req)
         t = self.clients[b].transaction()
         if fence != -1:
@@ -443,7 +429,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
         z = base._replace(
             leader=b, isr=(b,), version=base.version if stale is None else wrong(base.version, stale)
         )
-        resp, fired = self.model(b, UpdateIsr(Q_UPDATE_ISR, p, z))
+        resp, fired = self.model(b, UpdateIsr(p, z))
         c = self.clients[b]
         try:
             stat = c.set(part_path(p), encode_part(z), version=z.version)
@@ -465,7 +451,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
 
     @rule(b=st.integers(0, BROKERS - 1))
     def read_isr_changes(self, b: int) -> None:
-        resp, fired = self.model(b, GetAllIsrChangeNotifications(Q_READ_ISR_CHANGES))
+        resp, fired = self.model(b, GetAllIsrChangeNotifications())
         assert resp is not None and sorted(resp[1]) == sorted(v for _, v in self.real_isr_changes())
         self.compare_fired(fired)
 
@@ -476,9 +462,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
         read = self.real_isr_changes()
         resp, fired = self.model(
             b,
-            DeleteIsrChangeNotifications(
-                Q_DELETE_ISR_CHANGES, tuple(v for _, v in read), fence, self.s.zk.epoch
-            ),
+            DeleteIsrChangeNotifications(tuple(v for _, v in read), fence, self.s.zk.epoch),
         )
         for child, _ in read:
             t = self.clients[b].transaction()
@@ -495,7 +479,7 @@ class ZooKeeperDifferential(RuleBasedStateMachine):
         """``onControllerFailover``'s reads (``ReadControllerContext``): the live brokers and the
         partition states, arming the controller's watches (``/brokers/ids``,
         ``/isr_change_notification``)."""
-        resp, fired = self.model(b, ReadControllerContext(Q_READ_CONTEXT))
+        resp, fired = self.model(b, ReadControllerContext())
         for path in ("/brokers/ids", "/isr_change_notification"):
             self.watch(b, path)
         assert resp is not None

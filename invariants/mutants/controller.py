@@ -30,22 +30,22 @@ from model.controller import ControllerSystem, Elector, Node, State, Zk
 from model.controller.admin import AdminWorkflows
 from model.controller.base import ControllerBase
 from model.controller.broker_lifecycle import BrokerLifecycle
+from model.controller.continuations import RegisterController
 from model.controller.controller import KafkaController
 from model.controller.events import ControllerEvent, Expire, PartitionReassignmentIsrChange, Reelect
 from model.controller.messages import (
     M_LEADER_AND_ISR,
-    Q_DELETE_TOPIC,
-    Q_READ_CTL,
-    Q_REGISTER_BROKER,
-    Q_UPDATE_ISR,
     S_CONTROLLED_SHUTDOWN,
     S_OFFLINE,
     S_PREFERRED,
+    DeleteTopicZNode,
+    GetControllerIdAndEpoch,
     RegisterBroker,
     UpdateIsr,
 )
-from model.controller.program import O_REASSIGN, O_REMOVE_ISR, O_SEND_UM, O_TRIGGER, W_REGISTER
+from model.controller.program import O_REASSIGN, O_REMOVE_ISR, O_SEND_UM, O_TRIGGER
 from model.controller.replica_manager import ReplicaManager
+from model.controller.responses import ControllerRegistered, TopicPartitionStates
 from model.controller.state_machines import PartitionStateMachine, ReplicaStateMachine
 from model.controller.system import SEAMS
 from model.controller.topic_deletion import TopicDeletionManager
@@ -121,8 +121,8 @@ class EpochReset(KafkaController):
 )
 class FailoverKeepsOldEpoch(KafkaController):
     def resume(self, c: ControllerBase, resp: tuple) -> None:
-        if c.pending is not None and c.pending[0] == W_REGISTER and resp[1]:
-            resp = (resp[0], resp[1], resp[2] - 1, resp[3] - 1)
+        if type(c.pending) is RegisterController and resp.ok:
+            resp = ControllerRegistered(resp.ok, resp.epoch - 1, resp.epoch_zk_version - 1)
         super().resume(c, resp)
 
 
@@ -264,7 +264,7 @@ class NoResumeAfterReplicaDeletion(TopicDeletionManager):
 class DeleteKeepsPartitionState(ZooKeeperServer):
     def admin_request(self, zk: Zk, req: tuple) -> tuple[Zk, tuple | None]:
         zk2, resp = super().admin_request(zk, req)
-        if req[0] == Q_DELETE_TOPIC and resp is not None and resp[1]:
+        if type(req) is DeleteTopicZNode and resp is not None and resp.ok:
             zk2 = zk2._replace(parts=zk.parts)
         return zk2, resp
 
@@ -490,8 +490,8 @@ class ElectTrustsCachedState(PartitionStateMachine):
         self, c: ControllerBase, resp: tuple, data: tuple, batch: tuple, rest: tuple
     ) -> None:
         if c.ctx is not None:
-            cached = tuple((p, c.ctx.leaders[p] or z) for p, z in resp[1])
-            resp = (resp[0], cached, *resp[2:])
+            cached = tuple((p, c.ctx.leaders[p] or z) for p, z in resp.states)
+            resp = TopicPartitionStates(cached, resp.unclean_topics)
         super().elect_leader_for_partitions_read(c, resp, data, batch, rest)
 
 
@@ -545,7 +545,7 @@ class ExpireNoResign(KafkaController):
     def process_event(self, c: ControllerBase, ev: ControllerEvent) -> None:
         if type(ev) is Expire and c.sys.cfg.elector is not Elector.LEGACY:
             c.active_id = -1
-            c.send_zk(RegisterBroker(Q_REGISTER_BROKER, True))
+            c.send_zk(RegisterBroker(True))
             return
         super().process_event(c, ev)
 
@@ -617,9 +617,9 @@ class IsrUpdateUnconditional(ZooKeeperServer):
     def serve(self, s: State, b: int) -> tuple[Any, State]:
         n = s.nodes[b]
         req = n.zk_out[0]
-        cur = s.zk.parts[req[1]] if req[0] == Q_UPDATE_ISR else None
+        cur = s.zk.parts[req.partition] if type(req) is UpdateIsr else None
         if cur is not None:
-            req = UpdateIsr(req[0], req[1], req[2]._replace(version=cur.version))
+            req = UpdateIsr(req.partition, req.state._replace(version=cur.version))
             s = s._replace(nodes=set_item(s.nodes, b, n._replace(zk_out=(req, *n.zk_out[1:]))))
         return super().serve(s, b)
 
@@ -632,7 +632,7 @@ class CtlWatchNotRearmed(ZooKeeperServer):
     def serve(self, s: State, b: int) -> tuple[Any, State]:
         n = s.nodes[b]
         act, t = super().serve(s, b)
-        if n.zk_out[0][0] == Q_READ_CTL and not n.ctl_watch:
+        if type(n.zk_out[0]) is GetControllerIdAndEpoch and not n.ctl_watch:
             t = t._replace(nodes=set_item(t.nodes, b, t.nodes[b]._replace(ctl_watch=False)))
         return act, t
 

@@ -184,6 +184,6 @@ __all__ = ["ControllerConfig", "ControllerSystem", "Elector", "KafkaVersion", "N
 # every other public name of the submodules, found on first use (``from model.controller import ...`` as before)
 __getattr__, __dir__ = forward(
     __name__,
-    ["actions", "config", "messages", "state", "system", "program", "responses", "coverage"],
+    ["actions", "config", "messages", "state", "system", "program", "responses", "coverage", "events"],
     globals(),
 )

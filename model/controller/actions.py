@@ -11,13 +11,14 @@ from typing import NamedTuple
 
 from model.action_text import java, says
 from model.controller.events import ControllerChange, ControllerEvent
-from model.controller.messages import M_STOP_REPLICA, MESSAGE_NAMES, REQUEST_NAMES
+from model.controller.messages import M_STOP_REPLICA, MESSAGE_NAMES
 
 
 def _by_request_name(value: object) -> str:
-    """A field in a log line: a ZooKeeper request or response (a tuple led by its op code) by
-    the request's name, anything else as Java prints it."""
-    return REQUEST_NAMES[value[0]] if isinstance(value, tuple) else java(value)
+    """A field in a log line: a ZooKeeper request or response by the request's name
+    (``kafka_call``), anything else as Java prints it."""
+    call = getattr(value, "kafka_call", None)
+    return call if call is not None else java(value)
 
 
 class ProcessEvent(NamedTuple):

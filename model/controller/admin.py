@@ -30,13 +30,6 @@ from model.controller.events import (
     TopicUncleanLeaderElectionEnable,
 )
 from model.controller.messages import (
-    Q_READ_ASSIGN,
-    Q_READ_DELETIONS,
-    Q_READ_PARTS,
-    Q_READ_PREFERRED,
-    Q_READ_REASSIGN,
-    Q_WRITE_ASSIGN,
-    Q_WRITE_REASSIGN,
     S_ADMIN_UNCLEAN,
     S_CONTROLLED_SHUTDOWN,
     S_EPOCH,
@@ -80,23 +73,23 @@ class AdminWorkflows(Component):
         (``program.py``)."""
         match ev:
             case TopicDeletion():
-                c.send_zk(GetTopicDeletions(Q_READ_DELETIONS))
+                c.send_zk(GetTopicDeletions())
                 c.park(TopicDeletionRead())
             case TopicDeletionStopReplicaResponseReceived(
                 replica_id, partitions
             ) | TopicDeletionStopReplicaResponseError(replica_id, partitions):
                 self.topic_deletion_manager.stop_replica_response(c, replica_id, partitions, ev.error)
             case PartitionModifications(topic):
-                c.send_zk(GetReplicaAssignmentForTopic(Q_READ_ASSIGN, topic))
+                c.send_zk(GetReplicaAssignmentForTopic(topic))
                 c.park(PartitionModificationsRead(topic))
             case PartitionReassignment():
-                c.send_zk(GetPartitionReassignment(Q_READ_REASSIGN))
+                c.send_zk(GetPartitionReassignment())
                 c.park(PartitionReassignmentRead())
             case PartitionReassignmentIsrChange(partition):
                 if any(p == partition for p, _ in c.ctx.reassigning):
                     self.kafka_controller.run(c, (OnPartitionReassignment(partition, 2),))
             case PreferredReplicaLeaderElection():
-                c.send_zk(GetPreferredReplicaElection(Q_READ_PREFERRED))
+                c.send_zk(GetPreferredReplicaElection())
                 c.park(PreferredReplicaElectionRead())
             case AutoPreferredReplicaLeaderElection():
                 self.check_and_trigger_auto_leader_rebalance(c)
@@ -154,7 +147,7 @@ class AdminWorkflows(Component):
         """``removePartitionsFromReassignedPartitions``: update the znode (fenced)."""
         ctx = c.ctx
         c.ctx = ctx._replace(reassigning=tuple(e for e in ctx.reassigning if e[0] != p))
-        c.send_zk(RemovePartitionsFromReassignment(Q_WRITE_REASSIGN, (p,), c.fence(), ctx.epoch, completed))
+        c.send_zk(RemovePartitionsFromReassignment((p,), c.fence(), ctx.epoch, completed))
 
     def on_partition_reassignment(self, c: ControllerBase, p: int, mode: int, rest: tuple) -> bool:
         """mode 0: ``initiateReassignReplicasForTopicPartition`` (checks, then
@@ -170,7 +163,7 @@ class AdminWorkflows(Component):
                 self.reassign_remove(c, p, False)
                 return False
         # areReplicasInIsr reads the partition state from ZooKeeper
-        c.send_zk(GetTopicPartitionStates(Q_READ_PARTS, (p,)))
+        c.send_zk(GetTopicPartitionStates((p,)))
         c.park(ReassignmentPartitionStateRead(p, mode, rest=rest))
         return True
 
@@ -179,7 +172,7 @@ class AdminWorkflows(Component):
             return
         ctx = c.ctx
         rar = self.rar(c, p)
-        z = resp[1][0][1]
+        z = resp.states[0][1]
         if rar is None or z is None or self.partition_state_machine.written_by_newer_controller(c, z):
             self.kafka_controller.run(c, rest)
             return
@@ -190,7 +183,7 @@ class AdminWorkflows(Component):
                 return
             # 1. AR = OAR + RAR in ZooKeeper (and in the context once written)
             new_ar = rar + tuple(r for r in ctx.ar[p] if r not in rar)
-            c.send_zk(SetReplicaAssignment(Q_WRITE_ASSIGN, p, new_ar, c.fence(), ctx.epoch))
+            c.send_zk(SetReplicaAssignment(p, new_ar, c.fence(), ctx.epoch))
             c.park(AssignmentWritten(p, 1, new_ar, rest=rest))
             return
         # 5. RAR -> OnlineReplica; 6. AR = RAR in memory; 7. move the leader if required
@@ -250,7 +243,7 @@ class AdminWorkflows(Component):
             self.kafka_controller.run(c, (*prog, *rest))
             return True
         ctx = c.ctx
-        c.send_zk(SetReplicaAssignment(Q_WRITE_ASSIGN, p, ctx.ar[p], c.fence(), ctx.epoch))
+        c.send_zk(SetReplicaAssignment(p, ctx.ar[p], c.fence(), ctx.epoch))
         c.park(AssignmentWritten(p, 2, ctx.ar[p], rest=rest))
         return True
 

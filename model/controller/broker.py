@@ -11,7 +11,7 @@ from explorer.speedups import set_item
 from model.controller.actions import Crash, Restart, SessionNotice, ShutdownComplete
 from model.controller.cluster import Actor
 from model.controller.events import Expire
-from model.controller.messages import Q_REGISTER_BROKER, RegisterBroker
+from model.controller.messages import RegisterBroker
 from model.controller.state import D_SHUTDOWN, FRESH_PROCESS, Rep, State
 
 
@@ -38,7 +38,7 @@ class Brokers(Actor):
             alive=True,
             session=sess,
             expired=False,
-            zk_out=(RegisterBroker(Q_REGISTER_BROKER, True),),
+            zk_out=(RegisterBroker(True),),
             zk_in=(),
         )
         zk = zk._replace(next_session=sess + 1)
@@ -65,7 +65,7 @@ class Brokers(Actor):
             n2 = n._replace(
                 session=sess,
                 expired=False,
-                zk_out=(*n.zk_out, RegisterBroker(Q_REGISTER_BROKER, False)),
+                zk_out=(*n.zk_out, RegisterBroker(False)),
                 events=n.events if Expire() in n.events else (*n.events, Expire()),
             )
             return SessionNotice(b, sess), s._replace(zk=zk, nodes=set_item(s.nodes, b, n2))
@@ -83,7 +83,7 @@ class Brokers(Actor):
         w.active_id = -1
         if was or w.ctx is not None:
             self.system.kafka_controller.on_controller_resignation(w)
-        w.zk_out = (RegisterBroker(Q_REGISTER_BROKER, True),)
+        w.zk_out = (RegisterBroker(True),)
         w.pending = None
         s2 = w.commit(s1)
         # the registration response queues Startup (= Reelect here)

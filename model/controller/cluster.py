@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from model.controller.config import ControllerConfig, Elector, ExpiryHandling, ReplicaTable, ZkResponses
-from model.controller.messages import Q_REGISTER_BROKER, RegisterBroker
+from model.controller.messages import RegisterBroker
 from model.controller.state import FRESH_PROCESS, Ctx, Node, Rep, State, Zk
 from model.state_machines import PartitionState, ReplicaState, StateMachine, TableVersion, is_valid_transition
 
@@ -106,7 +106,7 @@ class Cluster:
                 alive=True,
                 session=b + 1,
                 expired=False,
-                zk_out=(RegisterBroker(Q_REGISTER_BROKER, True),),
+                zk_out=(RegisterBroker(True),),
                 reps=(self._empty_rep,) * self.np,
                 **FRESH_PROCESS,
             )

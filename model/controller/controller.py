@@ -45,15 +45,6 @@ from model.controller.events import (
 )
 from model.controller.messages import (
     M_CS_RESPONSE,
-    Q_DELETE_DELETIONS,
-    Q_DELETE_PREFERRED,
-    Q_READ_BROKERS,
-    Q_READ_CONTEXT,
-    Q_READ_CTL,
-    Q_READ_ISR_CHANGES,
-    Q_READ_TOPICS,
-    Q_REGISTER_BROKER,
-    Q_REGISTER_CTL,
     S_PREFERRED,
     ControlledShutdownResponse,
     DeletePreferredReplicaElection,
@@ -115,11 +106,11 @@ class KafkaController(Component):
                 op = STEPS.view(op)
             match op:
                 case Elect():
-                    c.send_zk(GetControllerIdAndEpoch(Q_READ_CTL))
+                    c.send_zk(GetControllerIdAndEpoch())
                     c.park(ElectRead(rest=prog))
                     return
                 case MaybeResign():
-                    c.send_zk(GetControllerIdAndEpoch(Q_READ_CTL))
+                    c.send_zk(GetControllerIdAndEpoch())
                     c.park(MaybeResignRead(rest=prog))
                     return
                 case LegacyElect():
@@ -130,7 +121,7 @@ class KafkaController(Component):
                         self.on_controller_resignation(c)
                     prog = (LegacyElect(), *prog)
                 case OnControllerFailover():
-                    c.send_zk(ReadControllerContext(Q_READ_CONTEXT))
+                    c.send_zk(ReadControllerContext())
                     c.park(FailoverContextRead(rest=prog))
                     return
                 case _ if c.ctx is None:
@@ -148,7 +139,7 @@ class KafkaController(Component):
                         return
                     batch = ()
                 case ProcessBrokerChange():
-                    c.send_zk(GetAllBrokersInCluster(Q_READ_BROKERS))
+                    c.send_zk(GetAllBrokersInCluster())
                     c.park(BrokerChangeRead(rest=prog))
                     return
                 case OnBrokerStartup(brokers):
@@ -169,7 +160,7 @@ class KafkaController(Component):
                         live = set_item(live, b, e)
                     c.ctx = c.ctx._replace(live=live)
                 case ProcessIsrChangeNotification():
-                    c.send_zk(GetAllIsrChangeNotifications(Q_READ_ISR_CHANGES))
+                    c.send_zk(GetAllIsrChangeNotifications())
                     c.park(IsrChangeNotificationsRead(rest=prog))
                     return
                 case SendUpdateMetadataRequest():
@@ -200,7 +191,7 @@ class KafkaController(Component):
                     if self.admin_workflows.reassign_stop_old(c, partition, old, prog):
                         return
                 case RemovePartitionsFromPreferredReplicaElection():
-                    c.send_zk(DeletePreferredReplicaElection(Q_DELETE_PREFERRED, c.fence(), c.ctx.epoch))
+                    c.send_zk(DeletePreferredReplicaElection(c.fence(), c.ctx.epoch))
                 case SendStopReplica(broker, partitions, extra) if broker >= 0:
                     self.topic_deletion_manager.send_stop_replica_requests(
                         c, broker, partitions, extra, False
@@ -245,7 +236,7 @@ class KafkaController(Component):
             case TopicChange():
                 # getChildren /brokers/topics (re-arming its watch), the new topics' assignments
                 if c.ctx is not None:
-                    c.send_zk(GetAllTopicsInCluster(Q_READ_TOPICS))
+                    c.send_zk(GetAllTopicsInCluster())
                     c.park(TopicChangeRead())
             case Expire() if not legacy:
                 # 2.x Expire: activeControllerId = -1, onControllerResignation if it was active; then
@@ -253,7 +244,7 @@ class KafkaController(Component):
                 if c.ctx is not None or c.active_id == c.me:
                     self.on_controller_resignation(c)
                 c.active_id = -1
-                c.send_zk(RegisterBroker(Q_REGISTER_BROKER, True))
+                c.send_zk(RegisterBroker(True))
             case Expire():
                 # 0.8 SessionExpirationListener.handleNewSession: onControllerResignation(); elect
                 if c.ctx is not None or c.active_id == c.me:
@@ -295,31 +286,25 @@ class KafkaController(Component):
         rest = k.rest
         match k:
             case ElectRead() | MaybeResignRead():
-                _, ctl, epoch, version = resp
+                ctl, epoch, version = resp.controller_id, resp.epoch, resp.epoch_zk_version
                 self.update_active_controller_id(c, ctl)
                 if ctl == -1 and type(k) is ElectRead:
                     epoch = self.next_controller_epoch(c, epoch)
-                    c.send_zk(RegisterControllerAndIncrementControllerEpoch(Q_REGISTER_CTL, epoch, version))
+                    c.send_zk(RegisterControllerAndIncrementControllerEpoch(epoch, version))
                     c.park(RegisterController(rest=rest))
                     return
                 self.run(c, rest)
             case RegisterController():
-                ok, epoch, version = resp[1], resp[2], resp[3]
-                if ok:
+                if resp.ok:
                     c.active_id = c.me
-                    c.ctx = c.sys.empty_ctx(epoch, version)
+                    c.ctx = c.sys.empty_ctx(resp.epoch, resp.epoch_zk_version)
                     self.run(c, (OnControllerFailover(), *rest))
                 else:
                     # NodeExists / BadVersion -> ControllerMovedException -> maybeResign
                     self.run(c, (MaybeResign(), *rest))
             case FailoverContextRead():
                 self.on_controller_failover(
-                    c,
-                    resp[1],
-                    resp[2],
-                    rest,
-                    resp[3] if len(resp) > 3 else -1,
-                    resp[4] if len(resp) > 4 else None,
+                    c, resp.live, resp.partition_states, rest, resp.topics, resp.admin
                 )
             case InitializeLeaderAndIsrWritten(elect, batch):
                 self.partition_state_machine.initialize_leader_and_isr_written(c, resp, elect, batch, rest)
@@ -330,9 +315,11 @@ class KafkaController(Component):
                     c, resp, strategy, items, batch, rest
                 )
             case BrokerChangeRead():
-                self.broker_lifecycle.process_broker_change(c, resp[1], rest)
+                self.broker_lifecycle.process_broker_change(c, resp.epochs, rest)
             case IsrChangeNotificationsRead():
-                self.partition_state_machine.process_isr_change_notification(c, resp[1], resp[2], rest)
+                self.partition_state_machine.process_isr_change_notification(
+                    c, resp.notifications, resp.states, rest
+                )
             case RemoveReplicasFromIsrRead(broker, partitions, batch):
                 self.replica_state_machine.remove_replicas_from_isr_read(
                     c, resp, broker, partitions, batch, rest
@@ -340,21 +327,21 @@ class KafkaController(Component):
             case RemoveReplicasFromIsrWritten(broker, _, batch):
                 self.replica_state_machine.remove_replicas_from_isr_written(c, resp, broker, batch, rest)
             case TopicChangeRead():
-                self.topic_changes.process_topic_change(c, resp[1], rest, resp[2] if len(resp) > 2 else ())
+                self.topic_changes.process_topic_change(c, resp.topics, rest, resp.deleted)
             case TopicDeletionRead():
-                self.topic_deletion_manager.process_topic_deletion(c, resp[1], rest)
+                self.topic_deletion_manager.process_topic_deletion(c, resp.topics, rest)
             case TopicZNodeDeleted(topic):
-                self.topic_deletion_manager.delete_topic_done(c, resp[1], topic, rest)
+                self.topic_deletion_manager.delete_topic_done(c, resp.ok, topic, rest)
             case PartitionModificationsRead(topic):
-                self.topic_changes.process_partition_modifications(c, topic, resp[2], rest)
+                self.topic_changes.process_partition_modifications(c, topic, resp.present, rest)
             case PartitionReassignmentRead():
-                self.admin_workflows.process_partition_reassignment(c, resp[1], rest)
+                self.admin_workflows.process_partition_reassignment(c, resp.reassignments, rest)
             case ReassignmentPartitionStateRead(partition, mode):
                 self.admin_workflows.reassign_parts(c, resp, partition, mode, rest)
             case AssignmentWritten(partition, phase, replicas):
-                self.admin_workflows.assign_written(c, resp[1], partition, phase, replicas, rest)
+                self.admin_workflows.assign_written(c, resp.ok, partition, phase, replicas, rest)
             case PreferredReplicaElectionRead():
-                self.admin_workflows.process_preferred_replica_leader_election(c, resp[1], rest)
+                self.admin_workflows.process_preferred_replica_leader_election(c, resp.partitions, rest)
             case _:
                 self.zookeeper_leader_elector.resume(c, k, resp)
 
@@ -446,7 +433,7 @@ class KafkaController(Component):
         else:
             unknown = deletions
         if unknown:
-            c.send_zk(DeleteTopicDeletions(Q_DELETE_DELETIONS, unknown, c.fence(), ctx.epoch))
+            c.send_zk(DeleteTopicDeletions(unknown, c.fence(), ctx.epoch))
         c.ctx = ctx._replace(ar=ar, deleting=deleting, ineligible=ineligible, reassigning=reassigning)
         for p, _ in reassigning:
             prog.append(OnPartitionReassignment(p, 0))

@@ -54,7 +54,7 @@ from model.controller.actions import (
     ZkServe,
 )
 from model.controller.cluster import Cluster
-from model.controller.messages import MESSAGE_NAMES, REQUEST_NAMES, WRITES
+from model.controller.messages import MESSAGE_NAMES, WRITES
 from model.controller.state import State, Zk
 from model.state_machines import StateMachine, TableVersion, transition_graph
 
@@ -69,7 +69,7 @@ __all__ = [
     "znode_names",
 ]
 
-_WRITE_OPS = WRITES | {msg.Q_REGISTER_BROKER, msg.Q_UPDATE_ISR}
+_WRITE_OPS = WRITES | {msg.RegisterBroker, msg.UpdateIsr}
 ISR_CHANGE = "/isr_change_notification"
 DELETE_TOPICS = "/admin/delete_topics"
 REASSIGN = "/admin/reassign_partitions"
@@ -143,32 +143,32 @@ def _changed(sys: Cluster, a: Zk, b: Zk) -> set[str]:
     return out
 
 
-def _requested(sys: Cluster, broker: int, req: tuple) -> list[str]:
-    op = req[0]
-    if op == msg.Q_REGISTER_BROKER:
-        return [f"/brokers/ids/{broker}"]
-    if op == msg.Q_REGISTER_CTL:
-        return ["/controller", "/controller_epoch"]
-    if op in (msg.Q_CREATE_CTL, msg.Q_DELETE_CTL):
-        return ["/controller"]
-    if op == msg.Q_INC_EPOCH:
-        return ["/controller_epoch"]
-    if op == msg.Q_WRITE_PARTS:
-        return [partition_path(p, sys.ppt) for p, _ in req[1]]
-    if op == msg.Q_DELETE_ISR_CHANGES:
-        return [ISR_CHANGE]
-    if op == msg.Q_UPDATE_ISR:
-        return [partition_path(req[1], sys.ppt), ISR_CHANGE]
-    if op == msg.Q_DELETE_DELETIONS:
-        return [f"{DELETE_TOPICS}/{t}" for t in req[1]]
-    if op == msg.Q_DELETE_TOPIC:
-        return [f"/brokers/topics/{req[1]}", f"{DELETE_TOPICS}/{req[1]}"]
-    if op == msg.Q_WRITE_ASSIGN:
-        return [f"/brokers/topics/{req[1] // sys.ppt}"]
-    if op == msg.Q_WRITE_REASSIGN:
-        return [REASSIGN]
-    if op == msg.Q_DELETE_PREFERRED:
-        return [PREFERRED]
+def _requested(sys: Cluster, broker: int, req: Any) -> list[str]:
+    match req:
+        case msg.RegisterBroker():
+            return [f"/brokers/ids/{broker}"]
+        case msg.RegisterControllerAndIncrementControllerEpoch():
+            return ["/controller", "/controller_epoch"]
+        case msg.CreateControllerPath() | msg.DeleteControllerPath():
+            return ["/controller"]
+        case msg.IncrementControllerEpoch():
+            return ["/controller_epoch"]
+        case msg.UpdateLeaderAndIsr(writes):
+            return [partition_path(p, sys.ppt) for p, _ in writes]
+        case msg.DeleteIsrChangeNotifications():
+            return [ISR_CHANGE]
+        case msg.UpdateIsr(p):
+            return [partition_path(p, sys.ppt), ISR_CHANGE]
+        case msg.DeleteTopicDeletions(topics):
+            return [f"{DELETE_TOPICS}/{t}" for t in topics]
+        case msg.DeleteTopicZNode(t):
+            return [f"/brokers/topics/{t}", f"{DELETE_TOPICS}/{t}"]
+        case msg.SetReplicaAssignment(p):
+            return [f"/brokers/topics/{p // sys.ppt}"]
+        case msg.RemovePartitionsFromReassignment():
+            return [REASSIGN]
+        case msg.DeletePreferredReplicaElection():
+            return [PREFERRED]
     return []  # pragma: no cover - not a write
 
 
@@ -183,7 +183,7 @@ def zk_labels(sys: Cluster, s: State, a: Any, t: State) -> tuple[tuple[str, str,
     ('ZooKeeper: applies create /brokers/ids/<id> (ephemeral) from session 1 (broker 0)', (('zk_writes', '/brokers/ids/0', 'changed'),))
     """
     if isinstance(a, ZkServe):
-        if a.req[0] not in _WRITE_OPS:
+        if type(a.req) not in _WRITE_OPS:
             return ()
         changed = _changed(sys, s.zk, t.zk) if s.zk != t.zk else set()
         return tuple(
@@ -342,9 +342,9 @@ def sequence_arrow(a: Any) -> tuple[str, str, str]:
         b = f"broker {a.broker}"
         return b, b, f"controller processes {a.event.kafka_name}"
     if isinstance(a, ZkServe):
-        return f"broker {a.broker}", "ZooKeeper", REQUEST_NAMES[a.req[0]]
+        return f"broker {a.broker}", "ZooKeeper", a.req.kafka_call
     if isinstance(a, ZkReply):
-        return "ZooKeeper", f"broker {a.broker}", "response: " + REQUEST_NAMES[a.resp[0]]
+        return "ZooKeeper", f"broker {a.broker}", "response: " + a.resp.kafka_call
     if isinstance(a, Deliver):
         kind = MESSAGE_NAMES[a.msg[0]]
         return f"broker {a.sender}", f"broker {a.dest}", f"{kind} (controller epoch {a.msg[1]})"

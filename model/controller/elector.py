@@ -18,11 +18,6 @@ from model.controller.continuations import (
     Parked,
 )
 from model.controller.messages import (
-    Q_CREATE_CTL,
-    Q_DELETE_CTL,
-    Q_INC_EPOCH,
-    Q_READ_CTL,
-    Q_READ_EPOCH,
     CreateControllerPath,
     DeleteControllerPath,
     GetControllerIdAndEpoch,
@@ -39,7 +34,7 @@ class ZookeeperLeaderElector(Component):
 
     def elect(self, c: ControllerBase, rest: tuple) -> None:
         """``elect``: read ``/controller`` (``rest`` runs after the election)."""
-        c.send_zk(GetControllerIdAndEpoch(Q_READ_CTL))
+        c.send_zk(GetControllerIdAndEpoch())
         c.park(LegacyControllerRead(rest=rest))
 
     def resume(self, c: ControllerBase, k: Parked, resp: tuple) -> None:
@@ -48,34 +43,34 @@ class ZookeeperLeaderElector(Component):
         rest = k.rest
         match k:
             case LegacyControllerRead():
-                ctl = resp[1]
+                ctl = resp.controller_id
                 c.active_id = ctl
                 if ctl != -1:
                     run(c, rest)
                     return
-                c.send_zk(CreateControllerPath(Q_CREATE_CTL))
+                c.send_zk(CreateControllerPath())
                 c.park(LegacyControllerCreated(rest=rest))
             case LegacyControllerCreated():
-                if resp[1]:
+                if resp.ok:
                     c.active_id = c.me
                     # 0.8 onControllerFailover: readControllerEpochFromZookeeper; incrementControllerEpoch
-                    c.send_zk(ReadControllerEpoch(Q_READ_EPOCH))
+                    c.send_zk(ReadControllerEpoch())
                     c.park(LegacyEpochRead(rest=rest))
                 else:
-                    c.active_id = resp[2]
+                    c.active_id = resp.controller_id
                     run(c, rest)
             case LegacyEpochRead():
-                epoch = self.kafka_controller.next_controller_epoch(c, resp[1])
-                c.send_zk(IncrementControllerEpoch(Q_INC_EPOCH, epoch, resp[2]))
+                epoch = self.kafka_controller.next_controller_epoch(c, resp.epoch)
+                c.send_zk(IncrementControllerEpoch(epoch, resp.epoch_zk_version))
                 c.park(LegacyEpochIncremented(rest=rest))
             case LegacyEpochIncremented():
-                if resp[1]:
-                    c.ctx = c.sys.empty_ctx(resp[2], resp[3])
+                if resp.ok:
+                    c.ctx = c.sys.empty_ctx(resp.epoch, resp.epoch_zk_version)
                     run(c, (OnControllerFailover(), *rest))
                 else:
                     # ControllerMovedException inside elect -> resign(): leaderId = -1; deletePath
                     c.active_id = -1
-                    c.send_zk(DeleteControllerPath(Q_DELETE_CTL))
+                    c.send_zk(DeleteControllerPath())
                     run(c, rest)
             case _:  # pragma: no cover
                 raise AssertionError(f"unknown continuation {k!r} for response {resp!r}")

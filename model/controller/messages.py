@@ -1,21 +1,24 @@
 """Messages between the actors, each a named type: ZooKeeper requests and controller-to-broker
 requests (the ZooKeeper responses are in ``responses.py``, the controller events in ``events.py``).
 
-Every message is a ``NamedTuple`` whose first field is its kind (``EV_*``, ``Q_*`` or ``M_*``),
-so messages of different types never compare equal and a state holds nothing but tuples and
-ints (its canonical encoding, ``explorer.encoding``, is that of the plain tuple). A ZooKeeper
-response repeats its request's op. Construct a message with its kind first:
-``RegisterBroker(Q_REGISTER_BROKER, True)``.
+A ZooKeeper request is a record (``model/records.py``): the tuple of its kind's ``Q_*`` code and
+its fields, so a state holds nothing but tuples and ints (its canonical encoding,
+``explorer.encoding``, is that of the plain tuple, as before). The model builds and matches the
+classes, named after KafkaZkClient's methods; the ``Q_*`` codes are the encoding and nothing else
+(a response, ``responses.py``, repeats its request's). A controller-to-broker request is a
+``NamedTuple`` whose first field is its kind (``M_*``).
 
->>> GetControllerIdAndEpoch(Q_READ_CTL) == (Q_READ_CTL,)
-True
->>> RegisterBroker(Q_REGISTER_BROKER, True).op == Q_REGISTER_BROKER
-True
+>>> GetControllerIdAndEpoch() == (Q_READ_CTL,), RegisterBroker(True).reelect
+(True, True)
+>>> str(RegisterBroker(True)), type(REQUESTS.view((Q_READ_CTL,))).__name__
+('RegisterBroker(reelect=True)', 'GetControllerIdAndEpoch')
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
+
+from model.records import Record, RecordFamily
 
 # ZooKeeper request ops (first item of a request tuple; responses reuse the op)
 (
@@ -70,45 +73,6 @@ REQUEST_NAMES = (
     "getData /admin/preferred_replica_election",
     "delete /admin/preferred_replica_election",
 )
-WRITES = frozenset(
-    {
-        Q_WRITE_PARTS,
-        Q_REGISTER_CTL,
-        Q_INC_EPOCH,
-        Q_DELETE_CTL,
-        Q_DELETE_ISR_CHANGES,
-        Q_CREATE_CTL,
-        Q_DELETE_DELETIONS,
-        Q_DELETE_TOPIC,
-        Q_WRITE_ASSIGN,
-        Q_WRITE_REASSIGN,
-        Q_DELETE_PREFERRED,
-    }
-)
-FENCED_ADMIN_WRITES = frozenset(
-    {Q_DELETE_DELETIONS, Q_DELETE_TOPIC, Q_WRITE_ASSIGN, Q_WRITE_REASSIGN, Q_DELETE_PREFERRED}
-)
-# where the fence (expected /controller_epoch zkVersion) sits in an admin write request; the
-# writer's controller epoch follows it
-FENCE_AT = {
-    Q_DELETE_DELETIONS: 2,
-    Q_DELETE_TOPIC: 2,
-    Q_WRITE_ASSIGN: 3,
-    Q_WRITE_REASSIGN: 2,
-    Q_DELETE_PREFERRED: 1,
-}
-
-
-def admin_write_epoch(req: tuple) -> int:
-    """The controller epoch an admin-workflow write was sent with.
-
-    >>> from model.controller.messages import Q_DELETE_PREFERRED
-    >>> admin_write_epoch((Q_DELETE_PREFERRED, 4, 2))
-    2
-    """
-    return req[FENCE_AT[req[0]] + 1]
-
-
 # election strategies (doElectLeaderForPartitions) and other partition-state writes, as tagged on
 # the write request
 S_OFFLINE, S_REASSIGN, S_PREFERRED, S_CONTROLLED_SHUTDOWN, S_INIT, S_REMOVE, S_EPOCH, S_ADMIN_UNCLEAN = range(
@@ -128,76 +92,90 @@ MESSAGE_NAMES = ("LeaderAndIsr", "UpdateMetadata", "StopReplica", "ControlledShu
 # ZooKeeper requests (client -> server, FIFO per session), named after KafkaZkClient's methods
 
 
-class RegisterBroker(NamedTuple):
+class ZkRequest(Record):
+    """A ZooKeeper request: the tuple ``(code, field, ...)`` (``model/records.py``); a subclass
+    names its ``Q_*`` code, and gets ``kafka_call`` (how a trace names it) from it."""
+
+    __slots__ = ()
+    #: what the request does, as a trace names it
+    kafka_call: ClassVar[str] = ""
+
+    def __init_subclass__(cls, code: int | None = None, **kw: Any) -> None:
+        super().__init_subclass__(code=code, **kw)
+        if code is not None:
+            cls.kafka_call = REQUEST_NAMES[code]
+
+
+class RegisterBroker(ZkRequest, code=Q_REGISTER_BROKER):
     """``registerBroker``: create ``/brokers/ids/<id>`` (ephemeral); ``reelect``: the 2.x
     ``RegisterBrokerAndReelect`` (the response queues the election)."""
 
-    op: int
+    __slots__ = ()
     reelect: bool
 
 
-class GetControllerIdAndEpoch(NamedTuple):
+class GetControllerIdAndEpoch(ZkRequest, code=Q_READ_CTL):
     """2.x ``elect``: ``getControllerId`` and ``getControllerEpoch``, read back to back."""
 
-    op: int
+    __slots__ = ()
 
 
-class RegisterControllerAndIncrementControllerEpoch(NamedTuple):
+class RegisterControllerAndIncrementControllerEpoch(ZkRequest, code=Q_REGISTER_CTL):
     """multi(create ``/controller``, setData ``/controller_epoch`` = ``epoch`` expecting
     ``epoch_zk_version``): ``epoch`` is the new epoch (read + 1)."""
 
-    op: int
+    __slots__ = ()
     epoch: int
     epoch_zk_version: int
 
 
-class CreateControllerPath(NamedTuple):
+class CreateControllerPath(ZkRequest, code=Q_CREATE_CTL):
     """0.8 ``ZookeeperLeaderElector.elect``: create ``/controller`` (ephemeral)."""
 
-    op: int
+    __slots__ = ()
 
 
-class ReadControllerEpoch(NamedTuple):
+class ReadControllerEpoch(ZkRequest, code=Q_READ_EPOCH):
     """0.8 ``readControllerEpochFromZookeeper``."""
 
-    op: int
+    __slots__ = ()
 
 
-class IncrementControllerEpoch(NamedTuple):
+class IncrementControllerEpoch(ZkRequest, code=Q_INC_EPOCH):
     """0.8 ``incrementControllerEpoch``: setData ``/controller_epoch`` = ``epoch`` (the new
     one) expecting ``epoch_zk_version``."""
 
-    op: int
+    __slots__ = ()
     epoch: int
     epoch_zk_version: int
 
 
-class DeleteControllerPath(NamedTuple):
+class DeleteControllerPath(ZkRequest, code=Q_DELETE_CTL):
     """Delete ``/controller`` (0.8 ``resign``); fire-and-forget."""
 
-    op: int
+    __slots__ = ()
 
 
-class ReadControllerContext(NamedTuple):
+class ReadControllerContext(ZkRequest, code=Q_READ_CONTEXT):
     """``onControllerFailover``'s reads (brokers with their epochs, topics, partition states,
     admin znodes), registering the controller's watches first."""
 
-    op: int
+    __slots__ = ()
 
 
-class GetTopicPartitionStates(NamedTuple):
+class GetTopicPartitionStates(ZkRequest, code=Q_READ_PARTS):
     """``getTopicPartitionStates`` of ``partitions``."""
 
-    op: int
+    __slots__ = ()
     partitions: tuple[int, ...]
 
 
-class UpdateLeaderAndIsr(NamedTuple):
+class UpdateLeaderAndIsr(ZkRequest, code=Q_WRITE_PARTS):
     """``updateLeaderAndIsr`` / ``createTopicPartitionStatesRaw`` (``create``): one
     conditional write per partition, fenced on ``/controller_epoch``'s zkVersion (``fence``;
     -1: not fenced); ``strategy`` (``S_*``) says why the controller writes."""
 
-    op: int
+    __slots__ = ()
     writes: tuple[tuple[int, Any], ...]  #: (partition, PartZ with the expected version)
     fence: int
     controller_epoch: int
@@ -205,113 +183,150 @@ class UpdateLeaderAndIsr(NamedTuple):
     strategy: int
 
 
-class GetAllBrokersInCluster(NamedTuple):
+class GetAllBrokersInCluster(ZkRequest, code=Q_READ_BROKERS):
     """``getAllBrokerAndEpochsInCluster``: ``/brokers/ids`` children with their epochs."""
 
-    op: int
+    __slots__ = ()
 
 
-class GetAllIsrChangeNotifications(NamedTuple):
+class GetAllIsrChangeNotifications(ZkRequest, code=Q_READ_ISR_CHANGES):
     """``getAllIsrChangeNotifications`` and the notified partitions' states."""
 
-    op: int
+    __slots__ = ()
 
 
-class DeleteIsrChangeNotifications(NamedTuple):
+class DeleteIsrChangeNotifications(ZkRequest, code=Q_DELETE_ISR_CHANGES):
     """``deleteIsrChangeNotifications(sequenceNumbers)``: the notifications read, no others
     (fenced; fire-and-forget)."""
 
-    op: int
+    __slots__ = ()
     notifications: tuple[tuple[int, int], ...]  #: (partition, zkVersion) of each, as read
     fence: int
     controller_epoch: int
 
 
-class UpdateIsr(NamedTuple):
+class UpdateIsr(ZkRequest, code=Q_UPDATE_ISR):
     """A partition leader's ISR change: setData of the partition state expecting its
     zkVersion, plus an ``/isr_change_notification``."""
 
-    op: int
+    __slots__ = ()
     partition: int
     state: Any  #: the new PartZ, with the zkVersion it expects
 
 
-class GetAllTopicsInCluster(NamedTuple):
+class GetAllTopicsInCluster(ZkRequest, code=Q_READ_TOPICS):
     """``getAllTopicsInCluster`` and the new topics' assignments."""
 
-    op: int
+    __slots__ = ()
 
 
-class GetTopicDeletions(NamedTuple):
+class GetTopicDeletions(ZkRequest, code=Q_READ_DELETIONS):
     """``getTopicDeletions``: children of ``/admin/delete_topics``."""
 
-    op: int
+    __slots__ = ()
 
 
-class DeleteTopicDeletions(NamedTuple):
+class DeleteTopicDeletions(ZkRequest, code=Q_DELETE_DELETIONS):
     """``deleteTopicDeletions`` (fenced; fire-and-forget)."""
 
-    op: int
+    __slots__ = ()
     topics: tuple[int, ...]
     fence: int
     controller_epoch: int
 
 
-class DeleteTopicZNode(NamedTuple):
+class DeleteTopicZNode(ZkRequest, code=Q_DELETE_TOPIC):
     """``deleteTopicZNode`` (recursive), ``deleteTopicConfigs`` and the deletion znode (fenced)."""
 
-    op: int
+    __slots__ = ()
     topic: int
     fence: int
     controller_epoch: int
 
 
-class GetReplicaAssignmentForTopic(NamedTuple):
+class GetReplicaAssignmentForTopic(ZkRequest, code=Q_READ_ASSIGN):
     """``getReplicaAssignmentForTopics`` of one topic (``PartitionModifications``)."""
 
-    op: int
+    __slots__ = ()
     topic: int
 
 
-class SetReplicaAssignment(NamedTuple):
+class SetReplicaAssignment(ZkRequest, code=Q_WRITE_ASSIGN):
     """``setTopicAssignment``: AR of one partition (fenced)."""
 
-    op: int
+    __slots__ = ()
     partition: int
     replicas: tuple[int, ...]
     fence: int
     controller_epoch: int
 
 
-class GetPartitionReassignment(NamedTuple):
+class GetPartitionReassignment(ZkRequest, code=Q_READ_REASSIGN):
     """``getPartitionReassignment``: ``/admin/reassign_partitions``."""
 
-    op: int
+    __slots__ = ()
 
 
-class RemovePartitionsFromReassignment(NamedTuple):
+class RemovePartitionsFromReassignment(ZkRequest, code=Q_WRITE_REASSIGN):
     """``removePartitionsFromReassignedPartitions`` (fenced; fire-and-forget); ``completed``:
     the reassignment finished (not cancelled)."""
 
-    op: int
+    __slots__ = ()
     partitions: tuple[int, ...]
     fence: int
     controller_epoch: int
     completed: bool
 
 
-class GetPreferredReplicaElection(NamedTuple):
+class GetPreferredReplicaElection(ZkRequest, code=Q_READ_PREFERRED):
     """``getPreferredReplicaElection``: ``/admin/preferred_replica_election``."""
 
-    op: int
+    __slots__ = ()
 
 
-class DeletePreferredReplicaElection(NamedTuple):
+class DeletePreferredReplicaElection(ZkRequest, code=Q_DELETE_PREFERRED):
     """Delete ``/admin/preferred_replica_election`` (fenced; fire-and-forget)."""
 
-    op: int
+    __slots__ = ()
     fence: int
     controller_epoch: int
+
+
+#: every request class, and the view of a plain request tuple as its record
+REQUESTS = RecordFamily(
+    [
+        c
+        for c in list(globals().values())
+        if isinstance(c, type) and issubclass(c, ZkRequest) and c is not ZkRequest
+    ]
+)
+#: the requests that write to ZooKeeper
+WRITES = frozenset(
+    {
+        UpdateLeaderAndIsr,
+        RegisterControllerAndIncrementControllerEpoch,
+        IncrementControllerEpoch,
+        DeleteControllerPath,
+        DeleteIsrChangeNotifications,
+        CreateControllerPath,
+        DeleteTopicDeletions,
+        DeleteTopicZNode,
+        SetReplicaAssignment,
+        RemovePartitionsFromReassignment,
+        DeletePreferredReplicaElection,
+    }
+)
+#: the admin workflows' writes, fenced on ``/controller_epoch``'s zkVersion (``fence``) and
+#: carrying the writer's ``controller_epoch``
+FENCED_ADMIN_WRITES = frozenset(
+    {
+        DeleteTopicDeletions,
+        DeleteTopicZNode,
+        SetReplicaAssignment,
+        RemovePartitionsFromReassignment,
+        DeletePreferredReplicaElection,
+    }
+)
 
 
 # ---------------------------------------------------------------------------------------

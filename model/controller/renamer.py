@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from model.controller import continuations, events, program
+from model.controller import messages as m
+from model.controller import responses as rs
 from model.controller.continuations import (
     AssignmentWritten,
     ElectLeaderForPartitionsRead,
@@ -22,24 +24,6 @@ from model.controller.messages import (
     M_LEADER_AND_ISR,
     M_STOP_REPLICA,
     M_UPDATE_METADATA,
-    Q_CREATE_CTL,
-    Q_DELETE_DELETIONS,
-    Q_DELETE_ISR_CHANGES,
-    Q_DELETE_TOPIC,
-    Q_READ_ASSIGN,
-    Q_READ_BROKERS,
-    Q_READ_CONTEXT,
-    Q_READ_CTL,
-    Q_READ_DELETIONS,
-    Q_READ_ISR_CHANGES,
-    Q_READ_PARTS,
-    Q_READ_PREFERRED,
-    Q_READ_REASSIGN,
-    Q_READ_TOPICS,
-    Q_UPDATE_ISR,
-    Q_WRITE_ASSIGN,
-    Q_WRITE_PARTS,
-    Q_WRITE_REASSIGN,
     StopReplicaPartitions,
     UpdateMetadataPayload,
 )
@@ -62,12 +46,6 @@ from model.controller.program import (
     SendStopReplica,
     StopOldReplicasOfReassignedPartition,
     TriggerOnlinePartitionStateChange,
-)
-from model.controller.responses import (
-    ControllerContextWithAdmin,
-    ControllerContextWithTopics,
-    TopicPartitionStatesWithConfigs,
-    TopicsWithDeleted,
 )
 from model.controller.state import Ctx, Node, PartZ, Rep, State, Zk
 
@@ -283,80 +261,82 @@ class Renamer:
         m_cls: Any = type(m)
         return m_cls(m[0], m[1], m[2], payload)
 
-    def request(self, q: tuple) -> tuple:
-        """A ZooKeeper request (``messages.py``'s request types, by op)."""
-        op = q[0]
-        cls: Any = type(q)
-        if op == Q_READ_PARTS:
-            return cls(op, self.pset(q[1]))
-        if op == Q_WRITE_PARTS:
-            return cls(op, self.pairs(q[1]), *q[2:])
-        if op == Q_DELETE_ISR_CHANGES:
-            return cls(op, tuple(sorted((self.P[p], v) for p, v in q[1])), *q[2:])
-        if op == Q_UPDATE_ISR:
-            return cls(op, self.P[q[1]], self.partz(q[2]))
-        if op == Q_DELETE_DELETIONS:
-            return cls(op, self.tset(q[1]), *q[2:])
-        if op in (Q_DELETE_TOPIC, Q_READ_ASSIGN):
-            return cls(op, self.T[q[1]], *q[2:])
-        if op == Q_WRITE_ASSIGN:
-            return cls(op, self.P[q[1]], self.bs(q[2]), *q[3:])
-        if op == Q_WRITE_REASSIGN:
-            return cls(op, self.pset(q[1]), *q[2:])
+    def request(self, q: Any) -> tuple:
+        """A ZooKeeper request (``messages.py``'s request classes)."""
+        P = self.P
+        match q:
+            case m.GetTopicPartitionStates(ps):
+                return m.GetTopicPartitionStates(self.pset(ps))
+            case m.UpdateLeaderAndIsr(writes, fence, epoch, create, strategy):
+                return m.UpdateLeaderAndIsr(self.pairs(writes), fence, epoch, create, strategy)
+            case m.DeleteIsrChangeNotifications(notes, fence, epoch):
+                return m.DeleteIsrChangeNotifications(
+                    tuple(sorted((P[p], v) for p, v in notes)), fence, epoch
+                )
+            case m.UpdateIsr(p, z):
+                return m.UpdateIsr(P[p], self.partz(z))
+            case m.DeleteTopicDeletions(ts, fence, epoch):
+                return m.DeleteTopicDeletions(self.tset(ts), fence, epoch)
+            case m.DeleteTopicZNode(t, fence, epoch):
+                return m.DeleteTopicZNode(self.T[t], fence, epoch)
+            case m.GetReplicaAssignmentForTopic(t):
+                return m.GetReplicaAssignmentForTopic(self.T[t])
+            case m.SetReplicaAssignment(p, ar, fence, epoch):
+                return m.SetReplicaAssignment(P[p], self.bs(ar), fence, epoch)
+            case m.RemovePartitionsFromReassignment(ps, fence, epoch, completed):
+                return m.RemovePartitionsFromReassignment(self.pset(ps), fence, epoch, completed)
         return q  # no id in it
 
-    def response(self, r: tuple) -> tuple:
-        """A ZooKeeper response (by op, which repeats its request's)."""
-        op = r[0]
-        cls: Any = type(r)
+    def response(self, r: Any) -> tuple:
+        """A ZooKeeper response (``responses.py``'s classes)."""
         B, P = self.B, self.P
-        if op == Q_READ_CTL:  # ControllerIdAndEpoch(op, controller_id, epoch, version)
-            return cls(op, self.b(r[1]), *r[2:])
-        if op == Q_CREATE_CTL:  # ControllerPathCreated(op, ok, controller_id)
-            return cls(op, r[1], self.b(r[2]))
-        if op == Q_READ_CONTEXT:
-            out = [op, _reindex(r[1], B), _reindex(r[2], P, self.partz)]
-            if cls is ControllerContextWithTopics:
-                out.append(r[3])
-            elif cls is ControllerContextWithAdmin:
-                present, ar, deletions, reassign, preferred = r[4]
-                admin = (
-                    _reindex(present, P),
-                    _reindex(ar, P, self.bs),
-                    self.tset(deletions),
-                    tuple(sorted((P[p], self.bs(x)) for p, x in reassign)),
-                    self.pset(preferred),
-                )
-                out += [r[3], admin]
-            return cls(*out)
-        if op == Q_READ_PARTS:
-            if cls is TopicPartitionStatesWithConfigs:
-                return cls(op, self.pairs(r[1]), tuple(self.T[t] for t in r[2]))
-            return cls(op, self.pairs(r[1]))
-        if op == Q_WRITE_PARTS:
-            return cls(op, r[1], self.pairs(r[2]))
-        if op == Q_READ_BROKERS:
-            return cls(op, _reindex(r[1], B))
-        if op == Q_READ_ISR_CHANGES:
-            notes = sorted(((P[p], v), self.partz(z)) for (p, v), z in zip(r[1], r[2]))
-            return cls(op, tuple(n for n, _ in notes), tuple(z for _, z in notes))
-        if op == Q_UPDATE_ISR:
-            return cls(op, P[r[1]], self.partz(r[2]))
-        if op == Q_READ_TOPICS and cls is TopicsWithDeleted:
-            return cls(op, r[1], self.tset(r[2]))
-        if op == Q_READ_DELETIONS:
-            return cls(op, self.tset(r[1]))
-        if op == Q_READ_ASSIGN:
-            t, present = r[1], r[2]
-            base, nbase = t * self.ppt, self.T[t] * self.ppt
-            out_p = [False] * len(present)
-            for i, here in enumerate(present):
-                out_p[P[base + i] - nbase] = here
-            return cls(op, self.T[t], tuple(out_p))
-        if op == Q_READ_REASSIGN:
-            return cls(op, tuple(sorted((P[p], self.bs(x)) for p, x in r[1])))
-        if op == Q_READ_PREFERRED:
-            return cls(op, self.pset(r[1]))
+        match r:
+            case rs.ControllerIdAndEpoch(ctl, epoch, version):
+                return rs.ControllerIdAndEpoch(self.b(ctl), epoch, version)
+            case rs.ControllerPathCreated(ok, ctl):
+                return rs.ControllerPathCreated(ok, self.b(ctl))
+            case rs.ControllerContext(live, states, topics, admin):
+                out: list[Any] = [_reindex(live, B), _reindex(states, P, self.partz)]
+                if admin is not None:
+                    present, ar, deletions, reassign, preferred = admin
+                    admin = (
+                        _reindex(present, P),
+                        _reindex(ar, P, self.bs),
+                        self.tset(deletions),
+                        tuple(sorted((P[p], self.bs(x)) for p, x in reassign)),
+                        self.pset(preferred),
+                    )
+                    out += [topics, admin]
+                elif len(r) > 3:
+                    out.append(topics)
+                return rs.ControllerContext(*out)
+            case rs.TopicPartitionStates(states, unclean):
+                if len(r) > 2:
+                    return rs.TopicPartitionStates(self.pairs(states), tuple(self.T[t] for t in unclean))
+                return rs.TopicPartitionStates(self.pairs(states))
+            case rs.LeaderAndIsrWritten(ok, results):
+                return rs.LeaderAndIsrWritten(ok, self.pairs(results))
+            case rs.BrokerEpochs(epochs):
+                return rs.BrokerEpochs(_reindex(epochs, B))
+            case rs.IsrChangeNotifications(notes, states):
+                pairs = sorted(((P[p], v), self.partz(z)) for (p, v), z in zip(notes, states))
+                return rs.IsrChangeNotifications(tuple(n for n, _ in pairs), tuple(z for _, z in pairs))
+            case rs.IsrUpdated(p, z):
+                return rs.IsrUpdated(P[p], self.partz(z))
+            case rs.Topics(n, deleted) if len(r) > 2:
+                return rs.Topics(n, self.tset(deleted))
+            case rs.TopicDeletions(ts):
+                return rs.TopicDeletions(self.tset(ts))
+            case rs.ReplicaAssignment(t, present):
+                base, nbase = t * self.ppt, self.T[t] * self.ppt
+                out_p = [False] * len(present)
+                for i, here in enumerate(present):
+                    out_p[P[base + i] - nbase] = here
+                return rs.ReplicaAssignment(self.T[t], tuple(out_p))
+            case rs.PartitionReassignment(pairs):
+                return rs.PartitionReassignment(tuple(sorted((P[p], self.bs(x)) for p, x in pairs)))
+            case rs.PreferredReplicaElection(ps):
+                return rs.PreferredReplicaElection(self.pset(ps))
         return r  # no id in it
 
     # -- continuations --------------------------------------------------------------------

@@ -23,7 +23,6 @@ from model.controller.messages import (
     M_LEADER_AND_ISR,
     M_STOP_REPLICA,
     M_UPDATE_METADATA,
-    Q_UPDATE_ISR,
     UpdateIsr,
 )
 from model.controller.state import Node, PartZ, Rep, State
@@ -147,7 +146,7 @@ class ReplicaManager(Actor):
         return r._replace(hw=hw_new), acked
 
     def isr_result(self, s: State, b: int, n: Node, resp: tuple) -> State:
-        _, p, z = resp
+        p, z = resp.partition, resp.state
         r = n.reps[p]
         acked = s.acked
         r = r._replace(pend=False)
@@ -231,7 +230,7 @@ class ReplicaManager(Actor):
             # Partition.maybeExpandIsr: inSyncReplicas + replica, appended (seed 002: the ISR keeps
             # its own order; only a new partition's ISR is in assignment order)
             isr = (*lr2.isr, f)
-            send = UpdateIsr(Q_UPDATE_ISR, p, PartZ(ld, lr2.epoch, isr, ln.seen_epoch, lr2.zkv))
+            send = UpdateIsr(p, PartZ(ld, lr2.epoch, isr, ln.seen_epoch, lr2.zkv))
             lr2 = lr2._replace(pend=True)
         if fr2 == fr and lr2 == lr and acked is s.acked:
             return s
@@ -246,6 +245,6 @@ class ReplicaManager(Actor):
         n = s.nodes[b]
         r = n.reps[p]
         isr = tuple(x for x in r.isr if x != f)
-        req = UpdateIsr(Q_UPDATE_ISR, p, PartZ(b, r.epoch, isr, n.seen_epoch, r.zkv))
+        req = UpdateIsr(p, PartZ(b, r.epoch, isr, n.seen_epoch, r.zkv))
         n = n._replace(reps=set_item(n.reps, p, r._replace(pend=True)), zk_out=(*n.zk_out, req))
         return ShrinkIsr(b, p, f), s._replace(nodes=set_item(s.nodes, b, n))

@@ -1,198 +1,185 @@
 """The ZooKeeper server's responses to the controller model's requests (server -> client, FIFO
-per session), one named type each; the requests are in ``model/controller/messages.py``."""
+per session), one record class each (``model/records.py``), named after what it returns: the
+tuple of its request's code and its fields, as before; the requests are in
+``model/controller/messages.py``."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, ClassVar
 
-from model.controller.messages import name_records
+from model.controller import messages as q
+from model.records import Record
 
 
-class BrokerRegistered(NamedTuple):
+class ZkResponse(Record):
+    """A ZooKeeper response: the tuple ``(code, field, ...)`` whose code is its request's; a
+    subclass names its ``request`` class (and so its code and ``kafka_call``)."""
+
+    __slots__ = ()
+    #: the request it answers, and what that does (as a trace names it)
+    request: ClassVar[type[q.ZkRequest]]
+    kafka_call: ClassVar[str] = ""
+
+    def __init_subclass__(cls, request: type[q.ZkRequest] | None = None, **kw: Any) -> None:
+        super().__init_subclass__(code=None if request is None else request.code, **kw)
+        if request is not None:
+            cls.request = request
+            cls.kafka_call = request.kafka_call
+
+
+class BrokerRegistered(ZkResponse, request=q.RegisterBroker):
     """``/brokers/ids/<id>`` created: the broker epoch (its czxid)."""
 
-    op: int
+    __slots__ = ()
     broker_epoch: int
     reelect: bool
 
 
-class ControllerIdAndEpoch(NamedTuple):
+class ControllerIdAndEpoch(ZkResponse, request=q.GetControllerIdAndEpoch):
     """``/controller``'s broker id (-1: none), ``/controller_epoch`` and its zkVersion."""
 
-    op: int
+    __slots__ = ()
     controller_id: int
     epoch: int
     epoch_zk_version: int
 
 
-class ControllerRegistered(NamedTuple):
+class ControllerRegistered(ZkResponse, request=q.RegisterControllerAndIncrementControllerEpoch):
     """The election multi's result (``ok`` false: NodeExists / BadVersion)."""
 
-    op: int
+    __slots__ = ()
     ok: bool
     epoch: int
     epoch_zk_version: int
 
 
-class ControllerPathCreated(NamedTuple):
+class ControllerPathCreated(ZkResponse, request=q.CreateControllerPath):
     """0.8: ``/controller`` created (``ok``), else who holds it."""
 
-    op: int
+    __slots__ = ()
     ok: bool
     controller_id: int
 
 
-class ControllerEpochRead(NamedTuple):
+class ControllerEpochRead(ZkResponse, request=q.ReadControllerEpoch):
     """0.8: ``/controller_epoch`` and its zkVersion."""
 
-    op: int
+    __slots__ = ()
     epoch: int
     epoch_zk_version: int
 
 
-class ControllerEpochIncremented(NamedTuple):
+class ControllerEpochIncremented(ZkResponse, request=q.IncrementControllerEpoch):
     """0.8: the conditional epoch write's result."""
 
-    op: int
+    __slots__ = ()
     ok: bool
     epoch: int
     epoch_zk_version: int
 
 
-class ControllerContextData(NamedTuple):
-    """The failover reads: each broker's epoch (0: not registered) and the partition states."""
+class ControllerContext(ZkResponse, request=q.ReadControllerContext):
+    """The failover reads: each broker's epoch (0: not registered) and the partition states;
+    ``topics`` (``topics_created_later`` only): how many topics ``/brokers/topics`` holds;
+    ``admin`` (admin configurations only, ``topics`` -1): (present partitions, assignments,
+    ``/admin/delete_topics``, ``/admin/reassign_partitions``,
+    ``/admin/preferred_replica_election``). A field not sent is absent from the tuple."""
 
-    op: int
+    __slots__ = ()
     live: tuple[int, ...]
     partition_states: tuple[Any, ...]
+    topics: int = -1
+    admin: tuple[Any, ...] | None = None
 
 
-class ControllerContextWithTopics(NamedTuple):
-    """The failover reads with the number of topics ``/brokers/topics`` holds
-    (``topics_created_later``)."""
+class TopicPartitionStates(ZkResponse, request=q.GetTopicPartitionStates):
+    """(partition, PartZ or None) per partition read; with ``max_unclean_enables``, the topics
+    whose ``unclean.leader.election.enable`` was set dynamically (``getLogConfigs``)."""
 
-    op: int
-    live: tuple[int, ...]
-    partition_states: tuple[Any, ...]
-    topics: int
-
-
-class ControllerContextWithAdmin(NamedTuple):
-    """The failover reads with the admin znodes: ``admin`` is (present partitions,
-    assignments, ``/admin/delete_topics``, ``/admin/reassign_partitions``,
-    ``/admin/preferred_replica_election``); ``topics`` is -1."""
-
-    op: int
-    live: tuple[int, ...]
-    partition_states: tuple[Any, ...]
-    topics: int
-    admin: tuple[Any, ...]
-
-
-class TopicPartitionStates(NamedTuple):
-    """(partition, PartZ or None) per partition read."""
-
-    op: int
+    __slots__ = ()
     states: tuple[tuple[int, Any], ...]
+    unclean_topics: tuple[int, ...] = ()
 
 
-class TopicPartitionStatesWithConfigs(NamedTuple):
-    """The states with the topics whose ``unclean.leader.election.enable`` was set
-    dynamically (``getLogConfigs``)."""
-
-    op: int
-    states: tuple[tuple[int, Any], ...]
-    unclean_topics: tuple[int, ...]
-
-
-class LeaderAndIsrWritten(NamedTuple):
+class LeaderAndIsrWritten(ZkResponse, request=q.UpdateLeaderAndIsr):
     """The partition-state writes' results: ``ok`` false when the fence failed
     (ControllerMovedException), else (partition, new PartZ or None for BadVersion)."""
 
-    op: int
+    __slots__ = ()
     ok: bool
     results: tuple[tuple[int, Any], ...]
 
 
-class BrokerEpochs(NamedTuple):
+class BrokerEpochs(ZkResponse, request=q.GetAllBrokersInCluster):
     """Each broker's registration epoch (0: not registered)."""
 
-    op: int
+    __slots__ = ()
     epochs: tuple[int, ...]
 
 
-class IsrChangeNotifications(NamedTuple):
+class IsrChangeNotifications(ZkResponse, request=q.GetAllIsrChangeNotifications):
     """The notifications (partition, zkVersion written) and each one's partition's current state."""
 
-    op: int
+    __slots__ = ()
     notifications: tuple[tuple[int, int], ...]
     states: tuple[Any, ...]
 
 
-class IsrUpdated(NamedTuple):
+class IsrUpdated(ZkResponse, request=q.UpdateIsr):
     """A leader's ISR write: the new state, or None (BadVersion)."""
 
-    op: int
+    __slots__ = ()
     partition: int
     state: Any
 
 
-class Topics(NamedTuple):
-    """How many topics ``/brokers/topics`` holds (they are created in order)."""
+class Topics(ZkResponse, request=q.GetAllTopicsInCluster):
+    """How many topics ``/brokers/topics`` holds (they are created in order); in admin
+    configurations, also those deleted."""
 
-    op: int
+    __slots__ = ()
     topics: int
+    deleted: tuple[int, ...] = ()
 
 
-class TopicsWithDeleted(NamedTuple):
-    """The topics and those deleted (admin configurations)."""
-
-    op: int
-    topics: int
-    deleted: tuple[int, ...]
-
-
-class TopicDeletions(NamedTuple):
+class TopicDeletions(ZkResponse, request=q.GetTopicDeletions):
     """Children of ``/admin/delete_topics``."""
 
-    op: int
+    __slots__ = ()
     topics: tuple[int, ...]
 
 
-class TopicZNodeDeleted(NamedTuple):
+class TopicZNodeDeleted(ZkResponse, request=q.DeleteTopicZNode):
     """The fenced topic deletion's result."""
 
-    op: int
+    __slots__ = ()
     ok: bool
 
 
-class ReplicaAssignment(NamedTuple):
+class ReplicaAssignment(ZkResponse, request=q.GetReplicaAssignmentForTopic):
     """Which partitions of ``topic`` exist."""
 
-    op: int
+    __slots__ = ()
     topic: int
     present: tuple[bool, ...]
 
 
-class ReplicaAssignmentWritten(NamedTuple):
+class ReplicaAssignmentWritten(ZkResponse, request=q.SetReplicaAssignment):
     """The fenced assignment write's result."""
 
-    op: int
+    __slots__ = ()
     ok: bool
 
 
-class PartitionReassignment(NamedTuple):
+class PartitionReassignment(ZkResponse, request=q.GetPartitionReassignment):
     """``/admin/reassign_partitions``: (partition, RAR) pairs."""
 
-    op: int
+    __slots__ = ()
     reassignments: tuple[tuple[int, tuple[int, ...]], ...]
 
 
-class PreferredReplicaElection(NamedTuple):
+class PreferredReplicaElection(ZkResponse, request=q.GetPreferredReplicaElection):
     """``/admin/preferred_replica_election``'s partitions."""
 
-    op: int
+    __slots__ = ()
     partitions: tuple[int, ...]
-
-
-name_records(globals(), __name__)

@@ -25,9 +25,6 @@ from model.controller.continuations import (
     RemoveReplicasFromIsrWritten,
 )
 from model.controller.messages import (
-    Q_DELETE_ISR_CHANGES,
-    Q_READ_PARTS,
-    Q_WRITE_PARTS,
     S_ADMIN_UNCLEAN,
     S_EPOCH,
     S_INIT,
@@ -111,7 +108,7 @@ class PartitionStateMachine(Component):
             if lai is not None:
                 writes.append((p, PartZ(lai.leader, lai.leader_epoch, lai.isr, c.ctx.epoch, -1)))
         if writes:
-            c.send_zk(UpdateLeaderAndIsr(Q_WRITE_PARTS, tuple(writes), c.fence(), c.ctx.epoch, True, S_INIT))
+            c.send_zk(UpdateLeaderAndIsr(tuple(writes), c.fence(), c.ctx.epoch, True, S_INIT))
             c.park(InitializeLeaderAndIsrWritten(elect, batch=batch, rest=rest))
             return True
         return self.do_elect_leader_for_partitions(c, elect, batch, rest)
@@ -119,7 +116,7 @@ class PartitionStateMachine(Component):
     def initialize_leader_and_isr_written(
         self, c: ControllerBase, resp: tuple, elect: tuple, batch: tuple, rest: tuple
     ) -> None:
-        _, ok, results = resp
+        ok, results = resp.ok, resp.results
         if self.kafka_controller.write_failed(c, ok, rest):
             return
         batch_l = list(batch)
@@ -140,7 +137,7 @@ class PartitionStateMachine(Component):
     ) -> bool:
         """``doElectLeaderForPartitions``: read the partition states, elect, write, retry."""
         if elect:
-            c.send_zk(GetTopicPartitionStates(Q_READ_PARTS, elect))
+            c.send_zk(GetTopicPartitionStates(elect))
             c.park(ElectLeaderForPartitionsRead(strategy, elect, batch=batch, rest=rest))
             return True
         c.send_requests_to_brokers(batch)
@@ -201,9 +198,9 @@ class PartitionStateMachine(Component):
         strategy = data[0]
         cfg = c.sys.cfg
         live = c.live_broker_ids()
-        dyn = resp[2] if len(resp) > 2 else ()
+        dyn = resp.unclean_topics
         writes = []
-        for p, z in resp[1]:
+        for p, z in resp.states:
             if z is None or self.written_by_newer_controller(c, z):
                 continue  # failed election (no state / written by a newer controller)
             cur = LeaderAndIsr(z.leader, z.leader_epoch, z.isr, z.version)
@@ -226,7 +223,6 @@ class PartitionStateMachine(Component):
             return
         c.send_zk(
             UpdateLeaderAndIsr(
-                Q_WRITE_PARTS,
                 tuple((p, z) for p, z, _, _ in writes),
                 c.fence(),
                 ctx.epoch,
@@ -243,7 +239,7 @@ class PartitionStateMachine(Component):
     def elect_leader_for_partitions_written(
         self, c: ControllerBase, resp: tuple, strategy: int, items: tuple, batch: tuple, rest: tuple
     ) -> None:
-        _, ok, results = resp
+        ok, results = resp.ok, resp.results
         if self.kafka_controller.write_failed(c, ok, rest):
             return
         batch_l = list(batch)
@@ -288,7 +284,7 @@ class PartitionStateMachine(Component):
             c.ctx = ctx._replace(leaders=leaders)
             # processUpdateNotifications: UpdateMetadata of the notified partitions
             c.send_update_metadata_request(tuple(sorted({p for p, _ in notes})))
-        c.send_zk(DeleteIsrChangeNotifications(Q_DELETE_ISR_CHANGES, notes, c.fence(), ctx.epoch))
+        c.send_zk(DeleteIsrChangeNotifications(notes, c.fence(), ctx.epoch))
         self.kafka_controller.run(c, rest)
 
     def written_by_newer_controller(self, c: ControllerBase, z: PartZ) -> bool:
@@ -367,7 +363,7 @@ class ReplicaStateMachine(Component):
                 with_info.append(p)
         if not with_info:
             return False
-        c.send_zk(GetTopicPartitionStates(Q_READ_PARTS, tuple(with_info)))
+        c.send_zk(GetTopicPartitionStates(tuple(with_info)))
         c.park(RemoveReplicasFromIsrRead(b, tuple(with_info), rest=rest))
         return True
 
@@ -390,7 +386,7 @@ class ReplicaStateMachine(Component):
         ctx = c.ctx
         writes = []
         done = []
-        for p, z in resp[1]:
+        for p, z in resp.states:
             if z is None or self.partition_state_machine.written_by_newer_controller(c, z):
                 continue
             cur = LeaderAndIsr(z.leader, z.leader_epoch, z.isr, z.version)
@@ -409,13 +405,13 @@ class ReplicaStateMachine(Component):
             c.send_requests_to_brokers(batch)
             self.kafka_controller.run(c, rest)
             return
-        c.send_zk(UpdateLeaderAndIsr(Q_WRITE_PARTS, tuple(writes), c.fence(), ctx.epoch, False, S_REMOVE))
+        c.send_zk(UpdateLeaderAndIsr(tuple(writes), c.fence(), ctx.epoch, False, S_REMOVE))
         c.park(RemoveReplicasFromIsrWritten(b, parts, batch=batch, rest=rest))
 
     def remove_replicas_from_isr_written(
         self, c: ControllerBase, resp: tuple, b: int, batch: tuple, rest: tuple
     ) -> None:
-        _, ok, results = resp
+        ok, results = resp.ok, resp.results
         if self.kafka_controller.write_failed(c, ok, rest):
             return
         batch_l = list(batch)
@@ -430,7 +426,7 @@ class ReplicaStateMachine(Component):
             c.set_rstate(p, b, ReplicaState.OfflineReplica)
             batch_l.extend(self.offline_replica_requests(c, b, ((p, z),)))
         if retry:
-            c.send_zk(GetTopicPartitionStates(Q_READ_PARTS, tuple(retry)))
+            c.send_zk(GetTopicPartitionStates(tuple(retry)))
             c.park(RemoveReplicasFromIsrRead(b, tuple(retry), batch=tuple(batch_l), rest=rest))
             return
         c.send_requests_to_brokers(tuple(batch_l))

@@ -12,8 +12,6 @@ from model.controller.continuations import (
 )
 from model.controller.messages import (
     M_STOP_REPLICA,
-    Q_DELETE_DELETIONS,
-    Q_DELETE_TOPIC,
     DeleteTopicDeletions,
     DeleteTopicZNode,
     StopReplicaPartitions,
@@ -62,7 +60,7 @@ class TopicDeletionManager(Component):
         if not cfg.delete_topic_enable:
             clear = topics
         if clear:
-            c.send_zk(DeleteTopicDeletions(Q_DELETE_DELETIONS, clear, c.fence(), ctx.epoch))
+            c.send_zk(DeleteTopicDeletions(clear, c.fence(), ctx.epoch))
         if not cfg.delete_topic_enable or not known:
             self.kafka_controller.run(c, rest)
             return
@@ -231,7 +229,7 @@ class TopicDeletionManager(Component):
                     c.set_pstate(p, PartitionState.OfflinePartition)
                 c.set_pstate(p, PartitionState.NonExistentPartition)
         c.ctx = c.ctx._replace(deleting=tuple(x for x in c.ctx.deleting if x != t))
-        c.send_zk(DeleteTopicZNode(Q_DELETE_TOPIC, t, c.fence(), ctx.epoch))
+        c.send_zk(DeleteTopicZNode(t, c.fence(), ctx.epoch))
         c.park(TopicZNodeDeleted(t, rest=rest))
         return True
 

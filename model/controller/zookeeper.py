@@ -20,38 +20,36 @@ from model.controller.events import (
     Startup,
 )
 from model.controller.messages import (
-    FENCE_AT,
     FENCED_ADMIN_WRITES,
-    Q_CREATE_CTL,
-    Q_DELETE_CTL,
-    Q_DELETE_DELETIONS,
-    Q_DELETE_ISR_CHANGES,
-    Q_DELETE_TOPIC,
-    Q_INC_EPOCH,
-    Q_READ_ASSIGN,
-    Q_READ_BROKERS,
-    Q_READ_CONTEXT,
-    Q_READ_CTL,
-    Q_READ_DELETIONS,
-    Q_READ_EPOCH,
-    Q_READ_ISR_CHANGES,
-    Q_READ_PARTS,
-    Q_READ_PREFERRED,
-    Q_READ_REASSIGN,
-    Q_READ_TOPICS,
-    Q_REGISTER_BROKER,
-    Q_REGISTER_CTL,
-    Q_UPDATE_ISR,
-    Q_WRITE_ASSIGN,
-    Q_WRITE_PARTS,
-    Q_WRITE_REASSIGN,
+    REQUESTS,
+    CreateControllerPath,
+    DeleteControllerPath,
+    DeleteIsrChangeNotifications,
+    DeleteTopicDeletions,
+    DeleteTopicZNode,
+    GetAllBrokersInCluster,
+    GetAllIsrChangeNotifications,
+    GetAllTopicsInCluster,
+    GetControllerIdAndEpoch,
+    GetPartitionReassignment,
+    GetPreferredReplicaElection,
+    GetReplicaAssignmentForTopic,
+    GetTopicDeletions,
+    GetTopicPartitionStates,
+    IncrementControllerEpoch,
+    ReadControllerContext,
+    ReadControllerEpoch,
+    RegisterBroker,
+    RegisterControllerAndIncrementControllerEpoch,
+    RemovePartitionsFromReassignment,
+    SetReplicaAssignment,
+    UpdateIsr,
+    UpdateLeaderAndIsr,
 )
 from model.controller.responses import (
     BrokerEpochs,
     BrokerRegistered,
-    ControllerContextData,
-    ControllerContextWithAdmin,
-    ControllerContextWithTopics,
+    ControllerContext,
     ControllerEpochIncremented,
     ControllerEpochRead,
     ControllerIdAndEpoch,
@@ -66,9 +64,7 @@ from model.controller.responses import (
     ReplicaAssignmentWritten,
     TopicDeletions,
     TopicPartitionStates,
-    TopicPartitionStatesWithConfigs,
     Topics,
-    TopicsWithDeleted,
     TopicZNodeDeleted,
 )
 from model.controller.state import Node, State, Zk
@@ -91,15 +87,15 @@ class ZooKeeperServer(Actor):
         n = s.nodes[b]
         resp = n.zk_in[0]
         n2 = n._replace(zk_in=n.zk_in[1:])
-        op = resp[0]
-        if op == Q_REGISTER_BROKER:
-            ev = n2.events
-            if resp[2] and Startup() not in ev:
-                ev = (*ev, Startup())
-            n2 = n2._replace(bepoch=resp[1], events=ev)
-            return ZkReply(b, resp), s._replace(nodes=set_item(s.nodes, b, n2))
-        if op == Q_UPDATE_ISR:
-            return ZkReply(b, resp), self.system.replica_manager.isr_result(s, b, n2, resp)
+        match resp:
+            case BrokerRegistered(broker_epoch, reelect):
+                ev = n2.events
+                if reelect and Startup() not in ev:
+                    ev = (*ev, Startup())
+                n2 = n2._replace(bepoch=broker_epoch, events=ev)
+                return ZkReply(b, resp), s._replace(nodes=set_item(s.nodes, b, n2))
+            case IsrUpdated():
+                return ZkReply(b, resp), self.system.replica_manager.isr_result(s, b, n2, resp)
         s1 = s._replace(nodes=set_item(s.nodes, b, n2))
         w = self.system.controller_cls(self.system, s1, b, n2)
         if w.pending is None:  # pragma: no cover - a response nobody waits for
@@ -108,152 +104,141 @@ class ZooKeeperServer(Actor):
         return ZkReply(b, resp), w.commit(s1)
 
     def serve(self, s: State, b: int) -> tuple[Any, State]:
+        """Apply the head request of broker ``b``'s session: a ``match`` on its class
+        (``messages.py``; a plain tuple is read as its record, ``REQUESTS.view``)."""
         cfg = self.cfg
         n = s.nodes[b]
         req = n.zk_out[0]
-        op = req[0]
+        if type(req) is tuple:
+            req = REQUESTS.view(req)
         zk = s.zk
         nodes = list(s.nodes)
         sess = n.session
         resp: tuple | None = None
         node = n._replace(zk_out=n.zk_out[1:])
-        if op == Q_REGISTER_BROKER:
-            cur = zk.brokers[b]
-            if cur is None:
-                epoch = zk.czxids[b] + 1
-                zk = zk._replace(
-                    brokers=set_item(zk.brokers, b, (sess, epoch)), czxids=set_item(zk.czxids, b, epoch)
-                )
-                resp = BrokerRegistered(Q_REGISTER_BROKER, epoch, req[1])
-                nodes[b] = node
-                self.fire_watches(nodes, BrokerChange(), "watch")
-                node = nodes[b]
-            elif cur[0] == sess:  # a retried registration of this very session
-                resp = BrokerRegistered(Q_REGISTER_BROKER, cur[1], req[1])
-            else:  # pragma: no cover - restarts wait for the old session to expire
-                raise AssertionError("broker registration over a live ephemeral")
-        elif op == Q_READ_CTL:
-            ctl = zk.controller[0] if zk.controller is not None else -1
-            resp = ControllerIdAndEpoch(Q_READ_CTL, ctl, zk.epoch, zk.epoch_version)
-            node = node._replace(ctl_watch=True)
-        elif op == Q_REGISTER_CTL:
-            _, new_epoch, version = req
-            if zk.controller is not None or zk.epoch_version != version:
-                resp = ControllerRegistered(Q_REGISTER_CTL, False, 0, 0)
-            else:
-                zk = zk._replace(controller=(b, sess), epoch=new_epoch, epoch_version=version + 1)
-                resp = ControllerRegistered(Q_REGISTER_CTL, True, new_epoch, version + 1)
-                nodes[b] = node
-                self.fire_watches(nodes, ControllerChange(b), "ctl", skip=b)
-                node = nodes[b]
-        elif op == Q_CREATE_CTL:
-            if zk.controller is not None:
-                resp = ControllerPathCreated(Q_CREATE_CTL, False, zk.controller[0])
-            else:
-                zk = zk._replace(controller=(b, sess))
-                resp = ControllerPathCreated(Q_CREATE_CTL, True, b)
-                nodes[b] = node
-                self.fire_watches(nodes, ControllerChange(b), "ctl", skip=b)
-                node = nodes[b]
-        elif op == Q_READ_EPOCH:
-            resp = ControllerEpochRead(Q_READ_EPOCH, zk.epoch, zk.epoch_version)
-        elif op == Q_INC_EPOCH:
-            _, new_epoch, version = req
-            if zk.epoch_version != version:
-                resp = ControllerEpochIncremented(Q_INC_EPOCH, False, 0, 0)
-            else:
-                zk = zk._replace(epoch=new_epoch, epoch_version=version + 1)
-                resp = ControllerEpochIncremented(Q_INC_EPOCH, True, new_epoch, version + 1)
-        elif op == Q_DELETE_CTL:
-            if zk.controller is not None:
-                zk = zk._replace(controller=None)
-                nodes[b] = node
-                self.fire_watches(nodes, Reelect(), "ctl")
-                node = nodes[b]
-        elif op == Q_READ_CONTEXT:
-            live = tuple(0 if e is None else e[1] for e in zk.brokers)
-            if self.admin:
-                present = tuple(self.system.present(zk, p) for p in range(self.np))
-                admin = (present, zk.ar, zk.delete_topics, zk.reassign, zk.preferred)
-                resp = ControllerContextWithAdmin(Q_READ_CONTEXT, live, zk.parts, -1, admin)
-            elif self.later:
-                resp = ControllerContextWithTopics(
-                    Q_READ_CONTEXT, live, zk.parts, self.topics_at_start + zk.created
-                )
-            else:
-                resp = ControllerContextData(Q_READ_CONTEXT, live, zk.parts)
-            node = node._replace(watch=True)
-        elif op == Q_READ_TOPICS:
-            if self.admin:
-                resp = TopicsWithDeleted(Q_READ_TOPICS, self.topics_at_start + zk.created, zk.gone)
-            else:
-                resp = Topics(Q_READ_TOPICS, self.topics_at_start + zk.created)
-        elif op == Q_READ_PARTS:
-            if cfg.max_unclean_enables:
-                # with the topics' configs (getLogConfigs), for unclean.leader.election.enable
-                resp = TopicPartitionStatesWithConfigs(
-                    Q_READ_PARTS, tuple((p, zk.parts[p]) for p in req[1]), zk.unclean_dyn
-                )
-            else:
-                resp = TopicPartitionStates(Q_READ_PARTS, tuple((p, zk.parts[p]) for p in req[1]))
-        elif op in FENCED_ADMIN_WRITES or op in (
-            Q_READ_DELETIONS,
-            Q_READ_ASSIGN,
-            Q_READ_REASSIGN,
-            Q_READ_PREFERRED,
-        ):
-            zk, resp = self.admin_request(zk, req)
-        elif op == Q_WRITE_PARTS:
-            _, writes, fence, _ctl_epoch, create, _strategy = req
-            if not self.epoch_fence_holds(zk, fence):
-                resp = LeaderAndIsrWritten(Q_WRITE_PARTS, False, ())
-            else:
-                parts = zk.parts
-                results = []
-                for p, z in writes:
-                    cur = parts[p]
-                    if create:
-                        ok = cur is None
-                        new = z._replace(version=0)
-                    else:
-                        ok = cur is not None and cur.version == z.version
-                        new = z._replace(version=z.version + 1)
-                    if ok:
-                        parts = set_item(parts, p, new)
-                        results.append((p, new))
-                    else:
-                        results.append((p, None))
-                zk = zk._replace(parts=parts)
-                resp = LeaderAndIsrWritten(Q_WRITE_PARTS, True, tuple(results))
-        elif op == Q_READ_BROKERS:
-            resp = BrokerEpochs(Q_READ_BROKERS, tuple(0 if e is None else e[1] for e in zk.brokers))
-        elif op == Q_READ_ISR_CHANGES:
-            notes = zk.isr_changes
-            resp = IsrChangeNotifications(Q_READ_ISR_CHANGES, notes, tuple(zk.parts[p] for p, _ in notes))
-        elif op == Q_DELETE_ISR_CHANGES:
-            # only the notifications read: one written since (a new sequence number) stays
-            _, read, fence, _ctl_epoch = req
-            if self.epoch_fence_holds(zk, fence):
-                zk = zk._replace(isr_changes=tuple(e for e in zk.isr_changes if e not in read))
-        elif op == Q_UPDATE_ISR:
-            _, p, z = req
-            cur = zk.parts[p]
-            if cur is not None and cur.version == z.version:
-                new = z._replace(version=z.version + 1)
-                # ReplicaManager.recordIsrChange: a new sequential /isr_change_notification child
-                ic = tuple(sorted((*zk.isr_changes, (p, new.version))))
-                zk = zk._replace(parts=set_item(zk.parts, p, new), isr_changes=ic)
-                resp = IsrUpdated(Q_UPDATE_ISR, p, new)
-                nodes[b] = node
-                self.fire_watches(nodes, IsrChangeNotification(), "watch")
-                if zk.reassign and any(q == p for q, _ in zk.reassign):
-                    # the controller's PartitionReassignmentIsrChangeHandler on the state znode
-                    self.fire_watches(nodes, PartitionReassignmentIsrChange(p), "watch")
-                node = nodes[b]
-            else:
-                resp = IsrUpdated(Q_UPDATE_ISR, p, None)
-        else:  # pragma: no cover
-            raise AssertionError(f"unknown request {req!r}")
+        match req:
+            case RegisterBroker(reelect):
+                cur = zk.brokers[b]
+                if cur is None:
+                    epoch = zk.czxids[b] + 1
+                    zk = zk._replace(
+                        brokers=set_item(zk.brokers, b, (sess, epoch)), czxids=set_item(zk.czxids, b, epoch)
+                    )
+                    resp = BrokerRegistered(epoch, reelect)
+                    nodes[b] = node
+                    self.fire_watches(nodes, BrokerChange(), "watch")
+                    node = nodes[b]
+                elif cur[0] == sess:  # a retried registration of this very session
+                    resp = BrokerRegistered(cur[1], reelect)
+                else:  # pragma: no cover - restarts wait for the old session to expire
+                    raise AssertionError("broker registration over a live ephemeral")
+            case GetControllerIdAndEpoch():
+                ctl = zk.controller[0] if zk.controller is not None else -1
+                resp = ControllerIdAndEpoch(ctl, zk.epoch, zk.epoch_version)
+                node = node._replace(ctl_watch=True)
+            case RegisterControllerAndIncrementControllerEpoch(new_epoch, version):
+                if zk.controller is not None or zk.epoch_version != version:
+                    resp = ControllerRegistered(False, 0, 0)
+                else:
+                    zk = zk._replace(controller=(b, sess), epoch=new_epoch, epoch_version=version + 1)
+                    resp = ControllerRegistered(True, new_epoch, version + 1)
+                    nodes[b] = node
+                    self.fire_watches(nodes, ControllerChange(b), "ctl", skip=b)
+                    node = nodes[b]
+            case CreateControllerPath():
+                if zk.controller is not None:
+                    resp = ControllerPathCreated(False, zk.controller[0])
+                else:
+                    zk = zk._replace(controller=(b, sess))
+                    resp = ControllerPathCreated(True, b)
+                    nodes[b] = node
+                    self.fire_watches(nodes, ControllerChange(b), "ctl", skip=b)
+                    node = nodes[b]
+            case ReadControllerEpoch():
+                resp = ControllerEpochRead(zk.epoch, zk.epoch_version)
+            case IncrementControllerEpoch(new_epoch, version):
+                if zk.epoch_version != version:
+                    resp = ControllerEpochIncremented(False, 0, 0)
+                else:
+                    zk = zk._replace(epoch=new_epoch, epoch_version=version + 1)
+                    resp = ControllerEpochIncremented(True, new_epoch, version + 1)
+            case DeleteControllerPath():
+                if zk.controller is not None:
+                    zk = zk._replace(controller=None)
+                    nodes[b] = node
+                    self.fire_watches(nodes, Reelect(), "ctl")
+                    node = nodes[b]
+            case ReadControllerContext():
+                live = tuple(0 if e is None else e[1] for e in zk.brokers)
+                if self.admin:
+                    present = tuple(self.system.present(zk, p) for p in range(self.np))
+                    admin = (present, zk.ar, zk.delete_topics, zk.reassign, zk.preferred)
+                    resp = ControllerContext(live, zk.parts, -1, admin)
+                elif self.later:
+                    resp = ControllerContext(live, zk.parts, self.topics_at_start + zk.created)
+                else:
+                    resp = ControllerContext(live, zk.parts)
+                node = node._replace(watch=True)
+            case GetAllTopicsInCluster():
+                if self.admin:
+                    resp = Topics(self.topics_at_start + zk.created, zk.gone)
+                else:
+                    resp = Topics(self.topics_at_start + zk.created)
+            case GetTopicPartitionStates(partitions):
+                states = tuple((p, zk.parts[p]) for p in partitions)
+                if cfg.max_unclean_enables:
+                    # with the topics' configs (getLogConfigs), for unclean.leader.election.enable
+                    resp = TopicPartitionStates(states, zk.unclean_dyn)
+                else:
+                    resp = TopicPartitionStates(states)
+            case UpdateLeaderAndIsr(writes, fence, _, create):
+                if not self.epoch_fence_holds(zk, fence):
+                    resp = LeaderAndIsrWritten(False, ())
+                else:
+                    parts = zk.parts
+                    results = []
+                    for p, z in writes:
+                        cur = parts[p]
+                        if create:
+                            ok = cur is None
+                            new = z._replace(version=0)
+                        else:
+                            ok = cur is not None and cur.version == z.version
+                            new = z._replace(version=z.version + 1)
+                        if ok:
+                            parts = set_item(parts, p, new)
+                            results.append((p, new))
+                        else:
+                            results.append((p, None))
+                    zk = zk._replace(parts=parts)
+                    resp = LeaderAndIsrWritten(True, tuple(results))
+            case GetAllBrokersInCluster():
+                resp = BrokerEpochs(tuple(0 if e is None else e[1] for e in zk.brokers))
+            case GetAllIsrChangeNotifications():
+                notes = zk.isr_changes
+                resp = IsrChangeNotifications(notes, tuple(zk.parts[p] for p, _ in notes))
+            case DeleteIsrChangeNotifications(read, fence):
+                # only the notifications read: one written since (a new sequence number) stays
+                if self.epoch_fence_holds(zk, fence):
+                    zk = zk._replace(isr_changes=tuple(e for e in zk.isr_changes if e not in read))
+            case UpdateIsr(p, z):
+                cur = zk.parts[p]
+                if cur is not None and cur.version == z.version:
+                    new = z._replace(version=z.version + 1)
+                    # ReplicaManager.recordIsrChange: a new sequential /isr_change_notification child
+                    ic = tuple(sorted((*zk.isr_changes, (p, new.version))))
+                    zk = zk._replace(parts=set_item(zk.parts, p, new), isr_changes=ic)
+                    resp = IsrUpdated(p, new)
+                    nodes[b] = node
+                    self.fire_watches(nodes, IsrChangeNotification(), "watch")
+                    if zk.reassign and any(q == p for q, _ in zk.reassign):
+                        # the controller's PartitionReassignmentIsrChangeHandler on the state znode
+                        self.fire_watches(nodes, PartitionReassignmentIsrChange(p), "watch")
+                    node = nodes[b]
+                else:
+                    resp = IsrUpdated(p, None)
+            case _:  # the admin workflows' requests
+                zk, resp = self.admin_request(zk, req)
         if resp is not None and node.alive:
             node = node._replace(zk_in=(*node.zk_in, resp))
         nodes[b] = node
@@ -272,51 +257,50 @@ class ZooKeeperServer(Actor):
     def admin_request(self, zk: Zk, req: tuple) -> tuple[Zk, tuple | None]:
         """The server side of the admin workflows' requests (controller writes fenced on the
         ``/controller_epoch`` version, as ``deleteTopicZNode(topic, epochZkVersion)`` etc.)."""
-        op = req[0]
-        if op == Q_READ_DELETIONS:
-            return zk, TopicDeletions(op, zk.delete_topics)
-        if op == Q_READ_ASSIGN:
-            t = req[1]
-            ppt = self.ppt
-            return zk, ReplicaAssignment(
-                op, t, tuple(self.system.present(zk, p) for p in range(t * ppt, (t + 1) * ppt))
-            )
-        if op == Q_READ_REASSIGN:
-            return zk, PartitionReassignment(op, zk.reassign)
-        if op == Q_READ_PREFERRED:
-            return zk, PreferredReplicaElection(op, zk.preferred)
-        fence = req[FENCE_AT[op]]
-        ok = self.epoch_fence_holds(zk, fence)
-        if op == Q_DELETE_DELETIONS:
-            if ok:
-                zk = zk._replace(delete_topics=tuple(t for t in zk.delete_topics if t not in req[1]))
-            return zk, None
-        if op == Q_DELETE_TOPIC:
-            t = req[1]
-            if not ok:
-                return zk, TopicZNodeDeleted(op, False)
-            ppt = self.ppt
-            ps = range(t * ppt, (t + 1) * ppt)
-            parts = zk.parts
-            for p in ps:
-                parts = set_item(parts, p, None)
-            zk = zk._replace(
-                parts=parts,
-                gone=tuple(sorted((*zk.gone, t))),
-                delete_topics=tuple(x for x in zk.delete_topics if x != t),
-                isr_changes=tuple(e for e in zk.isr_changes if e[0] not in ps),
-            )
-            return zk, TopicZNodeDeleted(op, True)
-        if op == Q_WRITE_ASSIGN:
-            _, p, ar, _fence, _epoch = req
-            if not ok:
-                return zk, ReplicaAssignmentWritten(op, False)
-            return zk._replace(ar=set_item(zk.ar, p, ar)), ReplicaAssignmentWritten(op, True)
-        if op == Q_WRITE_REASSIGN:
-            if ok:
-                zk = zk._replace(reassign=tuple(e for e in zk.reassign if e[0] not in req[1]))
-            return zk, None
-        # Q_DELETE_PREFERRED
+        match req:
+            case GetTopicDeletions():
+                return zk, TopicDeletions(zk.delete_topics)
+            case GetReplicaAssignmentForTopic(t):
+                ppt = self.ppt
+                return zk, ReplicaAssignment(
+                    t, tuple(self.system.present(zk, p) for p in range(t * ppt, (t + 1) * ppt))
+                )
+            case GetPartitionReassignment():
+                return zk, PartitionReassignment(zk.reassign)
+            case GetPreferredReplicaElection():
+                return zk, PreferredReplicaElection(zk.preferred)
+        if type(req) not in FENCED_ADMIN_WRITES:  # pragma: no cover
+            raise AssertionError(f"unknown request {req!r}")
+        ok = self.epoch_fence_holds(zk, req.fence)
+        match req:
+            case DeleteTopicDeletions(topics):
+                if ok:
+                    zk = zk._replace(delete_topics=tuple(t for t in zk.delete_topics if t not in topics))
+                return zk, None
+            case DeleteTopicZNode(t):
+                if not ok:
+                    return zk, TopicZNodeDeleted(False)
+                ppt = self.ppt
+                ps = range(t * ppt, (t + 1) * ppt)
+                parts = zk.parts
+                for p in ps:
+                    parts = set_item(parts, p, None)
+                zk = zk._replace(
+                    parts=parts,
+                    gone=tuple(sorted((*zk.gone, t))),
+                    delete_topics=tuple(x for x in zk.delete_topics if x != t),
+                    isr_changes=tuple(e for e in zk.isr_changes if e[0] not in ps),
+                )
+                return zk, TopicZNodeDeleted(True)
+            case SetReplicaAssignment(p, ar):
+                if not ok:
+                    return zk, ReplicaAssignmentWritten(False)
+                return zk._replace(ar=set_item(zk.ar, p, ar)), ReplicaAssignmentWritten(True)
+            case RemovePartitionsFromReassignment(partitions):
+                if ok:
+                    zk = zk._replace(reassign=tuple(e for e in zk.reassign if e[0] not in partitions))
+                return zk, None
+        # DeletePreferredReplicaElection
         if ok:
             zk = zk._replace(preferred=())
         return zk, None
