@@ -49,6 +49,15 @@ def _optional(i: int, default: Any) -> property:
 _ABSENT: Any = object()
 
 
+def field_types(cls: type, names: list[str]) -> tuple[str, ...]:
+    """The annotations of ``cls``'s fields ``names``, as written (a module with
+    ``from __future__ import annotations`` keeps them as strings)."""
+    ann = inspect.get_annotations(cls)
+    return tuple(
+        a if isinstance(a, str) else getattr(a, "__name__", repr(a)) for a in (ann[n] for n in names)
+    )
+
+
 def check_slots(cls: type) -> None:
     """A record class must say ``__slots__ = ()`` (as ``NamedTuple`` does for its classes): an
     instance is then its tuple, which the C packer and the codecs require, and no metaclass is
@@ -95,6 +104,8 @@ class Record(tuple):
     #: the names of the items, the code's first (what the codecs look for)
     _fields: ClassVar[tuple[str, ...]] = ("code",)
     _required: ClassVar[int] = 0
+    #: each field's annotation as written (what it holds: ``model/controller/ids.py``)
+    _field_types: ClassVar[tuple[str, ...]] = ()
     __match_args__: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, code: int | None = None, **kw: Any) -> None:
@@ -104,6 +115,7 @@ class Record(tuple):
         check_slots(cls)
         cls.code = code
         names = [n for n in inspect.get_annotations(cls) if not n.startswith("_")]
+        cls._field_types = field_types(cls, names)
         required = 0
         for i, name in enumerate(names, 1):
             if name in cls.__dict__:

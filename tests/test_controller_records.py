@@ -166,3 +166,54 @@ def test_record_classes_are_records() -> None:
     classes = [*STEP_CLASSES, *PARKED_CLASSES, *EVENT_CLASSES, *REQUEST_CLASSES, *RESPONSE_CLASSES]
     assert all(issubclass(c, Record) for c in classes)
     assert continuations.Parked in continuations.ElectRead.__mro__
+
+
+# -- the id kinds a record's fields declare (issue 31, item 4) ---------------------------------
+
+#: fields whose name says they hold ids but which hold none (counts of topics)
+_COUNTS = {("Topics", "topics"), ("ControllerContext", "topics")}
+#: the fields the renamer renames by hand (``Renamer.step`` / ``response``): renamed together
+_BY_HAND = {
+    ("SendStopReplica", "extra"),
+    ("IsrChangeNotifications", "notifications"),
+    ("IsrChangeNotifications", "states"),
+    ("ReplicaAssignment", "topic"),
+    ("ReplicaAssignment", "present"),
+}
+_ID_NAME = re.compile(
+    r"(^|_)(brokers?|partitions?|topics?|replicas?|controller_id|isr|leader|live|elect|writes|results|states)$"
+)
+
+
+def _record_classes() -> list[type]:
+    out = [*STEP_CLASSES, *PARKED_CLASSES, *EVENT_CLASSES, *REQUEST_CLASSES, *RESPONSE_CLASSES]
+    return sorted(set(out), key=lambda c: (c.__module__, c.__name__))
+
+
+def test_every_id_kind_has_a_renaming() -> None:
+    """Each kind ``ids.py`` declares is renamed by one renamer method, and no other kind is."""
+    from model.controller.ids import ID_KINDS
+    from model.controller.renamer import KIND_METHODS, Renamer
+
+    assert set(KIND_METHODS) == ID_KINDS
+    assert all(callable(getattr(Renamer, m)) for m in KIND_METHODS.values())
+
+
+@pytest.mark.parametrize("cls", _record_classes(), ids=lambda c: c.__name__)
+def test_a_field_that_holds_ids_declares_their_kind(cls: type) -> None:
+    """Every field of every event, request, response, step and continuation is either of an id
+    kind (``ids.py``, so the symmetry renamer renames it with no edit of its own) or holds no
+    id: its name says nothing of brokers, partitions or topics (a count of topics aside), and
+    its type is a plain ``int`` / ``bool`` / ``Any`` (only the records renamed by hand hold
+    ids in other types)."""
+    from model.controller.ids import ID_KINDS
+
+    names = [n for n in cls.__match_args__ if n not in ("batch", "rest")]
+    if issubclass(cls, events.ControllerEvent) and cls._field_types and len(names) != 1:
+        names = ["arg"]  # one packed argument, its kind declared for it
+    assert len(names) == len(cls._field_types), cls
+    for name, kind in zip(names, cls._field_types):
+        if kind.removesuffix(" | None") in ID_KINDS or (cls.__name__, name) in _BY_HAND:
+            continue
+        assert kind in ("int", "bool", "Any"), (cls.__name__, name, kind)
+        assert not _ID_NAME.search(name) or (cls.__name__, name) in _COUNTS, (cls.__name__, name, kind)

@@ -20,6 +20,7 @@ import inspect
 from operator import itemgetter
 from typing import Any, ClassVar
 
+from model.controller.ids import BrokerId, BrokerList, ElectionItems, PartitionId, PartitionSet, TopicId
 from model.controller.program import (
     W_ASSIGN,
     W_BROKERS,
@@ -45,7 +46,7 @@ from model.controller.program import (
     W_RM_WRITE,
     W_TOPICS,
 )
-from model.records import Record, RecordFamily, check_slots, make_new
+from model.records import Record, RecordFamily, check_slots, field_types, make_new
 
 
 def _data_field(i: int) -> property:
@@ -74,6 +75,7 @@ class Parked(Record):
         check_slots(cls)
         cls.code = code
         names = [n for n in inspect.get_annotations(cls) if not n.startswith("_")]
+        cls._field_types = field_types(cls, names)
         if len(names) == 1:
             setattr(cls, names[0], property(itemgetter(1)))
         else:
@@ -119,21 +121,21 @@ class FailoverContextRead(Parked, code=W_CONTEXT):
 class InitializeLeaderAndIsrWritten(Parked, code=W_INIT):
     __slots__ = ()
     kafka_call = "initializeLeaderAndIsrForPartitions: createTopicPartitionStatesRaw"
-    elect: tuple[int, ...]  #: the partitions to elect next (``doElectLeaderForPartitions``)
+    elect: PartitionSet  #: the partitions to elect next (``doElectLeaderForPartitions``)
 
 
 class ElectLeaderForPartitionsRead(Parked, code=W_ELECT_PARTS):
     __slots__ = ()
     kafka_call = "doElectLeaderForPartitions: getTopicPartitionStatesRaw"
     strategy: int
-    partitions: tuple[int, ...]
+    partitions: PartitionSet
 
 
 class ElectLeaderForPartitionsWritten(Parked, code=W_ELECT_WRITE):
     __slots__ = ()
     kafka_call = "doElectLeaderForPartitions: updateLeaderAndIsr"
     strategy: int
-    items: tuple[tuple[int, tuple[int, ...], int], ...]  #: (partition, recipients, unclean)
+    items: ElectionItems  #: (partition, recipients, unclean)
 
 
 class BrokerChangeRead(Parked, code=W_BROKERS):
@@ -149,15 +151,15 @@ class IsrChangeNotificationsRead(Parked, code=W_ISR_READ):
 class RemoveReplicasFromIsrRead(Parked, code=W_RM_READ):
     __slots__ = ()
     kafka_call = "doRemoveReplicasFromIsr: getTopicPartitionStatesRaw"
-    broker: int
-    partitions: tuple
+    broker: BrokerId
+    partitions: PartitionSet
 
 
 class RemoveReplicasFromIsrWritten(Parked, code=W_RM_WRITE):
     __slots__ = ()
     kafka_call = "doRemoveReplicasFromIsr: updateLeaderAndIsr"
-    broker: int
-    partitions: tuple
+    broker: BrokerId
+    partitions: PartitionSet
 
 
 class LegacyControllerRead(Parked, code=W_L_READ):
@@ -193,13 +195,13 @@ class TopicDeletionRead(Parked, code=W_DEL_READ):
 class TopicZNodeDeleted(Parked, code=W_DEL_DONE):
     __slots__ = ()
     kafka_call = "completeDeleteTopic: deleteTopicZNode"
-    topic: int
+    topic: TopicId
 
 
 class PartitionModificationsRead(Parked, code=W_PMOD):
     __slots__ = ()
     kafka_call = "processPartitionModifications: getReplicaAssignmentForTopics"
-    topic: int
+    topic: TopicId
 
 
 class PartitionReassignmentRead(Parked, code=W_REASSIGN_READ):
@@ -210,16 +212,16 @@ class PartitionReassignmentRead(Parked, code=W_REASSIGN_READ):
 class ReassignmentPartitionStateRead(Parked, code=W_REASSIGN_PARTS):
     __slots__ = ()
     kafka_call = "onPartitionReassignment: getTopicPartitionStatesRaw"
-    partition: int
+    partition: PartitionId
     mode: int
 
 
 class AssignmentWritten(Parked, code=W_ASSIGN):
     __slots__ = ()
     kafka_call = "updateAssignmentForPartition: setReplicaAssignment"
-    partition: int
+    partition: PartitionId
     phase: int  #: 1: AR = RAR + OAR written (step 1); 2: AR = RAR (step 6)
-    replicas: tuple[int, ...]
+    replicas: BrokerList
 
 
 class PreferredReplicaElectionRead(Parked, code=W_PREF_READ):

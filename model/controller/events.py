@@ -18,7 +18,8 @@ import inspect
 from operator import itemgetter
 from typing import Any, ClassVar
 
-from model.records import Record, RecordFamily, check_slots, make_new
+from model.controller.ids import BrokerId, PartitionId, TopicId
+from model.records import Record, RecordFamily, check_slots, field_types, make_new
 
 __all__ = [
     "EVENTS",
@@ -80,6 +81,8 @@ class ControllerEvent(Record):
         cls.code = code
         cls.kafka_name = cls.__dict__.get("kafka_name") or cls.__name__
         names = [n for n in inspect.get_annotations(cls) if not n.startswith("_")]
+        if "_field_types" not in cls.__dict__:
+            cls._field_types = field_types(cls, names)
         if len(names) > 1:
             raise TypeError(f"event {cls.__name__}: one argument at most")
         if "__new__" in cls.__dict__:  # an argument packed from several fields (see below)
@@ -122,7 +125,7 @@ class ControllerChange(ControllerEvent, code=EV_CTL_CHANGE):
     """``ControllerChange``: ``/controller`` created, by ``controller_id``."""
 
     __slots__ = ()
-    controller_id: int
+    controller_id: BrokerId
 
 
 class BrokerChange(ControllerEvent, code=EV_BROKER_CHANGE):
@@ -169,6 +172,7 @@ class TopicDeletionStopReplicaResponseReceived(ControllerEvent, code=EV_DELETE_R
 
     __slots__ = ()
     __match_args__ = ("replica_id", "partitions")
+    _field_types = ("BrokerAndPartitionMask",)  #: its one argument's id kind (``ids.py``)
     error = False  #: whether the response carries an error
     replica_id = _replica_id
     partitions = _partitions
@@ -180,6 +184,7 @@ class TopicDeletionStopReplicaResponseError(ControllerEvent, code=EV_DELETE_RESP
 
     __slots__ = ()
     __match_args__ = ("replica_id", "partitions")
+    _field_types = ("BrokerAndPartitionMask",)  #: its one argument's id kind (``ids.py``)
     kafka_name = "TopicDeletionStopReplicaResponseReceived (error)"
     error = True
     replica_id = _replica_id
@@ -191,7 +196,7 @@ class PartitionModifications(ControllerEvent, code=EV_PARTITION_MOD):
     """``PartitionModifications(topic)``: the topic's assignment znode changed."""
 
     __slots__ = ()
-    topic: int
+    topic: TopicId
 
 
 class PartitionReassignment(ControllerEvent, code=EV_REASSIGN):
@@ -204,7 +209,7 @@ class PartitionReassignmentIsrChange(ControllerEvent, code=EV_REASSIGN_ISR):
     """``PartitionReassignmentIsrChange(partition)``: a reassigned partition's state znode changed."""
 
     __slots__ = ()
-    partition: int
+    partition: PartitionId
 
 
 class PreferredReplicaLeaderElection(ControllerEvent, code=EV_PREFERRED):
@@ -229,6 +234,7 @@ class ControlledShutdown(ControllerEvent, code=EV_CONTROLLED_SHUTDOWN):
 
     __slots__ = ()
     __match_args__ = ("broker", "broker_epoch")
+    _field_types = ("BrokerAndEpoch",)  #: its one argument's id kind (``ids.py``)
     broker = property(lambda self: self[1] & 7)
     broker_epoch = property(lambda self: self[1] >> 3)
     __new__ = _controlled_shutdown_new  # type: ignore[assignment]
@@ -238,7 +244,7 @@ class TopicUncleanLeaderElectionEnable(ControllerEvent, code=EV_UNCLEAN_ENABLE):
     """``TopicUncleanLeaderElectionEnable(topic)``: the topic's unclean election enabled dynamically."""
 
     __slots__ = ()
-    topic: int
+    topic: TopicId
 
 
 class ReplicaLeaderElection(ControllerEvent, code=EV_ADMIN_UNCLEAN):

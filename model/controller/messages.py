@@ -18,6 +18,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, NamedTuple
 
+from model.controller.ids import (
+    BrokerList,
+    IsrChangeSeqs,
+    PartitionId,
+    PartitionSet,
+    PartitionZnode,
+    PartitionZnodes,
+    TopicId,
+    TopicSet,
+)
 from model.records import Record, RecordFamily
 
 # ZooKeeper request ops (first item of a request tuple; responses reuse the op)
@@ -167,7 +177,7 @@ class GetTopicPartitionStates(ZkRequest, code=Q_READ_PARTS):
     """``getTopicPartitionStates`` of ``partitions``."""
 
     __slots__ = ()
-    partitions: tuple[int, ...]
+    partitions: PartitionSet
 
 
 class UpdateLeaderAndIsr(ZkRequest, code=Q_WRITE_PARTS):
@@ -176,7 +186,7 @@ class UpdateLeaderAndIsr(ZkRequest, code=Q_WRITE_PARTS):
     -1: not fenced); ``strategy`` (``S_*``) says why the controller writes."""
 
     __slots__ = ()
-    writes: tuple[tuple[int, Any], ...]  #: (partition, PartZ with the expected version)
+    writes: PartitionZnodes  #: (partition, PartZ with the expected version)
     fence: int
     controller_epoch: int
     create: bool
@@ -200,7 +210,7 @@ class DeleteIsrChangeNotifications(ZkRequest, code=Q_DELETE_ISR_CHANGES):
     (fenced; fire-and-forget)."""
 
     __slots__ = ()
-    notifications: tuple[tuple[int, int], ...]  #: (partition, zkVersion) of each, as read
+    notifications: IsrChangeSeqs  #: (partition, zkVersion) of each, as read
     fence: int
     controller_epoch: int
 
@@ -210,8 +220,8 @@ class UpdateIsr(ZkRequest, code=Q_UPDATE_ISR):
     zkVersion, plus an ``/isr_change_notification``."""
 
     __slots__ = ()
-    partition: int
-    state: Any  #: the new PartZ, with the zkVersion it expects
+    partition: PartitionId
+    state: PartitionZnode  #: the new PartZ, with the zkVersion it expects
 
 
 class GetAllTopicsInCluster(ZkRequest, code=Q_READ_TOPICS):
@@ -230,7 +240,7 @@ class DeleteTopicDeletions(ZkRequest, code=Q_DELETE_DELETIONS):
     """``deleteTopicDeletions`` (fenced; fire-and-forget)."""
 
     __slots__ = ()
-    topics: tuple[int, ...]
+    topics: TopicSet
     fence: int
     controller_epoch: int
 
@@ -239,7 +249,7 @@ class DeleteTopicZNode(ZkRequest, code=Q_DELETE_TOPIC):
     """``deleteTopicZNode`` (recursive), ``deleteTopicConfigs`` and the deletion znode (fenced)."""
 
     __slots__ = ()
-    topic: int
+    topic: TopicId
     fence: int
     controller_epoch: int
 
@@ -248,15 +258,15 @@ class GetReplicaAssignmentForTopic(ZkRequest, code=Q_READ_ASSIGN):
     """``getReplicaAssignmentForTopics`` of one topic (``PartitionModifications``)."""
 
     __slots__ = ()
-    topic: int
+    topic: TopicId
 
 
 class SetReplicaAssignment(ZkRequest, code=Q_WRITE_ASSIGN):
     """``setTopicAssignment``: AR of one partition (fenced)."""
 
     __slots__ = ()
-    partition: int
-    replicas: tuple[int, ...]
+    partition: PartitionId
+    replicas: BrokerList
     fence: int
     controller_epoch: int
 
@@ -272,7 +282,7 @@ class RemovePartitionsFromReassignment(ZkRequest, code=Q_WRITE_REASSIGN):
     the reassignment finished (not cancelled)."""
 
     __slots__ = ()
-    partitions: tuple[int, ...]
+    partitions: PartitionSet
     fence: int
     controller_epoch: int
     completed: bool

@@ -19,6 +19,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from model.controller.ids import (
+    BrokerEpochPairs,
+    BrokerId,
+    BrokerList,
+    BrokerPartitions,
+    BrokerSet,
+    PartitionId,
+    PartitionSet,
+    TopicId,
+    TopicSet,
+)
 from model.records import Record, RecordFamily
 
 # the encoding: program steps' codes (item 0 of a step record)
@@ -82,7 +93,7 @@ class TriggerOnlinePartitionStateChange(Record, code=O_TRIGGER):
     """``triggerOnlinePartitionStateChange`` (of one topic when ``topic`` >= 0)."""
 
     __slots__ = ()
-    topic: int = -1
+    topic: TopicId = -1
 
 
 class ElectLeaderForPartitions(Record, code=O_ELECT_PARTS):
@@ -90,7 +101,7 @@ class ElectLeaderForPartitions(Record, code=O_ELECT_PARTS):
 
     __slots__ = ()
     strategy: int
-    partitions: tuple[int, ...]
+    partitions: PartitionSet
 
 
 class ProcessBrokerChange(Record, code=O_BROKER_CHANGE):
@@ -103,14 +114,14 @@ class OnBrokerStartup(Record, code=O_ON_STARTUP):
     """``onBrokerStartup(brokers)``."""
 
     __slots__ = ()
-    brokers: tuple[int, ...]
+    brokers: BrokerSet
 
 
 class OnBrokerFailure(Record, code=O_ON_FAILURE):
     """``onBrokerFailure(brokers)``."""
 
     __slots__ = ()
-    brokers: tuple[int, ...]
+    brokers: BrokerSet
 
 
 class OfflineReplicas(Record, code=O_REMOVE_ISR):
@@ -118,22 +129,22 @@ class OfflineReplicas(Record, code=O_REMOVE_ISR):
     (``doRemoveReplicasFromIsr``)."""
 
     __slots__ = ()
-    broker: int
-    partitions: tuple[int, ...] | None = None
+    broker: BrokerId
+    partitions: PartitionSet | None = None
 
 
 class RemoveLiveBrokers(Record, code=O_LIVE_REMOVE):
     """``removeLiveBrokers`` (a bounced broker)."""
 
     __slots__ = ()
-    brokers: tuple[int, ...]
+    brokers: BrokerSet
 
 
 class AddLiveBrokersAndEpochs(Record, code=O_LIVE_ADD):
     """``addLiveBrokersAndEpochs`` (a bounced broker, with its new epoch)."""
 
     __slots__ = ()
-    brokers_and_epochs: tuple[tuple[int, int], ...]
+    brokers_and_epochs: BrokerEpochPairs
 
 
 class ProcessIsrChangeNotification(Record, code=O_ISR_CHANGE):
@@ -164,14 +175,14 @@ class OnNewPartitionCreation(Record, code=O_NEW_PARTITIONS):
     """``onNewPartitionCreation``."""
 
     __slots__ = ()
-    partitions: tuple[int, ...]
+    partitions: PartitionSet
 
 
 class NewReplicasOnline(Record, code=O_NEW_REPLICAS_ONLINE):
     """The new partitions' replicas -> OnlineReplica."""
 
     __slots__ = ()
-    partitions: tuple[int, ...]
+    partitions: PartitionSet
 
 
 class ResumeDeletions(Record, code=O_RESUME_DELETIONS):
@@ -184,42 +195,42 @@ class ResumeDeletionForTopics(Record, code=O_RESUME_TOPIC):
     """``resumeDeletionForTopics(topics)``."""
 
     __slots__ = ()
-    topics: tuple[int, ...]
+    topics: TopicSet
 
 
 class OnTopicDeletion(Record, code=O_ON_TOPIC_DELETION):
     """``onTopicDeletion`` / ``startReplicaDeletion``."""
 
     __slots__ = ()
-    topic: int
+    topic: TopicId
 
 
 class MoveToReplicaDeletionStarted(Record, code=O_DEL_STARTED):
     """Replicas -> ReplicaDeletionStarted, with StopReplica(delete) (``startReplicaDeletion``)."""
 
     __slots__ = ()
-    replicas: tuple[tuple[int, tuple[int, ...]], ...]  #: (broker, partitions)
+    replicas: BrokerPartitions
 
 
 class CompleteDeleteTopic(Record, code=O_DEL_COMPLETE):
     """``completeDeleteTopic``."""
 
     __slots__ = ()
-    topic: int
+    topic: TopicId
 
 
 class FailReplicaDeletion(Record, code=O_FAIL_DELETION):
     """``failReplicaDeletion``."""
 
     __slots__ = ()
-    replicas: tuple[tuple[int, tuple[int, ...]], ...]  #: (broker, partitions)
+    replicas: BrokerPartitions
 
 
 class OnPartitionReassignment(Record, code=O_REASSIGN):
     """``onPartitionReassignment`` (mode 0: initiate, 1: restart, 2: ISR change)."""
 
     __slots__ = ()
-    partition: int
+    partition: PartitionId
     mode: int
 
 
@@ -228,8 +239,8 @@ class StopOldReplicasOfReassignedPartition(Record, code=O_REASSIGN_DONE):
     replicas to stop (``()``: they are stopped, finish)."""
 
     __slots__ = ()
-    partition: int
-    old: tuple[int, ...]
+    partition: PartitionId
+    old: BrokerList
 
 
 class RemovePartitionsFromPreferredReplicaElection(Record, code=O_DELETE_PREFERRED):
@@ -242,17 +253,18 @@ class ControlledShutdownRespond(Record, code=O_CS_RESPOND):
     """The ``ControlledShutdownResponse`` to ``broker``."""
 
     __slots__ = ()
-    broker: int
+    broker: BrokerId
 
 
 class SendStopReplica(Record, code=O_STOP):
     """``sendStopReplicaRequest(broker, partitions, deletePartitions = extra)``; ``broker`` -1:
     ``stopOldReplicasOfReassignedPartition`` of ``partitions`` (one) on the old replicas
-    ``extra`` (-> Started -> Successful -> NonExistent)."""
+    ``extra`` (-> Started -> Successful -> NonExistent); so ``extra`` holds brokers only then
+    (the renamer's one step renamed by hand)."""
 
     __slots__ = ()
-    broker: int
-    partitions: tuple[int, ...]
+    broker: BrokerId
+    partitions: PartitionSet
     extra: Any
 
 

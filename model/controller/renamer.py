@@ -7,19 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from model.controller import continuations, events, program
-from model.controller import messages as m
+from model.controller import program
 from model.controller import responses as rs
-from model.controller.continuations import (
-    AssignmentWritten,
-    ElectLeaderForPartitionsRead,
-    ElectLeaderForPartitionsWritten,
-    InitializeLeaderAndIsrWritten,
-    PartitionModificationsRead,
-    ReassignmentPartitionStateRead,
-    RemoveReplicasFromIsrRead,
-    RemoveReplicasFromIsrWritten,
-)
 from model.controller.messages import (
     M_LEADER_AND_ISR,
     M_STOP_REPLICA,
@@ -28,24 +17,7 @@ from model.controller.messages import (
     UpdateMetadataPayload,
 )
 from model.controller.program import (
-    AddLiveBrokersAndEpochs,
-    CompleteDeleteTopic,
-    ControlledShutdownRespond,
-    ElectLeaderForPartitions,
-    FailReplicaDeletion,
-    MoveToReplicaDeletionStarted,
-    NewReplicasOnline,
-    OfflineReplicas,
-    OnBrokerFailure,
-    OnBrokerStartup,
-    OnNewPartitionCreation,
-    OnPartitionReassignment,
-    OnTopicDeletion,
-    RemoveLiveBrokers,
-    ResumeDeletionForTopics,
     SendStopReplica,
-    StopOldReplicasOfReassignedPartition,
-    TriggerOnlinePartitionStateChange,
 )
 from model.controller.state import Ctx, Node, PartZ, Rep, State, Zk
 
@@ -60,6 +32,45 @@ def _reindex(xs: Sequence[Any], perm: tuple[int, ...], f: Callable[[Any], Any] |
 
 #: the most sub-records whose images one renamer remembers (then it forgets them all)
 MEMO_LIMIT = 1 << 18
+
+
+#: the renamer's method for a field of each id kind (``ids.py``)
+KIND_METHODS = {
+    "BrokerId": "b",
+    "BrokerList": "bs",
+    "BrokerSet": "bset",
+    "PerBroker": "per_broker",
+    "PartitionId": "p",
+    "PartitionSet": "pset",
+    "PartitionZnode": "partz",
+    "PartitionZnodes": "pairs",
+    "PerPartitionZnode": "per_partition_znode",
+    "TopicId": "t",
+    "TopicSet": "tset",
+    "TopicList": "tlist",
+    "IsrChangeSeqs": "isr_seqs",
+    "BrokerEpochPairs": "broker_epochs",
+    "BrokerPartitions": "broker_partitions",
+    "Reassignments": "reassignments",
+    "ElectionItems": "election_items",
+    "AdminZnodes": "admin",
+    "BrokerAndEpoch": "broker_and_epoch",
+    "BrokerAndPartitionMask": "broker_and_mask",
+}
+_PLANS: dict[tuple[type, int], tuple[tuple[int, Callable[[Any, Any], Any]], ...]] = {}
+
+
+def _plan(cls: type, first: int = 1) -> tuple[tuple[int, Callable[[Any, Any], Any]], ...]:
+    """(index, renaming) of each field of record class ``cls`` that holds ids, by the kind its
+    annotation declares (``ids.py``); field ``j`` is at index ``first + j``."""
+    plan = _PLANS.get((cls, first))
+    if plan is None:
+        kinds = [t.removesuffix(" | None") for t in getattr(cls, "_field_types", ())]
+        plan = tuple(
+            (first + j, getattr(Renamer, KIND_METHODS[k])) for j, k in enumerate(kinds) if k in KIND_METHODS
+        )
+        _PLANS[(cls, first)] = plan
+    return plan
 
 
 class Renamer:
@@ -132,6 +143,50 @@ class Renamer:
         """A ZooKeeper session: the initial session ``b + 1`` of broker ``b`` is renamed with it."""
         return self.B[sess - 1] + 1 if 1 <= sess <= self.nb else sess
 
+    def p(self, p: int) -> int:
+        """A partition id."""
+        return self.P[p]
+
+    def t(self, t: int) -> int:
+        """A topic id (negative: none)."""
+        return self.T[t] if t >= 0 else t
+
+    def tlist(self, ts: Iterable[int]) -> tuple[int, ...]:
+        """A topic list in the order it was listed: renamed in place."""
+        return tuple(self.T[t] for t in ts)
+
+    def per_broker(self, xs: Sequence[Any]) -> tuple:
+        """A value per broker, indexed by broker id."""
+        return _reindex(xs, self.B)
+
+    def broker_and_epoch(self, arg: int) -> int:
+        """An event argument ``broker_epoch * 8 + broker``."""
+        return (arg >> 3) * 8 + self.B[arg & 7]
+
+    def broker_and_mask(self, arg: int) -> int:
+        """An event argument ``partition bit mask * 8 + broker``."""
+        return self.mask(arg >> 3) * 8 + self.B[arg & 7]
+
+    def broker_epochs(self, bes: Iterable[tuple[int, int]]) -> tuple:
+        """(broker, epoch) pairs, kept sorted."""
+        return tuple(sorted((self.B[b], e) for b, e in bes))
+
+    def broker_partitions(self, bps: Iterable[tuple[int, Any]]) -> tuple:
+        """(broker, sorted partitions) pairs, kept sorted."""
+        return tuple(sorted((self.B[b], self.pset(ps)) for b, ps in bps))
+
+    def isr_seqs(self, notes: Iterable[tuple[int, int]]) -> tuple:
+        """(partition, sequence zkVersion) pairs, kept sorted."""
+        return tuple(sorted((self.P[p], v) for p, v in notes))
+
+    def reassignments(self, pairs: Iterable[tuple[int, Any]]) -> tuple:
+        """(partition, target replicas in order) pairs, kept sorted."""
+        return tuple(sorted((self.P[p], self.bs(x)) for p, x in pairs))
+
+    def election_items(self, items: Iterable[tuple[int, Any, int]]) -> tuple:
+        """(partition, recipients, unclean) triples, kept sorted (their partitions distinct)."""
+        return tuple(sorted((self.P[p], self.bs(rec), u) for p, rec, u in items))
+
     # -- records --------------------------------------------------------------------------
     def partz(self, z: PartZ | None) -> PartZ | None:
         if z is None:
@@ -142,6 +197,22 @@ class Renamer:
         """``(partition, PartZ or None)`` pairs, sorted by partition (stable)."""
         P = self.P
         return tuple(sorted(((P[p], self.partz(z)) for p, z in items), key=lambda e: e[0]))
+
+    def per_partition_znode(self, zs: Sequence[Any]) -> tuple:
+        """A ``PartZ`` or None per partition, indexed by partition id."""
+        return _reindex(zs, self.P, self.partz)
+
+    def admin(self, admin: tuple) -> tuple:
+        """The failover's admin reads (``ids.AdminZnodes``)."""
+        present, ar, deletions, reassign, preferred = admin
+        P = self.P
+        return (
+            _reindex(present, P),
+            _reindex(ar, P, self.bs),
+            self.tset(deletions),
+            self.reassignments(reassign),
+            self.pset(preferred),
+        )
 
     def zk(self, z: Zk) -> Zk:
         B, P = self.B, self.P
@@ -221,22 +292,21 @@ class Renamer:
         return _reindex(parts, self.P, self.mc_part)
 
     # -- messages -------------------------------------------------------------------------
-    def event(self, ev: Any) -> tuple[int, int]:
-        """A controller event (``events.py``): its argument names a broker, partition or topic."""
-        match ev:
-            case events.ControllerChange(b):
-                return events.ControllerChange(self.B[b])
-            case events.ControlledShutdown(b, epoch):
-                return events.ControlledShutdown(self.B[b], epoch)
-            case events.PartitionReassignmentIsrChange(p):
-                return events.PartitionReassignmentIsrChange(self.P[p])
-            case events.PartitionModifications(t) | events.TopicUncleanLeaderElectionEnable(t):
-                return type(ev)(self.T[t])
-            case events.TopicDeletionStopReplicaResponseReceived(
-                b, m
-            ) | events.TopicDeletionStopReplicaResponseError(b, m):
-                return type(ev)(self.B[b], self.mask(m))
-        return ev  # no argument
+    def record(self, r: Any) -> Any:
+        """A record (an event, a ZooKeeper request or response, a program step) whose fields
+        declare their id kinds (``ids.py``): each such field renamed by its kind, the others kept."""
+        cls = type(r)
+        fields = _plan(cls)
+        if not fields:
+            return r
+        items = list(r)
+        n = len(items)
+        for i, f in fields:
+            if i < n and items[i] is not None:  # an optional field may be absent, or None
+                items[i] = f(self, items[i])
+        return tuple.__new__(cls, items)
+
+    event = request = record
 
     def entry(self, e: tuple) -> tuple:
         """One partition's LeaderAndIsr entry (partition, leader, epoch, ISR, zkVersion[, AR])."""
@@ -261,142 +331,48 @@ class Renamer:
         m_cls: Any = type(m)
         return m_cls(m[0], m[1], m[2], payload)
 
-    def request(self, q: Any) -> tuple:
-        """A ZooKeeper request (``messages.py``'s request classes)."""
-        P = self.P
-        match q:
-            case m.GetTopicPartitionStates(ps):
-                return m.GetTopicPartitionStates(self.pset(ps))
-            case m.UpdateLeaderAndIsr(writes, fence, epoch, create, strategy):
-                return m.UpdateLeaderAndIsr(self.pairs(writes), fence, epoch, create, strategy)
-            case m.DeleteIsrChangeNotifications(notes, fence, epoch):
-                return m.DeleteIsrChangeNotifications(
-                    tuple(sorted((P[p], v) for p, v in notes)), fence, epoch
-                )
-            case m.UpdateIsr(p, z):
-                return m.UpdateIsr(P[p], self.partz(z))
-            case m.DeleteTopicDeletions(ts, fence, epoch):
-                return m.DeleteTopicDeletions(self.tset(ts), fence, epoch)
-            case m.DeleteTopicZNode(t, fence, epoch):
-                return m.DeleteTopicZNode(self.T[t], fence, epoch)
-            case m.GetReplicaAssignmentForTopic(t):
-                return m.GetReplicaAssignmentForTopic(self.T[t])
-            case m.SetReplicaAssignment(p, ar, fence, epoch):
-                return m.SetReplicaAssignment(P[p], self.bs(ar), fence, epoch)
-            case m.RemovePartitionsFromReassignment(ps, fence, epoch, completed):
-                return m.RemovePartitionsFromReassignment(self.pset(ps), fence, epoch, completed)
-        return q  # no id in it
-
     def response(self, r: Any) -> tuple:
-        """A ZooKeeper response (``responses.py``'s classes)."""
-        B, P = self.B, self.P
+        """A ZooKeeper response (``responses.py``): by its fields' id kinds, but for the two whose
+        fields are renamed together."""
+        P = self.P
         match r:
-            case rs.ControllerIdAndEpoch(ctl, epoch, version):
-                return rs.ControllerIdAndEpoch(self.b(ctl), epoch, version)
-            case rs.ControllerPathCreated(ok, ctl):
-                return rs.ControllerPathCreated(ok, self.b(ctl))
-            case rs.ControllerContext(live, states, topics, admin):
-                out: list[Any] = [_reindex(live, B), _reindex(states, P, self.partz)]
-                if admin is not None:
-                    present, ar, deletions, reassign, preferred = admin
-                    admin = (
-                        _reindex(present, P),
-                        _reindex(ar, P, self.bs),
-                        self.tset(deletions),
-                        tuple(sorted((P[p], self.bs(x)) for p, x in reassign)),
-                        self.pset(preferred),
-                    )
-                    out += [topics, admin]
-                elif len(r) > 3:
-                    out.append(topics)
-                return rs.ControllerContext(*out)
-            case rs.TopicPartitionStates(states, unclean):
-                if len(r) > 2:
-                    return rs.TopicPartitionStates(self.pairs(states), tuple(self.T[t] for t in unclean))
-                return rs.TopicPartitionStates(self.pairs(states))
-            case rs.LeaderAndIsrWritten(ok, results):
-                return rs.LeaderAndIsrWritten(ok, self.pairs(results))
-            case rs.BrokerEpochs(epochs):
-                return rs.BrokerEpochs(_reindex(epochs, B))
             case rs.IsrChangeNotifications(notes, states):
                 pairs = sorted(((P[p], v), self.partz(z)) for (p, v), z in zip(notes, states))
                 return rs.IsrChangeNotifications(tuple(n for n, _ in pairs), tuple(z for _, z in pairs))
-            case rs.IsrUpdated(p, z):
-                return rs.IsrUpdated(P[p], self.partz(z))
-            case rs.Topics(n, deleted) if len(r) > 2:
-                return rs.Topics(n, self.tset(deleted))
-            case rs.TopicDeletions(ts):
-                return rs.TopicDeletions(self.tset(ts))
-            case rs.ReplicaAssignment(t, present):
+            case rs.ReplicaAssignment(t, present):  # which partitions of topic t exist, in order
                 base, nbase = t * self.ppt, self.T[t] * self.ppt
                 out_p = [False] * len(present)
                 for i, here in enumerate(present):
                     out_p[P[base + i] - nbase] = here
                 return rs.ReplicaAssignment(self.T[t], tuple(out_p))
-            case rs.PartitionReassignment(pairs):
-                return rs.PartitionReassignment(tuple(sorted((P[p], self.bs(x)) for p, x in pairs)))
-            case rs.PreferredReplicaElection(ps):
-                return rs.PreferredReplicaElection(self.pset(ps))
-        return r  # no id in it
+        return self.record(r)
 
     # -- continuations --------------------------------------------------------------------
     def step(self, op: tuple) -> tuple:
-        """One program step (a plain tuple is read as its record)."""
+        """One program step (a plain tuple is read as its record): by its fields' id kinds, but
+        for ``SendStopReplica``, whose ``extra`` holds brokers only when ``broker`` is -1."""
         if type(op) is tuple:
             op = program.STEPS.view(op)
-        B, P, T = self.B, self.P, self.T
         match op:
-            case TriggerOnlinePartitionStateChange(t):
-                return op if t < 0 else TriggerOnlinePartitionStateChange(T[t])
-            case ElectLeaderForPartitions(strategy, ps):
-                return ElectLeaderForPartitions(strategy, self.pset(ps))
-            case OnBrokerStartup(bs) | OnBrokerFailure(bs) | RemoveLiveBrokers(bs):
-                return type(op)(self.bset(bs))
-            case OfflineReplicas(b, ps):
-                return OfflineReplicas(B[b]) if len(op) == 2 else OfflineReplicas(B[b], self.pset(ps))
-            case AddLiveBrokersAndEpochs(bes):
-                return AddLiveBrokersAndEpochs(tuple(sorted((B[b], e) for b, e in bes)))
-            case OnNewPartitionCreation(ps) | NewReplicasOnline(ps):
-                return type(op)(self.pset(ps))
-            case ResumeDeletionForTopics(ts):
-                return ResumeDeletionForTopics(self.tset(ts))
-            case OnTopicDeletion(t) | CompleteDeleteTopic(t):
-                return type(op)(T[t])
-            case MoveToReplicaDeletionStarted(rs) | FailReplicaDeletion(rs):
-                return type(op)(tuple(sorted((B[b], self.pset(ps)) for b, ps in rs)))
-            case OnPartitionReassignment(p, mode):
-                return OnPartitionReassignment(P[p], mode)
-            case StopOldReplicasOfReassignedPartition(p, old):
-                return StopOldReplicasOfReassignedPartition(P[p], self.bs(old))
-            case ControlledShutdownRespond(b):
-                return ControlledShutdownRespond(B[b])
-            case SendStopReplica(b, ps, delete) if b >= 0:
-                return SendStopReplica(B[b], self.pset(ps), delete)
-            case SendStopReplica(b, ps, old):
+            case SendStopReplica(b, ps, old) if b < 0:
                 return SendStopReplica(b, self.pset(ps), self.bs(old))
-        return op  # no argument
+        return self.record(op)
 
     def pending(self, k: Any) -> tuple:
-        """A parked continuation (a record of ``continuations.py``; ``node`` renames only one)."""
+        """A parked continuation (a record of ``continuations.py``; ``node`` renames only one):
+        its data fields by their id kinds (``ids.py``), its requests and steps."""
         batch = tuple((self.b(d), self.entry(e)) for d, e in k.batch)
         rest = program.sort_runs(tuple(self.step(op) for op in k.rest))
-        match k:
-            case InitializeLeaderAndIsrWritten(elect):
-                return InitializeLeaderAndIsrWritten(self.pset(elect), batch=batch, rest=rest)
-            case ElectLeaderForPartitionsRead(strategy, ps):
-                return ElectLeaderForPartitionsRead(strategy, self.pset(ps), batch=batch, rest=rest)
-            case ElectLeaderForPartitionsWritten(strategy, items):
-                items = tuple(sorted((self.P[p], self.bs(rec), u) for p, rec, u in items))  # p distinct
-                return ElectLeaderForPartitionsWritten(strategy, items, batch=batch, rest=rest)
-            case RemoveReplicasFromIsrRead(b, ps) | RemoveReplicasFromIsrWritten(b, ps):
-                return type(k)(self.B[b], self.pset(ps), batch=batch, rest=rest)
-            case PartitionModificationsRead(t) | continuations.TopicZNodeDeleted(t):
-                return type(k)(self.T[t], batch=batch, rest=rest)
-            case ReassignmentPartitionStateRead(p, mode):
-                return ReassignmentPartitionStateRead(self.P[p], mode, batch=batch, rest=rest)
-            case AssignmentWritten(p, phase, replicas):
-                return AssignmentWritten(self.P[p], phase, self.bs(replicas), batch=batch, rest=rest)
-        return type(k)(batch=batch, rest=rest)  # no data
+        data = k.data
+        fields = _plan(type(k), 0)
+        if fields and k._ndata == 1:
+            data = fields[0][1](self, data)
+        elif fields:
+            items = list(data)
+            for i, f in fields:
+                items[i] = f(self, items[i])
+            data = tuple(items)
+        return tuple.__new__(type(k), (k.wait, data, batch, rest))
 
     def smaller_image(self, s: State, best: State, enc: Callable[[Any], bytes]) -> State | None:
         """The image of ``s`` if it sorts before ``best`` (canonical encodings), else None.

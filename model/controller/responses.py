@@ -8,6 +8,19 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from model.controller import messages as q
+from model.controller.ids import (
+    AdminZnodes,
+    BrokerId,
+    PartitionId,
+    PartitionSet,
+    PartitionZnode,
+    PartitionZnodes,
+    PerBroker,
+    PerPartitionZnode,
+    Reassignments,
+    TopicList,
+    TopicSet,
+)
 from model.records import Record
 
 
@@ -39,7 +52,7 @@ class ControllerIdAndEpoch(ZkResponse, request=q.GetControllerIdAndEpoch):
     """``/controller``'s broker id (-1: none), ``/controller_epoch`` and its zkVersion."""
 
     __slots__ = ()
-    controller_id: int
+    controller_id: BrokerId
     epoch: int
     epoch_zk_version: int
 
@@ -58,7 +71,7 @@ class ControllerPathCreated(ZkResponse, request=q.CreateControllerPath):
 
     __slots__ = ()
     ok: bool
-    controller_id: int
+    controller_id: BrokerId
 
 
 class ControllerEpochRead(ZkResponse, request=q.ReadControllerEpoch):
@@ -86,10 +99,10 @@ class ControllerContext(ZkResponse, request=q.ReadControllerContext):
     ``/admin/preferred_replica_election``). A field not sent is absent from the tuple."""
 
     __slots__ = ()
-    live: tuple[int, ...]
-    partition_states: tuple[Any, ...]
+    live: PerBroker
+    partition_states: PerPartitionZnode
     topics: int = -1
-    admin: tuple[Any, ...] | None = None
+    admin: AdminZnodes | None = None
 
 
 class TopicPartitionStates(ZkResponse, request=q.GetTopicPartitionStates):
@@ -97,8 +110,8 @@ class TopicPartitionStates(ZkResponse, request=q.GetTopicPartitionStates):
     whose ``unclean.leader.election.enable`` was set dynamically (``getLogConfigs``)."""
 
     __slots__ = ()
-    states: tuple[tuple[int, Any], ...]
-    unclean_topics: tuple[int, ...] = ()
+    states: PartitionZnodes
+    unclean_topics: TopicList = ()
 
 
 class LeaderAndIsrWritten(ZkResponse, request=q.UpdateLeaderAndIsr):
@@ -107,14 +120,14 @@ class LeaderAndIsrWritten(ZkResponse, request=q.UpdateLeaderAndIsr):
 
     __slots__ = ()
     ok: bool
-    results: tuple[tuple[int, Any], ...]
+    results: PartitionZnodes
 
 
 class BrokerEpochs(ZkResponse, request=q.GetAllBrokersInCluster):
     """Each broker's registration epoch (0: not registered)."""
 
     __slots__ = ()
-    epochs: tuple[int, ...]
+    epochs: PerBroker
 
 
 class IsrChangeNotifications(ZkResponse, request=q.GetAllIsrChangeNotifications):
@@ -129,8 +142,8 @@ class IsrUpdated(ZkResponse, request=q.UpdateIsr):
     """A leader's ISR write: the new state, or None (BadVersion)."""
 
     __slots__ = ()
-    partition: int
-    state: Any
+    partition: PartitionId
+    state: PartitionZnode
 
 
 class Topics(ZkResponse, request=q.GetAllTopicsInCluster):
@@ -139,14 +152,14 @@ class Topics(ZkResponse, request=q.GetAllTopicsInCluster):
 
     __slots__ = ()
     topics: int
-    deleted: tuple[int, ...] = ()
+    deleted: TopicSet = ()
 
 
 class TopicDeletions(ZkResponse, request=q.GetTopicDeletions):
     """Children of ``/admin/delete_topics``."""
 
     __slots__ = ()
-    topics: tuple[int, ...]
+    topics: TopicSet
 
 
 class TopicZNodeDeleted(ZkResponse, request=q.DeleteTopicZNode):
@@ -175,11 +188,11 @@ class PartitionReassignment(ZkResponse, request=q.GetPartitionReassignment):
     """``/admin/reassign_partitions``: (partition, RAR) pairs."""
 
     __slots__ = ()
-    reassignments: tuple[tuple[int, tuple[int, ...]], ...]
+    reassignments: Reassignments
 
 
 class PreferredReplicaElection(ZkResponse, request=q.GetPreferredReplicaElection):
     """``/admin/preferred_replica_election``'s partitions."""
 
     __slots__ = ()
-    partitions: tuple[int, ...]
+    partitions: PartitionSet
