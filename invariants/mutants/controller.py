@@ -120,7 +120,7 @@ class EpochReset(KafkaController):
     "failover-keeps-old-epoch", "a new controller fails over with the epoch (and zkVersion) before its win"
 )
 class FailoverKeepsOldEpoch(KafkaController):
-    def resume(self, c: ControllerBase, resp: tuple) -> None:
+    def resume(self, c: ControllerBase, resp: Any) -> None:
         if type(c.pending) is RegisterController and resp.ok:
             resp = ControllerRegistered(resp.ok, resp.epoch - 1, resp.epoch_zk_version - 1)
         super().resume(c, resp)
@@ -262,7 +262,7 @@ class NoResumeAfterReplicaDeletion(TopicDeletionManager):
 
 @mutant("delete-keeps-partition-state", "deleting a topic's znodes leaves its partition state znodes behind")
 class DeleteKeepsPartitionState(ZooKeeperServer):
-    def admin_request(self, zk: Zk, req: tuple) -> tuple[Zk, tuple | None]:
+    def admin_request(self, zk: Zk, req: Any) -> tuple[Zk, Any]:
         zk2, resp = super().admin_request(zk, req)
         if type(req) is DeleteTopicZNode and resp is not None and resp.ok:
             zk2 = zk2._replace(parts=zk.parts)
@@ -487,7 +487,7 @@ class RemoveIsrNoEpochBump(ReplicaStateMachine):
 )
 class ElectTrustsCachedState(PartitionStateMachine):
     def elect_leader_for_partitions_read(
-        self, c: ControllerBase, resp: tuple, data: tuple, batch: tuple, rest: tuple
+        self, c: ControllerBase, resp: Any, data: tuple, batch: tuple, rest: tuple
     ) -> None:
         if c.ctx is not None:
             cached = tuple((p, c.ctx.leaders[p] or z) for p, z in resp.states)
@@ -616,7 +616,7 @@ class BrokerEpochCheckLe(ReplicaManager):
 class IsrUpdateUnconditional(ZooKeeperServer):
     def serve(self, s: State, b: int) -> tuple[Any, State]:
         n = s.nodes[b]
-        req = n.zk_out[0]
+        req: Any = n.zk_out[0]
         cur = s.zk.parts[req.partition] if type(req) is UpdateIsr else None
         if cur is not None:
             req = UpdateIsr(req.partition, req.state._replace(version=cur.version))

@@ -7,7 +7,7 @@ and the action kind lists (all, admin, fair, faults).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from model.action_text import java, says
 from model.controller.events import ControllerChange, ControllerEvent
@@ -39,7 +39,7 @@ class ZkServe(NamedTuple):
 
     broker: int
     session: int
-    req: tuple
+    req: Any  #: a ZooKeeper request (``messages.py``)
 
 
 @says("broker {broker}: receives the response to {resp}", _by_request_name)
@@ -47,7 +47,7 @@ class ZkReply(NamedTuple):
     """A broker receives the head ZooKeeper response of its session."""
 
     broker: int
-    resp: tuple
+    resp: Any  #: a ZooKeeper response (``responses.py``)
 
 
 class Deliver(NamedTuple):

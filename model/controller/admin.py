@@ -5,6 +5,8 @@ dynamic enabling of unclean election.
 
 from __future__ import annotations
 
+from typing import Any
+
 from explorer.speedups import set_item
 from model.controller.base import Component, ControllerBase
 from model.controller.continuations import (
@@ -167,7 +169,7 @@ class AdminWorkflows(Component):
         c.park(ReassignmentPartitionStateRead(p, mode, rest=rest))
         return True
 
-    def reassign_parts(self, c: ControllerBase, resp: tuple, p: int, mode: int, rest: tuple) -> None:
+    def reassign_parts(self, c: ControllerBase, resp: Any, p: int, mode: int, rest: tuple) -> None:
         if self.kafka_controller.resigned(c, rest):
             return
         ctx = c.ctx

@@ -268,7 +268,7 @@ class KafkaController(Component):
         ``registerControllerAndIncrementControllerEpoch``; 0.8 ``incrementControllerEpoch``)."""
         return epoch + 1
 
-    def resume(self, c: ControllerBase, resp: tuple) -> None:
+    def resume(self, c: ControllerBase, resp: Any) -> None:
         """Continue the parked continuation with ZooKeeper's response ``resp``: a ``match`` on
         its class (``continuations.py``, each named after the Kafka call it was parked on), whose
         case calls the method continuing that Kafka method with the continuation's named fields

@@ -9,6 +9,8 @@ deletes ``/controller``. The 2.x election (one ``multi``) is ``KafkaController``
 
 from __future__ import annotations
 
+from typing import Any
+
 from model.controller.base import Component, ControllerBase
 from model.controller.continuations import (
     LegacyControllerCreated,
@@ -37,7 +39,7 @@ class ZookeeperLeaderElector(Component):
         c.send_zk(GetControllerIdAndEpoch())
         c.park(LegacyControllerRead(rest=rest))
 
-    def resume(self, c: ControllerBase, k: Parked, resp: tuple) -> None:
+    def resume(self, c: ControllerBase, k: Parked, resp: Any) -> None:
         """Continue the election parked as ``k`` with ZooKeeper's response ``resp``."""
         run = self.kafka_controller.run
         rest = k.rest

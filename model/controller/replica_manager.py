@@ -145,7 +145,7 @@ class ReplicaManager(Actor):
             acked = tuple(sorted(set(acked) | set(added)))
         return r._replace(hw=hw_new), acked
 
-    def isr_result(self, s: State, b: int, n: Node, resp: tuple) -> State:
+    def isr_result(self, s: State, b: int, n: Node, resp: Any) -> State:
         p, z = resp.partition, resp.state
         r = n.reps[p]
         acked = s.acked

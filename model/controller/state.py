@@ -94,7 +94,7 @@ class Node(NamedTuple):
     watch: bool  #: controller watches (/brokers/ids, /isr_change_notification) registered
     active_id: int  #: activeControllerId
     ctx: Ctx | None  #: the context (state machines started) while it acts as controller
-    events: tuple[tuple[int, int], ...]  #: controller event queue
+    events: tuple[Any, ...]  #: controller event queue (``events.py``)
     pending: tuple | None  #: continuation waiting for a ZooKeeper response
     seen_epoch: int  #: highest controller epoch its replica manager accepted
     reps: tuple[Rep, ...]

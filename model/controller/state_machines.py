@@ -114,7 +114,7 @@ class PartitionStateMachine(Component):
         return self.do_elect_leader_for_partitions(c, elect, batch, rest)
 
     def initialize_leader_and_isr_written(
-        self, c: ControllerBase, resp: tuple, elect: tuple, batch: tuple, rest: tuple
+        self, c: ControllerBase, resp: Any, elect: tuple, batch: tuple, rest: tuple
     ) -> None:
         ok, results = resp.ok, resp.results
         if self.kafka_controller.write_failed(c, ok, rest):
@@ -190,7 +190,7 @@ class PartitionStateMachine(Component):
         return legacy_controlled_shutdown_leader_selector(ar, cur, live_or_shutting, ctx.shutting)
 
     def elect_leader_for_partitions_read(
-        self, c: ControllerBase, resp: tuple, data: tuple, batch: tuple, rest: tuple
+        self, c: ControllerBase, resp: Any, data: tuple, batch: tuple, rest: tuple
     ) -> None:
         if self.kafka_controller.resigned(c, rest):
             return
@@ -237,7 +237,7 @@ class PartitionStateMachine(Component):
         )
 
     def elect_leader_for_partitions_written(
-        self, c: ControllerBase, resp: tuple, strategy: int, items: tuple, batch: tuple, rest: tuple
+        self, c: ControllerBase, resp: Any, strategy: int, items: tuple, batch: tuple, rest: tuple
     ) -> None:
         ok, results = resp.ok, resp.results
         if self.kafka_controller.write_failed(c, ok, rest):
@@ -379,7 +379,7 @@ class ReplicaStateMachine(Component):
         return tuple(r for r in c.ctx.ar[p] if r != b)
 
     def remove_replicas_from_isr_read(
-        self, c: ControllerBase, resp: tuple, b: int, parts: tuple, batch: tuple, rest: tuple
+        self, c: ControllerBase, resp: Any, b: int, parts: tuple, batch: tuple, rest: tuple
     ) -> None:
         if self.kafka_controller.resigned(c, rest):
             return
@@ -409,7 +409,7 @@ class ReplicaStateMachine(Component):
         c.park(RemoveReplicasFromIsrWritten(b, parts, batch=batch, rest=rest))
 
     def remove_replicas_from_isr_written(
-        self, c: ControllerBase, resp: tuple, b: int, batch: tuple, rest: tuple
+        self, c: ControllerBase, resp: Any, b: int, batch: tuple, rest: tuple
     ) -> None:
         ok, results = resp.ok, resp.results
         if self.kafka_controller.write_failed(c, ok, rest):

@@ -254,7 +254,7 @@ class ZooKeeperServer(Actor):
         KAFKA-6082)."""
         return fence == -1 or zk.epoch_version == fence
 
-    def admin_request(self, zk: Zk, req: tuple) -> tuple[Zk, tuple | None]:
+    def admin_request(self, zk: Zk, req: Any) -> tuple[Zk, Any]:
         """The server side of the admin workflows' requests (controller writes fenced on the
         ``/controller_epoch`` version, as ``deleteTopicZNode(topic, epochZkVersion)`` etc.)."""
         match req:
