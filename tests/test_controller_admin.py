@@ -339,3 +339,40 @@ def test_controlled_shutdown_skips_single_replica_partition() -> None:
     # broker 0 (the controller) stops: broker 1 takes over and finds partition 1 offline
     stopped = [s for s in states if not s.nodes[0].alive and s.nodes[1].ctx is not None]
     assert any(s.nodes[1].ctx.pstates[1] == PartitionState.OfflinePartition for s in stopped)
+
+
+# the release entries that run the admin workflows under seed 000's leader selectors (0.8):
+# (config, overrides) -> golden distinct states
+SELECTORS_08 = {
+    "controller-admin-selectors-0.8": (
+        None,
+        [
+            "brokers=2",
+            "replication_factor=2",
+            "max_crashes=2",
+            "max_restarts=1",
+            "max_session_expiries=0",
+            "send_update_metadata=false",
+            "max_admin_unclean_elections=1",
+            "leader_selectors=0.8",
+        ],
+        13_347,
+    ),
+    "controller-admin-preferred-selectors-0.8": (PREFERRED, ["leader_selectors=0.8"], 83_337),
+    "controller-admin-shutdown-selectors-0.8": (SHUTDOWN, ["leader_selectors=0.8"], 210_171),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SELECTORS_08))
+def test_admin_entries_under_the_08_selectors_golden(name: str) -> None:
+    """Each holds every property, pinned at its distinct-state count; the entry's overrides are
+    the release suite's (so a change to either is seen here)."""
+    from explorer.release import load_suite
+
+    path, overrides, states = SELECTORS_08[name]
+    (e,) = [e for e in load_suite("configs/release.toml") if e.name == name]
+    assert list(e.set) == overrides
+    r = run(path, overrides)
+    assert r.exit_reason.value == "complete" and r.violations == []
+    assert r.distinct_states == states
