@@ -41,6 +41,7 @@ from invariants.controller_convergence import (
     shutting_down_brokers_are_live,
 )
 from invariants.controller_fidelity import fidelity_properties
+from invariants.controller_replication import replication_properties
 from invariants.mutants.controller import ControllerConfig, build
 from model.controller import ControllerSystem, Elector, State
 from model.controller.actions import FAIR_KINDS, Deliver, ProcessEvent, SessionExpire, ZkServe
@@ -124,6 +125,9 @@ SYMMETRIC = frozenset(
         # invariants/controller_fidelity.py
         "isr_order_kept",
         "dead_broker_holds_no_process_memory",
+        # invariants/controller_replication.py
+        "leader_hw_follows_isr",
+        "follower_log_is_leader_prefix",
     }
 )
 
@@ -941,6 +945,7 @@ def properties(config: ControllerConfig) -> list[Property]:
             )
         )
     props += fidelity_properties(config, sys, guard=zk_changed)
+    props += replication_properties(config)
     props += admin_properties(config, sys)
     if any(config.unclean(p) for p in range(np_)):
         props.append(
