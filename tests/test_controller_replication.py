@@ -53,7 +53,9 @@ def _append_without_hw(s: State, a: Any, t: State) -> State:
     """An append that leaves the leader's high watermark where it was (and acknowledges nothing)."""
     if type(a) is not Produce:
         return t
-    return _set_rep(t, a.broker, a.partition, hw=s.nodes[a.broker].reps[a.partition].hw)._replace(acked=s.acked)
+    return _set_rep(t, a.broker, a.partition, hw=s.nodes[a.broker].reps[a.partition].hw)._replace(
+        acked=s.acked
+    )
 
 
 def _fetch_keeping_the_head(s: State, a: Any, t: State) -> State:
