@@ -28,7 +28,7 @@ from typing import Any
 from explorer.core import Property, PropertyKind, transition_groups
 from explorer.search.results import DEADLOCK_PROPERTY, Finding
 
-__all__ = ["Found", "PropertyMonitor"]
+__all__ = ["CheckTables", "Found", "PropertyMonitor"]
 
 
 @dataclass
@@ -45,6 +45,35 @@ class Found:
     message: str = ""
     at: Any = None
     successor: int | None = None
+
+
+class CheckTables:
+    """The checks of a search's properties as the expanders that report events by position
+    run them (the ``--workers`` :class:`~explorer.search.pool.Expander`, spark's tasks): each
+    check with the property's index (an event's tie-break) and name.
+
+    >>> from explorer.core import always, reachable, transition
+    >>> t = CheckTables([always("a", bool, ""), reachable("r", bool, ""), transition("t", bool, "")])
+    >>> [(i, n) for i, n, _ in t.always], [(i, n) for i, n, _ in t.reach], [[i for i, _, _ in c] for _, c in t.trans]
+    ([(0, 'a')], [(1, 'r')], [[2]])
+    """
+
+    def __init__(self, props: Iterable[Property]):
+        props = list(props)
+        self.always = [(i, p.name, p.check) for i, p in enumerate(props) if p.kind is PropertyKind.ALWAYS]
+        #: transition checks grouped by guard, as bfs runs them: a group only where its guard holds
+        self.trans = [
+            (guard, [(i, p.name, chk) for i, p, chk in checks]) for guard, checks in transition_groups(props)
+        ]
+        self.reach = [(i, p.name, p.check) for i, p in enumerate(props) if p.kind is PropertyKind.REACHABLE]
+        self.live = [p for p in props if p.kind is PropertyKind.EVENTUALLY]
+        #: ``(name, applies)``, each evaluated only until it first holds
+        self.applies_state = [
+            (p.name, p.applies) for p in props if p.kind is PropertyKind.ALWAYS and p.applies is not None
+        ]
+        self.applies_trans = [
+            (p.name, p.applies) for p in props if p.kind is PropertyKind.TRANSITION and p.applies is not None
+        ]
 
 
 class PropertyMonitor:

@@ -43,10 +43,11 @@ from typing import Any
 import numpy as np
 
 from explorer import speedups
-from explorer.core import Property, PropertyKind, action_kind, transition_groups
+from explorer.core import Property, PropertyKind, action_kind
 from explorer.search import codec, label_counting
 from explorer.search.iopath import naming
 from explorer.search.live_graph import LiveRecorder
+from explorer.search.monitor import CheckTables
 from explorer.search.statepack import dumps_states, loads_states
 
 __all__ = [
@@ -300,20 +301,9 @@ class Expander:
         self.labelled = getattr(system, "successors_labelled", None)
         self.is_terminal = getattr(system, "is_terminal", None)
         self.deadlock = deadlock
-        idx = {p.name: i for i, p in enumerate(props)}
-        # transition checks grouped by guard (a group runs only where its guard holds)
-        self.trans = [
-            (guard, [(idx[p.name], p.name, chk) for _, p, chk in checks])
-            for guard, checks in transition_groups(props)
-        ]
-        self.state = [(idx[p.name], p.name, p.check) for p in props if p.kind is PropertyKind.ALWAYS]
-        self.reach = [(idx[p.name], p.name, p.check) for p in props if p.kind is PropertyKind.REACHABLE]
-        self.applies_state = [
-            (p.name, p.applies) for p in props if p.kind is PropertyKind.ALWAYS and p.applies is not None
-        ]
-        self.applies_trans = [
-            (p.name, p.applies) for p in props if p.kind is PropertyKind.TRANSITION and p.applies is not None
-        ]
+        checks = CheckTables(props)
+        self.trans, self.state, self.reach = checks.trans, checks.always, checks.reach
+        self.applies_state, self.applies_trans = checks.applies_state, checks.applies_trans
         self.frontier: Any = []  # a list of states, or PackedStates
         self.ranks: list[int] = []
         # hash -> (state, parent rank, index), or packed: (blob, position, parent rank, index)

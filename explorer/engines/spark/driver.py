@@ -41,12 +41,11 @@ from explorer.engines.spark.fingerprints import FingerprintCollisionError, state
 from explorer.engines.spark.levels import LevelStore, next_shares, pick_winners, plan_moves
 from explorer.engines.spark.partitions import (
     IDX_BITS,
-    PHASE_DEADLOCK,
-    PHASE_STATE,
     Acc,
     Job,
     LevelCtx,
     SummaryParam,
+    check_deadlock,
     check_state,
     check_transition,
     cloudpickle_dumps,
@@ -55,7 +54,7 @@ from explorer.engines.spark.partitions import (
     pack_block,
     partition_of,
     pending_applies,
-    run_applies,
+    record_event,
     step_partition,
     truncated_partition,
 )
@@ -182,18 +181,19 @@ class _Search:
         self.levels.append(LevelStats(0, len(states), self.generated, len(states), clock() - t0))
 
     def driver_level(self, store: LevelStore, clock: Callable[[], float], deadline: float | None) -> None:
-        """Expand one level in this process, exactly as ``bfs`` does (mid-level stops included)."""
+        """Expand one level in this process, exactly as ``bfs`` does (mid-level stops included),
+        with the checks the Spark tasks make (:func:`check_transition`, :func:`check_state`)."""
         t0 = clock()
-        job, level, visited, visited_fps = self.job, self.depth, self.visited, self.visited_fps
-        assert visited is not None and visited_fps is not None
+        job, level, visited = self.job, self.depth, self.visited
+        assert visited is not None
         acc = Acc()
         enabled, new_by = acc.enabled, acc.new_by
         kinds: dict[type, str] = {}
         successors, fp_of = label_counting(self.system, acc.labels) or self.system.successors, job.fp
+        record = functools.partial(record_event, acc)
         new_keys: list[int] = []
         new_fps: list[int] = []
         nxt: list[Any] = []
-        found_before = len(self.found)
         done = frozenset(self.total.applies)
         pend_s, pend_t = pending_applies(job.applies_state, done), pending_applies(job.applies_trans, done)
         max_states = self.options.max_states
@@ -214,32 +214,20 @@ class _Search:
                 if live is not None:
                     live.edge(front_fps[r], a, fp_of(t), self._kind_id(kind))
                 if job.trans:
-                    check_transition(job, acc, self._event_now, pend_t, s, a, t, level, r, n)
+                    check_transition(job, acc, record, pend_t, s, a, t, level, r, n)
                 if job.canon is not None:
                     t = job.canon(t)
                 if t not in visited:
-                    visited.add(t)
-                    f = fp_of(t)
-                    if f in visited_fps:
-                        raise self._driver_collision(f, t)
-                    visited_fps.add(f)
                     new_keys.append((r << IDX_BITS) | n)
-                    new_fps.append(f)
+                    new_fps.append(self._new_fp(t))
                     nxt.append(t)
                     new_by[kind] = new_by.get(kind, 0) + 1
-                    for pidx, name, chk in job.always:
-                        if not chk(t):
-                            self._event_now(name, (level, r, n, PHASE_STATE, pidx))
-                    if pend_s:
-                        run_applies(acc, pend_s, t)
-                    for name, chk in job.reach:
-                        if name not in self.witnesses and chk(t):
-                            self.witnesses[name] = (level, r, n)
+                    check_state(job, acc, t, level, r, n, pend_s)
                 n += 1
             acc.generated += n
-            if n == 0 and job.deadlock and not (job.is_terminal is not None and job.is_terminal(s)):
-                self._event_now("deadlock", (level, r, 0, PHASE_DEADLOCK, job.deadlock_index))
-            if len(self.found) > found_before and not self.keep_going:
+            if n == 0:
+                check_deadlock(job, acc, s, level, r)
+            if acc.events and not self.keep_going:
                 self.stop = True
                 break
             if max_states is not None and self.distinct + len(nxt) >= max_states:
@@ -254,6 +242,7 @@ class _Search:
                     el = now - start
                     d = self.distinct + len(nxt)
                     progress.update(level + 1, self.frontier_size, d, d / el if el else 0.0)
+        self._take_events(acc)
         acc.events.clear()
         acc.witnesses.clear()
         self.total.merge(acc)
@@ -284,10 +273,6 @@ class _Search:
         assert self.visited is not None
         other = next((x for x in self.visited if x != t and self.job.fp(x) == f), None)
         return collision_error(f, other, t)
-
-    def _event_now(self, name: str, key: tuple[int, int, int, int, int]) -> None:
-        if name not in self.found:
-            self.found[name] = key
 
     def _finish_level(
         self, store: LevelStore, level: int, generated: int, keys: np.ndarray, fps: np.ndarray, secs: float

@@ -30,10 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from explorer.core import Property, PropertyKind, action_kind, render_state, transition_groups
+from explorer.core import Property, action_kind, render_state
 from explorer.engines.spark.edges import LiveRecorder
 from explorer.engines.spark.fingerprints import FingerprintCollisionError, check_fingerprint
 from explorer.search import label_counting
+from explorer.search.monitor import CheckTables
 from explorer.search.statepack import dumps_states, loads_states
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "Job",
     "LevelCtx",
     "SummaryParam",
+    "check_deadlock",
     "check_state",
     "cloudpickle_dumps",
     "collision_error",
@@ -56,6 +58,7 @@ __all__ = [
     "pack_block",
     "partition_of",
     "pending_applies",
+    "record_event",
     "run_applies",
     "seen_before",
     "step_partition",
@@ -83,24 +86,9 @@ class Job:
     canon: Callable[[Any], Any] | None = None
 
     def __post_init__(self) -> None:
-        self.always = [
-            (i, p.name, p.check) for i, p in enumerate(self.props) if p.kind is PropertyKind.ALWAYS
-        ]
-        # transition checks grouped by guard, as bfs runs them: a group only where its guard holds
-        self.trans = [
-            (guard, [(i, p.name, chk) for i, p, chk in checks])
-            for guard, checks in transition_groups(self.props)
-        ]
-        self.reach = [(p.name, p.check) for p in self.props if p.kind is PropertyKind.REACHABLE]
-        self.live = [p for p in self.props if p.kind is PropertyKind.EVENTUALLY]
-        self.applies_state = [
-            (p.name, p.applies) for p in self.props if p.kind is PropertyKind.ALWAYS and p.applies is not None
-        ]
-        self.applies_trans = [
-            (p.name, p.applies)
-            for p in self.props
-            if p.kind is PropertyKind.TRANSITION and p.applies is not None
-        ]
+        c = CheckTables(self.props)
+        self.always, self.trans, self.reach, self.live = c.always, c.trans, c.reach, c.live
+        self.applies_state, self.applies_trans = c.applies_state, c.applies_trans
         self.deadlock_index = len(self.props)
         self.check_fp = check_fingerprint
         self.is_terminal = getattr(self.system, "is_terminal", None)
@@ -188,7 +176,7 @@ def check_state(job: Job, acc: Acc, t: Any, level: int, r: int, i: int, pend: li
             record_event(acc, name, (level, r, i, PHASE_STATE, pidx))
     if pend:
         run_applies(acc, pend, t)
-    for name, chk in job.reach:
+    for _, name, chk in job.reach:
         if chk(t):
             w = acc.witnesses.get(name)
             if w is None or (level, r, i) < w:
@@ -216,6 +204,13 @@ def check_transition(
                     record(name, (level, r, n, PHASE_TRANSITION, pidx))
     if pend:
         run_applies(acc, pend, s, a, t)
+
+
+def check_deadlock(job: Job, acc: Acc, s: Any, level: int, r: int) -> None:
+    """The check ``bfs`` makes on a state without successors (of rank ``r``): a deadlock
+    unless the system calls it terminal."""
+    if job.deadlock and not (job.is_terminal is not None and job.is_terminal(s)):
+        record_event(acc, "deadlock", (level, r, 0, PHASE_DEADLOCK, job.deadlock_index))
 
 
 def dumps(obj: Any) -> bytes:
@@ -511,8 +506,8 @@ def _step(
         if n > IDX_MASK:
             raise RuntimeError(f"a state has {n} successors; the spark engine handles at most {IDX_MASK}")
         generated += n
-        if n == 0 and job.deadlock and not (job.is_terminal is not None and job.is_terminal(s)):
-            record_event(acc, "deadlock", (level, r, 0, PHASE_DEADLOCK, job.deadlock_index))
+        if n == 0:
+            check_deadlock(job, acc, s, level, r)
     acc.generated = generated
     cpu_expand = time.process_time()
     del local, local_fp
@@ -648,8 +643,8 @@ def truncated_partition(
                     check_state(job, acc, t if job.canon is None else job.canon(t), level, r, n, pend_s)
                 n += 1
             acc.generated += n
-            if n == 0 and job.deadlock and not (job.is_terminal is not None and job.is_terminal(s)):
-                record_event(acc, "deadlock", (level, r, 0, PHASE_DEADLOCK, job.deadlock_index))
+            if n == 0:
+                check_deadlock(job, acc, s, level, r)
     yield acc
 
 
