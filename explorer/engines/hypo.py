@@ -92,7 +92,8 @@ from explorer.core import (
 from explorer.encoding import fingerprint
 from explorer.engines.base import CheckOptions
 from explorer.engines.options import HYPOTHESIS_PROFILES, HypothesisOptions
-from explorer.search import cut_cycles, polled, sampled_result, stop_requested, trace_steps
+from explorer.search import DEADLOCK_PROPERTY, cut_cycles, polled, sampled_result, stop_requested, trace_steps
+from explorer.search.coverage import Expansions
 from explorer.search.results import Finding, Sampled
 from explorer.tracefile import ReplayError, replay_steps
 
@@ -142,11 +143,10 @@ class PropertyFailure(AssertionError):
 
 class _Stats(Sampled):
     """What every run of one machine class saw (shared by its instances): what the result
-    reports (:class:`~explorer.search.results.Sampled`), the states expanded, the runs."""
+    reports (:class:`~explorer.search.results.Sampled`), the runs."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.expanded: set[Any] = set()
         self.runs = 0
         #: when the run stops (``max_seconds``), and its progress line (``check_hypothesis``)
         self.deadline: float | None = None
@@ -269,58 +269,20 @@ def state_machine_for(
     if not inits:
         raise ValueError("the system has no initial state")
     is_terminal = getattr(system, "is_terminal", None)
-    succ_of = system.successors
-    labelled = getattr(system, "successors_labelled", None)
     stats = _Stats()
-    if labelled is not None:
-        stats.labels = {}
-    label_counts = stats.labels if stats.labels is not None else {}
+    expansions = Expansions(system, stats.cov)
+    stats.labels = expansions.labels
     for p in props:
         if p.applies is not None and p.kind in (PropertyKind.ALWAYS, PropertyKind.TRANSITION):
             stats.applies[p.name] = 0
-    cache: dict[Any, list[tuple[Any, Any]]] = {}
     kinds_cache: dict[Any, frozenset[str]] = {}
     kinds_list = list(dict.fromkeys(getattr(system, "action_kinds", tuple)())) if per_kind else []
     listed = frozenset(kinds_list)
     taken_rule_names: set[str] = {"init", "step", "idle", "teardown"}
     rule_names = {k: _method_name(k, taken_rule_names, prefix="rule_") for k in kinds_list}
-    label_cache: dict[Any, list[tuple[Any, ...]]] = {}  # with ``successors_labelled``
-    deadlock_prop = Property(
-        "deadlock", PropertyKind.DEADLOCK, lambda s: True, "every non-terminal state has a successor"
-    )
 
     def successors(s: Any) -> list[tuple[Any, Any]]:
-        succ = cache.get(s)
-        if succ is None:
-            if labelled is None:
-                succ = list(succ_of(s))
-            else:
-                triples = list(labelled(s))
-                succ = [(a, t) for a, t, _ in triples]
-                if len(label_cache) >= 100_000:
-                    label_cache.clear()
-                label_cache[s] = [lb for _, _, lb in triples]
-            if len(cache) >= 100_000:
-                cache.clear()
-            cache[s] = succ
-        if s not in stats.expanded:
-            stats.expanded.add(s)
-            if labelled is not None:
-                labs = label_cache.get(s)
-                if labs is None:  # evicted meanwhile: label again
-                    labs = [lb for _, _, lb in labelled(s)]
-                for labels in labs:
-                    for lb in labels:
-                        label_counts[lb] = label_counts.get(lb, 0) + 1
-            cov = stats.cov
-            for a, _t in succ:
-                tp = type(a)
-                if tp not in cov.enabled:
-                    cov.enabled[tp] = 0
-                    cov.new[tp] = 0
-                    cov.sample[tp] = a
-                cov.enabled[tp] += 1
-        return succ
+        return expansions.get(s)[0]
 
     def enter(self: Any, s: Any) -> None:
         """Make ``s`` the current state; bookkeeping for coverage and witnesses."""
@@ -426,7 +388,7 @@ def state_machine_for(
             return
         if not (is_terminal is not None and is_terminal(s)):
             raise PropertyFailure(
-                deadlock_prop, "no successor (deadlock)", list(self.states), list(self.actions)
+                DEADLOCK_PROPERTY, "no successor (deadlock)", list(self.states), list(self.actions)
             )
 
     taken_names: set[str] = {"inv_deadlock"}

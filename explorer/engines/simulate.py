@@ -105,6 +105,7 @@ from explorer.search import (
     sampled_result,
     trace_steps,
 )
+from explorer.search.coverage import Expansions
 from explorer.search.results import Finding, Sampled
 
 __all__ = [
@@ -270,27 +271,22 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     applies_counts: dict[str, int] = {p.name: 0 for p in props if p.applies is not None}
     applies_state = [(p.name, p.applies) for p in always_p if p.applies is not None]
     applies_trans = [(p.name, p.applies) for p in trans_p if p.applies is not None]
-    deadlock_prop = DEADLOCK_PROPERTY
 
     rng = random.Random(seed)
     is_terminal = getattr(system, "is_terminal", None)
-    successors = system.successors
-    labelled = getattr(system, "successors_labelled", None)
-    label_counts: dict[Any, int] = {}  # coverage labels of the expanded states' transitions
     inits = list(system.init_states())
     if not inits:
         raise ValueError("the system has no initial state")
 
     visited: set[Any] = set()  # states some walk stood on
     checked: set[Any] = set()  # states the always-properties were evaluated on
-    # bounded: cleared when full; with ``successors_labelled``, each transition's labels too
-    succ_cache: dict[Any, tuple[list[tuple[Any, Any]], list[tuple[Any, ...]] | None]] = {}
-    expanded: set[Any] = set()  # states whose successors were checked and counted
     found: dict[str, _Found] = {}
     witnesses: dict[str, int] = {}
     pending_reach = list(reach_p)
     cov = Coverage()
     new_by = cov.new
+    # successors cached; those of a state visited for the first time checked and counted
+    expansions = Expansions(system, cov, _CACHE_LIMIT)
     taken: dict[str, int] = {}
     fault_offered: dict[str, int] = {k: 0 for k in fault_p}
     fault_taken: dict[str, int] = {k: 0 for k in fault_p}
@@ -308,6 +304,9 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     deadline = None if max_seconds is None else start + max_seconds
     stop = False
     faults: list[str] = []  # the faults taken in the current walk
+    seen_in_walk: set[str] = set()  # properties already recorded in the current walk
+    path_s: list[Any] = []  # the current walk's states and actions
+    path_a: list[Any] = []
 
     def record(f: _Found) -> None:
         nonlocal stop
@@ -317,10 +316,25 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
         if not keep_going:
             stop = True
 
-    def ahead(d: int, a: Any) -> list[str]:
-        """The walk's faults, plus the step ahead if it is one (a violation seen one step ahead)."""
+    def violated(p: Property, d: int, step: tuple[Any, Any] | None, message: str) -> None:
+        """``p`` failed at the walk's ``d``-th state or (``step``) on the step ahead of it."""
+        seen_in_walk.add(p.name)
+        if step is None:
+            record(_Found(p, list(path_s), list(path_a), walks_run, d, message, faults[:]))
+            return
+        a, t = step
         extra = [f"step {d + 1}: {a}"] if fault_p and action_kind(a) in fault_p else []
-        return [*faults, *extra]
+        record(_Found(p, [*path_s, t], [*path_a, a], walks_run, d + 1, message, [*faults, *extra]))
+
+    def check_state(t: Any, d: int, step: tuple[Any, Any] | None) -> None:
+        """The ``always`` properties and their ``applies`` on a state not checked before."""
+        checked.add(t)
+        for p in always_p:
+            if p.name not in seen_in_walk and not p.check(t):
+                violated(p, d, step, f"{p.name} does not hold")
+        for name, ap in applies_state:
+            if ap(t):
+                applies_counts[name] += 1
 
     def bump(lst: list[int], d: int, n: int = 1) -> None:
         while len(lst) <= d:
@@ -337,10 +351,10 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
                 known = declared if declared is not None else [action_kind(a) for a in cov.sample.values()]
                 walk_weights = {k: weight_of.get(k, 1.0) * rng.choice(SWARM_FACTORS) for k in known}
             s = inits[rng.randrange(len(inits))] if len(inits) > 1 else inits[0]
-            path_s = [s]
-            path_a: list[Any] = []
+            path_s[:] = [s]
+            path_a.clear()
             faults.clear()
-            seen_in_walk: set[str] = set()  # properties already recorded in this walk
+            seen_in_walk.clear()
             d = 0
             while True:
                 bump(reach_depth, d)
@@ -349,24 +363,7 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
                     bump(new_depth, d)
                 # ---- check the state ----
                 if s not in checked:
-                    checked.add(s)
-                    for p in always_p:
-                        if p.name not in seen_in_walk and not p.check(s):
-                            seen_in_walk.add(p.name)
-                            record(
-                                _Found(
-                                    p,
-                                    list(path_s),
-                                    list(path_a),
-                                    w + 1,
-                                    d,
-                                    f"{p.name} does not hold",
-                                    faults[:],
-                                )
-                            )
-                    for name, ap in applies_state:
-                        if ap(s):
-                            applies_counts[name] += 1
+                    check_state(s, d, None)
                 if pending_reach:
                     for p in list(pending_reach):
                         if p.check(s):
@@ -375,68 +372,27 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
                 if stop:
                     break
                 # ---- successors (checked once per distinct state) ----
-                cached = succ_cache.get(s)
-                if cached is None:
-                    if labelled is None:
-                        cached = (list(successors(s)), None)
-                    else:
-                        triples = list(labelled(s))
-                        cached = ([(a, t) for a, t, _ in triples], [lb for _, _, lb in triples])
-                    if len(succ_cache) >= _CACHE_LIMIT:
-                        succ_cache.clear()
-                    succ_cache[s] = cached
-                succ = cached[0]
-                if s not in expanded:
-                    expanded.add(s)
+                succ, first = expansions.get(s)
+                if first:
                     bump(gen_depth, d, len(succ))
-                    if cached[1] is not None:
-                        for labels in cached[1]:
-                            for lb in labels:
-                                label_counts[lb] = label_counts.get(lb, 0) + 1
-                    cov.count(succ)
                     for a, t in succ:
                         if trans_p:
                             trans_evaluated += 1
                             for p in trans_p:
                                 if p.name not in seen_in_walk and not p.check(s, a, t):
-                                    seen_in_walk.add(p.name)
-                                    msg = f"{p.name} does not hold"
-                                    record(
-                                        _Found(p, [*path_s, t], [*path_a, a], w + 1, d + 1, msg, ahead(d, a))
-                                    )
+                                    violated(p, d, (a, t), f"{p.name} does not hold")
                             for name, ap in applies_trans:
                                 if ap(s, a, t):
                                     applies_counts[name] += 1
                         if always_p and t not in checked:
-                            checked.add(t)
-                            for p in always_p:
-                                if p.name not in seen_in_walk and not p.check(t):
-                                    seen_in_walk.add(p.name)
-                                    msg = f"{p.name} does not hold"
-                                    record(
-                                        _Found(p, [*path_s, t], [*path_a, a], w + 1, d + 1, msg, ahead(d, a))
-                                    )
-                            for name, ap in applies_state:
-                                if ap(t):
-                                    applies_counts[name] += 1
+                            check_state(t, d, (a, t))
                     if stop:
                         break
                 n = len(succ)
                 if n == 0:
                     dead = deadlock and not (is_terminal is not None and is_terminal(s))
                     if dead and "deadlock" not in seen_in_walk:
-                        seen_in_walk.add("deadlock")
-                        record(
-                            _Found(
-                                deadlock_prop,
-                                list(path_s),
-                                list(path_a),
-                                w + 1,
-                                d,
-                                "no successor (deadlock)",
-                                faults[:],
-                            )
-                        )
+                        violated(DEADLOCK_PROPERTY, d, None, "no successor (deadlock)")
                     break
                 if d >= depth or stop:
                     break
@@ -507,7 +463,7 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     seen = Sampled(
         visited, cov, taken, steps_total, longest, witnesses, applies_counts, len(checked), trans_evaluated
     )
-    seen.labels = label_counts if labelled else None
+    seen.labels = expansions.labels
     cov_simulate = {
         "seed": seed,
         "walks": walks,

@@ -20,7 +20,7 @@ from typing import Any
 
 from explorer.core import action_kind
 
-__all__ = ["Coverage", "coverage_of", "declared_labels", "label_counting", "nest_labels"]
+__all__ = ["Coverage", "Expansions", "coverage_of", "declared_labels", "label_counting", "nest_labels"]
 
 
 @dataclass
@@ -44,6 +44,51 @@ class Coverage:
                 self.new[tp] = 0
                 self.sample[tp] = a
             self.enabled[tp] = self.enabled.get(tp, 0) + 1
+
+
+class Expansions:
+    """The successors of the states a sampling engine (simulate, hypothesis) stands on, cached
+    (the cache is cleared when it holds ``limit`` states), and each state's first expansion
+    counted: its transitions in ``cov`` and, for a system with ``successors_labelled``, their
+    labels in :attr:`labels` (None for a system without).
+
+    >>> class Two:
+    ...     def successors(self, s): return [("inc", s + 1)] if s < 2 else []
+    >>> e = Expansions(Two(), Coverage())
+    >>> e.get(0), e.get(0), e.cov.enabled, e.labels
+    (([('inc', 1)], True), ([('inc', 1)], False), {<class 'str'>: 1}, None)
+    """
+
+    def __init__(self, system: Any, cov: Coverage, limit: int = 100_000):
+        self.successors = system.successors
+        self.labelled = getattr(system, "successors_labelled", None)
+        self.cov, self.limit = cov, limit
+        self.labels: dict[Any, int] | None = {} if self.labelled is not None else None
+        self.cache: dict[Any, tuple[list[tuple[Any, Any]], list[Any] | None]] = {}
+        self.expanded: set[Any] = set()
+
+    def get(self, s: Any) -> tuple[list[tuple[Any, Any]], bool]:
+        """``s``'s successors ``(action, target)``, and whether this is its first expansion."""
+        cached = self.cache.get(s)
+        if cached is None:
+            if self.labelled is None:
+                cached = (list(self.successors(s)), None)
+            else:
+                triples = list(self.labelled(s))
+                cached = ([(a, t) for a, t, _ in triples], [lb for _, _, lb in triples])
+            if len(self.cache) >= self.limit:
+                self.cache.clear()
+            self.cache[s] = cached
+        if s in self.expanded:
+            return cached[0], False
+        self.expanded.add(s)
+        if cached[1] is not None and self.labels is not None:
+            counts = self.labels
+            for labels in cached[1]:
+                for lb in labels:
+                    counts[lb] = counts.get(lb, 0) + 1
+        self.cov.count(cached[0])
+        return cached[0], True
 
 
 def label_counting(system: Any, counts: dict[Any, int]) -> Callable[[Any], Iterator[tuple[Any, Any]]] | None:
