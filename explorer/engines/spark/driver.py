@@ -36,9 +36,9 @@ from explorer.core import (
 from explorer.engines.base import CheckOptions
 from explorer.engines.options import SparkOptions, refusal
 from explorer.engines.spark.deltas import Deltas, persist, storage_level
-from explorer.engines.spark.edges import write_edges
 from explorer.engines.spark.fingerprints import FingerprintCollisionError, state_fingerprint
 from explorer.engines.spark.levels import LevelStore, next_shares, pick_winners, plan_moves
+from explorer.engines.spark.liveness import write_edges
 from explorer.engines.spark.partitions import (
     IDX_BITS,
     Acc,

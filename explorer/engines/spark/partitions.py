@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from explorer.core import Property, action_kind, render_state
-from explorer.engines.spark.edges import LiveRecorder
 from explorer.engines.spark.fingerprints import FingerprintCollisionError, check_fingerprint
 from explorer.search import label_counting
+from explorer.search.live_graph import LiveRecorder
 from explorer.search.monitor import CheckTables
 from explorer.search.statepack import dumps_states, loads_states
 

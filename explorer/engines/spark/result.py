@@ -12,7 +12,6 @@ Example
 
 from __future__ import annotations
 
-import types
 from typing import Any
 
 import numpy as np
@@ -27,6 +26,7 @@ from explorer.search import (
     exhaustive_result,
     trace_step,
 )
+from explorer.search.coverage import Coverage
 from explorer.search.results import Explored, Finding
 from explorer.search.symmetry import path_trace
 
@@ -106,10 +106,10 @@ def assemble_result(search: Any, store: LevelStore, seconds: float, notes: list[
                 f"fastest level {fixed[0]:.3f} s (profile per level: spark-profile.json in the run directory)",
             )
     total = search.total
-    cov = types.SimpleNamespace(
-        enabled=dict(total.enabled), new=dict(total.new_by), sample={k: _KindName(k) for k in total.enabled}
-    )
-    counted = (
+    # counted by kind name: each name stands for its kind's actions
+    cov = Coverage(dict(total.enabled), dict(total.new_by), {k: _KindName(k) for k in total.enabled})  # type: ignore[arg-type]
+    applied = {p.name: p.name in total.applies for p in props if p.applies is not None}
+    explored = Explored(
         search.reason,
         search.budget,
         search.levels,
@@ -117,9 +117,9 @@ def assemble_result(search: Any, store: LevelStore, seconds: float, notes: list[
         cov,
         dict(total.labels),
         seconds,
+        search.distinct,
+        applied,
     )
-    applied = {p.name: p.name in total.applies for p in props if p.applies is not None}
-    explored = Explored(*counted, search.distinct, applied)  # type: ignore[arg-type]
     witness_lengths = {n: w[0] + 1 for n, w in search.witnesses.items()}
     live_check = live if job.live else None
     return exhaustive_result(
