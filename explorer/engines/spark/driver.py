@@ -41,6 +41,9 @@ from explorer.engines.spark.levels import LevelStore, next_shares, pick_winners,
 from explorer.engines.spark.liveness import write_edges
 from explorer.engines.spark.partitions import (
     IDX_BITS,
+    PHASE_DEADLOCK,
+    PHASE_STATE,
+    PHASE_TRANSITION,
     Acc,
     Job,
     LevelCtx,
@@ -69,6 +72,7 @@ from explorer.engines.spark.session import (
 from explorer.search import (
     label_counting,
 )
+from explorer.search.monitor import PropertyMonitor
 from explorer.search.symmetry import symmetry_setup
 
 __all__ = ["check_spark", "run"]
@@ -94,6 +98,9 @@ class _SparkState:
     yields: list[float] | None = None  # new states per frontier state, per partition, last level
 
 
+#: the monitor's kind of event (:meth:`PropertyMonitor.event`) of each phase of an event key
+_EVENT_KIND = {PHASE_TRANSITION: "t", PHASE_STATE: "s", PHASE_DEADLOCK: "d"}
+
 #: a run that will probably move to Spark starts the session in the background at a
 #: frontier of ``local_frontier / START_EARLY`` states ...
 START_EARLY = 4
@@ -114,8 +121,8 @@ class _Search:
         self.keep_going: bool = options.keep_going
         # the module's ``state_fingerprint`` is looked up now (a test may monkeypatch it)
         self.job = Job(system, props, state_fingerprint, options.deadlock, 1, canon)
-        self.found: dict[str, tuple[int, int, int, int, int]] = {}
-        self.witnesses: dict[str, tuple[int, int, int]] = {}
+        #: the first violation of each property and witness, at their event keys (``Acc``)
+        self.monitor = PropertyMonitor(props, keep_going=options.keep_going, deadlock=options.deadlock)
         self.total = Acc()
         self.levels: list[LevelStats] = []
         self.distinct = 0
@@ -139,14 +146,14 @@ class _Search:
 
     # ---- events
     def _take_events(self, acc: Acc, cut: int | None = None) -> None:
-        """Record the first event of each property not yet found (up to rank ``cut``)."""
+        """Hand the monitor a level's events and witnesses (up to rank ``cut``) in key order,
+        the order ``bfs`` meets them: it keeps the first of each property."""
         for name, key in sorted(acc.events.items(), key=lambda kv: kv[1]):
-            if name in self.found or (cut is not None and key[1] > cut):
-                continue
-            self.found[name] = key
+            if cut is None or key[1] <= cut:
+                self.monitor.event(name, _EVENT_KIND[key[3]], key)
         for name, wkey in acc.witnesses.items():
-            if name not in self.witnesses and (cut is None or wkey[1] <= cut):
-                self.witnesses[name] = wkey
+            if cut is None or wkey[1] <= cut:
+                self.monitor.event(name, "w", wkey)
 
     # ---- level 0 and driver levels
     def init_level(self, store: LevelStore, clock: Callable[[], float]) -> None:
@@ -389,7 +396,7 @@ class _Search:
         # where would bfs have stopped inside this level?
         cut, budget = None, None
         if acc.events and not self.keep_going:
-            fresh = [k for n, k in acc.events.items() if n not in self.found]
+            fresh = [k for n, k in acc.events.items() if n not in self.monitor.found]
             if fresh:
                 cut = min(k[1] for k in fresh)
         max_states = self.options.max_states

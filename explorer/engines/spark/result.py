@@ -16,18 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from explorer.core import CheckResult, Violation
+from explorer.core import CheckResult, TraceStep, Violation
 from explorer.engines.spark.levels import LevelStore, rebuild_path
 from explorer.engines.spark.liveness import check_eventually
-from explorer.engines.spark.partitions import IDX_BITS, PHASE_DEADLOCK, PHASE_STATE, PHASE_TRANSITION
-from explorer.search import (
-    DEADLOCK_PROPERTY,
-    collision_odds,
-    exhaustive_result,
-    trace_step,
-)
+from explorer.engines.spark.partitions import IDX_BITS, PHASE_STATE, PHASE_TRANSITION
+from explorer.search import collision_odds, exhaustive_result, trace_step
 from explorer.search.coverage import Coverage
-from explorer.search.results import Explored, Finding
+from explorer.search.monitor import Found
+from explorer.search.results import Explored
 from explorer.search.symmetry import path_trace
 
 __all__ = ["assemble_result"]
@@ -36,12 +32,10 @@ __all__ = ["assemble_result"]
 def assemble_result(search: Any, store: LevelStore, seconds: float, notes: list[str]) -> CheckResult:
     """Assemble the CheckResult exactly as ``check_bfs`` does (``notes``: the reduction's)."""
     props, job = search.props, search.job
-    by_name = {p.name: p for p in props}
-    by_name["deadlock"] = DEADLOCK_PROPERTY
-    found: list[Finding] = []
-    for name, key in sorted(search.found.items(), key=lambda kv: kv[1]):
-        p = by_name[name]
-        level, r, i, phase, _ = key
+
+    def trace_of(f: Found) -> list[TraceStep]:
+        """The trace to a violation, rebuilt from the level files along its event key."""
+        level, r, i, phase, _ = f.at
         if level < 0:  # an initial state
             path = rebuild_path(job, store, 0, r)
         elif phase == PHASE_STATE:
@@ -56,11 +50,11 @@ def assemble_result(search: Any, store: LevelStore, seconds: float, notes: list[
         if job.canon is not None:  # representatives on the path: a real trace to their orbits
             step = phase == PHASE_TRANSITION
             reps = [s for _, s in (path[:-1] if step else path)]
-            trace = path_trace(job.system, reps, job.canon, path[-1] if step else None, p)
-        else:
-            trace = [trace_step(n, path[n - 1][1] if n else None, a, s) for n, (a, s) in enumerate(path)]
-        message = "no successor (deadlock)" if phase == PHASE_DEADLOCK else f"{name} does not hold"
-        found.append((p, message, trace))
+            return path_trace(job.system, reps, job.canon, path[-1] if step else None, f.prop)
+        return [trace_step(n, path[n - 1][1] if n else None, a, s) for n, (a, s) in enumerate(path)]
+
+    # the monitor met the events in key order (levels in turn, each level's in key order)
+    found = search.monitor.findings(trace_of)
     store.forget()
 
     def live() -> dict[str, Violation | None]:
@@ -120,7 +114,7 @@ def assemble_result(search: Any, store: LevelStore, seconds: float, notes: list[
         search.distinct,
         applied,
     )
-    witness_lengths = {n: w[0] + 1 for n, w in search.witnesses.items()}
+    witness_lengths = {n: w[0] + 1 for n, w in search.monitor.witnesses.items()}
     live_check = live if job.live else None
     return exhaustive_result(
         search.system, props, found, explored, search.options, witness_lengths, live_check, notes
