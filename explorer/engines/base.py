@@ -24,13 +24,11 @@ from explorer.engines.options import engine_options, refusal
 from explorer.search import Progress
 
 __all__ = [
-    "COMMON",
     "CheckOptions",
     "Engine",
     "EngineSetupError",
     "ModelError",
     "UntrustedResultError",
-    "common",
 ]
 
 
@@ -106,19 +104,6 @@ class CheckOptions:
         """
         w, r, depth, states = self.workers, self.reduce, self.max_depth, self.max_states
         return refusal(self.engine, workers=w, reduce=r, max_depth=depth, max_states=states, **parts)
-
-
-#: the options of :class:`CheckOptions` every exhaustive engine function takes by name
-COMMON = ("model", "config", "max_depth", "max_states", "max_seconds", "keep_going", "deadlock", "progress")
-
-
-def common(options: CheckOptions, *names: str) -> dict[str, Any]:
-    """The common options ``names`` (default: :data:`COMMON`) as keyword arguments.
-
-    >>> common(CheckOptions(max_states=5), "max_states", "deadlock")
-    {'max_states': 5, 'deadlock': True}
-    """
-    return {n: getattr(options, n) for n in (names or COMMON)}
 
 
 class Engine(Protocol):

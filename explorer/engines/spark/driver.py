@@ -127,7 +127,6 @@ class _Search:
         self.levels: list[LevelStats] = []
         self.distinct = 0
         self.generated = 0
-        self.init_generated = 0
         self.budget: str | None = None
         self.reason = ExitReason.COMPLETE
         self.stop = False
@@ -176,7 +175,6 @@ class _Search:
             keys.append(index)
             fps.append(f)
             states.append(s)
-        self.init_generated = self.generated
         self.distinct = len(states)
         self.frontier, self.frontier_size = states, len(states)
         self.frontier_fps = np.array(fps, dtype=np.uint64)
