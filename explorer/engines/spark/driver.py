@@ -162,7 +162,7 @@ class _Search:
         keys: list[int] = []
         fps: list[int] = []
         states: list[Any] = []
-        pend_s = pending_applies(job.applies_state, frozenset())
+        pend_s, reach = pending_applies(job.applies_state, frozenset()), list(job.reach)
         assert self.visited is not None
         for index, s in enumerate(self.system.init_states()):
             self.generated += 1
@@ -171,7 +171,7 @@ class _Search:
             if s in self.visited:
                 continue
             f = self._new_fp(s)
-            check_state(job, acc, s, -1, len(states), 0, pend_s)
+            check_state(job, acc, s, -1, len(states), 0, pend_s, reach)
             keys.append(index)
             fps.append(f)
             states.append(s)
@@ -201,6 +201,7 @@ class _Search:
         nxt: list[Any] = []
         done = frozenset(self.total.applies)
         pend_s, pend_t = pending_applies(job.applies_state, done), pending_applies(job.applies_trans, done)
+        reach = [x for x in job.reach if x[1] not in self.monitor.witnesses]
         max_states = self.options.max_states
         progress = self.options.progress
         start = self.start
@@ -227,7 +228,7 @@ class _Search:
                     new_fps.append(self._new_fp(t))
                     nxt.append(t)
                     new_by[kind] = new_by.get(kind, 0) + 1
-                    check_state(job, acc, t, level, r, n, pend_s)
+                    check_state(job, acc, t, level, r, n, pend_s, reach)
                 n += 1
             acc.generated += n
             if n == 0:

@@ -169,18 +169,24 @@ def run_applies(acc: Acc, pending: list[tuple[str, Any]], *args: Any) -> None:
             pending.remove(item)
 
 
-def check_state(job: Job, acc: Acc, t: Any, level: int, r: int, i: int, pend: list[tuple[str, Any]]) -> None:
-    """The checks ``bfs`` makes on a state when it is first seen."""
+def check_state(
+    job: Job, acc: Acc, t: Any, level: int, r: int, i: int, pend: list[tuple[str, Any]], reach: list[Any]
+) -> None:
+    """The checks ``bfs`` makes on a state when it is first seen. ``pend`` and ``reach`` are
+    the ``applies`` and ``reachable`` checks still to make, each dropped once it held: the
+    callers check states in key order, so a witness met first has the smallest key."""
     for pidx, name, chk in job.always:
         if not chk(t):
             record_event(acc, name, (level, r, i, PHASE_STATE, pidx))
     if pend:
         run_applies(acc, pend, t)
-    for _, name, chk in job.reach:
-        if chk(t):
-            w = acc.witnesses.get(name)
-            if w is None or (level, r, i) < w:
-                acc.witnesses[name] = (level, r, i)
+    if reach:
+        for item in list(reach):
+            if item[2](t):
+                w = acc.witnesses.get(item[1])
+                if w is None or (level, r, i) < w:
+                    acc.witnesses[item[1]] = (level, r, i)
+                reach.remove(item)
 
 
 def check_transition(
@@ -520,11 +526,11 @@ def _step(
     del c_states
     # the checks bfs makes on a new state: on every fresh candidate (a state found by
     # several partitions is checked in each; the smallest event key is the winner's)
-    pend_s = pending_applies(job.applies_state, ctx.done)
+    pend_s, reach = pending_applies(job.applies_state, ctx.done), list(job.reach)
     check_hashes = np.zeros(len(new_states), dtype=np.uint64)
     check_of = job.check_fp
     for j, (k, t) in enumerate(zip(keys.tolist(), new_states)):
-        check_state(job, acc, t, level, k >> IDX_BITS, k & IDX_MASK, pend_s)
+        check_state(job, acc, t, level, k >> IDX_BITS, k & IDX_MASK, pend_s, reach)
         check_hashes[j] = check_of(t)
     cpu_check = time.process_time()
     for old in [k for k in _LIVE if k[0] != ctx.token or k[1] <= level]:
@@ -625,6 +631,7 @@ def truncated_partition(
         enabled = acc.enabled
         kinds: dict[type, str] = {}
         pend_s, pend_t = pending_applies(job.applies_state, done), pending_applies(job.applies_trans, done)
+        reach = list(job.reach)
         record = functools.partial(record_event, acc)
         successors = label_counting(job.system, acc.labels) or job.system.successors
         for r, s in zip(ranks, states):
@@ -640,7 +647,9 @@ def truncated_partition(
                 check_transition(job, acc, record, pend_t, s, a, t, level, r, n)
                 if (r << IDX_BITS) | n in new:
                     acc.new_by[kind] = acc.new_by.get(kind, 0) + 1
-                    check_state(job, acc, t if job.canon is None else job.canon(t), level, r, n, pend_s)
+                    check_state(
+                        job, acc, t if job.canon is None else job.canon(t), level, r, n, pend_s, reach
+                    )
                 n += 1
             acc.generated += n
             if n == 0:
