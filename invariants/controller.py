@@ -125,6 +125,7 @@ SYMMETRIC = frozenset(
         # invariants/controller_fidelity.py
         "isr_order_kept",
         "dead_broker_holds_no_process_memory",
+        "faults_within_budget",
         # invariants/controller_replication.py
         "leader_hw_follows_isr",
         "follower_log_is_leader_prefix",

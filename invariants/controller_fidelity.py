@@ -25,6 +25,13 @@ controller's id is kept in the broker's memory); only its log survives. While a 
 memory keeps its fresh value (``model.controller.state.FRESH_PROCESS``, the same table the crash
 applies, so a new field of process memory is covered without an edit here).
 
+The fault budgets are the configuration's promise about what was checked ("at most
+``max_restarts`` restarts"): a model that takes more faults than its budget explores a different
+system than the one the result names, and one that takes fewer hides them. Every fault that is
+counted stays within its key, and ZooKeeper's session ids count the faults independently of the
+counters: each restart and each noticed expiry opens one session (``Zk.next_session``), so the
+sessions opened since the start never exceed ``max_restarts + max_session_expiries``.
+
 Registering (in ``invariants/controller.py``'s ``properties``)::
 
     from invariants.controller_fidelity import fidelity_properties
@@ -47,6 +54,7 @@ __all__ = [
     "auto_rebalance_candidates",
     "auto_rebalance_follows_imbalance",
     "dead_broker_memory_fresh",
+    "faults_within_budget",
     "fidelity_properties",
     "isr_order_follows",
     "isr_order_kept",
@@ -169,6 +177,38 @@ def dead_broker_memory_fresh() -> Any:
     return check
 
 
+def faults_within_budget(config: Any, first_session: int) -> Any:
+    """The check of ``faults_within_budget`` for ``config``, whose initial state's next session id
+    is ``first_session``: the fault and record counters within their keys, and the sessions
+    opened since the start within the restarts and expiries allowed.
+
+    >>> from model.controller import ControllerConfig
+    >>> c = ControllerConfig(brokers=2, max_restarts=1, max_session_expiries=0)
+    >>> s = ControllerSystem(c).init_states()[0]
+    >>> check = faults_within_budget(c, s.zk.next_session)
+    >>> check(s), check(s._replace(zk=s.zk._replace(next_session=s.zk.next_session + 1), restarts=1))
+    (True, True)
+    >>> check(s._replace(zk=s.zk._replace(next_session=s.zk.next_session + 2), restarts=1))  # an uncounted restart
+    False
+    """
+    bound = first_session + config.max_restarts + config.max_session_expiries
+    limits = (
+        ("crashes", config.max_crashes),
+        ("restarts", config.max_restarts),
+        ("expiries", config.max_session_expiries),
+        ("produced", config.max_records),
+        ("shutdowns", config.max_controlled_shutdowns),
+    )
+    fields = tuple((State._fields.index(k), v) for k, v in limits)
+
+    def check(s: State) -> bool:
+        if s.zk.next_session > bound:
+            return False
+        return all(s[i] <= v for i, v in fields)
+
+    return check
+
+
 def _processes_auto_rebalance(s: State, a: Any, t: State) -> bool:
     return type(a) is ProcessEvent and type(a.event) is AutoPreferredReplicaLeaderElection
 
@@ -184,7 +224,7 @@ def fidelity_properties(config: Any, sys: ControllerSystem, guard: Any = None) -
 
     >>> from model.controller import ControllerConfig
     >>> [p.name for p in fidelity_properties(ControllerConfig(), ControllerSystem(ControllerConfig()))]
-    ['isr_order_kept', 'dead_broker_holds_no_process_memory']
+    ['isr_order_kept', 'dead_broker_holds_no_process_memory', 'faults_within_budget']
     """
     props = [
         transition(
@@ -200,6 +240,14 @@ def fidelity_properties(config: Any, sys: ControllerSystem, guard: Any = None) -
             "a broker that is down keeps no process memory (controller context, events, ZooKeeper "
             "responses, watches, controlled shutdown, metadata cache): it takes no step until it "
             "restarts (seed 001: 每个 Broker 都会在内存中保存当前 Controller 的 Brokerid 值)",
+        ),
+        always(
+            "faults_within_budget",
+            faults_within_budget(config, sys.init_states()[0].zk.next_session),
+            "the model takes no more faults than the configuration allows: crashes, restarts, "
+            "session expiries, records and controlled shutdowns within their max_* keys, and the "
+            "ZooKeeper sessions opened (one per restart or noticed expiry) within max_restarts + "
+            "max_session_expiries",
         ),
     ]
     if config.auto_leader_rebalance:

@@ -282,3 +282,38 @@ def test_dead_broker_memory_property_holds_and_catches_a_dead_broker_step() -> N
     bad = check_bfs(_DeadBrokerStartsShutdown(sys), props, model="controller", config=c)
     assert [v.property for v in bad.violations] == ["dead_broker_holds_no_process_memory"]
     assert bad.violations[0].trace[-1].action == "DeadBrokerShutdown"
+
+
+class _UncountedRestart:
+    """The model with a restart that is not counted against ``max_restarts`` (the measure's
+    survivor ``broker.py:44``): a broker can crash and come back as often as crashes allow."""
+
+    def __init__(self, sys: ControllerSystem) -> None:
+        self.sys = sys
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.sys, name)
+
+    @staticmethod
+    def _fix(s: State, a: object, t: State) -> State:
+        return t._replace(restarts=s.restarts) if type(a).__name__ == "Restart" else t
+
+    def successors(self, s: State) -> list:
+        return [(a, self._fix(s, a, t)) for a, t in self.sys.successors(s)]
+
+    def successors_labelled(self, s: State) -> list:
+        return [(a, self._fix(s, a, t), labels) for a, t, labels in self.sys.successors_labelled(s)]
+
+
+def test_fault_budget_property_holds_and_catches_an_uncounted_restart() -> None:
+    """``faults_within_budget`` holds on the model and fails once a second restart opens a
+    session beyond ``max_restarts + max_session_expiries``, although the counter says one."""
+    c = load_config(ControllerConfig, "configs/controller-small.toml", ["max_restarts=1", "max_crashes=2"])
+    sys = build(c)
+    props = [p for p in fidelity_properties(c, sys) if p.name == "faults_within_budget"]
+    assert len(props) == 1
+    ok = check_bfs(sys, props, model="controller", config=c)
+    assert ok.exit_reason.value == "complete" and ok.violations == []
+    bad = check_bfs(_UncountedRestart(sys), props, model="controller", config=c)
+    assert [v.property for v in bad.violations] == ["faults_within_budget"]
+    assert bad.violations[0].trace[-1].action_kind == "Restart"
