@@ -30,6 +30,15 @@ from explorer.engines.spark.partitions import (
 )
 
 
+@pytest.fixture(autouse=True)
+def _unfreeze_after() -> Any:
+    """A level task run in this process freezes the collector's survivors, as it does in a reused
+    executor (``freeze_survivors``); unfreeze them after each test, so a later test in the same
+    process starts with nothing frozen (``test_engine``'s collector test checks that count)."""
+    yield
+    gc.unfreeze()
+
+
 @dataclass
 class Held:
     """Stands for a broadcast: ``value`` is what the executors read."""
