@@ -240,7 +240,7 @@ def brokers_reject_stale_controller_epoch(s: State, a: Any, t: State) -> bool:
     if not isinstance(a, Deliver):
         return True
     n = s.nodes[a.dest]
-    return a.msg[1] >= n.seen_epoch or t.nodes[a.dest] == n
+    return a.msg.controller_epoch >= n.seen_epoch or t.nodes[a.dest] == n
 
 
 def brokers_reject_stale_broker_epoch(s: State, a: Any, t: State) -> bool:
@@ -248,7 +248,7 @@ def brokers_reject_stale_broker_epoch(s: State, a: Any, t: State) -> bool:
     if not isinstance(a, Deliver):
         return True
     n = s.nodes[a.dest]
-    return a.msg[2] >= n.bepoch or t.nodes[a.dest] == n
+    return a.msg.broker_epoch >= n.bepoch or t.nodes[a.dest] == n
 
 
 def brokers_record_accepted_epochs(sys: ControllerSystem):
@@ -263,8 +263,11 @@ def brokers_record_accepted_epochs(sys: ControllerSystem):
         if not isinstance(a, Deliver):
             return True
         n = s.nodes[a.dest]
-        acceptable = a.msg[1] >= n.seen_epoch and not (broker_epoch and a.msg[2] < n.bepoch)
-        return not acceptable or t.nodes[a.dest].seen_epoch >= a.msg[1]
+        msg = a.msg
+        acceptable = msg.controller_epoch >= n.seen_epoch and not (
+            broker_epoch and msg.broker_epoch < n.bepoch
+        )
+        return not acceptable or t.nodes[a.dest].seen_epoch >= msg.controller_epoch
 
     return check
 

@@ -10,7 +10,7 @@ from explorer.engines.bfs import check_bfs
 from invariants.mutants.controller import ControllerConfig  # with the test-only mutant key
 from model.controller import ControllerSystem
 from model.controller.actions import Deliver
-from model.controller.messages import M_LEADER_AND_ISR
+from model.controller.messages import LeaderAndIsrPartitionState, LeaderAndIsrRequest
 
 SMALL = "configs/controller-small.toml"
 REF = "configs/controller-ref.toml"
@@ -170,7 +170,7 @@ def _stale_delivery(mutant: str):
     sys = spec.build(c)
     s = sys.init_states()[0]
     n1 = s.nodes[1]._replace(seen_epoch=5)
-    msg = (M_LEADER_AND_ISR, 1, n1.bepoch, ((0, 1, 7, (0, 1), 3),))
+    msg = LeaderAndIsrRequest(1, n1.bepoch, (LeaderAndIsrPartitionState(0, 1, 7, (0, 1), 3),))
     chans = (*s.chans[:1], (msg,), *s.chans[2:])  # channel 0 -> 1
     s = s._replace(nodes=(s.nodes[0], n1), chans=chans)
     for a, t in sys.successors(s):

@@ -33,6 +33,7 @@ STEP_CLASSES = sorted(STEPS.classes, key=lambda c: c.code)
 PARKED_CLASSES = sorted(PARKED.classes, key=lambda c: c.code)
 EVENT_CLASSES = sorted(events.EVENTS.classes, key=lambda c: c.code)
 REQUEST_CLASSES = sorted(messages.REQUESTS.classes, key=lambda c: c.code)
+BROKER_REQUEST_CLASSES = sorted(messages.BROKER_REQUESTS.classes, key=lambda c: c.code)
 RESPONSE_CLASSES = sorted(
     (
         c
@@ -53,6 +54,8 @@ def test_every_code_has_one_class() -> None:
     assert {c.code for c in EVENT_CLASSES} == ev_codes and len(EVENT_CLASSES) == len(ev_codes)
     q_codes = {v for k, v in vars(messages).items() if k.startswith("Q_")}
     assert {c.code for c in REQUEST_CLASSES} == q_codes and len(REQUEST_CLASSES) == len(q_codes)
+    m_codes = {v for k, v in vars(messages).items() if k.startswith("M_")}
+    assert {c.code for c in BROKER_REQUEST_CLASSES} == m_codes and len(BROKER_REQUEST_CLASSES) == len(m_codes)
     # a response repeats its request's code, and says which request it answers
     assert all(r.code == r.request.code and r.request in messages.REQUESTS.classes for r in RESPONSE_CLASSES)
 
@@ -69,6 +72,32 @@ def test_requests_and_responses_are_todays_tuples() -> None:
     assert responses.Topics(3).deleted == () and len(responses.Topics(3, (0,))) == 3
     assert responses.BrokerRegistered(4, True).kafka_call == messages.RegisterBroker.kafka_call
     assert type(messages.REQUESTS.view((messages.Q_UPDATE_ISR, 2, None))) is messages.UpdateIsr
+
+
+def test_broker_requests_are_todays_tuples() -> None:
+    """A controller-to-broker request is ``(code, controller epoch, broker epoch, data)``, as the
+    ``M_*``-coded tuples were; its ``str`` names it and its fields."""
+    entry = messages.LeaderAndIsrPartitionState(0, 1, 3, (1, 0), 4)
+    lai = messages.LeaderAndIsrRequest(2, 5, (entry,))
+    assert lai == (messages.M_LEADER_AND_ISR, 2, 5, ((0, 1, 3, (1, 0), 4),))
+    assert (lai.controller_epoch, lai.broker_epoch, lai.partition_states) == (2, 5, (entry,))
+    data = messages.UpdateMetadataPayload((0, 1), ((0, 1, 3, (1, 0)),))
+    assert messages.UpdateMetadataRequest(2, 5, data) == (messages.M_UPDATE_METADATA, 2, 5, data)
+    stop = messages.StopReplicaRequest(2, 5, messages.StopReplicaPartitions(0b11, True, False))
+    assert stop == (messages.M_STOP_REPLICA, 2, 5, (3, True, False)) and stop.data.delete
+    assert messages.ControlledShutdownResponse(2, 5, ()) == (messages.M_CS_RESPONSE, 2, 5, ())
+    assert (
+        str(stop)
+        == "StopReplicaRequest(controller_epoch=2, broker_epoch=5, data=StopReplicaPartitions(mask=3, delete=True, callback=False))"
+    )
+    assert [c.kafka_name for c in BROKER_REQUEST_CLASSES] == [
+        "LeaderAndIsr",
+        "UpdateMetadata",
+        "StopReplica",
+        "ControlledShutdownResponse",
+    ]
+    plain = (messages.M_LEADER_AND_ISR, 2, 5, (entry,))
+    assert type(messages.BROKER_REQUESTS.view(plain)) is messages.LeaderAndIsrRequest
 
 
 def test_events_are_todays_pairs() -> None:
@@ -110,7 +139,14 @@ def test_records_are_todays_tuples() -> None:
 
 @pytest.mark.parametrize(
     "cls",
-    [*STEP_CLASSES, *PARKED_CLASSES, *EVENT_CLASSES, *REQUEST_CLASSES, *RESPONSE_CLASSES],
+    [
+        *STEP_CLASSES,
+        *PARKED_CLASSES,
+        *EVENT_CLASSES,
+        *REQUEST_CLASSES,
+        *BROKER_REQUEST_CLASSES,
+        *RESPONSE_CLASSES,
+    ],
     ids=lambda c: c.__name__,
 )
 def test_every_record_keeps_its_class_through_pickle_codec_and_packer(cls: type) -> None:
@@ -144,9 +180,10 @@ def test_a_plain_tuple_is_read_as_its_record() -> None:
 
 
 def test_no_integer_step_wait_event_or_request_code_outside_the_encoding() -> None:
-    """``O_*``, ``W_*``, ``EV_*`` and ``Q_*`` appear only in ``program.py``, ``continuations.py``,
-    ``events.py`` and ``messages.py`` (the classes' definitions): the rest of the controller, its
-    properties and its mutants build and match the classes."""
+    """``O_*``, ``W_*``, ``EV_*``, ``Q_*`` and ``M_*`` appear only in ``program.py``,
+    ``continuations.py``, ``events.py`` and ``messages.py`` (the classes' definitions): the rest
+    of the controller and its properties build and match the classes (and the catalogue mutants
+    do for ``EV_*``, ``Q_*`` and ``M_*``; some write program steps as plain ``O_*`` tuples)."""
     allowed = {"program.py", "continuations.py", "events.py", "messages.py"}
     found = {}
     paths = [*(ROOT / "model" / "controller").rglob("*.py"), *(ROOT / "invariants").glob("controller*.py")]
@@ -156,15 +193,18 @@ def test_no_integer_step_wait_event_or_request_code_outside_the_encoding() -> No
         tree = ast.parse(path.read_text())
         names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
-        codes = sorted(n for n in names if re.fullmatch(r"([OW]|EV|Q)_[A-Z_]+", n))
+        codes = sorted(n for n in names if re.fullmatch(r"([OW]|EV|Q|M)_[A-Z_]+", n))
         if codes:
             found[str(path.relative_to(ROOT))] = codes
     assert found == {}
+    mutants = ROOT / "invariants" / "mutants" / "controller.py"
+    names = {n.id for n in ast.walk(ast.parse(mutants.read_text())) if isinstance(n, ast.Name)}
+    assert sorted(n for n in names if re.fullmatch(r"(EV|Q|M)_[A-Z_]+", n)) == []
 
 
 def test_record_classes_are_records() -> None:
-    classes = [*STEP_CLASSES, *PARKED_CLASSES, *EVENT_CLASSES, *REQUEST_CLASSES, *RESPONSE_CLASSES]
-    assert all(issubclass(c, Record) for c in classes)
+    classes = [*STEP_CLASSES, *PARKED_CLASSES, *EVENT_CLASSES, *REQUEST_CLASSES, *BROKER_REQUEST_CLASSES]
+    assert all(issubclass(c, Record) for c in [*classes, *RESPONSE_CLASSES])
     assert continuations.Parked in continuations.ElectRead.__mro__
 
 
@@ -186,7 +226,8 @@ _ID_NAME = re.compile(
 
 
 def _record_classes() -> list[type]:
-    out = [*STEP_CLASSES, *PARKED_CLASSES, *EVENT_CLASSES, *REQUEST_CLASSES, *RESPONSE_CLASSES]
+    out = [*STEP_CLASSES, *PARKED_CLASSES, *EVENT_CLASSES, *REQUEST_CLASSES, *BROKER_REQUEST_CLASSES]
+    out += RESPONSE_CLASSES
     return sorted(set(out), key=lambda c: (c.__module__, c.__name__))
 
 

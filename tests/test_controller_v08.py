@@ -25,7 +25,6 @@ from model.controller.config import FollowerTruncation, LeaderSelectors, Replica
 from model.controller.controller import KafkaController
 from model.controller.events import IsrChangeNotification, TopicUncleanLeaderElectionEnable
 from model.controller.messages import (
-    MESSAGE_NAMES,
     REQUEST_NAMES,
     S_PREFERRED,
 )
@@ -172,7 +171,7 @@ def _sent(sys: Any, steps: list[tuple[Any, State, State]], sender: int) -> list[
         for d in range(nb):
             before, after = s.chans[sender * nb + d], t.chans[sender * nb + d]
             if after != before:
-                out += [(MESSAGE_NAMES[m[0]], d) for m in after[len(before) :]]
+                out += [(m.kafka_name, d) for m in after[len(before) :]]
     return out
 
 

@@ -34,12 +34,12 @@ from model.controller.continuations import RegisterController
 from model.controller.controller import KafkaController
 from model.controller.events import ControllerEvent, Expire, PartitionReassignmentIsrChange, Reelect
 from model.controller.messages import (
-    M_LEADER_AND_ISR,
     S_CONTROLLED_SHUTDOWN,
     S_OFFLINE,
     S_PREFERRED,
     DeleteTopicZNode,
     GetControllerIdAndEpoch,
+    LeaderAndIsrRequest,
     RegisterBroker,
     UpdateIsr,
 )
@@ -143,7 +143,7 @@ class NoControllerEpochCheck(ReplicaManager):
     def deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
         # deliver as if the broker had seen no newer epoch, then restore what it had seen
         n = s.nodes[d]
-        ctl_epoch = s.chans[sender * self.nb + d][0][1]
+        ctl_epoch = s.chans[sender * self.nb + d][0].controller_epoch
         if ctl_epoch >= n.seen_epoch:
             return super().deliver(s, sender, d)
         lowered = s._replace(nodes=set_item(s.nodes, d, n._replace(seen_epoch=ctl_epoch)))
@@ -576,9 +576,13 @@ class BrokerAcceptsEqualLeaderEpoch(ReplicaManager):
     def deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
         msg = s.chans[sender * self.nb + d][0]
         n = s.nodes[d]
-        if msg[0] != M_LEADER_AND_ISR:
+        if type(msg) is not LeaderAndIsrRequest:
             return super().deliver(s, sender, d)
-        equal = {e[0]: e[2] for e in msg[3] if n.reps[e[0]].epoch == e[2]}
+        equal = {
+            e.partition: e.leader_epoch
+            for e in msg.partition_states
+            if n.reps[e.partition].epoch == e.leader_epoch
+        }
         if not equal:
             return super().deliver(s, sender, d)
         # as if the replica had the previous epoch, then restore it where the request was dropped
@@ -602,7 +606,7 @@ class BrokerEpochCheckLe(ReplicaManager):
     def deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
         msg = s.chans[sender * self.nb + d][0]
         n = s.nodes[d]
-        if not self.cfg.broker_epoch or msg[2] != n.bepoch:
+        if not self.cfg.broker_epoch or msg.broker_epoch != n.bepoch:
             return super().deliver(s, sender, d)
         raised = s._replace(nodes=set_item(s.nodes, d, n._replace(bepoch=n.bepoch + 1)))
         act, t = super().deliver(raised, sender, d)

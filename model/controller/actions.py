@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from model.action_text import java, says
 from model.controller.events import ControllerChange, ControllerEvent
-from model.controller.messages import M_STOP_REPLICA, MESSAGE_NAMES
+from model.controller.messages import BrokerRequest, StopReplicaRequest
 
 
 def _by_request_name(value: object) -> str:
@@ -55,15 +55,17 @@ class Deliver(NamedTuple):
 
     sender: int
     dest: int
-    msg: tuple
+    msg: BrokerRequest
 
     def __str__(self) -> str:
-        kind = MESSAGE_NAMES[self.msg[0]]
-        if self.msg[0] == M_STOP_REPLICA:
-            kind += "(delete=true)" if self.msg[3][1] else "(delete=false)"
+        msg = self.msg
+        kind = msg.kafka_name
+        match msg:
+            case StopReplicaRequest(data=data):
+                kind += "(delete=true)" if data.delete else "(delete=false)"
         return (
             f"broker {self.dest}: receives {kind} from controller {self.sender} "
-            f"(controller epoch {self.msg[1]}, broker epoch {self.msg[2]})"
+            f"(controller epoch {msg.controller_epoch}, broker epoch {msg.broker_epoch})"
         )
 
 

@@ -13,8 +13,7 @@ from model.controller.config import ZkWriteFencing
 from model.controller.continuations import Parked
 from model.controller.messages import (
     LEADER_DURING_DELETE,
-    M_LEADER_AND_ISR,
-    M_UPDATE_METADATA,
+    BrokerRequest,
     LeaderAndIsrPartitionState,
     LeaderAndIsrPartitionStateWithReplicas,
     LeaderAndIsrRequest,
@@ -139,12 +138,12 @@ class ControllerBase:
             return self.ctx.epoch_version
         return -1
 
-    def send_msg(self, dest: int, msg: tuple) -> None:
+    def send_msg(self, dest: int, msg: BrokerRequest) -> None:
         i = self.me * self.sys.nb + dest
         q = self.chans[i]
-        if msg[0] == M_UPDATE_METADATA:
+        if type(msg) is UpdateMetadataRequest:
             for m in reversed(q):
-                if m[0] == M_UPDATE_METADATA:
+                if type(m) is UpdateMetadataRequest:
                     if m == msg:
                         # the last UpdateMetadata queued is this very request: applying it again
                         # changes nothing (only UpdateMetadata writes the metadata cache)
@@ -192,7 +191,7 @@ class ControllerBase:
         payload = UpdateMetadataPayload(tuple(b for b, e in enumerate(ctx.live) if e), tuple(states))
         for b, e in enumerate(ctx.live):
             if e:
-                self.send_msg(b, UpdateMetadataRequest(M_UPDATE_METADATA, ctx.epoch, e, payload))
+                self.send_msg(b, UpdateMetadataRequest(ctx.epoch, e, payload))
 
     def send_requests_to_brokers(self, batch: tuple) -> None:
         """``sendRequestsToBrokers``: one LeaderAndIsr per broker, then UpdateMetadata."""
@@ -206,7 +205,7 @@ class ControllerBase:
         for dest in sorted(dests):
             e = ctx.live[dest]
             if e:
-                self.send_msg(dest, LeaderAndIsrRequest(M_LEADER_AND_ISR, ctx.epoch, e, tuple(dests[dest])))
+                self.send_msg(dest, LeaderAndIsrRequest(ctx.epoch, e, tuple(dests[dest])))
         # addLeaderAndIsrRequestForBrokers: UpdateMetadata of these partitions to every live broker
         self.send_update_metadata_request(tuple(sorted({entry[0] for _, entry in batch})))
 

@@ -44,7 +44,6 @@ from model.controller.events import (
     TopicChange,
 )
 from model.controller.messages import (
-    M_CS_RESPONSE,
     S_PREFERRED,
     ControlledShutdownResponse,
     DeletePreferredReplicaElection,
@@ -206,7 +205,7 @@ class KafkaController(Component):
                 case ControlledShutdownRespond(broker):
                     e = c.ctx.live[broker]
                     if e:
-                        c.send_msg(broker, ControlledShutdownResponse(M_CS_RESPONSE, c.ctx.epoch, e, ()))
+                        c.send_msg(broker, ControlledShutdownResponse(c.ctx.epoch, e, ()))
                 case _:  # pragma: no cover
                     raise AssertionError(f"unknown program step {op!r}")
         c.pending = None

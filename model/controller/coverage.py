@@ -54,7 +54,7 @@ from model.controller.actions import (
     ZkServe,
 )
 from model.controller.cluster import Cluster
-from model.controller.messages import MESSAGE_NAMES, WRITES
+from model.controller.messages import WRITES
 from model.controller.state import State, Zk
 from model.state_machines import StateMachine, TableVersion, transition_graph
 
@@ -330,7 +330,8 @@ def sequence_arrow(a: Any) -> tuple[str, str, str]:
     Actors are ``ZooKeeper``, ``broker <i>``, ``producer`` and ``admin``; a step inside
     one actor is a self-arrow.
 
-    >>> sequence_arrow(Deliver(0, 1, (0, 2, 1, ())))  # M_LEADER_AND_ISR
+    >>> from model.controller.messages import LeaderAndIsrRequest
+    >>> sequence_arrow(Deliver(0, 1, LeaderAndIsrRequest(2, 1, ())))
     ('broker 0', 'broker 1', 'LeaderAndIsr (controller epoch 2)')
     >>> sequence_arrow(Crash(1))
     ('broker 1', 'broker 1', 'crashes')
@@ -346,8 +347,12 @@ def sequence_arrow(a: Any) -> tuple[str, str, str]:
     if isinstance(a, ZkReply):
         return "ZooKeeper", f"broker {a.broker}", "response: " + a.resp.kafka_call
     if isinstance(a, Deliver):
-        kind = MESSAGE_NAMES[a.msg[0]]
-        return f"broker {a.sender}", f"broker {a.dest}", f"{kind} (controller epoch {a.msg[1]})"
+        msg = a.msg
+        return (
+            f"broker {a.sender}",
+            f"broker {a.dest}",
+            f"{msg.kafka_name} (controller epoch {msg.controller_epoch})",
+        )
     if isinstance(a, Crash):
         return f"broker {a.broker}", f"broker {a.broker}", "crashes"
     if isinstance(a, Restart):

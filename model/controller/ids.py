@@ -29,6 +29,7 @@ __all__ = [
     "BrokerSet",
     "ElectionItems",
     "IsrChangeSeqs",
+    "LeaderAndIsrStates",
     "PartitionId",
     "PartitionSet",
     "PartitionZnode",
@@ -36,9 +37,11 @@ __all__ = [
     "PerBroker",
     "PerPartitionZnode",
     "Reassignments",
+    "StopReplicaData",
     "TopicId",
     "TopicList",
     "TopicSet",
+    "UpdateMetadataData",
 ]
 
 #: a broker id (negative: none)
@@ -78,6 +81,14 @@ ElectionItems = tuple[tuple[int, tuple[int, ...], int], ...]
 #: the failover's admin reads: (present per partition, AR per partition, deletions (topics),
 #: reassignments, preferred elections (partitions))
 AdminZnodes = tuple[Any, ...]
+#: a LeaderAndIsr request's partition states, in the order sent: (partition, leader, leader
+#: epoch, ISR, zkVersion[, AR]) each (``messages.LeaderAndIsrPartitionState``)
+LeaderAndIsrStates = tuple[Any, ...]
+#: an UpdateMetadata request's data (``messages.UpdateMetadataPayload``): the live brokers (sorted)
+#: and (partition, leader, leader epoch, ISR) per partition sent, sorted by partition
+UpdateMetadataData = Any
+#: a StopReplica request's data (``messages.StopReplicaPartitions``): a partition bit mask and flags
+StopReplicaData = Any
 #: an event argument ``broker_epoch * 8 + broker``
 BrokerAndEpoch = int
 #: an event argument ``partition bit mask * 8 + broker``

@@ -5,8 +5,8 @@ A ZooKeeper request is a record (``model/records.py``): the tuple of its kind's 
 its fields, so a state holds nothing but tuples and ints (its canonical encoding,
 ``explorer.encoding``, is that of the plain tuple, as before). The model builds and matches the
 classes, named after KafkaZkClient's methods; the ``Q_*`` codes are the encoding and nothing else
-(a response, ``responses.py``, repeats its request's). A controller-to-broker request is a
-``NamedTuple`` whose first field is its kind (``M_*``).
+(a response, ``responses.py``, repeats its request's). A controller-to-broker request
+(``BrokerRequest``, named after Kafka's request classes) is a record too, of an ``M_*`` code.
 
 >>> GetControllerIdAndEpoch() == (Q_READ_CTL,), RegisterBroker(True).reelect
 (True, True)
@@ -21,12 +21,15 @@ from typing import Any, ClassVar, NamedTuple
 from model.controller.ids import (
     BrokerList,
     IsrChangeSeqs,
+    LeaderAndIsrStates,
     PartitionId,
     PartitionSet,
     PartitionZnode,
     PartitionZnodes,
+    StopReplicaData,
     TopicId,
     TopicSet,
+    UpdateMetadataData,
 )
 from model.records import Record, RecordFamily
 
@@ -91,11 +94,10 @@ S_OFFLINE, S_REASSIGN, S_PREFERRED, S_CONTROLLED_SHUTDOWN, S_INIT, S_REMOVE, S_E
 #: coverage labels, by strategy (S_ADMIN_UNCLEAN: OfflinePartitionLeaderElectionStrategy(allowUnclean = true))
 STRATEGY_NAMES = ("offline", "reassign", "preferred", "controlled_shutdown", "", "", "", "admin_unclean")
 
-# controller-to-broker request kinds
+# controller-to-broker request kinds (first item of a request tuple: the encoding only)
 M_LEADER_AND_ISR, M_UPDATE_METADATA, M_STOP_REPLICA, M_CS_RESPONSE = 0, 1, 2, 3
 # UpdateMetadata's leader of a partition whose topic is being deleted (LeaderAndIsr.LeaderDuringDelete)
 LEADER_DURING_DELETE = -2
-MESSAGE_NAMES = ("LeaderAndIsr", "UpdateMetadata", "StopReplica", "ControlledShutdownResponse")
 
 
 # ---------------------------------------------------------------------------------------
@@ -365,13 +367,33 @@ class LeaderAndIsrPartitionStateWithReplicas(NamedTuple):
     replicas: tuple[int, ...]
 
 
-class LeaderAndIsrRequest(NamedTuple):
-    """``LeaderAndIsrRequest`` with the controller and broker epochs it is sent with."""
+class BrokerRequest(Record):
+    """A controller-to-broker request (or the controlled-shutdown response), sent on the FIFO
+    channel of (controller, broker): the tuple ``(code, controller_epoch, broker_epoch, data)``
+    (``model/records.py``), every one fenced by the controller epoch and the broker epoch it is
+    sent with. A subclass names its ``M_*`` code and ``kafka_name``, how a trace names it.
 
-    kind: int
+    >>> r = LeaderAndIsrRequest(2, 1, (LeaderAndIsrPartitionState(0, 1, 3, (1, 0), 4),))
+    >>> r == (M_LEADER_AND_ISR, 2, 1, ((0, 1, 3, (1, 0), 4),)), r.kafka_name, r.controller_epoch
+    (True, 'LeaderAndIsr', 2)
+    >>> type(BROKER_REQUESTS.view((M_CS_RESPONSE, 2, 1, ()))).__name__
+    'ControlledShutdownResponse'
+    """
+
+    __slots__ = ()
+    #: the request's name in Kafka, as a trace shows it
+    kafka_name: ClassVar[str] = ""
+
+
+class LeaderAndIsrRequest(BrokerRequest, code=M_LEADER_AND_ISR):
+    """``LeaderAndIsrRequest``: ``partition_states``, one ``LeaderAndIsrPartitionState`` (or
+    ``...WithReplicas``) per partition the receiving broker leads or follows."""
+
+    __slots__ = ()
+    kafka_name = "LeaderAndIsr"
     controller_epoch: int
     broker_epoch: int
-    partition_states: tuple[Any, ...]
+    partition_states: LeaderAndIsrStates
 
 
 class UpdateMetadataPayload(NamedTuple):
@@ -383,14 +405,19 @@ class UpdateMetadataPayload(NamedTuple):
     partition_states: tuple[tuple[int, int, int, tuple[int, ...]], ...]  #: (p, leader, leader epoch, ISR)
 
 
-class UpdateMetadataRequest(NamedTuple):
+class UpdateMetadataRequest(BrokerRequest, code=M_UPDATE_METADATA):
     """``UpdateMetadataRequest``: the live brokers and some partitions' states, for the brokers'
-    metadata caches."""
+    metadata caches (``data``, Kafka's ``UpdateMetadataRequestData``).
 
-    kind: int
+    >>> UpdateMetadataRequest(1, 2, UpdateMetadataPayload((0, 1), ((0, 1, 1, (1, 0)),))).data.live_brokers
+    (0, 1)
+    """
+
+    __slots__ = ()
+    kafka_name = "UpdateMetadata"
     controller_epoch: int
     broker_epoch: int
-    payload: UpdateMetadataPayload
+    data: UpdateMetadataData
 
 
 class StopReplicaPartitions(NamedTuple):
@@ -402,38 +429,37 @@ class StopReplicaPartitions(NamedTuple):
     callback: bool
 
 
-class StopReplicaRequest(NamedTuple):
-    """``StopReplicaRequest``."""
+class StopReplicaRequest(BrokerRequest, code=M_STOP_REPLICA):
+    """``StopReplicaRequest``: its partitions and ``deletePartitions`` (``data``, Kafka's
+    ``StopReplicaRequestData``), and whether the response goes to the deletion callback.
 
-    kind: int
+    >>> StopReplicaRequest(1, 2, StopReplicaPartitions(0b101, True, True)).data.delete
+    True
+    """
+
+    __slots__ = ()
+    kafka_name = "StopReplica"
     controller_epoch: int
     broker_epoch: int
-    payload: StopReplicaPartitions
+    data: StopReplicaData
 
 
-class ControlledShutdownResponse(NamedTuple):
-    """The controller's answer to a ``ControlledShutdownRequest``."""
+class ControlledShutdownResponse(BrokerRequest, code=M_CS_RESPONSE):
+    """The controller's answer to a ``ControlledShutdownRequest`` (``partitionsRemaining``: the
+    model's controller answers when none is left, so always empty).
 
-    kind: int
+    >>> ControlledShutdownResponse(1, 2, ()) == (M_CS_RESPONSE, 1, 2, ())
+    True
+    """
+
+    __slots__ = ()
+    kafka_name = "ControlledShutdownResponse"
     controller_epoch: int
     broker_epoch: int
-    payload: tuple[()]
+    partitions_remaining: PartitionSet
 
 
-def _named(self: Any) -> str:
-    """The message as ``Name(field=value, ...)``, its kind left out (the class names it): how a
-    counterexample's step table shows it (``explorer.core.describe``)."""
-    return (
-        f"{type(self).__name__}(" + ", ".join(f"{k}={v!r}" for k, v in zip(self._fields[1:], self[1:])) + ")"
-    )
-
-
-def name_records(namespace: dict[str, Any], module: str) -> None:
-    """Give every record class of ``module`` (found in its ``namespace``) whose first field is
-    its ``op`` or ``kind`` code the ``Name(field=value, ...)`` ``str`` (:func:`_named`)."""
-    for cls in [c for c in list(namespace.values()) if isinstance(c, type) and c.__module__ == module]:
-        if issubclass(cls, tuple) and getattr(cls, "_fields", ("",))[:1] in (("op",), ("kind",)):
-            setattr(cls, "__str__", _named)  # noqa: B010 - a class attribute set after the fact
-
-
-name_records(globals(), __name__)
+#: every controller-to-broker request class, and the view of a plain request tuple as its record
+BROKER_REQUESTS = RecordFamily(
+    [LeaderAndIsrRequest, UpdateMetadataRequest, StopReplicaRequest, ControlledShutdownResponse]
+)

@@ -10,9 +10,6 @@ from typing import Any
 from model.controller import program
 from model.controller import responses as rs
 from model.controller.messages import (
-    M_LEADER_AND_ISR,
-    M_STOP_REPLICA,
-    M_UPDATE_METADATA,
     StopReplicaPartitions,
     UpdateMetadataPayload,
 )
@@ -53,6 +50,9 @@ KIND_METHODS = {
     "BrokerPartitions": "broker_partitions",
     "Reassignments": "reassignments",
     "ElectionItems": "election_items",
+    "LeaderAndIsrStates": "leader_and_isr_states",
+    "UpdateMetadataData": "update_metadata",
+    "StopReplicaData": "stop_replica",
     "AdminZnodes": "admin",
     "BrokerAndEpoch": "broker_and_epoch",
     "BrokerAndPartitionMask": "broker_and_mask",
@@ -306,7 +306,8 @@ class Renamer:
                 items[i] = f(self, items[i])
         return tuple.__new__(cls, items)
 
-    event = request = record
+    #: a controller event, a ZooKeeper request, a controller-to-broker request (``messages.py``)
+    event = request = message = record
 
     def entry(self, e: tuple) -> tuple:
         """One partition's LeaderAndIsr entry (partition, leader, epoch, ISR, zkVersion[, AR])."""
@@ -314,22 +315,22 @@ class Renamer:
         e_cls: Any = type(e)
         return e_cls(*out)
 
-    def message(self, m: tuple) -> tuple:
-        """A controller-to-broker request."""
-        kind, payload = m[0], m[3]
-        if kind == M_LEADER_AND_ISR:
-            payload = tuple(self.entry(e) for e in payload)
-        elif kind == M_UPDATE_METADATA:
-            P = self.P
-            states = sorted(
-                ((P[p], self.b(ld), ep, self.bs(isr)) for p, ld, ep, isr in payload.partition_states),
-                key=lambda e: e[0],
-            )
-            payload = UpdateMetadataPayload(self.bset(payload.live_brokers), tuple(states))
-        elif kind == M_STOP_REPLICA:
-            payload = StopReplicaPartitions(self.mask(payload.mask), payload.delete, payload.callback)
-        m_cls: Any = type(m)
-        return m_cls(m[0], m[1], m[2], payload)
+    def leader_and_isr_states(self, states: tuple) -> tuple:
+        """A LeaderAndIsr request's partition states, each renamed in place."""
+        return tuple(self.entry(e) for e in states)
+
+    def update_metadata(self, data: UpdateMetadataPayload) -> UpdateMetadataPayload:
+        """An UpdateMetadata request's data: the live brokers, and the partition states re-sorted."""
+        P = self.P
+        states = sorted(
+            ((P[p], self.b(ld), ep, self.bs(isr)) for p, ld, ep, isr in data.partition_states),
+            key=lambda e: e[0],
+        )
+        return UpdateMetadataPayload(self.bset(data.live_brokers), tuple(states))
+
+    def stop_replica(self, data: StopReplicaPartitions) -> StopReplicaPartitions:
+        """A StopReplica request's data: its partition mask."""
+        return StopReplicaPartitions(self.mask(data.mask), data.delete, data.callback)
 
     def response(self, r: Any) -> tuple:
         """A ZooKeeper response (``responses.py``): by its fields' id kinds, but for the two whose

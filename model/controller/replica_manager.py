@@ -18,12 +18,14 @@ from model.controller.events import (
     TopicDeletionStopReplicaResponseReceived,
 )
 from model.controller.messages import (
+    BROKER_REQUESTS,
     LEADER_DURING_DELETE,
-    M_CS_RESPONSE,
-    M_LEADER_AND_ISR,
-    M_STOP_REPLICA,
-    M_UPDATE_METADATA,
+    ControlledShutdownResponse,
+    LeaderAndIsrPartitionStateWithReplicas,
+    LeaderAndIsrRequest,
+    StopReplicaRequest,
     UpdateIsr,
+    UpdateMetadataRequest,
 )
 from model.controller.state import Node, PartZ, Rep, State
 
@@ -42,81 +44,97 @@ class ReplicaManager(Actor):
         after that write's response (otherwise the leader could start a second ISR write,
         and append under an ISR the first write is about to replace).
         """
-        if msg[0] != M_LEADER_AND_ISR:
-            return False
+        if type(msg) is not LeaderAndIsrRequest:
+            if type(msg) is not tuple:
+                return False
+            msg = BROKER_REQUESTS.view(msg)  # a request written as a plain tuple
+            if type(msg) is not LeaderAndIsrRequest:
+                return False
         reps = n.reps
-        return any(reps[entry[0]].pend for entry in msg[3])
+        return any(reps[entry.partition].pend for entry in msg.partition_states)
 
     def deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
+        """Broker ``d`` applies the head request of controller ``sender``'s channel to it, after
+        the epoch checks: a ``match`` on its class (``messages.py``; a plain tuple is read as its
+        record, ``BROKER_REQUESTS.view``), the most frequent first."""
         cfg = self.cfg
         i = sender * self.nb + d
         q = s.chans[i]
         msg = q[0]
+        if type(msg) is tuple:
+            msg = BROKER_REQUESTS.view(msg)
         chans = set_item(s.chans, i, q[1:])
         n = s.nodes[d]
-        kind, ctl_epoch, bepoch, payload = msg
+        ctl_epoch = msg.controller_epoch
         act = Deliver(sender, d, msg)
-        stale_broker = cfg.broker_epoch and bepoch < n.bepoch
-        stale = ctl_epoch < n.seen_epoch or stale_broker
-        if stale:
-            if (
-                kind == M_STOP_REPLICA
-                and payload[2]
-                and not (stale_broker and cfg.deletion_ignores_stale_broker_epoch)
-            ):
-                # the error response (STALE_CONTROLLER_EPOCH / STALE_BROKER_EPOCH) still reaches
-                # the deletion callback
-                return act, self.stop_replica_response(s._replace(chans=chans), sender, d, payload[0], True)
+        stale_broker = cfg.broker_epoch and msg.broker_epoch < n.bepoch
+        if ctl_epoch < n.seen_epoch or stale_broker:
+            match msg:
+                case StopReplicaRequest(data=data) if data.callback and not (
+                    stale_broker and cfg.deletion_ignores_stale_broker_epoch
+                ):
+                    # the error response (STALE_CONTROLLER_EPOCH / STALE_BROKER_EPOCH) still
+                    # reaches the deletion callback
+                    t = s._replace(chans=chans)
+                    return act, self.stop_replica_response(t, sender, d, data.mask, True)
             return act, s._replace(chans=chans)
         n = n._replace(seen_epoch=max(n.seen_epoch, ctl_epoch))
-        if kind == M_UPDATE_METADATA:
-            # MetadataCache.updateMetadata: the alive brokers replaced, each partition state sent put
-            # (removed when its leader is LeaderDuringDelete)
-            live, states = payload
-            parts = n.mc_parts or (None,) * self.np
-            for p, leader, lepoch, isr in states:
-                parts = set_item(parts, p, None if leader == LEADER_DURING_DELETE else (leader, lepoch, isr))
-            n = n._replace(mc_live=live, mc_parts=parts)
-            return act, s._replace(chans=chans, nodes=set_item(s.nodes, d, n))
-        if kind == M_STOP_REPLICA:
-            mask, delete, callback = payload
-            reps = n.reps
-            for p in range(self.np):
-                if (mask >> p) & 1:
-                    r = reps[p]
-                    if delete:
-                        r = self.empty_rep
-                    else:
-                        r = r._replace(leader=-1, isr=(), zkv=0, known=(), pend=False, ar=())
-                    reps = set_item(reps, p, r)
-            t = s._replace(chans=chans, nodes=set_item(s.nodes, d, n._replace(reps=reps)))
-            if callback:
-                t = self.stop_replica_response(t, sender, d, mask, False)
-            return act, t
-        if kind == M_CS_RESPONSE:
-            if n.cs >= 3:
-                n = n._replace(cs=2)
-            return act, s._replace(chans=chans, nodes=set_item(s.nodes, d, n))
-        if kind == M_LEADER_AND_ISR:
-            reps = n.reps
-            for entry in payload:
-                p, leader, lepoch, isr, zkv = entry[:5]
-                r = reps[p]
-                if r.epoch >= lepoch:
-                    continue  # stale leader epoch
-                if leader == d:
-                    known = tuple(len(r.log) if x == d else 0 for x in range(self.nb))
-                    r = r._replace(leader=d, epoch=lepoch, isr=isr, zkv=zkv, known=known, pend=False)
-                    if len(entry) > 5:
-                        r = r._replace(ar=entry[5])
-                else:
-                    log = r.log
-                    if cfg.follower_truncation is FollowerTruncation.HIGH_WATERMARK and len(log) > r.hw:
-                        log = log[: r.hw]
-                    r = r._replace(leader=leader, epoch=lepoch, isr=(), zkv=0, known=(), pend=False, log=log)
-                reps = set_item(reps, p, r)
-            n = n._replace(reps=reps)
+        match msg:
+            case UpdateMetadataRequest(data=data):
+                # MetadataCache.updateMetadata: the alive brokers replaced, each partition state
+                # sent put (removed when its leader is LeaderDuringDelete)
+                parts = n.mc_parts or (None,) * self.np
+                for p, leader, lepoch, isr in data.partition_states:
+                    parts = set_item(
+                        parts, p, None if leader == LEADER_DURING_DELETE else (leader, lepoch, isr)
+                    )
+                n = n._replace(mc_live=data.live_brokers, mc_parts=parts)
+            case LeaderAndIsrRequest(partition_states=states):
+                n = n._replace(reps=self.become_leader_or_follower(n.reps, d, states))
+            case StopReplicaRequest(data=data):
+                mask = data.mask
+                reps = n.reps
+                for p in range(self.np):
+                    if (mask >> p) & 1:
+                        r = reps[p]
+                        if data.delete:
+                            r = self.empty_rep
+                        else:
+                            r = r._replace(leader=-1, isr=(), zkv=0, known=(), pend=False, ar=())
+                        reps = set_item(reps, p, r)
+                t = s._replace(chans=chans, nodes=set_item(s.nodes, d, n._replace(reps=reps)))
+                if data.callback:
+                    t = self.stop_replica_response(t, sender, d, mask, False)
+                return act, t
+            case ControlledShutdownResponse():
+                if n.cs >= 3:
+                    n = n._replace(cs=2)
         return act, s._replace(chans=chans, nodes=set_item(s.nodes, d, n))
+
+    def become_leader_or_follower(self, reps: tuple, d: int, states: tuple) -> tuple:
+        """``becomeLeaderOrFollower``: broker ``d``'s replicas after a LeaderAndIsr's
+        ``partition_states`` (an entry of a leader epoch not newer than the replica's is stale)."""
+        cfg = self.cfg
+        for entry in states:
+            p, lepoch = entry.partition, entry.leader_epoch
+            r = reps[p]
+            if r.epoch >= lepoch:
+                continue  # stale leader epoch
+            leader = entry.leader
+            if leader == d:
+                known = tuple(len(r.log) if x == d else 0 for x in range(self.nb))
+                r = r._replace(
+                    leader=d, epoch=lepoch, isr=entry.isr, zkv=entry.zk_version, known=known, pend=False
+                )
+                if type(entry) is LeaderAndIsrPartitionStateWithReplicas:
+                    r = r._replace(ar=entry.replicas)
+            else:
+                log = r.log
+                if cfg.follower_truncation is FollowerTruncation.HIGH_WATERMARK and len(log) > r.hw:
+                    log = log[: r.hw]
+                r = r._replace(leader=leader, epoch=lepoch, isr=(), zkv=0, known=(), pend=False, log=log)
+            reps = set_item(reps, p, r)
+        return reps
 
     def stop_replica_response(self, s: State, sender: int, d: int, mask: int, error: bool) -> State:
         """The StopReplica response callback queues TopicDeletionStopReplicaResponseReceived at

@@ -11,7 +11,6 @@ from model.controller.continuations import (
     TopicZNodeDeleted,
 )
 from model.controller.messages import (
-    M_STOP_REPLICA,
     DeleteTopicDeletions,
     DeleteTopicZNode,
     StopReplicaPartitions,
@@ -159,7 +158,7 @@ class TopicDeletionManager(Component):
             mask |= 1 << p
         c.send_msg(
             b,
-            StopReplicaRequest(M_STOP_REPLICA, c.ctx.epoch, e, StopReplicaPartitions(mask, delete, callback)),
+            StopReplicaRequest(c.ctx.epoch, e, StopReplicaPartitions(mask, delete, callback)),
         )
 
     def replica_deletion_started(self, c: ControllerBase, todo: tuple) -> None:
