@@ -34,6 +34,13 @@ import inspect
 from operator import itemgetter
 from typing import Any, ClassVar
 
+try:  # the C descriptor NamedTuple's fields use: reads an item as fast as indexing does
+    from collections import _tuplegetter  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - another Python implementation
+
+    def _tuplegetter(i: int, doc: str) -> Any:
+        return property(itemgetter(i), doc=doc)
+
 __all__ = ["Record", "RecordFamily"]
 
 
@@ -126,7 +133,7 @@ class Record(tuple):
                         f"{cls.__name__}: field {name} without a default after one with a default"
                     )
                 required = i
-                setattr(cls, name, property(itemgetter(i)))
+                setattr(cls, name, _tuplegetter(i, f"{cls.__name__}.{name}"))
         cls._fields = ("code", *names)
         cls._required = required
         cls.__match_args__ = tuple(names)  # type: ignore[misc]

@@ -77,17 +77,15 @@ class AdminWorkflows(Component):
             case TopicDeletion():
                 c.send_zk(GetTopicDeletions())
                 c.park(TopicDeletionRead())
-            case TopicDeletionStopReplicaResponseReceived(
-                replica_id, partitions
-            ) | TopicDeletionStopReplicaResponseError(replica_id, partitions):
-                self.topic_deletion_manager.stop_replica_response(c, replica_id, partitions, ev.error)
-            case PartitionModifications(topic):
+            case TopicDeletionStopReplicaResponseReceived() | TopicDeletionStopReplicaResponseError():
+                self.topic_deletion_manager.stop_replica_response(c, ev.replica_id, ev.partitions, ev.error)
+            case PartitionModifications(topic=topic):
                 c.send_zk(GetReplicaAssignmentForTopic(topic))
                 c.park(PartitionModificationsRead(topic))
             case PartitionReassignment():
                 c.send_zk(GetPartitionReassignment())
                 c.park(PartitionReassignmentRead())
-            case PartitionReassignmentIsrChange(partition):
+            case PartitionReassignmentIsrChange(partition=partition):
                 if any(p == partition for p, _ in c.ctx.reassigning):
                     self.kafka_controller.run(c, (OnPartitionReassignment(partition, 2),))
             case PreferredReplicaLeaderElection():
@@ -95,9 +93,9 @@ class AdminWorkflows(Component):
                 c.park(PreferredReplicaElectionRead())
             case AutoPreferredReplicaLeaderElection():
                 self.check_and_trigger_auto_leader_rebalance(c)
-            case ControlledShutdown(broker, broker_epoch):
+            case ControlledShutdown(broker=broker, broker_epoch=broker_epoch):
                 self.do_controlled_shutdown(c, broker, broker_epoch)
-            case TopicUncleanLeaderElectionEnable(topic):
+            case TopicUncleanLeaderElectionEnable(topic=topic):
                 # TopicUncleanLeaderElectionEnable: triggerOnlinePartitionStateChange(topic)
                 self.kafka_controller.run(c, (TriggerOnlinePartitionStateChange(topic),))
             case ReplicaLeaderElection():

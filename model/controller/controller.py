@@ -125,13 +125,13 @@ class KafkaController(Component):
                     return
                 case _ if c.ctx is None:
                     pass  # the remaining steps need a context (the controller resigned meanwhile)
-                case TriggerOnlinePartitionStateChange(topic):
+                case TriggerOnlinePartitionStateChange(topic=topic):
                     if self.partition_state_machine.trigger_online_partition_state_change(
                         c, prog, batch, topic
                     ):
                         return
                     batch = ()
-                case ElectLeaderForPartitions(strategy, partitions):
+                case ElectLeaderForPartitions(strategy=strategy, partitions=partitions):
                     if self.partition_state_machine.do_elect_leader_for_partitions(
                         c, partitions, batch, prog, strategy
                     ):
@@ -141,19 +141,19 @@ class KafkaController(Component):
                     c.send_zk(GetAllBrokersInCluster())
                     c.park(BrokerChangeRead(rest=prog))
                     return
-                case OnBrokerStartup(brokers):
+                case OnBrokerStartup(brokers=brokers):
                     prog = self.broker_lifecycle.on_broker_startup(c, brokers) + prog
-                case OnBrokerFailure(brokers):
+                case OnBrokerFailure(brokers=brokers):
                     prog = self.broker_lifecycle.on_broker_failure(c, brokers) + prog
-                case OfflineReplicas(broker, partitions):
+                case OfflineReplicas(broker=broker, partitions=partitions):
                     if self.replica_state_machine.do_remove_replicas_from_isr(c, broker, prog, partitions):
                         return
-                case RemoveLiveBrokers(brokers):
+                case RemoveLiveBrokers(brokers=brokers):
                     live = c.ctx.live
                     for b in brokers:
                         live = set_item(live, b, 0)
                     c.ctx = c.ctx._replace(live=live)
-                case AddLiveBrokersAndEpochs(brokers_and_epochs):
+                case AddLiveBrokersAndEpochs(brokers_and_epochs=brokers_and_epochs):
                     live = c.ctx.live
                     for b, e in brokers_and_epochs:
                         live = set_item(live, b, e)
@@ -164,45 +164,45 @@ class KafkaController(Component):
                     return
                 case SendUpdateMetadataRequest():
                     c.send_update_metadata_request()
-                case OnNewPartitionCreation(partitions):
+                case OnNewPartitionCreation(partitions=partitions):
                     if self.topic_changes.on_new_partition_creation(c, partitions, prog):
                         return
-                case NewReplicasOnline(partitions):
+                case NewReplicasOnline(partitions=partitions):
                     self.topic_changes.new_replicas_online(c, partitions)
                 case ResumeDeletions():
                     prog = self.topic_deletion_manager.resume_deletions(c) + prog
-                case ResumeDeletionForTopics(topics):
+                case ResumeDeletionForTopics(topics=topics):
                     c.ctx = c.ctx._replace(ineligible=tuple(t for t in c.ctx.ineligible if t not in topics))
                     prog = self.topic_deletion_manager.resume_deletions(c) + prog
-                case OnTopicDeletion(topic):
+                case OnTopicDeletion(topic=topic):
                     prog = self.topic_deletion_manager.on_topic_deletion(c, topic) + prog
-                case MoveToReplicaDeletionStarted(replicas):
+                case MoveToReplicaDeletionStarted(replicas=replicas):
                     self.topic_deletion_manager.replica_deletion_started(c, replicas)
-                case CompleteDeleteTopic(topic):
+                case CompleteDeleteTopic(topic=topic):
                     if self.topic_deletion_manager.complete_delete_topic(c, topic, prog):
                         return
-                case FailReplicaDeletion(replicas):
+                case FailReplicaDeletion(replicas=replicas):
                     prog = self.topic_deletion_manager.fail_replica_deletion(c, replicas) + prog
-                case OnPartitionReassignment(partition, mode):
+                case OnPartitionReassignment(partition=partition, mode=mode):
                     if self.admin_workflows.on_partition_reassignment(c, partition, mode, prog):
                         return
-                case StopOldReplicasOfReassignedPartition(partition, old):
+                case StopOldReplicasOfReassignedPartition(partition=partition, old=old):
                     if self.admin_workflows.reassign_stop_old(c, partition, old, prog):
                         return
                 case RemovePartitionsFromPreferredReplicaElection():
                     c.send_zk(DeletePreferredReplicaElection(c.fence(), c.ctx.epoch))
-                case SendStopReplica(broker, partitions, extra) if broker >= 0:
+                case SendStopReplica(broker=broker, partitions=partitions, extra=extra) if broker >= 0:
                     self.topic_deletion_manager.send_stop_replica_requests(
                         c, broker, partitions, extra, False
                     )
-                case SendStopReplica(_, (p,), old):
+                case SendStopReplica(partitions=(p,), extra=old):
                     # stopOldReplicasOfReassignedPartition: -> Started -> Successful -> NonExistent
                     for b in old:
                         c.set_rstate(p, b, ReplicaState.ReplicaDeletionStarted)
                         self.topic_deletion_manager.send_stop_replica_requests(c, b, (p,), True, False)
                         c.set_rstate(p, b, ReplicaState.ReplicaDeletionSuccessful)
                         c.set_rstate(p, b, ReplicaState.NonExistentReplica)
-                case ControlledShutdownRespond(broker):
+                case ControlledShutdownRespond(broker=broker):
                     e = c.ctx.live[broker]
                     if e:
                         c.send_msg(broker, ControlledShutdownResponse(c.ctx.epoch, e, ()))
@@ -220,7 +220,7 @@ class KafkaController(Component):
                 self.run(c, (LegacyElect(),) if legacy else (Elect(),))
             case Reelect():
                 self.run(c, (LegacyResignAndElect(),) if legacy else (Elect(),))
-            case ControllerChange(controller_id):
+            case ControllerChange(controller_id=controller_id):
                 if legacy:
                     # 0.8 LeaderChangeListener.handleDataChange: leaderId = new data (no resignation)
                     c.active_id = controller_id
@@ -305,11 +305,11 @@ class KafkaController(Component):
                 self.on_controller_failover(
                     c, resp.live, resp.partition_states, rest, resp.topics, resp.admin
                 )
-            case InitializeLeaderAndIsrWritten(elect, batch):
+            case InitializeLeaderAndIsrWritten(elect=elect, batch=batch):
                 self.partition_state_machine.initialize_leader_and_isr_written(c, resp, elect, batch, rest)
-            case ElectLeaderForPartitionsRead(_, _, batch):
+            case ElectLeaderForPartitionsRead(batch=batch):
                 self.partition_state_machine.elect_leader_for_partitions_read(c, resp, k.data, batch, rest)
-            case ElectLeaderForPartitionsWritten(strategy, items, batch):
+            case ElectLeaderForPartitionsWritten(strategy=strategy, items=items, batch=batch):
                 self.partition_state_machine.elect_leader_for_partitions_written(
                     c, resp, strategy, items, batch, rest
                 )
@@ -319,25 +319,25 @@ class KafkaController(Component):
                 self.partition_state_machine.process_isr_change_notification(
                     c, resp.notifications, resp.states, rest
                 )
-            case RemoveReplicasFromIsrRead(broker, partitions, batch):
+            case RemoveReplicasFromIsrRead(broker=broker, partitions=partitions, batch=batch):
                 self.replica_state_machine.remove_replicas_from_isr_read(
                     c, resp, broker, partitions, batch, rest
                 )
-            case RemoveReplicasFromIsrWritten(broker, _, batch):
+            case RemoveReplicasFromIsrWritten(broker=broker, batch=batch):
                 self.replica_state_machine.remove_replicas_from_isr_written(c, resp, broker, batch, rest)
             case TopicChangeRead():
                 self.topic_changes.process_topic_change(c, resp.topics, rest, resp.deleted)
             case TopicDeletionRead():
                 self.topic_deletion_manager.process_topic_deletion(c, resp.topics, rest)
-            case TopicZNodeDeleted(topic):
+            case TopicZNodeDeleted(topic=topic):
                 self.topic_deletion_manager.delete_topic_done(c, resp.ok, topic, rest)
-            case PartitionModificationsRead(topic):
+            case PartitionModificationsRead(topic=topic):
                 self.topic_changes.process_partition_modifications(c, topic, resp.present, rest)
             case PartitionReassignmentRead():
                 self.admin_workflows.process_partition_reassignment(c, resp.reassignments, rest)
-            case ReassignmentPartitionStateRead(partition, mode):
+            case ReassignmentPartitionStateRead(partition=partition, mode=mode):
                 self.admin_workflows.reassign_parts(c, resp, partition, mode, rest)
-            case AssignmentWritten(partition, phase, replicas):
+            case AssignmentWritten(partition=partition, phase=phase, replicas=replicas):
                 self.admin_workflows.assign_written(c, resp.ok, partition, phase, replicas, rest)
             case PreferredReplicaElectionRead():
                 self.admin_workflows.process_preferred_replica_leader_election(c, resp.partitions, rest)

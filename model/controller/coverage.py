@@ -153,17 +153,17 @@ def _requested(sys: Cluster, broker: int, req: Any) -> list[str]:
             return ["/controller"]
         case msg.IncrementControllerEpoch():
             return ["/controller_epoch"]
-        case msg.UpdateLeaderAndIsr(writes):
+        case msg.UpdateLeaderAndIsr(writes=writes):
             return [partition_path(p, sys.ppt) for p, _ in writes]
         case msg.DeleteIsrChangeNotifications():
             return [ISR_CHANGE]
-        case msg.UpdateIsr(p):
+        case msg.UpdateIsr(partition=p):
             return [partition_path(p, sys.ppt), ISR_CHANGE]
-        case msg.DeleteTopicDeletions(topics):
+        case msg.DeleteTopicDeletions(topics=topics):
             return [f"{DELETE_TOPICS}/{t}" for t in topics]
-        case msg.DeleteTopicZNode(t):
+        case msg.DeleteTopicZNode(topic=t):
             return [f"/brokers/topics/{t}", f"{DELETE_TOPICS}/{t}"]
-        case msg.SetReplicaAssignment(p):
+        case msg.SetReplicaAssignment(partition=p):
             return [f"/brokers/topics/{p // sys.ppt}"]
         case msg.RemovePartitionsFromReassignment():
             return [REASSIGN]

@@ -337,10 +337,12 @@ class Renamer:
         fields are renamed together."""
         P = self.P
         match r:
-            case rs.IsrChangeNotifications(notes, states):
+            case rs.IsrChangeNotifications(notifications=notes, states=states):
                 pairs = sorted(((P[p], v), self.partz(z)) for (p, v), z in zip(notes, states))
                 return rs.IsrChangeNotifications(tuple(n for n, _ in pairs), tuple(z for _, z in pairs))
-            case rs.ReplicaAssignment(t, present):  # which partitions of topic t exist, in order
+            case rs.ReplicaAssignment(
+                topic=t, present=present
+            ):  # which partitions of topic t exist, in order
                 base, nbase = t * self.ppt, self.T[t] * self.ppt
                 out_p = [False] * len(present)
                 for i, here in enumerate(present):
@@ -355,7 +357,7 @@ class Renamer:
         if type(op) is tuple:
             op = program.STEPS.view(op)
         match op:
-            case SendStopReplica(b, ps, old) if b < 0:
+            case SendStopReplica(broker=b, partitions=ps, extra=old) if b < 0:
                 return SendStopReplica(b, self.pset(ps), self.bs(old))
         return self.record(op)
 

@@ -88,7 +88,7 @@ class ZooKeeperServer(Actor):
         resp = n.zk_in[0]
         n2 = n._replace(zk_in=n.zk_in[1:])
         match resp:
-            case BrokerRegistered(broker_epoch, reelect):
+            case BrokerRegistered(broker_epoch=broker_epoch, reelect=reelect):
                 ev = n2.events
                 if reelect and Startup() not in ev:
                     ev = (*ev, Startup())
@@ -117,7 +117,7 @@ class ZooKeeperServer(Actor):
         resp: tuple | None = None
         node = n._replace(zk_out=n.zk_out[1:])
         match req:
-            case RegisterBroker(reelect):
+            case RegisterBroker(reelect=reelect):
                 cur = zk.brokers[b]
                 if cur is None:
                     epoch = zk.czxids[b] + 1
@@ -136,7 +136,7 @@ class ZooKeeperServer(Actor):
                 ctl = zk.controller[0] if zk.controller is not None else -1
                 resp = ControllerIdAndEpoch(ctl, zk.epoch, zk.epoch_version)
                 node = node._replace(ctl_watch=True)
-            case RegisterControllerAndIncrementControllerEpoch(new_epoch, version):
+            case RegisterControllerAndIncrementControllerEpoch(epoch=new_epoch, epoch_zk_version=version):
                 if zk.controller is not None or zk.epoch_version != version:
                     resp = ControllerRegistered(False, 0, 0)
                 else:
@@ -156,7 +156,7 @@ class ZooKeeperServer(Actor):
                     node = nodes[b]
             case ReadControllerEpoch():
                 resp = ControllerEpochRead(zk.epoch, zk.epoch_version)
-            case IncrementControllerEpoch(new_epoch, version):
+            case IncrementControllerEpoch(epoch=new_epoch, epoch_zk_version=version):
                 if zk.epoch_version != version:
                     resp = ControllerEpochIncremented(False, 0, 0)
                 else:
@@ -184,14 +184,14 @@ class ZooKeeperServer(Actor):
                     resp = Topics(self.topics_at_start + zk.created, zk.gone)
                 else:
                     resp = Topics(self.topics_at_start + zk.created)
-            case GetTopicPartitionStates(partitions):
+            case GetTopicPartitionStates(partitions=partitions):
                 states = tuple((p, zk.parts[p]) for p in partitions)
                 if cfg.max_unclean_enables:
                     # with the topics' configs (getLogConfigs), for unclean.leader.election.enable
                     resp = TopicPartitionStates(states, zk.unclean_dyn)
                 else:
                     resp = TopicPartitionStates(states)
-            case UpdateLeaderAndIsr(writes, fence, _, create):
+            case UpdateLeaderAndIsr(writes=writes, fence=fence, create=create):
                 if not self.epoch_fence_holds(zk, fence):
                     resp = LeaderAndIsrWritten(False, ())
                 else:
@@ -217,11 +217,11 @@ class ZooKeeperServer(Actor):
             case GetAllIsrChangeNotifications():
                 notes = zk.isr_changes
                 resp = IsrChangeNotifications(notes, tuple(zk.parts[p] for p, _ in notes))
-            case DeleteIsrChangeNotifications(read, fence):
+            case DeleteIsrChangeNotifications(notifications=read, fence=fence):
                 # only the notifications read: one written since (a new sequence number) stays
                 if self.epoch_fence_holds(zk, fence):
                     zk = zk._replace(isr_changes=tuple(e for e in zk.isr_changes if e not in read))
-            case UpdateIsr(p, z):
+            case UpdateIsr(partition=p, state=z):
                 cur = zk.parts[p]
                 if cur is not None and cur.version == z.version:
                     new = z._replace(version=z.version + 1)
@@ -260,7 +260,7 @@ class ZooKeeperServer(Actor):
         match req:
             case GetTopicDeletions():
                 return zk, TopicDeletions(zk.delete_topics)
-            case GetReplicaAssignmentForTopic(t):
+            case GetReplicaAssignmentForTopic(topic=t):
                 ppt = self.ppt
                 return zk, ReplicaAssignment(
                     t, tuple(self.system.present(zk, p) for p in range(t * ppt, (t + 1) * ppt))
@@ -273,11 +273,11 @@ class ZooKeeperServer(Actor):
             raise AssertionError(f"unknown request {req!r}")
         ok = self.epoch_fence_holds(zk, req.fence)
         match req:
-            case DeleteTopicDeletions(topics):
+            case DeleteTopicDeletions(topics=topics):
                 if ok:
                     zk = zk._replace(delete_topics=tuple(t for t in zk.delete_topics if t not in topics))
                 return zk, None
-            case DeleteTopicZNode(t):
+            case DeleteTopicZNode(topic=t):
                 if not ok:
                     return zk, TopicZNodeDeleted(False)
                 ppt = self.ppt
@@ -292,11 +292,11 @@ class ZooKeeperServer(Actor):
                     isr_changes=tuple(e for e in zk.isr_changes if e[0] not in ps),
                 )
                 return zk, TopicZNodeDeleted(True)
-            case SetReplicaAssignment(p, ar):
+            case SetReplicaAssignment(partition=p, replicas=ar):
                 if not ok:
                     return zk, ReplicaAssignmentWritten(False)
                 return zk._replace(ar=set_item(zk.ar, p, ar)), ReplicaAssignmentWritten(True)
-            case RemovePartitionsFromReassignment(partitions):
+            case RemovePartitionsFromReassignment(partitions=partitions):
                 if ok:
                     zk = zk._replace(reassign=tuple(e for e in zk.reassign if e[0] not in partitions))
                 return zk, None
