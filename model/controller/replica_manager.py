@@ -56,7 +56,7 @@ class ReplicaManager(Actor):
     def deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
         """Broker ``d`` applies the head request of controller ``sender``'s channel to it, after
         the epoch checks: a ``match`` on its class (``messages.py``; a plain tuple is read as its
-        record, ``BROKER_REQUESTS.view``), the most frequent first."""
+        record, ``BROKER_REQUESTS.view``), the most frequent (LeaderAndIsr) first."""
         cfg = self.cfg
         i = sender * self.nb + d
         q = s.chans[i]
@@ -80,6 +80,8 @@ class ReplicaManager(Actor):
             return act, s._replace(chans=chans)
         n = n._replace(seen_epoch=max(n.seen_epoch, ctl_epoch))
         match msg:
+            case LeaderAndIsrRequest(partition_states=states):
+                n = n._replace(reps=self.become_leader_or_follower(n.reps, d, states))
             case UpdateMetadataRequest(data=data):
                 # MetadataCache.updateMetadata: the alive brokers replaced, each partition state
                 # sent put (removed when its leader is LeaderDuringDelete)
@@ -89,8 +91,6 @@ class ReplicaManager(Actor):
                         parts, p, None if leader == LEADER_DURING_DELETE else (leader, lepoch, isr)
                     )
                 n = n._replace(mc_live=data.live_brokers, mc_parts=parts)
-            case LeaderAndIsrRequest(partition_states=states):
-                n = n._replace(reps=self.become_leader_or_follower(n.reps, d, states))
             case StopReplicaRequest(data=data):
                 mask = data.mask
                 reps = n.reps
