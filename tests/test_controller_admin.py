@@ -227,11 +227,12 @@ LIVENESS_BREAKS = [
     # L2: onBrokerStartup does not resume the deletion (the example); the stuck
     # region hangs below more than 64 shallower trigger states. With one topic (17,364
     # states); with controller-admin's two (25,719, twice the CPU) in the slow run
-    (
+    pytest.param(
         ADMIN,
         ["topics=1", "assignment=[[0, 1]]", "mutant=no-deletion-retry-on-startup"],
         "deletion_eventually_completes",
         19,
+        marks=pytest.mark.slow,  # 3 CPU-s
     ),
     pytest.param(
         ADMIN,

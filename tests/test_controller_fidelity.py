@@ -229,6 +229,7 @@ def test_admin_unclean_election_off_by_default() -> None:
     assert not any(s.history & 1 for s in _reachable(build(c)))
 
 
+@pytest.mark.slow  # 1.5 CPU-s
 def test_admin_unclean_election_elects_outside_the_isr() -> None:
     """allowUnclean = true (AdminClientTriggered) ignores the topic's
     unclean.leader.election.enable (false here): the live out-of-sync replica leads, ISR = [it];

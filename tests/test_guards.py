@@ -159,6 +159,7 @@ def test_every_controller_transition_property_is_guarded() -> None:
     assert len(transition_groups(props)) == 3  # three guard evaluations per step, not one per property
 
 
+@pytest.mark.slow  # 1.4 to 1.6 CPU-s each
 @pytest.mark.parametrize(
     "path, overrides, keep_going, only",
     [

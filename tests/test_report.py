@@ -275,6 +275,7 @@ def _cjk_font_installed() -> bool:
     return bool(p.stdout.strip())
 
 
+@pytest.mark.slow  # about 3 CPU-s (a browser)
 def test_report_checked_in_headless_chromium(report: Path, tmp_path: Path) -> None:
     """Debian's headless Chromium opens the run's page and entry pages: no console error, no SVG
     text outside its SVG with every ``<details>`` open, the run's page under 8,000 px tall at

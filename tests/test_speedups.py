@@ -133,6 +133,7 @@ values = st.recursive(
 
 
 @needs_c
+@pytest.mark.slow  # 400 examples, about 2 CPU-s
 @settings(max_examples=400, deadline=None)
 @given(values)
 def test_c_encode_equals_pure(v: Any) -> None:

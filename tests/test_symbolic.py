@@ -209,7 +209,12 @@ def test_election_rule_holds_up_to_four_replicas(rule: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "rule", ["offline_partition_leader_election", "leader_for_controlled_shutdown", "remove_replica_from_isr"]
+    "rule",
+    [
+        "offline_partition_leader_election",
+        pytest.param("leader_for_controlled_shutdown", marks=pytest.mark.slow),  # 2 CPU-s
+        "remove_replica_from_isr",
+    ],
 )
 def test_election_rule_holds_for_isr_in_any_order(rule: str) -> None:
     assert pe.prove_rule_all_sizes(rule, 3, isr_order="any").status == "held"
