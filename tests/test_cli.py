@@ -303,6 +303,7 @@ def test_spark_option_errors(capsys: pytest.CaptureFixture[str]) -> None:
         one_line_error(err, needle)
 
 
+@pytest.mark.slow  # over 1.3 CPU-s in the CI of session 17
 def test_prove_and_symbolic_engine(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["prove", "--list"], capsys)
     assert code == 0 and "election-rules:" in out and "timing-wheel:" in out

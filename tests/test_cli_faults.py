@@ -99,6 +99,7 @@ def test_prove_says_in_one_line_that_a_ctrl_c_stopped_it() -> None:
 # --------------------------------------------------------------------- proof target bounds
 
 
+@pytest.mark.slow  # over 1.3 CPU-s in the CI of session 17
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     target=st.sampled_from(sorted(list_targets())),

@@ -63,6 +63,7 @@ def test_rejoining_replica_is_appended() -> None:
     assert s.zk.parts[0].isr == (1, 2, 0)
 
 
+@pytest.mark.slow  # over 1.3 CPU-s in the CI of session 17
 def test_isr_order_property_holds() -> None:
     c = ControllerConfig(**REJOIN)
     sys = build(c)

@@ -170,6 +170,7 @@ values = st.recursive(
 )
 
 
+@pytest.mark.slow  # over 1.3 CPU-s in the CI of session 17
 @settings(max_examples=200, deadline=None)
 @given(values)
 def test_every_data_value_round_trips(v: object) -> None:

@@ -107,6 +107,7 @@ def _mutate(tmp_path: Path, *extra: str) -> tuple[int, dict]:
     return code, json.loads(out.read_text())
 
 
+@pytest.mark.slow  # over 1.3 CPU-s in the CI of session 17
 def test_toy_kill_matrix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = (ROOT / TOY).read_bytes()
     eq = tmp_path / "eq.toml"
@@ -134,6 +135,7 @@ def test_toy_kill_matrix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert table == format_matrix(doc) + "\n"
 
 
+@pytest.mark.slow  # over 1.3 CPU-s in the CI of session 17
 def test_toy_crash_kills_and_timeout(tmp_path: Path) -> None:
     code, doc = _mutate(tmp_path, "--ids", f"{TOY}:37:11:not-if", "--mutants", "stuck", "--crash-kills")
     assert code == 0 and [m["status"] for m in doc["mutants"]] == ["killed", "killed"]

@@ -111,6 +111,7 @@ class ElectsDeletedTopics(PartitionStateMachine):
                 c.ctx = c.ctx._replace(deleting=deleting)
 
 
+@pytest.mark.slow  # over 1.3 CPU-s in the CI of session 17
 def test_an_election_for_a_topic_being_deleted_is_caught() -> None:
     cfg = load_config(ControllerConfig, "configs/controller-admin.toml", ["liveness=false"])
     r = check_bfs(spec.build(cfg), _only(cfg, DELETING))

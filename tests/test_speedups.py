@@ -433,6 +433,7 @@ print(json.dumps({"active": speedups.ACTIVE, "set": _set.__module__, "states": r
 """
 
 
+@pytest.mark.slow  # over 1.3 CPU-s in the CI of session 17
 def test_pure_switch_and_same_exploration() -> None:
     """KAFKA_MC_PURE_PYTHON=1 turns the C module off; both explore the same states with the
     same fingerprints (controller-small, golden count 74)."""
