@@ -32,6 +32,14 @@ counted stays within its key, and ZooKeeper's session ids count the faults indep
 counters: each restart and each noticed expiry opens one session (``Zk.next_session``), so the
 sessions opened since the start never exceed ``max_restarts + max_session_expiries``.
 
+A response answers its request: a StopReplica's response names the partitions the request named
+(``StopReplicaRequest.getErrorResponse`` and ``ReplicaManager.stopReplicas`` give one partition
+error per partition of the request, and ``sendStopReplicaRequests``' callback turns them into
+``TopicDeletionStopReplicaResponseReceived(replicaId, ...)``; seed 000, line 845:
+``callbacks.stopReplicaResponseCallback``). The deletion fails or completes exactly the replicas
+it asked about; a response naming others leaves the asked ones in ReplicaDeletionStarted with
+nothing in flight, and fails or completes replicas whose request is still on its way.
+
 Registering (in ``invariants/controller.py``'s ``properties``)::
 
     from invariants.controller_fidelity import fidelity_properties
@@ -44,8 +52,13 @@ from typing import Any
 
 from explorer.core import Property, always, transition
 from model.controller import ControllerSystem, State
-from model.controller.actions import ProcessEvent
-from model.controller.events import AutoPreferredReplicaLeaderElection
+from model.controller.actions import Deliver, ProcessEvent
+from model.controller.events import (
+    AutoPreferredReplicaLeaderElection,
+    TopicDeletionStopReplicaResponseError,
+    TopicDeletionStopReplicaResponseReceived,
+)
+from model.controller.messages import StopReplicaRequest
 from model.controller.state import FRESH_PROCESS, Node
 from model.election import keep_members
 from model.state_machines import PartitionState
@@ -58,6 +71,7 @@ __all__ = [
     "fidelity_properties",
     "isr_order_follows",
     "isr_order_kept",
+    "stop_replica_response_answers_request",
 ]
 
 
@@ -209,6 +223,35 @@ def faults_within_budget(config: Any, first_session: int) -> Any:
     return check
 
 
+_STOP_REPLICA_RESPONSES = (TopicDeletionStopReplicaResponseReceived, TopicDeletionStopReplicaResponseError)
+
+
+def stop_replica_response_answers_request(s: State, a: Any, t: State) -> bool:
+    """After broker ``a.dest`` handles a StopReplica whose response goes to the deletion callback,
+    every response event new at the sending controller names that broker and exactly the
+    request's partitions (whether the request was applied or rejected as stale).
+
+    >>> from model.controller import ControllerConfig
+    >>> s = ControllerSystem(ControllerConfig()).init_states()[0]
+    >>> stop_replica_response_answers_request(s, None, s)
+    True
+    """
+    if type(a) is not Deliver or type(a.msg) is not StopReplicaRequest or not a.msg.data.callback:
+        return True
+    before = s.nodes[a.sender].events
+    mask = a.msg.data.mask
+    return not any(
+        type(ev) in _STOP_REPLICA_RESPONSES
+        and ev not in before
+        and (ev.replica_id != a.dest or ev.partitions != mask)
+        for ev in t.nodes[a.sender].events
+    )
+
+
+def _delivers_stop_replica(s: State, a: Any, t: State) -> bool:
+    return type(a) is Deliver and type(a.msg) is StopReplicaRequest
+
+
 def _processes_auto_rebalance(s: State, a: Any, t: State) -> bool:
     return type(a) is ProcessEvent and type(a.event) is AutoPreferredReplicaLeaderElection
 
@@ -250,6 +293,18 @@ def fidelity_properties(config: Any, sys: ControllerSystem, guard: Any = None) -
             "max_session_expiries",
         ),
     ]
+    if config.max_topic_deletions:
+        props.append(
+            transition(
+                "stop_replica_response_answers_request",
+                stop_replica_response_answers_request,
+                "a StopReplica's response (TopicDeletionStopReplicaResponseReceived, with or without "
+                "an error) names the broker and exactly the partitions of its request (seed 000: "
+                "callbacks.stopReplicaResponseCallback; StopReplicaRequest.getErrorResponse)",
+                applies=_delivers_stop_replica,
+                guard=_delivers_stop_replica,
+            )
+        )
     if config.auto_leader_rebalance:
         props.append(
             transition(

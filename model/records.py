@@ -41,6 +41,7 @@ except ImportError:  # pragma: no cover - another Python implementation
     def _tuplegetter(i: int, doc: str) -> Any:
         return property(itemgetter(i), doc=doc)
 
+
 __all__ = ["Record", "RecordFamily"]
 
 

@@ -319,3 +319,59 @@ def test_fault_budget_property_holds_and_catches_an_uncounted_restart() -> None:
     bad = check_bfs(_UncountedRestart(sys), props, model="controller", config=c)
     assert [v.property for v in bad.violations] == ["faults_within_budget"]
     assert bad.violations[0].trace[-1].action_kind == "Restart"
+
+
+# both topics deleted under Kafka 2.x as written: a StopReplica(delete) sent to a broker's previous
+# incarnation comes back with STALE_BROKER_EPOCH to the current controller's deletion callback
+STALE_DELETION = ["liveness=false", "max_topic_deletions=2", "deletion_ignores_stale_broker_epoch=false"]
+STALE_DELETION_STATES = 223174  # release entry controller-admin-delete-stale-broker-epoch
+
+
+def _response_names_partition_0(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The measure's survivor ``replica_manager.py:69`` (be4a9d0; ``payload[0]`` made
+    ``payload[-1]``): a stale StopReplica's error response names the request's ``callback`` flag
+    (``True``, partition 0's bit) instead of its partitions."""
+    from model.controller.replica_manager import ReplicaManager
+
+    real = ReplicaManager.stop_replica_response
+
+    def wrong(self: ReplicaManager, s: State, sender: int, d: int, mask: int, error: bool) -> State:
+        return real(self, s, sender, d, True if error else mask, error)
+
+    monkeypatch.setattr(ReplicaManager, "stop_replica_response", wrong)
+
+
+def test_stop_replica_response_property_catches_a_response_naming_other_partitions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``stop_replica_response_answers_request`` fails, in 15 steps, once the error response to
+    topic 1's StopReplica (partition 1) names partition 0: the controller would fail the wrong
+    replica's deletion and leave partition 1's in ReplicaDeletionStarted."""
+    c = load_config(ControllerConfig, "configs/controller-admin.toml", STALE_DELETION)
+    _response_names_partition_0(monkeypatch)
+    sys = build(c)
+    props = [p for p in fidelity_properties(c, sys) if p.name == "stop_replica_response_answers_request"]
+    assert len(props) == 1
+    bad = check_bfs(sys, props, model="controller", config=c)
+    assert [v.property for v in bad.violations] == ["stop_replica_response_answers_request"]
+    assert len(bad.violations[0].trace) - 1 == 15
+    assert bad.violations[0].trace[-1].action_kind == "Deliver"
+
+
+def test_stop_replica_response_property_not_registered_without_deletions() -> None:
+    """Without topic deletions no StopReplica has a callback: the property is not registered."""
+    c = ControllerConfig()
+    assert "stop_replica_response_answers_request" not in [p.name for p in fidelity_properties(c, build(c))]
+
+
+@pytest.mark.slow
+def test_stale_broker_epoch_deletion_holds_every_property() -> None:
+    """The release entry ``controller-admin-delete-stale-broker-epoch`` holds every property, the
+    response property included, in its pinned number of states (about 12 s)."""
+    c = load_config(ControllerConfig, "configs/controller-admin.toml", STALE_DELETION)
+    sys = build(c)
+    props = spec.properties(c)
+    assert "stop_replica_response_answers_request" in [p.name for p in props]
+    ok = check_bfs(sys, props, model="controller", config=c)
+    assert ok.exit_reason.value == "complete" and ok.violations == []
+    assert ok.distinct_states == STALE_DELETION_STATES
