@@ -497,9 +497,12 @@ def _cmd_release(args: argparse.Namespace) -> int:
     from explorer.release import load_suite, run_release, select_entries
 
     if args.list:
-        for e in select_entries(load_suite(args.suite), args.entries, args.suite):
+        entries = select_entries(load_suite(args.suite), args.entries, args.suite)
+        width = max((len(e.name) for e in entries), default=0)
+        mwidth = max((len(e.model) for e in entries), default=0)
+        for e in entries:
             what = "proofs" if e.engine == "symbolic" else f"{e.engine}, expect {e.expect}"
-            print(f"{e.name:<36} {e.model:<20} {what}")
+            print(f"{e.name:<{width}}  {e.model:<{mwidth}}  {what}")
         return 0
     return run_release(
         args.suite,

@@ -500,3 +500,14 @@ def test_the_json_keeps_the_readmes_evaluated_promise(
     assert props["deadlock"]["evaluated"] == doc["distinct_states"]
     unreached = [p for p in props.values() if p["kind"] == "reachable" and p["status"] != "witnessed"]
     assert unreached and all(p["evaluated"] == doc["distinct_states"] for p in unreached)
+
+
+def test_release_list_columns_line_up(capsys: pytest.CaptureFixture[str]) -> None:
+    """``kafka-mc release --list`` prints name, model and engine in columns as wide as the
+    longest value, so a long entry name does not push its row out of line."""
+    code, out, _ = run(["release", "--list"], capsys)
+    assert code == 0
+    rows = out.splitlines()
+    assert len(rows) > 10
+    starts = {len(r) - len(r.split("  ", 1)[1].lstrip()) for r in rows}
+    assert len(starts) == 1, rows
