@@ -40,6 +40,12 @@ error per partition of the request, and ``sendStopReplicaRequests``' callback tu
 it asked about; a response naming others leaves the asked ones in ReplicaDeletionStarted with
 nothing in flight, and fails or completes replicas whose request is still on its way.
 
+A deleted topic gets no more requests: once ``completeDeleteTopic`` has deleted a topic's znodes,
+the current controller sends no LeaderAndIsr, UpdateMetadata or StopReplica naming one of its
+partitions (``controllerContext.removeTopic``: every later request is built from the context, and
+a new controller reads the topics from ZooKeeper). A deposed controller that has not noticed yet
+may still send one; the brokers fence it by its epoch.
+
 Registering (in ``invariants/controller.py``'s ``properties``)::
 
     from invariants.controller_fidelity import fidelity_properties
@@ -58,7 +64,12 @@ from model.controller.events import (
     TopicDeletionStopReplicaResponseError,
     TopicDeletionStopReplicaResponseReceived,
 )
-from model.controller.messages import StopReplicaRequest
+from model.controller.messages import (
+    BROKER_REQUESTS,
+    LeaderAndIsrRequest,
+    StopReplicaRequest,
+    UpdateMetadataRequest,
+)
 from model.controller.state import FRESH_PROCESS, Node
 from model.election import keep_members
 from model.state_machines import PartitionState
@@ -71,6 +82,8 @@ __all__ = [
     "fidelity_properties",
     "isr_order_follows",
     "isr_order_kept",
+    "no_request_for_a_deleted_topic",
+    "request_partitions",
     "stop_replica_response_answers_request",
 ]
 
@@ -248,6 +261,61 @@ def stop_replica_response_answers_request(s: State, a: Any, t: State) -> bool:
     )
 
 
+def request_partitions(msg: Any) -> tuple[int, ...]:
+    """The partitions a controller-to-broker request names (a plain tuple is read as its record).
+
+    >>> from model.controller.messages import StopReplicaPartitions
+    >>> request_partitions(StopReplicaRequest(1, 1, StopReplicaPartitions(0b101, True, True)))
+    (0, 2)
+    """
+    if type(msg) is tuple:
+        msg = BROKER_REQUESTS.view(msg)
+    match msg:
+        case LeaderAndIsrRequest(partition_states=states):
+            return tuple(e[0] for e in states)
+        case UpdateMetadataRequest(data=data):
+            return tuple(e[0] for e in data.partition_states)
+        case StopReplicaRequest(data=data):
+            return tuple(p for p in range(data.mask.bit_length()) if (data.mask >> p) & 1)
+    return ()
+
+
+def no_request_for_a_deleted_topic(sys: ControllerSystem) -> Any:
+    """The check of ``no_request_for_a_deleted_topic`` for ``sys``'s configuration."""
+    ppt, nb = sys.ppt, sys.nb
+
+    def check(s: State, a: Any, t: State) -> bool:
+        """No request the step puts on a channel of the current controller (its context's
+        epoch is ZooKeeper's) names a partition of a topic whose znodes were deleted before
+        the step.
+
+        >>> from model.controller import ControllerConfig
+        >>> s = ControllerSystem(ControllerConfig(max_topic_deletions=1)).init_states()[0]
+        >>> no_request_for_a_deleted_topic(ControllerSystem(ControllerConfig()))(s, None, s)
+        True
+        """
+        gone = s.zk.gone
+        if not gone or t.chans is s.chans:
+            return True
+        epoch = t.zk.epoch
+        for i, (q0, q1) in enumerate(zip(s.chans, t.chans, strict=True)):
+            if q1 is q0:
+                continue
+            ctx = t.nodes[i // nb].ctx
+            if ctx is None or ctx.epoch != epoch:
+                continue
+            for m in q1:
+                if m not in q0 and any(p // ppt in gone for p in request_partitions(m)):
+                    return False
+        return True
+
+    return check
+
+
+def _deleted_topic_and_send(s: State, a: Any, t: State) -> bool:
+    return bool(s.zk.gone) and t.chans is not s.chans
+
+
 def _delivers_stop_replica(s: State, a: Any, t: State) -> bool:
     return type(a) is Deliver and type(a.msg) is StopReplicaRequest
 
@@ -294,6 +362,17 @@ def fidelity_properties(config: Any, sys: ControllerSystem, guard: Any = None) -
         ),
     ]
     if config.max_topic_deletions:
+        props.append(
+            transition(
+                "no_request_for_a_deleted_topic",
+                no_request_for_a_deleted_topic(sys),
+                "once a topic's znodes are deleted (completeDeleteTopic), the controller sends no "
+                "LeaderAndIsr, UpdateMetadata or StopReplica naming its partitions (seed 002: "
+                "controllerContext.removeTopic; a new controller reads the topics from ZooKeeper)",
+                applies=_deleted_topic_and_send,
+                guard=_deleted_topic_and_send,
+            )
+        )
         props.append(
             transition(
                 "stop_replica_response_answers_request",

@@ -375,3 +375,43 @@ def test_stale_broker_epoch_deletion_holds_every_property() -> None:
     ok = check_bfs(sys, props, model="controller", config=c)
     assert ok.exit_reason.value == "complete" and ok.violations == []
     assert ok.distinct_states == STALE_DELETION_STATES
+
+
+def _remove_topic_keeps_leadership(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mutant of ``completeDeleteTopic``'s ``controllerContext.removeTopic``: the context keeps
+    the deleted partitions' leadership, so later requests are built with them."""
+    from model.controller.state import D_DEL_RESUME, D_DELETED, D_DELETED_AFTER_RESUME
+    from model.controller.topic_deletion import TopicDeletionManager
+
+    def keeps(self: TopicDeletionManager, c: object, ok: bool, t: int, rest: tuple) -> None:
+        if self.kafka_controller.write_failed(c, ok, rest):
+            return
+        ctx = c.ctx  # type: ignore[attr-defined]
+        c.ctx = ctx._replace(ineligible=tuple(x for x in ctx.ineligible if x != t))  # type: ignore[attr-defined]
+        c.done |= D_DELETED  # type: ignore[attr-defined]
+        if c.done & D_DEL_RESUME:  # type: ignore[attr-defined]
+            c.done |= D_DELETED_AFTER_RESUME  # type: ignore[attr-defined]
+        self.kafka_controller.run(c, rest)
+
+    monkeypatch.setattr(TopicDeletionManager, "delete_topic_done", keeps)
+
+
+@pytest.mark.slow
+def test_no_request_for_a_deleted_topic_holds_and_catches_a_kept_leadership(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``no_request_for_a_deleted_topic`` holds on ``controller-admin`` with UpdateMetadata (its
+    first 20,000 states; the release entry ``controller-admin-metadata`` runs it all), and fails,
+    in 29 steps, once the context keeps a deleted topic's leadership: the next UpdateMetadata
+    to every broker names the deleted partition (about 6 s)."""
+    c = load_config(
+        ControllerConfig, "configs/controller-admin.toml", ["liveness=false", "send_update_metadata=true"]
+    )
+    props = [p for p in fidelity_properties(c, build(c)) if p.name == "no_request_for_a_deleted_topic"]
+    assert len(props) == 1
+    ok = check_bfs(build(c), props, model="controller", config=c, max_states=20000)
+    assert ok.violations == []
+    _remove_topic_keeps_leadership(monkeypatch)
+    bad = check_bfs(build(c), props, model="controller", config=c)
+    assert [v.property for v in bad.violations] == ["no_request_for_a_deleted_topic"]
+    assert len(bad.violations[0].trace) - 1 == 29
