@@ -948,7 +948,9 @@ def properties(config: ControllerConfig) -> list[Property]:
                 "(seed 001 新建 Topic: onNewTopicCreation -> onNewPartitionCreation)",
             )
         )
-    props += fidelity_properties(config, sys, guard=zk_changed)
+    props += fidelity_properties(
+        config, sys, guard=zk_changed, deliver_guard=_is_deliver, step_guard=controller_stepped
+    )
     props += replication_properties(config)
     props += admin_properties(config, sys)
     if any(config.unclean(p) for p in range(np_)):

@@ -58,7 +58,7 @@ from typing import Any
 
 from explorer.core import Property, always, transition
 from model.controller import ControllerSystem, State
-from model.controller.actions import Deliver, ProcessEvent
+from model.controller.actions import Deliver, ProcessEvent, ZkServe
 from model.controller.events import (
     AutoPreferredReplicaLeaderElection,
     TopicDeletionStopReplicaResponseError,
@@ -285,9 +285,9 @@ def no_request_for_a_deleted_topic(sys: ControllerSystem) -> Any:
     ppt, nb = sys.ppt, sys.nb
 
     def check(s: State, a: Any, t: State) -> bool:
-        """No request the step puts on a channel of the current controller (its context's
-        epoch is ZooKeeper's) names a partition of a topic whose znodes were deleted before
-        the step.
+        """No request a controller's step (an event processed or a ZooKeeper reply that
+        continues it) puts on a channel of the current controller (its context's epoch is
+        ZooKeeper's) names a partition of a topic whose znodes were deleted before the step.
 
         >>> from model.controller import ControllerConfig
         >>> s = ControllerSystem(ControllerConfig(max_topic_deletions=1)).init_states()[0]
@@ -295,7 +295,7 @@ def no_request_for_a_deleted_topic(sys: ControllerSystem) -> Any:
         True
         """
         gone = s.zk.gone
-        if not gone or t.chans is s.chans:
+        if not gone or t.chans is s.chans or type(a) not in (ZkServe, ProcessEvent):
             return True
         epoch = t.zk.epoch
         for i, (q0, q1) in enumerate(zip(s.chans, t.chans, strict=True)):
@@ -328,10 +328,26 @@ def _zk_changed(s: State, a: Any, t: State) -> bool:
     return t.zk is not s.zk
 
 
-def fidelity_properties(config: Any, sys: ControllerSystem, guard: Any = None) -> list[Property]:
+def _is_deliver(s: State, a: Any, t: State) -> bool:
+    return type(a) is Deliver
+
+
+def _controller_stepped(s: State, a: Any, t: State) -> bool:
+    return type(a) in (ZkServe, ProcessEvent)
+
+
+def fidelity_properties(
+    config: Any,
+    sys: ControllerSystem,
+    guard: Any = None,
+    deliver_guard: Any = None,
+    step_guard: Any = None,
+) -> list[Property]:
     """The fidelity properties for ``config`` (``sys`` is the system built from it); ``guard``
-    (default: the ZooKeeper tree changed) lets ``invariants/controller.py`` pass its own
-    ``zk_changed``, which ``tests/test_guards.py`` expects on every controller transition property.
+    (default: the ZooKeeper tree changed), ``deliver_guard`` (a request's delivery) and
+    ``step_guard`` (a controller's step) let ``invariants/controller.py`` pass its own
+    ``zk_changed``, ``_is_deliver`` and ``controller_stepped``: ``tests/test_guards.py`` expects one
+    of those three on every controller transition property, so a step evaluates three guards.
 
     >>> from model.controller import ControllerConfig
     >>> [p.name for p in fidelity_properties(ControllerConfig(), ControllerSystem(ControllerConfig()))]
@@ -370,7 +386,7 @@ def fidelity_properties(config: Any, sys: ControllerSystem, guard: Any = None) -
                 "LeaderAndIsr, UpdateMetadata or StopReplica naming its partitions (seed 002: "
                 "controllerContext.removeTopic; a new controller reads the topics from ZooKeeper)",
                 applies=_deleted_topic_and_send,
-                guard=_deleted_topic_and_send,
+                guard=_controller_stepped if step_guard is None else step_guard,
             )
         )
         props.append(
@@ -381,7 +397,7 @@ def fidelity_properties(config: Any, sys: ControllerSystem, guard: Any = None) -
                 "an error) names the broker and exactly the partitions of its request (seed 000: "
                 "callbacks.stopReplicaResponseCallback; StopReplicaRequest.getErrorResponse)",
                 applies=_delivers_stop_replica,
-                guard=_delivers_stop_replica,
+                guard=_is_deliver if deliver_guard is None else deliver_guard,
             )
         )
     if config.auto_leader_rebalance:

@@ -151,8 +151,9 @@ def test_controller_guards_are_sound(path: str | None, overrides: list[str], lim
     assert names and set(skipped) == names == set(entered)  # every guard both skips and lets through
 
 
-def test_every_controller_transition_property_is_guarded() -> None:
-    c = load_config(ControllerConfig, "configs/controller-admin-shutdown.toml", [])
+@pytest.mark.parametrize("path", ["configs/controller-admin-shutdown.toml", "configs/controller-admin.toml"])
+def test_every_controller_transition_property_is_guarded(path: str) -> None:
+    c = load_config(ControllerConfig, path, [])
     props = [p for p in spec.properties(c) if p.kind is PropertyKind.TRANSITION]
     guards = (spec.zk_changed, spec._is_deliver, spec.controller_stepped)
     assert props and all(p.guard in guards for p in props)
