@@ -74,6 +74,26 @@ def check_slots(cls: type) -> None:
         raise TypeError(f"record class {cls.__name__} must set __slots__ = ()")
 
 
+def declare_fields(cls: type, code: int) -> list[str]:
+    """Register record class ``cls`` (of any record family: ``Record``, the controller's events
+    and continuations) under ``code``: check its ``__slots__``, set ``cls.code``, set
+    ``cls._field_types`` from its annotations unless the class declares its own, and return the
+    names of its fields (its annotations not starting with ``_``), in order.
+
+    >>> class Probe:
+    ...     __slots__ = ()
+    ...     broker: int
+    >>> declare_fields(Probe, 99), Probe.code, Probe._field_types
+    (['broker'], 99, ('int',))
+    """
+    check_slots(cls)
+    cls.code = code  # type: ignore[attr-defined]
+    names = [n for n in inspect.get_annotations(cls) if not n.startswith("_")]
+    if "_field_types" not in cls.__dict__:
+        cls._field_types = field_types(cls, names)  # type: ignore[attr-defined]
+    return names
+
+
 def make_new(cls: type, params: str, body: list[str]) -> Any:
     """A ``__new__`` for record class ``cls`` with the signature ``(cls, params)`` and ``body``
     (which may use ``_C``, the class's code, ``_tnew``, ``tuple.__new__``, and ``_ABSENT``),
@@ -120,10 +140,7 @@ class Record(tuple):
         super().__init_subclass__(**kw)
         if code is None:
             return
-        check_slots(cls)
-        cls.code = code
-        names = [n for n in inspect.get_annotations(cls) if not n.startswith("_")]
-        cls._field_types = field_types(cls, names)
+        names = declare_fields(cls, code)
         required = 0
         for i, name in enumerate(names, 1):
             if name in cls.__dict__:

@@ -16,7 +16,6 @@ how a state encodes it, as before; the model builds and matches the classes
 
 from __future__ import annotations
 
-import inspect
 from operator import itemgetter
 from typing import Any, ClassVar
 
@@ -46,7 +45,7 @@ from model.controller.program import (
     W_RM_WRITE,
     W_TOPICS,
 )
-from model.records import Record, RecordFamily, check_slots, field_types, make_new
+from model.records import Record, RecordFamily, declare_fields, make_new
 
 
 def _data_field(i: int) -> property:
@@ -72,10 +71,7 @@ class Parked(Record):
         super().__init_subclass__(**kw)
         if code is None:
             return
-        check_slots(cls)
-        cls.code = code
-        names = [n for n in inspect.get_annotations(cls) if not n.startswith("_")]
-        cls._field_types = field_types(cls, names)
+        names = declare_fields(cls, code)
         if len(names) == 1:
             setattr(cls, names[0], property(itemgetter(1)))
         else:

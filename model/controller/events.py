@@ -14,12 +14,11 @@ and matches the classes (``KafkaController.process_event``), and reads a plain p
 
 from __future__ import annotations
 
-import inspect
 from operator import itemgetter
 from typing import Any, ClassVar
 
 from model.controller.ids import BrokerId, PartitionId, TopicId
-from model.records import Record, RecordFamily, check_slots, field_types, make_new
+from model.records import Record, RecordFamily, declare_fields, make_new
 
 __all__ = [
     "EVENTS",
@@ -77,12 +76,8 @@ class ControllerEvent(Record):
         super().__init_subclass__(**kw)
         if code is None:
             return
-        check_slots(cls)
-        cls.code = code
+        names = declare_fields(cls, code)
         cls.kafka_name = cls.__dict__.get("kafka_name") or cls.__name__
-        names = [n for n in inspect.get_annotations(cls) if not n.startswith("_")]
-        if "_field_types" not in cls.__dict__:
-            cls._field_types = field_types(cls, names)
         if len(names) > 1:
             raise TypeError(f"event {cls.__name__}: one argument at most")
         if "__new__" in cls.__dict__:  # an argument packed from several fields (see below)
