@@ -55,6 +55,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -68,16 +69,108 @@ from explorer.search.live_graph import FingerprintGraph, check_eventually
 from explorer.search.monitor import PropertyMonitor
 from explorer.search.pool import AFTER, Expander, LocalPool, PoolStats, ProcessPool, usage
 from explorer.search.progress import Progress
+from explorer.search.results import Explored
 from explorer.search.serial import Budgets, Checkpointer, Outcome
 from explorer.search.stopping import polled, stop_requested
 from explorer.search.visited import NO_PARENT, FingerprintVisited, HashVisited
 
-__all__ = ["level_synchronous"]
+__all__ = ["INTERRUPTED", "LevelBook", "level_synchronous"]
 
 _INF = (1 << 63, 0, 0, 0)
 _MASK = (1 << 64) - 1
 #: the cut reason of a level stopped by a signal (not a budget)
-_INTERRUPTED = "interrupted"
+INTERRUPTED = "interrupted"
+
+
+@dataclass
+class LevelBook:
+    """What a level-by-level search counts between its levels, and why it ended: the
+    driver's bookkeeping of :func:`level_synchronous` and of the spark engine alike.
+
+    ``start`` is the search's start on its clock (a resumed search's: earlier by the
+    time already spent); :meth:`explored` hands the counts to the result builder.
+
+    >>> b = LevelBook(Budgets(max_depth=1), start=0.0)
+    >>> b.initial(2, 2, 0.1); b.out_of_budget(), b.level_done(3, 5, 0.2), b.out_of_budget()
+    (False, None, True)
+    >>> b.generated, b.depth, [lv.frontier for lv in b.levels], b.budget
+    (7, 1, [2, 3], 'max_depth')
+    """
+
+    budgets: Budgets
+    start: float
+    levels: list[LevelStats] = field(default_factory=list)
+    generated: int = 0
+    depth: int = 0
+    budget: str | None = None
+    reason: ExitReason = ExitReason.COMPLETE
+
+    @property
+    def deadline(self) -> float | None:
+        """When ``max_seconds`` ends the search (None: never)."""
+        s = self.budgets.max_seconds
+        return None if s is None else self.start + s
+
+    def exhausted(self, budget: str) -> None:
+        """The search ends on ``budget`` (``max_depth``, ``max_states``, ``max_seconds``)."""
+        self.budget, self.reason = budget, ExitReason.BUDGET_EXHAUSTED
+
+    def interrupted(self) -> None:
+        """The search ends on a signal (Ctrl-C, SIGTERM)."""
+        self.budget, self.reason = None, ExitReason.INTERRUPTED
+
+    def cut(self, why: str | None) -> None:
+        """A level was cut: on a budget's name, on :data:`INTERRUPTED`, or (None) on a violation."""
+        if why == INTERRUPTED:
+            self.interrupted()
+        elif why is not None:
+            self.exhausted(why)
+
+    def out_of_budget(self, now: float | None = None) -> bool:
+        """Before a level: whether ``max_depth`` (and, given the time ``now``, ``max_seconds``)
+        ends the search here, the budget noted."""
+        if self.budgets.max_depth is not None and self.depth >= self.budgets.max_depth:
+            self.exhausted("max_depth")
+            return True
+        deadline = self.deadline
+        if now is not None and deadline is not None and now >= deadline:
+            self.exhausted("max_seconds")
+            return True
+        return False
+
+    def initial(self, new: int, generated: int, seconds: float) -> None:
+        """Level 0: ``generated`` initial states, ``new`` of them distinct."""
+        self.generated += generated
+        self.levels.append(LevelStats(0, new, generated, new, seconds))
+
+    def level_done(self, new: int, generated: int, seconds: float) -> None:
+        """The level expanded from depth :attr:`depth`: ``new`` states first seen, ``generated``
+        transitions (a level with neither is not listed)."""
+        self.generated += generated
+        if new or generated:
+            self.levels.append(LevelStats(self.depth + 1, new, generated, new, seconds))
+        self.depth += 1
+
+    def explored(
+        self,
+        coverage: Coverage,
+        labels: dict[Any, int],
+        seconds: float,
+        distinct: int,
+        applied: dict[str, bool],
+    ) -> Explored:
+        """What the result builder needs of the search (:func:`explorer.search.results.exhaustive_result`)."""
+        return Explored(
+            self.reason,
+            self.budget,
+            self.levels,
+            self.generated,
+            coverage,
+            labels,
+            seconds,
+            distinct,
+            applied,
+        )
 
 
 class _Coverage:
@@ -176,15 +269,10 @@ def level_synchronous(
     lean = isinstance(visited, FingerprintVisited)
     seen: Any = visited.parents if isinstance(visited, HashVisited) else None
     key = exp.key
-    b = budgets if budgets is not None else Budgets()
-    max_depth, max_states, max_seconds = b.max_depth, b.max_states, b.max_seconds
     snapshot = checkpointer.snapshot if checkpointer is not None else None
     start = clock() - (snapshot[0]["elapsed"] if snapshot is not None else 0.0)
-    deadline = None if max_seconds is None else start + max_seconds
-    levels: list[LevelStats] = []
-    generated = depth = 0
-    budget: str | None = None
-    reason = ExitReason.COMPLETE
+    book = LevelBook(budgets if budgets is not None else Budgets(), start)
+    max_states, deadline = book.budgets.max_states, book.deadline
     cov = _Coverage(snapshot[0] if snapshot is not None else None)
     label_base: dict[Any, int] = {}
     pool: LocalPool | ProcessPool = LocalPool(exp)
@@ -204,7 +292,7 @@ def level_synchronous(
     t0 = clock()
     if snapshot is not None:  # resume: the driver's bookkeeping as the snapshot left it
         snap, _, files = snapshot
-        generated, depth, levels = snap["generated"], snap["depth"], snap["levels"]
+        book.generated, book.depth, book.levels = snap["generated"], snap["depth"], snap["levels"]
         monitor.restore(snap)
         frontier_hashes, owner = snap["frontier"].tolist(), snap["owner"].tolist()
         merge_seconds = snap["merge_seconds"]
@@ -222,6 +310,7 @@ def level_synchronous(
             pool.close()
             raise
     else:
+        generated = 0
         for j, s in enumerate(system.init_states()):
             generated += 1
             if exp.canon is not None:
@@ -238,7 +327,7 @@ def level_synchronous(
                 exp.level[h] = (s, -1, j)
         hand(exp.accept(np.array(frontier_hashes, dtype=np.int64), np.arange(len(frontier_hashes))), _INF)
         owner = [0] * len(frontier_hashes)
-        levels.append(LevelStats(0, len(frontier_hashes), generated, len(frontier_hashes), clock() - t0))
+        book.initial(len(frontier_hashes), generated, clock() - t0)
     cut: int | None = None
     last_snapshot = clock()
 
@@ -249,9 +338,9 @@ def level_synchronous(
         return {
             "known": len(visited),
             "checks_left": visited.checks_left,
-            "generated": generated,
-            "depth": depth,
-            "levels": levels,
+            "generated": book.generated,
+            "depth": book.depth,
+            "levels": book.levels,
             **monitor.snapshot(),
             **cov.snapshot(),
             "frontier": np.array(frontier_hashes, dtype=np.int64),
@@ -278,9 +367,9 @@ def level_synchronous(
                 for path in shares():
                     path.unlink()
                 last_snapshot = clock()
-            if max_depth is not None and depth >= max_depth:
-                budget, reason = "max_depth", ExitReason.BUDGET_EXHAUSTED
+            if book.out_of_budget():
                 break
+            depth = book.depth
             if isinstance(pool, LocalPool) and workers > 1 and len(frontier_hashes) >= serial_below:
                 pool = ProcessPool(exp, workers)
                 gmaps = [list(gmaps[0]) for _ in range(workers)]
@@ -366,7 +455,7 @@ def level_synchronous(
                         cut, cut_budget = pos, "max_seconds"
                         break
                     if stop_requested() is not None:  # Ctrl-C or SIGTERM: cut the level here
-                        cut, cut_budget = pos, _INTERRUPTED
+                        cut, cut_budget = pos, INTERRUPTED
                         break
                     if progress is not None:
                         el, k = now - start, known + len(new_hashes)
@@ -387,10 +476,7 @@ def level_synchronous(
             level_generated = cov.count(batches, cut)
             if cut is not None:
                 monitor.stop = True
-                if cut_budget == _INTERRUPTED:
-                    budget, reason = None, ExitReason.INTERRUPTED
-                elif cut_budget is not None:
-                    budget, reason = cut_budget, ExitReason.BUDGET_EXHAUSTED
+                book.cut(cut_budget)
                 n_new = next((i for i, pr in enumerate(new_prank) if pr > cut), len(new_prank))
                 if isinstance(visited, FingerprintVisited):
                     visited.removed += len(new_hashes) - n_new
@@ -398,15 +484,11 @@ def level_synchronous(
                     for h in new_hashes[n_new:]:
                         del seen[h]
                 del new_hashes[n_new:], new_owner[n_new:]
-            generated += level_generated
-            if new_hashes or level_generated:
-                levels.append(
-                    LevelStats(depth + 1, len(new_hashes), level_generated, len(new_hashes), clock() - t0)
-                )
+            book.level_done(len(new_hashes), level_generated, clock() - t0)
             frontier_hashes, owner = new_hashes, new_owner
-            depth += 1
     except KeyboardInterrupt:
-        reason, budget, cut = ExitReason.INTERRUPTED, None, None
+        book.interrupted()
+        cut = None
         monitor.stop = True
         with contextlib.suppress(Exception):
             pool.finish_level(abort=True)
@@ -434,8 +516,8 @@ def level_synchronous(
     st.driver_cpu, st.driver_merge_seconds, st.wall, st.packed = cpu1 - cpu0, merge_seconds, seconds, exp.pack
     if isinstance(visited, FingerprintVisited):  # the monitor's places: indices, as serially
         monitor.relocate(visited.index_of)
-    counted = (reason, budget, levels, generated, cov.coverage(), label_counts, seconds, len(visited))
-    out = Outcome(*counted, monitor.applied, monitor, visited, exp.canon)  # type: ignore[arg-type]
+    explored = book.explored(cov.coverage(), label_counts, seconds, len(visited), monitor.applied)
+    out = Outcome(**vars(explored), monitor=monitor, visited=visited, canon=exp.canon)  # type: ignore[arg-type]
     if exp.live_dir is not None:
         out.decide_live = lambda: _decide_live(system, monitor, key, visited, exp.live_dir)  # type: ignore[arg-type]
     return out
