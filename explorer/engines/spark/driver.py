@@ -28,10 +28,7 @@ import numpy as np
 
 from explorer.core import (
     CheckResult,
-    ExitReason,
-    LevelStats,
     Property,
-    action_kind,
 )
 from explorer.engines.base import CheckOptions
 from explorer.engines.options import SparkOptions, refusal
@@ -48,16 +45,14 @@ from explorer.engines.spark.partitions import (
     Job,
     LevelCtx,
     SummaryParam,
-    check_deadlock,
     check_state,
-    check_transition,
     cloudpickle_dumps,
     collision_error,
+    expand_ranked,
     live_recorder,
     pack_block,
     partition_of,
     pending_applies,
-    record_event,
     step_partition,
     truncated_partition,
 )
@@ -69,10 +64,9 @@ from explorer.engines.spark.session import (
     check_spark_conf,
     probe_master,
 )
-from explorer.search import (
-    label_counting,
-)
+from explorer.search.levels import LevelBook
 from explorer.search.monitor import PropertyMonitor
+from explorer.search.serial import Budgets
 from explorer.search.symmetry import symmetry_setup
 
 __all__ = ["check_spark", "run"]
@@ -121,16 +115,15 @@ class _Search:
         self.keep_going: bool = options.keep_going
         # the module's ``state_fingerprint`` is looked up now (a test may monkeypatch it)
         self.job = Job(system, props, state_fingerprint, options.deadlock, 1, canon)
+        #: the levels on disk: the parent links of the visited set, for traces
+        self.store = LevelStore(run_dir, self.job)
         #: the first violation of each property and witness, at their event keys (``Acc``)
         self.monitor = PropertyMonitor(props, keep_going=options.keep_going, deadlock=options.deadlock)
         self.total = Acc()
-        self.levels: list[LevelStats] = []
+        #: the levels, transitions, depth and why the search ended, as ``--workers`` keeps them
+        self.book = LevelBook(Budgets(options.max_depth, options.max_states, options.max_seconds), self.start)
         self.distinct = 0
-        self.generated = 0
-        self.budget: str | None = None
-        self.reason = ExitReason.COMPLETE
         self.stop = False
-        self.depth = 0
         self.spark: _SparkState | None = None
         self.starter: SessionStarter | None = None
         self.waited_levels = 0  # levels run in the driver because the session was still starting
@@ -149,13 +142,16 @@ class _Search:
         the order ``bfs`` meets them: it keeps the first of each property."""
         for name, key in sorted(acc.events.items(), key=lambda kv: kv[1]):
             if cut is None or key[1] <= cut:
-                self.monitor.event(name, _EVENT_KIND[key[3]], key)
+                kind = _EVENT_KIND[key[3]]
+                self.monitor.event(name, kind, key, key[2] if kind == "t" else None)
         for name, wkey in acc.witnesses.items():
             if cut is None or wkey[1] <= cut:
                 self.monitor.event(name, "w", wkey)
 
     # ---- level 0 and driver levels
-    def init_level(self, store: LevelStore, clock: Callable[[], float]) -> None:
+    def init_level(self) -> None:
+        """Level 0: the initial states (their representatives), checked."""
+        clock = self.options.clock
         t0 = clock()
         job = self.job
         acc = Acc()
@@ -164,8 +160,9 @@ class _Search:
         states: list[Any] = []
         pend_s, reach = pending_applies(job.applies_state, frozenset()), list(job.reach)
         assert self.visited is not None
+        generated = 0
         for index, s in enumerate(self.system.init_states()):
-            self.generated += 1
+            generated += 1
             if job.canon is not None:
                 s = job.canon(s)
             if s in self.visited:
@@ -178,76 +175,59 @@ class _Search:
         self.distinct = len(states)
         self.frontier, self.frontier_size = states, len(states)
         self.frontier_fps = np.array(fps, dtype=np.uint64)
-        store.add(0, np.array(keys, dtype=np.int64), self.frontier_fps, np.zeros(len(fps), dtype=np.uint64))
+        self.store.add(
+            0, np.array(keys, dtype=np.int64), self.frontier_fps, np.zeros(len(fps), dtype=np.uint64)
+        )
         self._take_events(acc)
         if acc.events and not self.keep_going:
             self.stop = True
         self.total.merge(acc)
-        self.levels.append(LevelStats(0, len(states), self.generated, len(states), clock() - t0))
+        self.book.initial(len(states), generated, clock() - t0)
 
-    def driver_level(self, store: LevelStore, clock: Callable[[], float], deadline: float | None) -> None:
+    def driver_level(self) -> None:
         """Expand one level in this process, exactly as ``bfs`` does (mid-level stops included),
-        with the checks the Spark tasks make (:func:`check_transition`, :func:`check_state`)."""
+        with the checks the Spark tasks make (:func:`expand_ranked`)."""
+        clock, deadline = self.options.clock, self.book.deadline
         t0 = clock()
-        job, level, visited = self.job, self.depth, self.visited
+        job, level, visited = self.job, self.book.depth, self.visited
         assert visited is not None
         acc = Acc()
-        enabled, new_by = acc.enabled, acc.new_by
-        kinds: dict[type, str] = {}
-        successors, fp_of = label_counting(self.system, acc.labels) or self.system.successors, job.fp
-        record = functools.partial(record_event, acc)
         new_keys: list[int] = []
         new_fps: list[int] = []
         nxt: list[Any] = []
-        done = frozenset(self.total.applies)
-        pend_s, pend_t = pending_applies(job.applies_state, done), pending_applies(job.applies_trans, done)
-        reach = [x for x in job.reach if x[1] not in self.monitor.witnesses]
-        max_states = self.options.max_states
-        progress = self.options.progress
-        start = self.start
-        live = live_recorder(job)
-        front_fps = self.frontier_fps.tolist()
-        for r, s in enumerate(self.frontier):
-            n = 0
-            if live is not None:
-                live.state(front_fps[r], s)
-            for a, t in successors(s):
-                tp = type(a)
-                kind = kinds.get(tp)
-                if kind is None:
-                    kind = kinds[tp] = action_kind(a)
-                enabled[kind] = enabled.get(kind, 0) + 1
-                if live is not None:
-                    live.edge(front_fps[r], a, fp_of(t), self._kind_id(kind))
-                if job.trans:
-                    check_transition(job, acc, record, pend_t, s, a, t, level, r, n)
-                if job.canon is not None:
-                    t = job.canon(t)
-                if t not in visited:
-                    new_keys.append((r << IDX_BITS) | n)
-                    new_fps.append(self._new_fp(t))
-                    nxt.append(t)
-                    new_by[kind] = new_by.get(kind, 0) + 1
-                    check_state(job, acc, t, level, r, n, pend_s, reach)
-                n += 1
-            acc.generated += n
-            if n == 0:
-                check_deadlock(job, acc, s, level, r)
+        max_states, progress = self.options.max_states, self.options.progress
+
+        def new(key: int, t: Any) -> bool:
+            if t in visited:
+                return False
+            new_keys.append(key)
+            new_fps.append(self._new_fp(t))
+            nxt.append(t)
+            return True
+
+        def after(r: int) -> bool:
+            """Whether ``bfs`` stops after the state of rank ``r`` (the budget noted)."""
             if acc.events and not self.keep_going:
-                self.stop = True
-                break
+                return True
             if max_states is not None and self.distinct + len(nxt) >= max_states:
-                self.budget, self.reason, self.stop = "max_states", ExitReason.BUDGET_EXHAUSTED, True
-                break
+                self.book.exhausted("max_states")
+                return True
             if (r & 255) == 0:
                 now = clock()
                 if deadline is not None and now >= deadline:
-                    self.budget, self.reason, self.stop = "max_seconds", ExitReason.BUDGET_EXHAUSTED, True
-                    break
+                    self.book.exhausted("max_seconds")
+                    return True
                 if progress is not None:
-                    el = now - start
-                    d = self.distinct + len(nxt)
+                    el, d = now - self.start, self.distinct + len(nxt)
                     progress.update(level + 1, self.frontier_size, d, d / el if el else 0.0)
+            return False
+
+        reach = [x for x in job.reach if x[1] not in self.monitor.witnesses]
+        live = live_recorder(job)
+        ranks = range(len(self.frontier))
+        done = frozenset(self.total.applies)
+        expand_ranked(job, acc, level, ranks, self.frontier, done, reach, new, after, live, self._kind_id)
+        self.stop = self.stop or (bool(acc.events) and not self.keep_going) or self.book.budget is not None
         self._take_events(acc)
         acc.events.clear()
         acc.witnesses.clear()
@@ -257,7 +237,7 @@ class _Search:
             write_edges(self.run_dir, level, [arrays], [arrays[5]])
         keys = np.array(new_keys, dtype=np.int64)
         fps = np.array(new_fps, dtype=np.uint64)
-        self._finish_level(store, level, acc.generated, keys, fps, clock() - t0)
+        self._finish_level(level, acc.generated, keys, fps, clock() - t0)
         self.frontier, self.frontier_size = nxt, len(nxt)
         self.driver_levels += 1
 
@@ -281,19 +261,16 @@ class _Search:
         return collision_error(f, other, t)
 
     def _finish_level(
-        self, store: LevelStore, level: int, generated: int, keys: np.ndarray, fps: np.ndarray, secs: float
+        self, level: int, generated: int, keys: np.ndarray, fps: np.ndarray, secs: float
     ) -> None:
         parent = self.frontier_fps[keys >> IDX_BITS] if len(keys) else np.zeros(0, dtype=np.uint64)
-        store.add(level + 1, keys, fps, parent)
-        self.generated += generated
+        self.store.add(level + 1, keys, fps, parent)
         self.distinct += len(keys)
-        if len(keys) or generated:
-            self.levels.append(LevelStats(level + 1, len(keys), generated, len(keys), secs))
+        self.book.level_done(len(keys), generated, secs)
         self.frontier_fps = fps
-        self.depth += 1
 
     # ---- Spark levels
-    def to_spark(self, store: LevelStore) -> None:
+    def to_spark(self) -> None:
         """Move the search to Spark: distribute the visited set and the frontier."""
         o = self.o
         spark = o.spark
@@ -322,10 +299,10 @@ class _Search:
             st.checkpointing = True
         assert self.visited_fps is not None
         # every state seen so far, tagged with its level, is the first delta of the visited set
-        first = [store.get(lv)[1] for lv in range(self.depth + 1)]
+        first = [self.store.get(lv)[1] for lv in range(self.book.depth + 1)]
         tags = [np.full(len(f), lv, dtype=np.int32) for lv, f in enumerate(first)]
         st.deltas = Deltas(sc)
-        st.deltas.add(self.depth, (np.concatenate(first), np.concatenate(tags)))
+        st.deltas.add(self.book.depth, (np.concatenate(first), np.concatenate(tags)))
         st.jlevel = sc._getJavaStorageLevel(storage_level())
         self.visited = self.visited_fps = None
         # contiguous rank ranges: neighbouring states (siblings, whose children are often
@@ -348,13 +325,14 @@ class _Search:
         st.rdd = persist(rdd, st.jlevel)
         self.spark = st
 
-    def spark_level(self, store: LevelStore, clock: Callable[[], float], deadline: float | None) -> None:
+    def spark_level(self) -> None:
         """One level as one Spark job (fresh candidates shuffled to their owners, pickled
         once); on a stop inside the level, re-count it up to the stop."""
         st = self.spark
         assert st is not None
+        clock = self.options.clock
         t0 = clock()
-        level, nparts, job_b, front = self.depth, st.partitions, st.job_b, self.frontier_size
+        level, nparts, job_b, front = self.book.depth, st.partitions, st.job_b, self.frontier_size
         done = frozenset(self.total.applies)
         # the fresh candidates stay in the partition that found them (no shuffle) while
         # the next frontier is predicted balanced; else a few at the ends of the
@@ -376,7 +354,7 @@ class _Search:
             nxt.checkpoint()
         # a JVM-side count materialises the level (no extra Python pass); the summaries
         # come back through the accumulator
-        counted = self._run(st, lambda: nxt._jrdd.count(), deadline)
+        counted = self._run(st, lambda: nxt._jrdd.count())
         summaries = None
         if counted is not None:
             got = st.summaries.value
@@ -410,7 +388,7 @@ class _Search:
             keys, fps = keys[keep], fps[keep]
             new_b = st.sc.broadcast(keys)
             trunc = functools.partial(truncated_partition, job_b, ctx, cut, new_b)
-            accs = self._run(st, lambda: st.rdd.mapPartitionsWithIndex(trunc).collect(), deadline)
+            accs = self._run(st, lambda: st.rdd.mapPartitionsWithIndex(trunc).collect())
             new_b.destroy()
             if accs is None:
                 nxt.unpersist()
@@ -421,12 +399,12 @@ class _Search:
         if cut is not None:
             self.stop = True
             if budget is not None:
-                self.budget, self.reason = budget, ExitReason.BUDGET_EXHAUSTED
+                self.book.exhausted(budget)
         self._take_events(acc, cut)
         acc.events.clear()
         acc.witnesses.clear()
         self.total.merge(acc)
-        self._finish_level(store, level, acc.generated, keys, fps, clock() - t0)
+        self._finish_level(level, acc.generated, keys, fps, clock() - t0)
         self.frontier_size = len(keys)
         old = st.rdd
         st.rdd = nxt
@@ -436,10 +414,10 @@ class _Search:
             st.level_keys = st.deltas.add(
                 level + 1, (fps, np.full(len(fps), level + 1, dtype=np.int32), keys)
             )
-            st.broadcasts.append((self.depth, st.level_keys))
+            st.broadcasts.append((self.book.depth, st.level_keys))
         if checkpoint and nxt.isCheckpointed():
             # lineage before this level is cut: the rank tables it needed are no longer read
-            st.broadcasts = [x for x in st.broadcasts if x[0] >= self.depth]
+            st.broadcasts = [x for x in st.broadcasts if x[0] >= self.book.depth]
         old.unpersist()
         cpu = [x[6] for x in summaries]
         st.profile.append(
@@ -464,10 +442,10 @@ class _Search:
             }
         )
 
-    def _run(self, st: _SparkState, action: Callable[[], Any], deadline: float | None) -> Any:
+    def _run(self, st: _SparkState, action: Callable[[], Any]) -> Any:
         """Run a Spark action; an executor's collision error is raised here as itself."""
         try:
-            return self._run_bounded(st, action, deadline)
+            return self._run_bounded(st, action)
         except FingerprintCollisionError:
             raise
         except Exception as e:
@@ -476,8 +454,9 @@ class _Search:
                 raise FingerprintCollisionError(m.group(1).strip()) from None
             raise
 
-    def _run_bounded(self, st: _SparkState, action: Callable[[], Any], deadline: float | None) -> Any:
+    def _run_bounded(self, st: _SparkState, action: Callable[[], Any]) -> Any:
         """Run a Spark action, cancelled at the deadline (then None and the budget is set)."""
+        deadline = self.book.deadline
         if deadline is None:
             return action()
         clock = self.options.clock
@@ -491,7 +470,8 @@ class _Search:
             return action()
         except Exception:
             if clock() >= deadline - 0.05:
-                self.budget, self.reason, self.stop = "max_seconds", ExitReason.BUDGET_EXHAUSTED, True
+                self.book.exhausted("max_seconds")
+                self.stop = True
                 return None
             raise
         finally:
@@ -639,47 +619,36 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
             f"reduce symmetry: a group of {len(canon.perms) + 1} permutations, applied in the driver and "
             "the Spark tasks to every successor; coverage counts the representatives' expansions"
         )
-    max_depth, max_seconds, progress, clock = (
-        options.max_depth,
-        options.max_seconds,
-        options.progress,
-        options.clock,
-    )
+    progress, clock = options.progress, options.clock
     own_run_dir = o.run_dir is None
     rdir = Path(tempfile.mkdtemp(prefix="kafka-mc-spark-")) if o.run_dir is None else Path(o.run_dir)
     rdir.mkdir(parents=True, exist_ok=True)
     search = _Search(system, props, options, rdir, canon)
-    start = search.start
-    store = LevelStore(rdir)
-    deadline = None if max_seconds is None else start + max_seconds
+    start, book = search.start, search.book
     try:
         try:
-            search.init_level(store, clock)
+            search.init_level()
             while search.frontier_size and not search.stop:
-                if max_depth is not None and search.depth >= max_depth:
-                    search.budget, search.reason = "max_depth", ExitReason.BUDGET_EXHAUSTED
-                    break
-                if deadline is not None and clock() >= deadline:
-                    search.budget, search.reason = "max_seconds", ExitReason.BUDGET_EXHAUSTED
+                if book.out_of_budget(clock()):
                     break
                 search.start_early(o.local_frontier)
                 if search.moves_now(o.local_frontier):
-                    search.to_spark(store)
+                    search.to_spark()
                 if search.spark is None:
-                    search.driver_level(store, clock, deadline)
+                    search.driver_level()
                 else:
-                    search.spark_level(store, clock, deadline)
+                    search.spark_level()
                 if progress is not None:
                     el = clock() - start
                     progress.update(
-                        search.depth,
+                        book.depth,
                         search.frontier_size,
                         search.distinct,
                         search.distinct / el if el else 0.0,
                     )
             search.end_start()
         except KeyboardInterrupt:
-            search.reason, search.budget = ExitReason.INTERRUPTED, None
+            book.interrupted()
         finally:
             if progress is not None:
                 progress.close()
@@ -687,7 +656,7 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
         seconds = clock() - start
         if search.spark is not None and search.spark.profile:
             (rdir / "spark-profile.json").write_text(json.dumps(search.spark.profile, indent=1))
-        return assemble_result(search, store, seconds, sym_notes)
+        return assemble_result(search, seconds, sym_notes)
     finally:
         if own_run_dir:
             shutil.rmtree(rdir, ignore_errors=True)

@@ -3,7 +3,7 @@
 Example
 -------
 >>> import tempfile
->>> store = LevelStore(Path(tempfile.mkdtemp()))
+>>> store = LevelStore(Path(tempfile.mkdtemp()), None)
 >>> store.add(0, np.array([0]), np.array([7], dtype=np.uint64), np.zeros(1, dtype=np.uint64))
 >>> store.get(0)[1].tolist(), store.count
 ([7], 1)
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from explorer.engines.spark.fingerprints import FingerprintCollisionError
-from explorer.engines.spark.partitions import IDX_BITS, IDX_MASK, Acc, Job
+from explorer.engines.spark.partitions import IDX_BITS, IDX_MASK, PHASE_STATE, Acc, Job
 
 __all__ = [
     "REBALANCE_AT",
@@ -51,31 +51,56 @@ class LevelStore:
     ``level-NNNNN.npz`` holds ``fps`` (uint64), ``parent_fps`` (uint64) and ``keys``
     (int64: parent rank << 20 | successor index; for level 0 the index of the state
     in ``init_states()``), in rank order.
+
+    For the result builder (:func:`explorer.search.serial.finish`) it is the visited set:
+    :meth:`path` replays the path to the place of an event or a witness (``job``'s system).
     """
 
-    def __init__(self, run_dir: Path):
+    def __init__(self, run_dir: Path, job: Job | None):
         self.dir = run_dir
+        self.job = job
         self.count = 0
         self._cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
-    def path(self, level: int) -> Path:
+    def file(self, level: int) -> Path:
+        """The file of ``level``."""
         return self.dir / f"level-{level:05d}.npz"
 
     def add(self, level: int, keys: np.ndarray, fps: np.ndarray, parent_fps: np.ndarray) -> None:
         tmp = self.dir / f".level-{level:05d}.tmp.npz"
         np.savez(tmp, keys=keys, fps=fps, parent_fps=parent_fps)
-        os.replace(tmp, self.path(level))
+        os.replace(tmp, self.file(level))
         self.count = max(self.count, level + 1)
         self._cache.pop(level, None)
 
     def get(self, level: int) -> tuple[np.ndarray, np.ndarray]:
         if level not in self._cache:
-            with np.load(self.path(level)) as z:
+            with np.load(self.file(level)) as z:
                 self._cache[level] = (z["keys"], z["fps"])
         return self._cache[level]
 
     def forget(self) -> None:
         self._cache.clear()
+
+    def path(self, at: tuple[int, ...]) -> list[Any]:
+        """The states (representatives, with symmetry) from an initial one to the state of the
+        event key ``(level, rank, successor index, phase, property)`` or witness key ``(level,
+        rank, successor index)``: the new state of a state event or witness, else the expanded
+        one (level -1: the initial state of that index)."""
+        assert self.job is not None
+        level, r, i = at[:3]
+        if level < 0:
+            where = (0, r)
+        elif len(at) == 3 or at[3] == PHASE_STATE:
+            keys, _ = self.get(level + 1)
+            where = (level + 1, int(np.searchsorted(keys, (r << IDX_BITS) | i)))
+        else:
+            where = (level, r)
+        return [s for _, s in rebuild_path(self.job, self, *where)]
+
+    def close(self) -> None:
+        """The level files stay (the run directory is the caller's); their cache goes."""
+        self.forget()
 
 
 def rebuild_path(job: Job, store: LevelStore, level: int, rank: int) -> list[tuple[Any, Any]]:

@@ -20,6 +20,7 @@ Example
 
 from __future__ import annotations
 
+import bisect
 import functools
 import gc
 import pickle
@@ -53,6 +54,7 @@ __all__ = [
     "cloudpickle_dumps",
     "collision_error",
     "dumps",
+    "expand_ranked",
     "frontier_of",
     "move_cuts",
     "pack_block",
@@ -624,37 +626,70 @@ def truncated_partition(
     """A level's counters over the frontier states of rank <= ``cut`` only (``bfs`` stopped there)."""
     job = _load_job(job_b)
     acc = Acc()
-    level, done = ctx.level, ctx.done
     ranks, states = frontier_of(ctx, index, iterator)
-    if ranks:
+    k = bisect.bisect_right(ranks, cut)
+    if k:
         new = set(new_keys_b.value.tolist())
-        enabled = acc.enabled
-        kinds: dict[type, str] = {}
-        pend_s, pend_t = pending_applies(job.applies_state, done), pending_applies(job.applies_trans, done)
-        reach = list(job.reach)
-        record = functools.partial(record_event, acc)
-        successors = label_counting(job.system, acc.labels) or job.system.successors
-        for r, s in zip(ranks, states):
-            if r > cut:
-                break
-            n = 0
-            for a, t in successors(s):
-                tp = type(a)
-                kind = kinds.get(tp)
-                if kind is None:
-                    kind = kinds[tp] = action_kind(a)
-                enabled[kind] = enabled.get(kind, 0) + 1
-                check_transition(job, acc, record, pend_t, s, a, t, level, r, n)
-                if (r << IDX_BITS) | n in new:
-                    acc.new_by[kind] = acc.new_by.get(kind, 0) + 1
-                    check_state(
-                        job, acc, t if job.canon is None else job.canon(t), level, r, n, pend_s, reach
-                    )
-                n += 1
-            acc.generated += n
-            if n == 0:
-                check_deadlock(job, acc, s, level, r)
+        expand_ranked(
+            job, acc, ctx.level, ranks[:k], states[:k], ctx.done, list(job.reach), lambda key, t: key in new
+        )
     yield acc
+
+
+def expand_ranked(
+    job: Job,
+    acc: Acc,
+    level: int,
+    ranks: Iterable[int],
+    states: Iterable[Any],
+    done: frozenset[str],
+    reach: list[Any],
+    new: Callable[[int, Any], bool],
+    after: Callable[[int], bool] | None = None,
+    live: LiveRecorder | None = None,
+    kind_id: Callable[[str], int] | None = None,
+) -> None:
+    """Expand ``states`` (of ``ranks``, ascending) as ``bfs`` does, counting into ``acc``: coverage
+    by kind, the transition checks, a state event ``new(key, successor)`` says is new checked
+    (:func:`check_state`, with ``reach`` the witnesses still sought), deadlocks; ``after(rank)``,
+    after each state, ends the expansion when true; ``live`` records the goal bits and edges
+    (kinds numbered by ``kind_id``). The driver's levels and :func:`truncated_partition` run it
+    (:func:`step_partition` keeps its own loop, the executors' hot one)."""
+    enabled, new_by, kinds = acc.enabled, acc.new_by, {}
+    pend_s, pend_t = pending_applies(job.applies_state, done), pending_applies(job.applies_trans, done)
+    record = functools.partial(record_event, acc)
+    successors, fp_of, canon = (
+        label_counting(job.system, acc.labels) or job.system.successors,
+        job.fp,
+        job.canon,
+    )
+    for r, s in zip(ranks, states):
+        n = 0
+        if live is not None:
+            fs = fp_of(s)
+            live.state(fs, s)
+        for a, t in successors(s):
+            tp = type(a)
+            kind = kinds.get(tp)
+            if kind is None:
+                kind = kinds[tp] = action_kind(a)
+            enabled[kind] = enabled.get(kind, 0) + 1
+            if live is not None:
+                assert kind_id is not None
+                live.edge(fs, a, fp_of(t), kind_id(kind))
+            if job.trans:
+                check_transition(job, acc, record, pend_t, s, a, t, level, r, n)
+            if canon is not None:  # the checks saw t; the visited set keeps its representative
+                t = canon(t)
+            if new((r << IDX_BITS) | n, t):
+                new_by[kind] = new_by.get(kind, 0) + 1
+                check_state(job, acc, t, level, r, n, pend_s, reach)
+            n += 1
+        acc.generated += n
+        if n == 0:
+            check_deadlock(job, acc, s, level, r)
+        if after is not None and after(r):
+            break
 
 
 class SummaryParam:

@@ -1,8 +1,10 @@
-"""The ``spark`` engine's result, assembled exactly as ``check_bfs`` assembles its own.
+"""The ``spark`` engine's result: its notes, and what it found handed to the one result builder.
 
-:func:`assemble_result` turns the driver's search (events, witnesses, counters, the
-level files) into a :class:`~explorer.core.CheckResult`; counterexamples are rebuilt
-from the level files (:func:`explorer.engines.spark.levels.rebuild_path`).
+:func:`assemble_result` makes the driver's search (the monitor's events and witnesses, the
+counts of its :class:`~explorer.search.levels.LevelBook`, the level files) an
+:class:`~explorer.search.serial.Outcome` for :func:`explorer.search.serial.finish`, as
+``bfs`` does: the level files are its visited set, counterexamples are replayed from them
+(:meth:`explorer.engines.spark.levels.LevelStore.path`).
 
 Example
 -------
@@ -14,53 +16,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from explorer.core import CheckResult, TraceStep, Violation
-from explorer.engines.spark.levels import LevelStore, rebuild_path
+from explorer.core import CheckResult
 from explorer.engines.spark.liveness import check_eventually
-from explorer.engines.spark.partitions import IDX_BITS, PHASE_STATE, PHASE_TRANSITION
-from explorer.search import collision_odds, exhaustive_result, trace_step
+from explorer.search import collision_odds
 from explorer.search.coverage import Coverage
-from explorer.search.monitor import Found
-from explorer.search.results import Explored
-from explorer.search.symmetry import path_trace
+from explorer.search.serial import Outcome, finish
 
 __all__ = ["assemble_result"]
 
 
-def assemble_result(search: Any, store: LevelStore, seconds: float, notes: list[str]) -> CheckResult:
+def assemble_result(search: Any, seconds: float, notes: list[str]) -> CheckResult:
     """Assemble the CheckResult exactly as ``check_bfs`` does (``notes``: the reduction's)."""
-    props, job = search.props, search.job
-
-    def trace_of(f: Found) -> list[TraceStep]:
-        """The trace to a violation, rebuilt from the level files along its event key."""
-        level, r, i, phase, _ = f.at
-        if level < 0:  # an initial state
-            path = rebuild_path(job, store, 0, r)
-        elif phase == PHASE_STATE:
-            keys, _ = store.get(level + 1)
-            rank = int(np.searchsorted(keys, (r << IDX_BITS) | i))
-            path = rebuild_path(job, store, level + 1, rank)
-        else:
-            path = rebuild_path(job, store, level, r)
-            if phase == PHASE_TRANSITION:
-                succ = list(job.system.successors(path[-1][1]))
-                path.append(succ[i])
-        if job.canon is not None:  # representatives on the path: a real trace to their orbits
-            step = phase == PHASE_TRANSITION
-            reps = [s for _, s in (path[:-1] if step else path)]
-            return path_trace(job.system, reps, job.canon, path[-1] if step else None, f.prop)
-        return [trace_step(n, path[n - 1][1] if n else None, a, s) for n, (a, s) in enumerate(path)]
-
-    # the monitor met the events in key order (levels in turn, each level's in key order)
-    found = search.monitor.findings(trace_of)
-    store.forget()
-
-    def live() -> dict[str, Violation | None]:
-        checked = check_eventually(job, job.live, store, search.run_dir, search.kind_names, search.keep_going)
-        store.forget()
-        return checked
+    props, job, store = search.props, search.job, search.store
 
     notes = list(notes)
     odds = collision_odds(search.distinct)
@@ -103,22 +70,13 @@ def assemble_result(search: Any, store: LevelStore, seconds: float, notes: list[
     # counted by kind name: each name stands for its kind's actions
     cov = Coverage(dict(total.enabled), dict(total.new_by), {k: _KindName(k) for k in total.enabled})  # type: ignore[arg-type]
     applied = {p.name: p.name in total.applies for p in props if p.applies is not None}
-    explored = Explored(
-        search.reason,
-        search.budget,
-        search.levels,
-        search.generated,
-        cov,
-        dict(total.labels),
-        seconds,
-        search.distinct,
-        applied,
-    )
-    witness_lengths = {n: w[0] + 1 for n, w in search.monitor.witnesses.items()}
-    live_check = live if job.live else None
-    return exhaustive_result(
-        search.system, props, found, explored, search.options, witness_lengths, live_check, notes
-    )
+    explored = search.book.explored(cov, dict(total.labels), seconds, search.distinct, applied)
+    out = Outcome(**vars(explored), monitor=search.monitor, visited=store, canon=job.canon)
+    if job.live:
+        out.decide_live = lambda: check_eventually(
+            job, job.live, store, search.run_dir, search.kind_names, search.keep_going
+        )
+    return finish(search.system, out, search.options, notes, own_notes=True)
 
 
 class _KindName:
