@@ -76,7 +76,6 @@ from explorer.search.visited import NO_PARENT, FingerprintVisited, HashVisited
 
 __all__ = ["INTERRUPTED", "LevelBook", "level_synchronous"]
 
-_INF = (1 << 63, 0, 0, 0)
 _MASK = (1 << 64) - 1
 #: the cut reason of a level stopped by a signal (not a budget)
 INTERRUPTED = "interrupted"
@@ -281,12 +280,6 @@ def level_synchronous(
     frontier_hashes: list[int] = []
     merge_seconds = 0.0
 
-    def hand(events: list[tuple[Any, ...]], limit: tuple[int, ...]) -> None:
-        """The workers' events up to position ``limit`` to the monitor, in the serial order."""
-        for pos, name, kind, data in sorted(events, key=lambda e: e[0]):
-            if pos <= limit:
-                monitor.event(name, kind, *(data if kind == "t" else (data,)))
-
     polling = polled()
     polling.__enter__()  # the first signal sets a flag, read where the budgets are
     t0 = clock()
@@ -325,7 +318,7 @@ def level_synchronous(
             if new:
                 frontier_hashes.append(h)
                 exp.level[h] = (s, -1, j)
-        hand(exp.accept(np.array(frontier_hashes, dtype=np.int64), np.arange(len(frontier_hashes))), _INF)
+        monitor.take(exp.accept(np.array(frontier_hashes, dtype=np.int64), np.arange(len(frontier_hashes))))
         owner = [0] * len(frontier_hashes)
         book.initial(len(frontier_hashes), generated, clock() - t0)
     cut: int | None = None
@@ -472,7 +465,7 @@ def level_synchronous(
                 viol = [e[0][0] for e in events if e[2] in "tsd"]
                 if viol and (cut is None or min(viol) <= cut):
                     cut, cut_budget = min(viol), None
-            hand(events, _INF if cut is None else (cut, AFTER + 1, 0, 0))
+            monitor.take(events, None if cut is None else (cut, AFTER + 1, 0, 0))
             level_generated = cov.count(batches, cut)
             if cut is not None:
                 monitor.stop = True

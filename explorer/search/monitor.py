@@ -134,6 +134,21 @@ class PropertyMonitor:
             message = "no successor (deadlock)" if kind == "d" else f"{name} does not hold"
             self.record(Found(self.prop(name), None, message=message, at=at, successor=successor))
 
+    def take(self, events: Iterable[tuple[Any, str, str, Any]], upto: Any = None) -> None:
+        """Events reported by position, ``(position, name, kind, at)`` (for a transition ``at`` is
+        ``(at, successor)``), handed to :meth:`event` in the serial search's order, those after
+        position ``upto`` dropped (a level cut there). The ``--workers`` driver and spark's do so.
+
+        >>> m = PropertyMonitor([], keep_going=True)
+        >>> dl = "deadlock"
+        >>> m.take([((2, 0), dl, "d", "late"), ((1, 5), dl, "d", "early"), ((3, 0), dl, "d", "cut")], (2, 9))
+        >>> m.found["deadlock"].at
+        'early'
+        """
+        for pos, name, kind, at in sorted(events, key=lambda e: e[0]):
+            if upto is None or pos <= upto:
+                self.event(name, kind, *(at if kind == "t" else (at,)))
+
     def relocate(self, where: Callable[[Any], Any]) -> None:
         """Every ``at`` of a violation and a witness mapped through ``where`` (keys to indices)."""
         for f in self.found.values():

@@ -92,6 +92,8 @@ class _SparkState:
     yields: list[float] | None = None  # new states per frontier state, per partition, last level
 
 
+#: after every successor index (a cut's bound on event keys)
+_LAST = 1 << 62
 #: the monitor's kind of event (:meth:`PropertyMonitor.event`) of each phase of an event key
 _EVENT_KIND = {PHASE_TRANSITION: "t", PHASE_STATE: "s", PHASE_DEADLOCK: "d"}
 
@@ -140,13 +142,13 @@ class _Search:
     def _take_events(self, acc: Acc, cut: int | None = None) -> None:
         """Hand the monitor a level's events and witnesses (up to rank ``cut``) in key order,
         the order ``bfs`` meets them: it keeps the first of each property."""
-        for name, key in sorted(acc.events.items(), key=lambda kv: kv[1]):
-            if cut is None or key[1] <= cut:
-                kind = _EVENT_KIND[key[3]]
-                self.monitor.event(name, kind, key, key[2] if kind == "t" else None)
-        for name, wkey in acc.witnesses.items():
-            if cut is None or wkey[1] <= cut:
-                self.monitor.event(name, "w", wkey)
+        events = [
+            (k, n, _EVENT_KIND[k[3]], (k, k[2]) if k[3] == PHASE_TRANSITION else k)
+            for n, k in acc.events.items()
+        ]
+        events += [(k, n, "w", k) for n, k in acc.witnesses.items()]
+        if events:  # the keys of one level: bounded by (level, cut, after every successor)
+            self.monitor.take(events, None if cut is None else (events[0][0][0], cut, _LAST))
 
     # ---- level 0 and driver levels
     def init_level(self) -> None:
