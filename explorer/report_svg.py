@@ -256,8 +256,8 @@ def sequence_svg(arrows: list[list[str]], uid: str = "seq", layout: dict[str, An
     left = max(110.0, box[0] / 2 + 30) if actors else 110.0
     col: dict[str, float] = {}
     x = left
-    for i, a in enumerate(actors):
-        col[a] = x
+    for i, actor in enumerate(actors):
+        col[actor] = x
         x += gaps[i]
     width = math.ceil(x)
     top = 58
@@ -278,12 +278,12 @@ def sequence_svg(arrows: list[list[str]], uid: str = "seq", layout: dict[str, An
         'markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#1d2330"/>'
         "</marker></defs>"
     ]
-    for i, a in enumerate(actors):
-        x = col[a]
+    for i, actor in enumerate(actors):
+        x = col[actor]
         parts.append(
             f'<g class="lifeline"><rect x="{x - box[i] / 2:.0f}" y="8" width="{box[i]:.0f}" height="26" rx="5" '
             f'fill="#eef3fb" stroke="#4c78a8"/><text x="{x:.0f}" y="25" font-size="12" '
-            f'text-anchor="middle">{_e(a)}</text>'
+            f'text-anchor="middle">{_e(actor)}</text>'
             f'<line x1="{x:.0f}" y1="34" x2="{x:.0f}" y2="{height - 8}" stroke="#a3abb8" stroke-dasharray="4 4"/></g>'
         )
     for i, ((src, dst, label), lines, y) in enumerate(zip(arrows, wrapped, rows, strict=True)):

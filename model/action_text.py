@@ -57,7 +57,7 @@ def says_if(field: str, yes: str, no: str, shown: Callable[[Any], str] = java) -
             return template.format_map({k: shown(v) for k, v in zip(self._fields, self)})
 
         __str__.__qualname__ = f"{cls.__qualname__}.__str__"
-        cls.__str__ = __str__  # type: ignore[method-assign]
+        cls.__str__ = __str__  # type: ignore[method-assign, assignment]
         return cls
 
     return decorate

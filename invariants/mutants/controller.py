@@ -34,6 +34,7 @@ from model.controller.continuations import RegisterController
 from model.controller.controller import KafkaController
 from model.controller.events import ControllerEvent, Expire, PartitionReassignmentIsrChange, Reelect
 from model.controller.messages import (
+    BROKER_REQUESTS,
     S_CONTROLLED_SHUTDOWN,
     S_OFFLINE,
     S_PREFERRED,
@@ -143,7 +144,7 @@ class NoControllerEpochCheck(ReplicaManager):
     def deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
         # deliver as if the broker had seen no newer epoch, then restore what it had seen
         n = s.nodes[d]
-        ctl_epoch = s.chans[sender * self.nb + d][0].controller_epoch
+        ctl_epoch = BROKER_REQUESTS.view(s.chans[sender * self.nb + d][0]).controller_epoch
         if ctl_epoch >= n.seen_epoch:
             return super().deliver(s, sender, d)
         lowered = s._replace(nodes=set_item(s.nodes, d, n._replace(seen_epoch=ctl_epoch)))
@@ -604,7 +605,7 @@ class BrokerAcceptsEqualLeaderEpoch(ReplicaManager):
 )
 class BrokerEpochCheckLe(ReplicaManager):
     def deliver(self, s: State, sender: int, d: int) -> tuple[Any, State]:
-        msg = s.chans[sender * self.nb + d][0]
+        msg = BROKER_REQUESTS.view(s.chans[sender * self.nb + d][0])
         n = s.nodes[d]
         if not self.cfg.broker_epoch or msg.broker_epoch != n.bepoch:
             return super().deliver(s, sender, d)

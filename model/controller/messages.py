@@ -16,7 +16,7 @@ classes, named after KafkaZkClient's methods; the ``Q_*`` codes are the encoding
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from model.controller.ids import (
     BrokerList,
@@ -383,6 +383,9 @@ class BrokerRequest(Record):
     __slots__ = ()
     #: the request's name in Kafka, as a trace shows it
     kafka_name: ClassVar[str] = ""
+    if TYPE_CHECKING:  # every subclass declares both (at run time its own annotations name them)
+        controller_epoch: int
+        broker_epoch: int
 
 
 class LeaderAndIsrRequest(BrokerRequest, code=M_LEADER_AND_ISR):

@@ -60,7 +60,7 @@ class ReplicaManager(Actor):
         cfg = self.cfg
         i = sender * self.nb + d
         q = s.chans[i]
-        msg = q[0]
+        msg: Any = q[0]  # a BrokerRequest, or its plain tuple
         if type(msg) is tuple:
             msg = BROKER_REQUESTS.view(msg)
         chans = set_item(s.chans, i, q[1:])

@@ -118,8 +118,8 @@ class ZooKeeperServer(Actor):
         node = n._replace(zk_out=n.zk_out[1:])
         match req:
             case RegisterBroker(reelect=reelect):
-                cur = zk.brokers[b]
-                if cur is None:
+                reg = zk.brokers[b]
+                if reg is None:
                     epoch = zk.czxids[b] + 1
                     zk = zk._replace(
                         brokers=set_item(zk.brokers, b, (sess, epoch)), czxids=set_item(zk.czxids, b, epoch)
@@ -128,8 +128,8 @@ class ZooKeeperServer(Actor):
                     nodes[b] = node
                     self.fire_watches(nodes, BrokerChange(), "watch")
                     node = nodes[b]
-                elif cur[0] == sess:  # a retried registration of this very session
-                    resp = BrokerRegistered(cur[1], reelect)
+                elif reg[0] == sess:  # a retried registration of this very session
+                    resp = BrokerRegistered(reg[1], reelect)
                 else:  # pragma: no cover - restarts wait for the old session to expire
                     raise AssertionError("broker registration over a live ephemeral")
             case GetControllerIdAndEpoch():

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from model.controller.actions import Deliver
 from model.controller.faults import fault
+from model.controller.messages import BROKER_REQUESTS
 from model.controller.state import State
 
 
@@ -30,12 +31,14 @@ class DuplicateDelivery(NamedTuple):
     msg: tuple
 
     def __str__(self) -> str:
-        first = str(Deliver(self.sender, self.dest, self.msg)).replace(" receives ", " receives again ", 1)
+        first = str(Deliver(self.sender, self.dest, BROKER_REQUESTS.view(self.msg))).replace(
+            " receives ", " receives again ", 1
+        )
         return f"{first}; the response is lost and the request will be resent"
 
     def arrow(self) -> tuple[str, str, str]:
         """The sequence-diagram arrow: controller to broker, the request's name."""
-        deliver = str(Deliver(self.sender, self.dest, self.msg))
+        deliver = str(Deliver(self.sender, self.dest, BROKER_REQUESTS.view(self.msg)))
         name = deliver.split(" receives ", 1)[1].split(" from ", 1)[0]
         return f"broker {self.sender}", f"broker {self.dest}", f"{name} (resent after a reset)"
 
