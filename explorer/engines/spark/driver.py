@@ -199,7 +199,7 @@ class _Search:
         nxt: list[Any] = []
         max_states, progress = self.options.max_states, self.options.progress
 
-        def new(key: int, t: Any) -> bool:
+        def new(key: int, t: Any, kind: str) -> bool:
             if t in visited:
                 return False
             new_keys.append(key)

@@ -464,11 +464,7 @@ def _step(
     ranks, states = frontier_of(ctx, index, iterator)
     cpu_frontier = time.process_time()
     acc = Acc()
-    successors, fp_of = label_counting(job.system, acc.labels) or job.system.successors, job.fp
-    trans, pend_t = job.trans, pending_applies(job.applies_trans, ctx.done)
-    record = functools.partial(record_event, acc)
-    enabled = acc.enabled
-    kinds: dict[type, str] = {}
+    fp_of = job.fp
     kind_ids: dict[str, int] = {}
     c_keys: list[int] = []
     c_fps: list[int] = []
@@ -476,56 +472,42 @@ def _step(
     c_states: list[Any] = []
     local: dict[Any, int] = {}  # successors seen in this partition at this level: their fingerprints
     local_fp: dict[int, Any] = {}
+
+    def kind_id(kind: str) -> int:
+        i = kind_ids.get(kind)
+        if i is None:
+            i = kind_ids[kind] = len(kind_ids)
+        return i
+
+    def candidate(key: int, t: Any, kind: str) -> bool:
+        """The first of each successor in this partition is a candidate (checked once fresh)."""
+        if t not in local:
+            f = fp_of(t)
+            other = local_fp.get(f)
+            if other is not None:
+                raise collision_error(f, other, t)
+            local[t] = f
+            local_fp[f] = t
+            c_keys.append(key)
+            c_fps.append(f)
+            c_kind.append(kind_id(kind))
+            c_states.append(t)
+        return False
+
     live = live_recorder(job)
-    canon = job.canon
-    generated = 0
-    for r, s in zip(ranks, states):
-        n = 0
-        fs = fp_of(s) if live is not None else 0
-        if live is not None:
-            live.state(fs, s)
-        for a, t in successors(s):
-            tp = type(a)
-            kind = kinds.get(tp)
-            if kind is None:
-                kind = kinds[tp] = action_kind(a)
-                if kind not in kind_ids:
-                    kind_ids[kind] = len(kind_ids)
-            enabled[kind] = enabled.get(kind, 0) + 1
-            if trans:
-                check_transition(job, acc, record, pend_t, s, a, t, level, r, n)
-            if canon is not None:  # the transition checks saw t; the visited set keeps its representative
-                t = canon(t)
-            f = local.get(t)
-            if f is None:
-                f = fp_of(t)
-                other = local_fp.get(f)
-                if other is not None:
-                    raise collision_error(f, other, t)
-                local[t] = f
-                local_fp[f] = t
-                c_keys.append((r << IDX_BITS) | n)
-                c_fps.append(f)
-                c_kind.append(kind_ids[kind])
-                c_states.append(t)
-            if live is not None:
-                live.edge(fs, a, f, kind_ids[kind])
-            n += 1
-        if n > IDX_MASK:
-            raise RuntimeError(f"a state has {n} successors; the spark engine handles at most {IDX_MASK}")
-        generated += n
-        if n == 0:
-            check_deadlock(job, acc, s, level, r)
-    acc.generated = generated
+    expand_ranked(
+        job, acc, level, ranks, states, ctx.done, [], candidate, None, live, kind_id, local.__getitem__
+    )
     cpu_expand = time.process_time()
-    del local, local_fp
+    local.clear()  # freed now (the closures keep the names)
+    local_fp.clear()
     keys = np.array(c_keys, dtype=np.int64)
     fps = np.array(c_fps, dtype=np.uint64)
     fresh = np.nonzero(~seen_before(ctx, fps))[0]
     keys, fps = keys[fresh], fps[fresh]
     kind_arr = np.array(c_kind, dtype=np.int32)[fresh]
     new_states = [c_states[j] for j in fresh.tolist()]
-    del c_states
+    c_states.clear()
     # the checks bfs makes on a new state: on every fresh candidate (a state found by
     # several partitions is checked in each; the smallest event key is the winner's)
     pend_s, reach = pending_applies(job.applies_state, ctx.done), list(job.reach)
@@ -631,7 +613,14 @@ def truncated_partition(
     if k:
         new = set(new_keys_b.value.tolist())
         expand_ranked(
-            job, acc, ctx.level, ranks[:k], states[:k], ctx.done, list(job.reach), lambda key, t: key in new
+            job,
+            acc,
+            ctx.level,
+            ranks[:k],
+            states[:k],
+            ctx.done,
+            list(job.reach),
+            lambda key, t, kind: key in new,
         )
     yield acc
 
@@ -644,17 +633,20 @@ def expand_ranked(
     states: Iterable[Any],
     done: frozenset[str],
     reach: list[Any],
-    new: Callable[[int, Any], bool],
+    new: Callable[[int, Any, str], bool],
     after: Callable[[int], bool] | None = None,
     live: LiveRecorder | None = None,
     kind_id: Callable[[str], int] | None = None,
+    edge_fp: Callable[[Any], int] | None = None,
 ) -> None:
     """Expand ``states`` (of ``ranks``, ascending) as ``bfs`` does, counting into ``acc``: coverage
-    by kind, the transition checks, a state event ``new(key, successor)`` says is new checked
-    (:func:`check_state`, with ``reach`` the witnesses still sought), deadlocks; ``after(rank)``,
-    after each state, ends the expansion when true; ``live`` records the goal bits and edges
-    (kinds numbered by ``kind_id``). The driver's levels and :func:`truncated_partition` run it
-    (:func:`step_partition` keeps its own loop, the executors' hot one)."""
+    by kind, the transition checks, each successor (its representative) handed to ``new(key,
+    successor, kind)``, checked as a new state (:func:`check_state`, with ``reach`` the
+    witnesses still sought) when that says so, deadlocks; ``after(rank)``, after each state,
+    ends the expansion when true; ``live`` records the goal bits and the edges (targets'
+    fingerprints by ``edge_fp``, default ``job.fp``; kinds numbered by ``kind_id``). Spark's
+    level tasks (:func:`step_partition`), the driver's levels and :func:`truncated_partition`
+    all run it."""
     enabled, new_by, kinds = acc.enabled, acc.new_by, {}
     pend_s, pend_t = pending_applies(job.applies_state, done), pending_applies(job.applies_trans, done)
     record = functools.partial(record_event, acc)
@@ -663,6 +655,7 @@ def expand_ranked(
         job.fp,
         job.canon,
     )
+    trans, target_fp = job.trans, edge_fp or fp_of
     for r, s in zip(ranks, states):
         n = 0
         if live is not None:
@@ -674,17 +667,19 @@ def expand_ranked(
             if kind is None:
                 kind = kinds[tp] = action_kind(a)
             enabled[kind] = enabled.get(kind, 0) + 1
-            if live is not None:
-                assert kind_id is not None
-                live.edge(fs, a, fp_of(t), kind_id(kind))
-            if job.trans:
+            if trans:
                 check_transition(job, acc, record, pend_t, s, a, t, level, r, n)
             if canon is not None:  # the checks saw t; the visited set keeps its representative
                 t = canon(t)
-            if new((r << IDX_BITS) | n, t):
+            if new((r << IDX_BITS) | n, t, kind):
                 new_by[kind] = new_by.get(kind, 0) + 1
                 check_state(job, acc, t, level, r, n, pend_s, reach)
+            if live is not None:
+                assert kind_id is not None
+                live.edge(fs, a, target_fp(t), kind_id(kind))
             n += 1
+        if n > IDX_MASK:
+            raise RuntimeError(f"a state has {n} successors; the spark engine handles at most {IDX_MASK}")
         acc.generated += n
         if n == 0:
             check_deadlock(job, acc, s, level, r)
