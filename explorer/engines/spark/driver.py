@@ -142,7 +142,7 @@ class _Search:
     def _take_events(self, acc: Acc, cut: int | None = None) -> None:
         """Hand the monitor a level's events and witnesses (up to rank ``cut``) in key order,
         the order ``bfs`` meets them: it keeps the first of each property."""
-        events = [
+        events: list[tuple[Any, str, str, Any]] = [
             (k, n, _EVENT_KIND[k[3]], (k, k[2]) if k[3] == PHASE_TRANSITION else k)
             for n, k in acc.events.items()
         ]

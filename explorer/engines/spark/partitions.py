@@ -647,7 +647,8 @@ def expand_ranked(
     fingerprints by ``edge_fp``, default ``job.fp``; kinds numbered by ``kind_id``). Spark's
     level tasks (:func:`step_partition`), the driver's levels and :func:`truncated_partition`
     all run it."""
-    enabled, new_by, kinds = acc.enabled, acc.new_by, {}
+    enabled, new_by = acc.enabled, acc.new_by
+    kinds: dict[type, str] = {}
     pend_s, pend_t = pending_applies(job.applies_state, done), pending_applies(job.applies_trans, done)
     record = functools.partial(record_event, acc)
     successors, fp_of, canon = (
