@@ -66,6 +66,14 @@ _DTYPES = frozenset("?bBhHiIlLqQefdgFD") | frozenset({"int8", "int16", "int32", 
 MAX_DEPTH = 400
 
 _U32 = struct.Struct("<I")
+#: the tag of each sequence type the codec writes item by item
+_SEQUENCE_TAGS: dict[type, bytes] = {
+    tuple: b"t",
+    list: b"l",
+    set: b"S",
+    frozenset: b"Z",
+    collections.deque: b"Q",
+}
 _I64 = struct.Struct("<q")
 _F64 = struct.Struct("<d")
 _SMALL = range(-(2**63), 2**63)
@@ -198,7 +206,7 @@ class _Writer:
         elif t is bytes or t is bytearray:
             out += b"b" + _U32.pack(len(obj)) + obj
         elif t is tuple or t is list or t is set or t is frozenset or t is collections.deque:
-            out += {tuple: b"t", list: b"l", set: b"S", frozenset: b"Z", collections.deque: b"Q"}[t]
+            out += _SEQUENCE_TAGS[t]
             out += _U32.pack(len(obj))
             for x in obj:
                 self.value(x)

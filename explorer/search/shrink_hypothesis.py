@@ -299,7 +299,8 @@ def hypothesis_shrink(
             return
         system, checker, vals2, inits, succ_cache = got
         s = inits[min(idx, len(inits) - 1)]
-        states, acts = [s], []
+        states: list[Any] = [s]
+        acts: list[Any] = []
 
         def successors(x: Any) -> list[tuple[Any, Any]]:
             out = succ_cache.get(x)
