@@ -232,11 +232,13 @@ def _record_classes() -> list[type]:
 
 
 def test_every_id_kind_has_a_renaming() -> None:
-    """Each kind ``ids.py`` declares is renamed by one renamer method, and no other kind is."""
+    """Each kind ``ids.py`` declares, and each state record, is renamed by one renamer method,
+    and no other kind is."""
     from model.controller.ids import ID_KINDS
     from model.controller.renamer import KIND_METHODS, Renamer
+    from model.controller.state import STATE_RECORDS
 
-    assert set(KIND_METHODS) == ID_KINDS
+    assert set(KIND_METHODS) == ID_KINDS | {r.__name__ for r in STATE_RECORDS}
     assert all(callable(getattr(Renamer, m)) for m in KIND_METHODS.values())
 
 

@@ -1,6 +1,7 @@
 """The renaming of one permutation of brokers, partitions and topics applied to every kind of
-value in a controller state (``Renamer``), for symmetry reduction; the permutations and the
-group a configuration has are in ``model/controller/symmetry.py``."""
+value in a controller state (``Renamer``), for symmetry reduction (the group: ``symmetry.py``),
+each record's fields by the kinds they declare (``ids.py``): a message's, step's or continuation's
+by ``_plan``, a state record's (``state.py``) by the method ``_derive`` compiles for it."""
 
 from __future__ import annotations
 
@@ -9,14 +10,10 @@ from typing import Any
 
 from model.controller import program
 from model.controller import responses as rs
-from model.controller.messages import (
-    StopReplicaPartitions,
-    UpdateMetadataPayload,
-)
-from model.controller.program import (
-    SendStopReplica,
-)
-from model.controller.state import Ctx, Node, PartZ, Rep, State, Zk
+from model.controller.ids import VALUE_KINDS
+from model.controller.messages import StopReplicaPartitions, UpdateMetadataPayload
+from model.controller.program import SendStopReplica
+from model.controller.state import FIELD_KINDS, Ctx, Node, PartZ, Rep, State, Zk
 
 
 def _reindex(xs: Sequence[Any], perm: tuple[int, ...], f: Callable[[Any], Any] | None = None) -> tuple:
@@ -29,34 +26,25 @@ def _reindex(xs: Sequence[Any], perm: tuple[int, ...], f: Callable[[Any], Any] |
 
 #: the most sub-records whose images one renamer remembers (then it forgets them all)
 MEMO_LIMIT = 1 << 18
-
-
-#: the renamer's method for a field of each id kind (``ids.py``)
+#: the renamer's method for a field of each id kind (``ids.py``) and of each state record
 KIND_METHODS = {
-    "BrokerId": "b",
-    "BrokerList": "bs",
-    "BrokerSet": "bset",
-    "PerBroker": "per_broker",
-    "PartitionId": "p",
-    "PartitionSet": "pset",
-    "PartitionZnode": "partz",
-    "PartitionZnodes": "pairs",
-    "PerPartitionZnode": "per_partition_znode",
-    "TopicId": "t",
-    "TopicSet": "tset",
-    "TopicList": "tlist",
-    "IsrChangeSeqs": "isr_seqs",
-    "BrokerEpochPairs": "broker_epochs",
-    "BrokerPartitions": "broker_partitions",
-    "Reassignments": "reassignments",
-    "ElectionItems": "election_items",
-    "LeaderAndIsrStates": "leader_and_isr_states",
-    "UpdateMetadataData": "update_metadata",
-    "StopReplicaData": "stop_replica",
-    "AdminZnodes": "admin",
-    "BrokerAndEpoch": "broker_and_epoch",
-    "BrokerAndPartitionMask": "broker_and_mask",
-}
+    "BrokerId": "b", "BrokerList": "bs", "BrokerSet": "bset", "PerBroker": "per_broker",
+    "PartitionId": "p", "PartitionSet": "pset", "PartitionZnode": "partz", "PartitionZnodes": "pairs",
+    "PerPartitionZnode": "per_partition_znode", "TopicId": "t", "TopicSet": "tset", "TopicList": "tlist",
+    "IsrChangeSeqs": "isr_seqs", "BrokerEpochPairs": "broker_epochs", "BrokerPartitions": "broker_partitions",
+    "Reassignments": "reassignments", "ElectionItems": "election_items", "AdminZnodes": "admin",
+    "LeaderAndIsrStates": "leader_and_isr_states", "UpdateMetadataData": "update_metadata",
+    "StopReplicaData": "stop_replica", "BrokerAndEpoch": "broker_and_epoch",
+    "BrokerAndPartitionMask": "broker_and_mask", "Session": "session", "ControllerZnode": "controller_znode",
+    "BrokerZnodes": "broker_znodes", "PerPartition": "per_partition", "Assignments": "assignments",
+    "Replicas": "reps", "MetadataCache": "mc_parts", "ZkRequests": "requests", "ZkResponses": "responses",
+    "Events": "events", "Continuation": "pending", "ShutdownRequest": "shutdown_request", "Nodes": "nodes",
+    "Channels": "chans", "AckedRecords": "acked", "InvalidTransition": "invalid", "HistoryBits": "history",
+    "PartZ": "partz", "Zk": "zk", "Ctx": "ctx", "Rep": "rep", "Node": "node", "State": "state",
+}  # fmt: skip
+#: the kinds of a state record's fields that a successor mostly shares with its parent: their
+#: images are remembered by identity (``Renamer._memo``); an empty one (or None) is its own image
+MEMOISED = frozenset({"Zk", "Ctx", "Replicas", "MetadataCache", "ZkRequests", "ZkResponses", "Continuation"})
 _PLANS: dict[tuple[type, int], tuple[tuple[int, Callable[[Any, Any], Any]], ...]] = {}
 
 
@@ -71,6 +59,18 @@ def _plan(cls: type, first: int = 1) -> tuple[tuple[int, Callable[[Any, Any], An
         )
         _PLANS[(cls, first)] = plan
     return plan
+
+
+def _derived(cls: type, given: int = 0) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark the decorated method (a stub: name, signature, docstring) as the renaming of state
+    record ``cls`` that ``_derive`` compiles from its fields' kinds (the first ``given`` fields'
+    images passed in instead)."""
+
+    def mark(stub: Callable[..., Any]) -> Callable[..., Any]:
+        stub._derives = (cls, given)  # type: ignore[attr-defined]
+        return stub
+
+    return mark
 
 
 class Renamer:
@@ -187,12 +187,6 @@ class Renamer:
         """(partition, recipients, unclean) triples, kept sorted (their partitions distinct)."""
         return tuple(sorted((self.P[p], self.bs(rec), u) for p, rec, u in items))
 
-    # -- records --------------------------------------------------------------------------
-    def partz(self, z: PartZ | None) -> PartZ | None:
-        if z is None:
-            return None
-        return z._replace(leader=self.b(z.leader), isr=self.bs(z.isr))
-
     def pairs(self, items: Iterable[tuple[int, Any]]) -> tuple:
         """``(partition, PartZ or None)`` pairs, sorted by partition (stable)."""
         P = self.P
@@ -202,78 +196,48 @@ class Renamer:
         """A ``PartZ`` or None per partition, indexed by partition id."""
         return _reindex(zs, self.P, self.partz)
 
-    def admin(self, admin: tuple) -> tuple:
-        """The failover's admin reads (``ids.AdminZnodes``)."""
-        present, ar, deletions, reassign, preferred = admin
+    # -- the kinds only state fields hold (``ids.py``) ------------------------------------
+    def controller_znode(self, ctl: tuple[int, int]) -> tuple[int, int]:
+        """``/controller``: (broker, owner session)."""
+        return (self.b(ctl[0]), self.session(ctl[1]))
+
+    def broker_znodes(self, zs: Sequence[Any]) -> tuple:
+        """``/brokers/ids/<id>`` per broker: (owner session, broker epoch) or None."""
+        session = self.session
+        return _reindex(zs, self.B, lambda e: None if e is None else (session(e[0]), e[1]))
+
+    def per_partition(self, xs: Sequence[Any]) -> tuple:
+        """A value per partition, indexed by partition id."""
+        return _reindex(xs, self.P)
+
+    def assignments(self, ar: Sequence[Any]) -> tuple:
+        """Replicas in order per partition, indexed by partition id."""
+        return _reindex(ar, self.P, self.bs)
+
+    def shutdown_request(self, cs: int) -> int:
+        """A controlled shutdown: ``3 + c`` names controller ``c``."""
+        return 3 + self.B[cs - 3] if cs >= 3 else cs
+
+    def history(self, h: int) -> int:
+        """Bit 0 kept, bit ``1 + p`` per partition ``p``."""
+        return (h & 1) | self.mask(h >> 1) << 1
+
+    def acked(self, acked: tuple) -> tuple:
+        """Acknowledged records (partition, offset, epoch), kept sorted."""
         P = self.P
-        return (
-            _reindex(present, P),
-            _reindex(ar, P, self.bs),
-            self.tset(deletions),
-            self.reassignments(reassign),
-            self.pset(preferred),
-        )
+        return tuple(sorted((P[p], o, e) for p, o, e in acked)) if acked else acked
 
-    def zk(self, z: Zk) -> Zk:
-        B, P = self.B, self.P
-        ctl = z.controller
-        return z._replace(
-            controller=None if ctl is None else (self.b(ctl[0]), self.session(ctl[1])),
-            brokers=_reindex(z.brokers, B, lambda e: None if e is None else (self.session(e[0]), e[1])),
-            parts=_reindex(z.parts, P, self.partz),
-            isr_changes=tuple(sorted((P[p], v) for p, v in z.isr_changes)),
-            czxids=_reindex(z.czxids, B),
-            ar=_reindex(z.ar, P, self.bs) if z.ar else z.ar,
-            delete_topics=self.tset(z.delete_topics),
-            gone=self.tset(z.gone),
-            reassign=tuple(sorted((P[p], self.bs(r)) for p, r in z.reassign)),
-            preferred=self.pset(z.preferred),
-            unclean_dyn=tuple(self.T[t] for t in z.unclean_dyn),
-        )
-
-    def ctx(self, c: Ctx | None) -> Ctx | None:
-        if c is None:
-            return None
-        P = self.P
-        return c._replace(
-            live=_reindex(c.live, self.B),
-            leaders=_reindex(c.leaders, P, self.partz),
-            pstates=_reindex(c.pstates, P),
-            rstates=_reindex(c.rstates, P),
-            ar=_reindex(c.ar, P, self.bs) if c.ar else c.ar,
-            deleting=self.tset(c.deleting),
-            ineligible=self.tset(c.ineligible),
-            reassigning=tuple(sorted((P[p], self.bs(r)) for p, r in c.reassigning)),
-            shutting=self.bset(c.shutting),
-        )
-
-    def rep(self, r: Rep) -> Rep:
-        return r._replace(
-            leader=self.b(r.leader),
-            isr=self.bs(r.isr),
-            known=_reindex(r.known, self.B) if r.known else r.known,
-            ar=self.bs(r.ar),
-        )
+    def invalid(self, inv: tuple) -> tuple:
+        """The first invalid transition (machine, partition, from, to), or ``()``."""
+        return (inv[0], self.P[inv[1]], inv[2], inv[3]) if inv else inv
 
     def mc_part(self, e: tuple[int, int, tuple[int, ...]] | None) -> tuple | None:
+        """One partition's metadata cache entry (leader, leader epoch, ISR) or None."""
         return None if e is None else (self.b(e[0]), e[1], self.bs(e[2]))
 
-    def node(self, n: Node) -> Node:
-        # a step changes one or two of a broker's parts: the others' images are remembered
-        memo = self._memo
-        return n._replace(
-            session=self.session(n.session),
-            zk_out=memo(self.requests, n.zk_out) if n.zk_out else n.zk_out,
-            zk_in=memo(self.responses, n.zk_in) if n.zk_in else n.zk_in,
-            active_id=self.b(n.active_id),
-            ctx=None if n.ctx is None else memo(self.ctx, n.ctx),
-            events=tuple(self.event(e) for e in n.events),
-            pending=None if n.pending is None else memo(self.pending, n.pending),
-            reps=memo(self.reps, n.reps),
-            cs=3 + self.B[n.cs - 3] if n.cs >= 3 else n.cs,
-            mc_live=self.bset(n.mc_live),
-            mc_parts=memo(self.mc_parts, n.mc_parts) if n.mc_parts else n.mc_parts,
-        )
+    def mc_parts(self, parts: tuple) -> tuple:
+        """A broker's metadata cache of partitions."""
+        return _reindex(parts, self.P, self.mc_part)
 
     def requests(self, q: tuple) -> tuple:
         """A session's queue of ZooKeeper requests."""
@@ -283,13 +247,76 @@ class Renamer:
         """A session's queue of ZooKeeper responses."""
         return tuple(self.response(x) for x in q)
 
+    def events(self, q: tuple) -> tuple:
+        """A controller's queue of events."""
+        return tuple(self.event(e) for e in q)
+
     def reps(self, reps: tuple) -> tuple:
         """A broker's replicas, one per partition."""
         return _reindex(reps, self.P, self.rep)
 
-    def mc_parts(self, parts: tuple) -> tuple:
-        """A broker's metadata cache of partitions."""
-        return _reindex(parts, self.P, self.mc_part)
+    def nodes(self, nodes: tuple) -> tuple:
+        """The brokers, one per broker id (each image remembered)."""
+        memo, node = self._memo, self.node
+        return _reindex(nodes, self.B, lambda n: memo(node, n))
+
+    def queue(self, q: tuple) -> tuple:
+        """A controller channel's queue of requests."""
+        return tuple(self.message(m) for m in q)
+
+    def chans(self, chans: tuple) -> tuple:
+        """The channels re-indexed by (renamed sender, renamed destination), their requests
+        renamed."""
+        nb, B = self.nb, self.B
+        out: list[tuple] = [()] * (nb * nb)
+        memo = self._memo
+        for i, q in enumerate(chans):
+            if q:
+                out[B[i // nb] * nb + B[i % nb]] = memo(self.queue, q)
+        return tuple(out)
+
+    def admin(self, admin: tuple) -> tuple:
+        """The failover's admin reads (``ids.AdminZnodes``)."""
+        present, ar, deletions, reassign, preferred = admin
+        return (
+            self.per_partition(present),
+            self.assignments(ar),
+            self.tset(deletions),
+            self.reassignments(reassign),
+            self.pset(preferred),
+        )
+
+    # -- the state records: each derived from its fields' kinds (``_derive``) -------------
+    # (each stub's body is compiled by ``_derive`` when this module is imported, from the kinds
+    # its record's fields declare: a field added to a state record needs no edit here)
+    @_derived(PartZ)
+    def partz(self, z: PartZ | None) -> PartZ | None:  # type: ignore[empty-body]
+        """A partition's state znode (``PartZ``) or None."""
+
+    @_derived(Rep)
+    def rep(self, r: Rep) -> Rep:  # type: ignore[empty-body]
+        """A broker's replica of one partition."""
+
+    @_derived(Ctx)
+    def ctx(self, c: Ctx | None) -> Ctx | None:  # type: ignore[empty-body]
+        """An active controller's context, or None."""
+
+    @_derived(Zk)
+    def zk(self, z: Zk) -> Zk:  # type: ignore[empty-body]
+        """The ZooKeeper tree."""
+
+    @_derived(Node)
+    def node(self, n: Node) -> Node:  # type: ignore[empty-body]
+        """One broker: its session, queues, controller (context, events, continuation),
+        replicas and metadata cache."""
+
+    @_derived(State)
+    def state(self, s: State) -> State:  # type: ignore[empty-body]
+        """A whole state."""
+
+    @_derived(State, given=3)
+    def _state_after(self, s: State, zk: Zk, nodes: tuple, chans: tuple) -> State:  # type: ignore[empty-body]
+        """The image of ``s`` whose ZooKeeper tree, brokers and channels are given."""
 
     # -- messages -------------------------------------------------------------------------
     def record(self, r: Any) -> Any:
@@ -350,6 +377,34 @@ class Renamer:
                 return rs.ReplicaAssignment(self.T[t], tuple(out_p))
         return self.record(r)
 
+    def smaller_image(self, s: State, best: State, enc: Callable[[Any], bytes]) -> State | None:
+        """The image of ``s`` if it sorts before ``best`` (canonical encodings), else None.
+
+        A state's encoding is its fields' encodings in order, each self-delimiting, so the
+        first field (and, within the brokers, the first broker) that differs decides; the
+        image's ZooKeeper tree and brokers are remembered by identity, so deciding is cheap
+        and the whole image is built only for a state that moves.
+        """
+        memo = self._memo
+        c = _order(memo(self.zk, s.zk), best.zk, enc)
+        if c == 0:
+            inv, nodes, bnodes = self.inv.B, s.nodes, best.nodes
+            for j in range(self.nb):
+                c = _order(memo(self.node, nodes[inv[j]]), bnodes[j], enc)
+                if c:
+                    break
+        if c > 0:
+            return None
+        if c == 0:  # the channels, then the few other fields, decide
+            chans = self.chans(s.chans)
+            c = _order(chans, best.chans, enc) if chans != best.chans else 0
+            if c > 0:
+                return None
+            if c == 0:  # equal encodings: the image's tree, brokers and channels are best's
+                image = self._state_after(s, best.zk, best.nodes, best.chans)
+                return None if image == best or enc(image) >= enc(best) else image
+        return self.state(s)
+
     # -- continuations --------------------------------------------------------------------
     def step(self, op: tuple) -> tuple:
         """One program step (a plain tuple is read as its record): by its fields' id kinds, but
@@ -377,73 +432,6 @@ class Renamer:
             data = tuple(items)
         return tuple.__new__(type(k), (k.wait, data, batch, rest))
 
-    def smaller_image(self, s: State, best: State, enc: Callable[[Any], bytes]) -> State | None:
-        """The image of ``s`` if it sorts before ``best`` (canonical encodings), else None.
-
-        A state's encoding is its fields' encodings in order, each self-delimiting, so the
-        first field (and, within the brokers, the first broker) that differs decides; the
-        image's ZooKeeper tree and brokers are remembered by identity, so deciding is cheap
-        and the whole image is built only for a state that moves.
-        """
-        memo = self._memo
-        c = _order(memo(self.zk, s.zk), best.zk, enc)
-        if c == 0:
-            inv, nodes, bnodes = self.inv.B, s.nodes, best.nodes
-            for j in range(self.nb):
-                c = _order(memo(self.node, nodes[inv[j]]), bnodes[j], enc)
-                if c:
-                    break
-        if c > 0:
-            return None
-        if c == 0:  # the channels, then the few other fields, decide
-            chans = self.chans(s)
-            c = _order(chans, best.chans, enc) if chans != best.chans else 0
-            if c > 0:
-                return None
-            if c == 0:  # equal encodings: the image's tree, brokers and channels are best's
-                image = s._replace(zk=best.zk, nodes=best.nodes, chans=best.chans, **self.rest(s))
-                return None if image == best or enc(image) >= enc(best) else image
-        return self.state(s)
-
-    def queue(self, q: tuple) -> tuple:
-        """A controller channel's queue of requests."""
-        return tuple(self.message(m) for m in q)
-
-    def chans(self, s: State) -> tuple:
-        """The channels re-indexed by (renamed sender, renamed destination), their requests
-        renamed."""
-        nb, B = self.nb, self.B
-        chans: list[tuple] = [()] * (nb * nb)
-        memo = self._memo
-        for i, q in enumerate(s.chans):
-            if q:
-                chans[B[i // nb] * nb + B[i % nb]] = memo(self.queue, q)
-        return tuple(chans)
-
-    def rest(self, s: State) -> dict[str, Any]:
-        """The state's other fields that name partitions: acked records, the first invalid
-        transition, the per-partition history bits."""
-        P = self.P
-        history = s.history & 1
-        for p, q in enumerate(P):
-            if (s.history >> (p + 1)) & 1:
-                history |= 2 << q
-        inv = s.invalid
-        return {
-            "acked": tuple(sorted((P[p], o, e) for p, o, e in s.acked)) if s.acked else s.acked,
-            "invalid": (inv[0], P[inv[1]], inv[2], inv[3]) if inv else inv,
-            "history": history,
-        }
-
-    def state(self, s: State) -> State:
-        memo, node = self._memo, self.node
-        return s._replace(
-            zk=memo(self.zk, s.zk),
-            nodes=_reindex(s.nodes, self.B, lambda n: memo(node, n)),
-            chans=self.chans(s),
-            **self.rest(s),
-        )
-
 
 def _order(a: Any, b: Any, enc: Callable[[Any], bytes]) -> int:
     """-1, 0 or 1 as ``a``'s encoding sorts before, equal to or after ``b``'s."""
@@ -451,3 +439,47 @@ def _order(a: Any, b: Any, enc: Callable[[Any], bytes]) -> int:
         return 0
     ea, eb = enc(a), enc(b)
     return (ea > eb) - (ea < eb)
+
+
+def _derive(stub: Callable[..., Any]) -> Callable[..., Any]:
+    """The method ``stub`` marks (``_derived``): it renames its state record (None is its own
+    image) field by field, each by the renamer's method for the kind the field declares
+    (``state.FIELD_KINDS``; a field of one of ``ids.VALUE_KINDS`` is kept), a ``MEMOISED``
+    kind's image remembered; compiled once, when this module is imported."""
+    cls, given = stub._derives  # type: ignore[attr-defined]
+    items, memo = [], False
+    for i, written in enumerate(FIELD_KINDS[cls]):
+        kind, v = written.removesuffix(" | None"), f"h{i}" if i < given else f"f{i}"
+        if i < given or kind in VALUE_KINDS:
+            items.append(v)
+            continue
+        if kind not in KIND_METHODS:
+            raise TypeError(f"{cls.__name__}.{cls._fields[i]}: no renamer method for kind {kind}")
+        m = KIND_METHODS[kind]
+        if kind in MEMOISED:
+            memo = True
+            items.append(f"(memo(self.{m}, {v}) if {v} else {v})")
+        else:
+            items.append(f"self.{m}({v})" if kind == written else f"(None if {v} is None else self.{m}({v}))")
+    n = len(FIELD_KINDS[cls])
+    lines = [
+        f"def {stub.__name__}(self, x{''.join(f', h{i}' for i in range(given))}):",
+        "    if x is None:\n        return x",
+        f"    {', '.join(f'f{i}' for i in range(n))}, = x",
+        *(["    memo = self._memo"] if memo else []),
+        f"    return _tnew(_cls, ({', '.join(items)},))",
+    ]
+    ns: dict[str, Any] = {"_tnew": tuple.__new__, "_cls": cls}
+    exec(compile("\n".join(lines), f"<the renaming of {cls.__name__}>", "exec"), ns)
+    fn = ns[stub.__name__]
+    fn.__doc__, fn.__qualname__, fn.__module__ = stub.__doc__, stub.__qualname__, stub.__module__
+    fn.__annotations__ = stub.__annotations__
+    return fn
+
+
+#: ``smaller_image`` decides on the tree, the brokers and the channels first: a state's first fields
+assert State._fields[:3] == ("zk", "nodes", "chans")
+for _name, _stub in list(vars(Renamer).items()):
+    if hasattr(_stub, "_derives"):
+        setattr(Renamer, _name, _derive(_stub))
+del _name, _stub
