@@ -477,8 +477,8 @@ def _derive(stub: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-#: ``smaller_image`` decides on the tree, the brokers and the channels first: a state's first fields
-assert State._fields[:3] == ("zk", "nodes", "chans")
+if State._fields[:3] != ("zk", "nodes", "chans"):  # what ``smaller_image`` decides on first
+    raise TypeError("State's first fields must be zk, nodes and chans (Renamer.smaller_image)")
 for _name, _stub in list(vars(Renamer).items()):
     if hasattr(_stub, "_derives"):
         setattr(Renamer, _name, _derive(_stub))
