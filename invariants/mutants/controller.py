@@ -44,7 +44,12 @@ from model.controller.messages import (
     RegisterBroker,
     UpdateIsr,
 )
-from model.controller.program import O_REASSIGN, O_REMOVE_ISR, O_SEND_UM, O_TRIGGER
+from model.controller.program import (
+    OfflineReplicas,
+    OnPartitionReassignment,
+    SendUpdateMetadataRequest,
+    TriggerOnlinePartitionStateChange,
+)
 from model.controller.replica_manager import ReplicaManager
 from model.controller.responses import ControllerRegistered, TopicPartitionStates
 from model.controller.state_machines import PartitionStateMachine, ReplicaStateMachine
@@ -168,7 +173,7 @@ class SkipReplicaInit(ReplicaStateMachine):
 class NoElectionOnBrokerFailure(BrokerLifecycle):
     def on_broker_failure(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
         prog = super().on_broker_failure(c, brokers)
-        assert prog[0] == (O_TRIGGER,)
+        assert type(prog[0]) is TriggerOnlinePartitionStateChange
         return prog[1:]
 
 
@@ -319,7 +324,7 @@ class NoResignOnControllerMoved(KafkaController):
 )
 class NoOfflineReplicasOnBrokerFailure(BrokerLifecycle):
     def on_broker_failure(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
-        return tuple(op for op in super().on_broker_failure(c, brokers) if op[0] != O_REMOVE_ISR)
+        return tuple(op for op in super().on_broker_failure(c, brokers) if type(op) is not OfflineReplicas)
 
 
 @mutant(
@@ -386,10 +391,11 @@ class FenceLessThan(ZooKeeperServer):
 class NoUmOnBrokerStartup(BrokerLifecycle):
     def on_broker_startup(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
         c.send_requests_to_brokers(self.replica_state_machine.replicas_to_online(c, brokers))
-        prog: tuple = ((O_TRIGGER,),)
+        prog: tuple = (TriggerOnlinePartitionStateChange(),)
         ctx = c.ctx
         if ctx.reassigning:
-            prog += tuple((O_REASSIGN, p, 1) for p, rar in ctx.reassigning if any(b in rar for b in brokers))
+            restart = [p for p, rar in ctx.reassigning if any(b in rar for b in brokers)]
+            prog += tuple(OnPartitionReassignment(p, 1) for p in restart)
         if ctx.deleting:
             prog += self.resume_deletion_for_brokers(c, brokers)
         return prog
@@ -402,10 +408,11 @@ class NoUmOnBrokerStartup(BrokerLifecycle):
 class StartupSkipsOnlineReplicas(BrokerLifecycle):
     def on_broker_startup(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
         c.send_update_metadata_request()
-        prog: tuple = ((O_TRIGGER,),)
+        prog: tuple = (TriggerOnlinePartitionStateChange(),)
         ctx = c.ctx
         if ctx.reassigning:
-            prog += tuple((O_REASSIGN, p, 1) for p, rar in ctx.reassigning if any(b in rar for b in brokers))
+            restart = [p for p, rar in ctx.reassigning if any(b in rar for b in brokers)]
+            prog += tuple(OnPartitionReassignment(p, 1) for p in restart)
         if ctx.deleting:
             prog += self.resume_deletion_for_brokers(c, brokers)
         return prog
@@ -415,7 +422,7 @@ class StartupSkipsOnlineReplicas(BrokerLifecycle):
 class StartupNoTrigger(BrokerLifecycle):
     def on_broker_startup(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
         prog = super().on_broker_startup(c, brokers)
-        assert prog[0] == (O_TRIGGER,)
+        assert type(prog[0]) is TriggerOnlinePartitionStateChange
         return prog[1:]
 
 
@@ -424,7 +431,9 @@ class StartupNoTrigger(BrokerLifecycle):
 )
 class NoUmOnBrokerFailure(BrokerLifecycle):
     def on_broker_failure(self, c: ControllerBase, brokers: tuple[int, ...]) -> tuple:
-        return tuple(op for op in super().on_broker_failure(c, brokers) if op != (O_SEND_UM,))
+        return tuple(
+            op for op in super().on_broker_failure(c, brokers) if type(op) is not SendUpdateMetadataRequest
+        )
 
 
 @mutant(
