@@ -78,7 +78,7 @@ from explorer.mutation_score import (
     score_of,
 )
 from explorer.release import SuiteEntry, _verdict, check_requirements, load_suite, pinned_lengths_moved
-from explorer.source_mutants import SourceMutant, apply_mutant, generate_files, sample
+from explorer.source_mutants import SourceMutant, apply_mutant, generate_files, resolve_anchored, sample
 from explorer.tracefile import write_json_atomic
 
 __all__ = ["SCHEMA", "add_parser", "run_mutants", "score_of"]
@@ -196,9 +196,11 @@ def _source_mutants(args: argparse.Namespace, model: str) -> list[SourceMutant]:
 
 
 def load_equivalent(path: Path | None, table: str = "equivalent") -> dict[str, str]:
-    """Mutant (name or id) -> why it is equivalent, from the TOML file's ``[equivalent]`` table;
-    with ``table="unreached"``, ``"file::Class.function"`` -> why no entry executes the
-    statements of it that none does (:func:`explorer.line_coverage.model_coverage`)."""
+    """Mutant (name or id) -> why it is equivalent, from the TOML file's ``[equivalent]`` table
+    (a key anchored at its function, ``file::Class.method:+offset:col:operator``, is read as the
+    id it names in today's code: :func:`explorer.source_mutants.resolve_anchored`); with
+    ``table="unreached"``, ``"file::Class.function"`` -> why no entry executes the statements of
+    it that none does (:func:`explorer.line_coverage.model_coverage`)."""
     if path is None or not path.is_file():
         return {}
     try:
@@ -209,7 +211,7 @@ def load_equivalent(path: Path | None, table: str = "equivalent") -> dict[str, s
     if not isinstance(found, dict) or not all(isinstance(v, str) and v for v in found.values()):
         key = "mutant" if table == "equivalent" else "file::function"
         raise ConfigError(f'{path}: expected an [{table}] table of "{key}" = "reason"')
-    return dict(found)
+    return resolve_anchored(found, PROJECT_ROOT) if table == "equivalent" else dict(found)
 
 
 # -- running one mutant -----------------------------------------------------------------------

@@ -222,6 +222,75 @@ def generate_files(root: Path, files: Sequence[Path]) -> list[SourceMutant]:
     return out
 
 
+def function_spans(source: str) -> dict[str, tuple[int, int]]:
+    """The qualified name (``Class.method``) of every function of ``source`` -> the lines of
+    its ``def`` and its last line.
+
+    >>> function_spans("class A:\\n    def f(self):\\n        return 2\\n\\ndef g():\\n    pass\\n")
+    {'A.f': (2, 3), 'g': (5, 6)}
+    """
+    out: dict[str, tuple[int, int]] = {}
+
+    def visit(node: ast.AST, name: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                qual = f"{name}.{child.name}" if name else child.name
+                if not isinstance(child, ast.ClassDef):
+                    out[qual] = (child.lineno, child.end_lineno or child.lineno)
+                visit(child, qual)
+
+    visit(ast.parse(source), "")
+    return out
+
+
+def anchored_id(m: SourceMutant, spans: dict[str, tuple[int, int]]) -> str:
+    """The mutant's id anchored at its innermost function,
+    ``file::Class.method:+offset:col:operator`` (``offset``: lines below the ``def``), which
+    stays valid while the function itself is unchanged, whatever is edited elsewhere in the
+    file; its plain :attr:`SourceMutant.id` when it is in no function.
+
+    >>> src = "X = 1\\ndef f(a):\\n    return a < 2\\n"
+    >>> first, lt = generate("m.py", src)[0], generate("m.py", src)[2]
+    >>> first.id, anchored_id(first, function_spans(src)), anchored_id(lt, function_spans(src))
+    ('m.py:1:4:int+1', 'm.py:1:4:int+1', 'm.py::f:+1:11:lt-le')
+    """
+    inside = [(lo, q) for q, (lo, hi) in spans.items() if lo <= m.line <= hi]
+    if not inside:
+        return m.id
+    lo, qual = max(inside)
+    return f"{m.file}::{qual}:+{m.line - lo}:{m.col}:{m.operator}"
+
+
+def resolve_anchored(keys: dict[str, str], root: Path) -> dict[str, str]:
+    """``keys`` (an equivalent-mutant catalogue) with every anchored key
+    (:func:`anchored_id`) turned into the plain id it names in the code under ``root`` as it
+    is now; plain ids and catalogue names are kept, and so is an anchored key whose file or
+    function is gone (so that the catalogue's test reports it as stale).
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()); _ = (d / "m.py").write_text("X = 1\\ndef f(a):\\n    return a < 2\\n")
+    >>> resolve_anchored({"m.py::f:+1:11:lt-le": "why", "m.py::g:+1:0:drop": "gone"}, d)
+    {'m.py:3:11:lt-le': 'why', 'm.py::g:+1:0:drop': 'gone'}
+    """
+    spans: dict[str, dict[str, tuple[int, int]]] = {}
+    out: dict[str, str] = {}
+    for key, why in keys.items():
+        rel, sep, rest = key.partition("::")
+        qual, _, pos = rest.partition(":+")
+        if not sep or not pos:
+            out[key] = why
+            continue
+        if rel not in spans:
+            path = root / rel
+            spans[rel] = function_spans(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        if qual not in spans[rel]:
+            out[key] = why
+            continue
+        offset, _, col_op = pos.partition(":")
+        out[f"{rel}:{spans[rel][qual][0] + int(offset)}:{col_op}"] = why
+    return out
+
+
 def sample(mutants: Sequence[SourceMutant], n: int | None, seed: int) -> list[SourceMutant]:
     """``n`` of the mutants chosen with ``random.Random(seed)`` (all when n is None or larger),
     kept in generation order.
