@@ -209,6 +209,11 @@ class ControllerBase:
         # addLeaderAndIsrRequestForBrokers: UpdateMetadata of these partitions to every live broker
         self.send_update_metadata_request(tuple(sorted({entry[0] for _, entry in batch})))
 
+    def put_partition_leadership_info(self, p: int, z: PartZ) -> None:
+        """``controllerContext.putPartitionLeadershipInfo(p, z)``: the context's leader, ISR and
+        zkVersion of partition ``p`` are ``z`` (after a write or a read of its state znode)."""
+        self.ctx = self.ctx._replace(leaders=set_item(self.ctx.leaders, p, z))
+
     def set_pstate(self, p: int, target: PartitionState) -> bool:
         ctx = self.ctx
         cur = ctx.pstates[p]

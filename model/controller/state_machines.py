@@ -113,17 +113,33 @@ class PartitionStateMachine(Component):
             return True
         return self.do_elect_leader_for_partitions(c, elect, batch, rest)
 
+    def update_leader_and_isr_result(
+        self, c: ControllerBase, resp: Any, rest: tuple
+    ) -> tuple[list[tuple[int, int, PartZ]], list[int]] | None:
+        """``UpdateLeaderAndIsrResult(finishedPartitions, partitionsToRetry)`` of the write ``c``
+        waited for: the partitions written, as (index of the write, partition, state), each put
+        into the context (``putPartitionLeadershipInfo``), and those to retry (BadVersion); None
+        when the write is void: ``c`` resigned meanwhile or was fenced (``write_failed``, which
+        then runs what follows)."""
+        if self.kafka_controller.write_failed(c, resp.ok, rest):
+            return None
+        finished, retry = [], []
+        for i, (p, z) in enumerate(resp.results):
+            if z is None:
+                retry.append(p)
+            else:
+                c.put_partition_leadership_info(p, z)
+                finished.append((i, p, z))
+        return finished, retry
+
     def initialize_leader_and_isr_written(
         self, c: ControllerBase, resp: Any, elect: tuple, batch: tuple, rest: tuple
     ) -> None:
-        ok, results = resp.ok, resp.results
-        if self.kafka_controller.write_failed(c, ok, rest):
+        result = self.update_leader_and_isr_result(c, resp, rest)
+        if result is None:
             return
         batch_l = list(batch)
-        for p, z in results:
-            if z is None:
-                continue
-            c.ctx = c.ctx._replace(leaders=set_item(c.ctx.leaders, p, z))
+        for _, p, z in result[0]:
             c.set_pstate(p, PartitionState.OnlinePartition)
             if p in c.sys.added:
                 c.done |= D_ADDED
@@ -239,16 +255,13 @@ class PartitionStateMachine(Component):
     def elect_leader_for_partitions_written(
         self, c: ControllerBase, resp: Any, strategy: int, items: tuple, batch: tuple, rest: tuple
     ) -> None:
-        ok, results = resp.ok, resp.results
-        if self.kafka_controller.write_failed(c, ok, rest):
+        result = self.update_leader_and_isr_result(c, resp, rest)
+        if result is None:
             return
+        finished, retry = result
         batch_l = list(batch)
-        retry = []
-        for (p, z), (_, recipients, unclean) in zip(results, items):
-            if z is None:
-                retry.append(p)  # BadVersion: updatesToRetry
-                continue
-            c.ctx = c.ctx._replace(leaders=set_item(c.ctx.leaders, p, z))
+        for i, p, z in finished:
+            _, recipients, unclean = items[i]
             if strategy != S_EPOCH:
                 c.set_pstate(p, PartitionState.OnlinePartition)
             if unclean:
@@ -399,7 +412,7 @@ class ReplicaStateMachine(Component):
         # state goes to the context and, as for the written ones, LeaderAndIsr to the other replicas
         batch = batch + self.offline_replica_requests(c, b, done)
         for p, z in done:
-            c.ctx = c.ctx._replace(leaders=set_item(c.ctx.leaders, p, z))
+            c.put_partition_leadership_info(p, z)
             c.set_rstate(p, b, ReplicaState.OfflineReplica)
         if not writes:
             c.send_requests_to_brokers(batch)
@@ -411,16 +424,12 @@ class ReplicaStateMachine(Component):
     def remove_replicas_from_isr_written(
         self, c: ControllerBase, resp: Any, b: int, batch: tuple, rest: tuple
     ) -> None:
-        ok, results = resp.ok, resp.results
-        if self.kafka_controller.write_failed(c, ok, rest):
+        result = self.partition_state_machine.update_leader_and_isr_result(c, resp, rest)
+        if result is None:
             return
+        finished, retry = result
         batch_l = list(batch)
-        retry = []
-        for p, z in results:
-            if z is None:
-                retry.append(p)
-                continue
-            c.ctx = c.ctx._replace(leaders=set_item(c.ctx.leaders, p, z))
+        for _, p, z in finished:
             if z.leader == NO_LEADER:
                 c.history |= 2 << p
             c.set_rstate(p, b, ReplicaState.OfflineReplica)
