@@ -388,16 +388,14 @@ def leader_epoch_monotonic(s: State, a: Any, t: State) -> bool:
 
 def one_leader_per_epoch(s: State) -> bool:
     """No two live brokers believe they lead the same partition in the same leader epoch."""
-    nodes = s.nodes
-    for p in range(len(s.zk.parts)):
-        seen = set()
-        for b, n in enumerate(nodes):
-            if n.alive:
-                r = n.reps[p]
+    seen = set()  # (partition, leader epoch) of each live broker that believes it leads
+    for b, n in enumerate(s.nodes):
+        if n.alive:
+            for p, r in enumerate(n.reps):
                 if r.leader == b:
-                    if r.epoch in seen:
+                    if (p, r.epoch) in seen:
                         return False
-                    seen.add(r.epoch)
+                    seen.add((p, r.epoch))
     return True
 
 

@@ -369,7 +369,10 @@ def context_only_while_active(s: State) -> bool:
     >>> context_only_while_active(s._replace(nodes=(n._replace(active_id=1), s.nodes[1])))
     False
     """
-    return all(not n.alive or n.ctx is None or n.active_id == b for b, n in enumerate(s.nodes))
+    for b, n in enumerate(s.nodes):  # noqa: SIM110 - a loop, not all(): checked on every state
+        if n.alive and n.ctx is not None and n.active_id != b:
+            return False
+    return True
 
 
 def resigned_controller_sends_nothing(s: State, a: Any, t: State) -> bool:
