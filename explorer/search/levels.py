@@ -57,7 +57,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -74,7 +74,7 @@ from explorer.search.serial import Budgets, Checkpointer, Outcome
 from explorer.search.stopping import polled, stop_requested
 from explorer.search.visited import NO_PARENT, FingerprintVisited, HashVisited
 
-__all__ = ["INTERRUPTED", "LevelBook", "level_synchronous"]
+__all__ = ["INTERRUPTED", "LevelBook", "LevelExpander", "level_synchronous", "run_levels"]
 
 _MASK = (1 << 64) - 1
 #: the cut reason of a level stopped by a signal (not a budget)
@@ -172,6 +172,80 @@ class LevelBook:
         )
 
 
+class LevelExpander(Protocol):
+    """The expander of a level-by-level search, as :func:`run_levels` drives it: it holds the
+    frontier, expands it a level at a time and merges the successors against its visited set
+    (the level's counts to the :class:`LevelBook`, its events to the :class:`PropertyMonitor`,
+    which stops the search)."""
+
+    def initial(self) -> None:
+        """Level 0: the initial states (or a checkpoint's frontier), checked and noted."""
+        ...
+
+    def pending(self) -> int:
+        """How many states the next level expands (0: the search is complete)."""
+        ...
+
+    def between(self) -> None:
+        """At a level boundary, before the budgets are read (a checkpoint, a move to more processes)."""
+        ...
+
+    def expand_level(self) -> None:
+        """Expand the frontier: the next frontier, its counts noted (:meth:`LevelBook.level_done`)."""
+        ...
+
+    def done(self) -> None:
+        """The loop ended without a signal or an error (a complete search, a budget, a violation)."""
+        ...
+
+    def interrupted(self) -> None:
+        """A signal ended the search in the middle of a level (the level's work dropped)."""
+        ...
+
+    def close(self) -> None:
+        """Release what the expander holds (processes, sessions), whatever ended the search."""
+        ...
+
+
+def run_levels(
+    exp: LevelExpander, book: LevelBook, monitor: PropertyMonitor, now: Callable[[], float] | None = None
+) -> None:
+    """The one level-synchronous loop: after ``exp.initial()``, ``exp`` expands level after level until its frontier is
+    empty, the ``monitor`` stops the search, or a budget of ``book`` ends it (``max_seconds``
+    read between levels when ``now`` is the clock), then ``exp.done()``. A signal arriving as
+    ``KeyboardInterrupt`` ends it as interrupted; any other exception closes the expander and
+    is raised (else closing it is the caller's, once it has read what it needs).
+
+    >>> class Count:  # a chain of five states, one level each
+    ...     n = 5
+    ...     def initial(self): book.initial(1, 1, 0.0)
+    ...     def pending(self): return self.n
+    ...     def between(self): pass
+    ...     def expand_level(self): self.n -= 1; book.level_done(1, 1, 0.0)
+    ...     def done(self): pass
+    ...     def interrupted(self): pass
+    ...     def close(self): pass
+    >>> book = LevelBook(Budgets(max_depth=3), start=0.0)
+    >>> run_levels(Count(), book, PropertyMonitor([])); book.depth, book.budget
+    (3, 'max_depth')
+    """
+    try:
+        exp.initial()
+        while exp.pending() and not monitor.stop:
+            exp.between()
+            if book.out_of_budget(None if now is None else now()):
+                break
+            exp.expand_level()
+        exp.done()
+    except KeyboardInterrupt:
+        book.interrupted()
+        monitor.stop = True
+        exp.interrupted()
+    except BaseException:
+        exp.close()
+        raise
+
+
 class _Coverage:
     """Coverage by global action-type id (numpy counters), from the workers' local type ids."""
 
@@ -262,258 +336,328 @@ def level_synchronous(
     ``visited`` holds keys (``exp.key``): Python hashes in a :class:`HashVisited`, or
     fingerprints in a :class:`FingerprintVisited`, whose places (``at``) the monitor gets as
     state indices at the end. ``stats`` gets the run's load balance."""
-    st = stats if stats is not None else PoolStats()
-    st.workers = workers
-    cpu0, _ = usage()
-    lean = isinstance(visited, FingerprintVisited)
-    seen: Any = visited.parents if isinstance(visited, HashVisited) else None
-    key = exp.key
-    snapshot = checkpointer.snapshot if checkpointer is not None else None
-    start = clock() - (snapshot[0]["elapsed"] if snapshot is not None else 0.0)
-    book = LevelBook(budgets if budgets is not None else Budgets(), start)
-    max_states, deadline = book.budgets.max_states, book.deadline
-    cov = _Coverage(snapshot[0] if snapshot is not None else None)
-    label_base: dict[Any, int] = {}
-    pool: LocalPool | ProcessPool = LocalPool(exp)
-    gmaps: list[list[int]] = [[]]  # per worker: local type id -> global type id
-    owner: list[int] = []
-    frontier_hashes: list[int] = []
-    merge_seconds = 0.0
+    run = PoolLevels(
+        system, monitor, visited, exp, workers, serial_below, budgets, checkpointer, progress, clock, stats
+    )
+    run_levels(run, run.book, monitor)
+    return run.outcome()
 
-    polling = polled()
-    polling.__enter__()  # the first signal sets a flag, read where the budgets are
-    t0 = clock()
-    if snapshot is not None:  # resume: the driver's bookkeeping as the snapshot left it
-        snap, _, files = snapshot
-        book.generated, book.depth, book.levels = snap["generated"], snap["depth"], snap["levels"]
-        monitor.restore(snap)
-        frontier_hashes, owner = snap["frontier"].tolist(), snap["owner"].tolist()
-        merge_seconds = snap["merge_seconds"]
-        try:
+
+class PoolLevels:
+    """The driver of ``bfs --workers``: the :class:`LevelExpander` whose levels the
+    :class:`~explorer.search.pool.Expander` expands in the driver or in a pool of forked
+    workers, merged here against the visited set in rank order (the module's doc tells how)."""
+
+    def __init__(
+        self,
+        system: Any,
+        monitor: PropertyMonitor,
+        visited: HashVisited | FingerprintVisited,
+        exp: Expander,
+        workers: int,
+        serial_below: int,
+        budgets: Budgets | None,
+        checkpointer: Checkpointer | None,
+        progress: Progress | None,
+        clock: Callable[[], float],
+        stats: PoolStats | None,
+    ):
+        self.system, self.monitor, self.visited, self.exp = system, monitor, visited, exp
+        self.workers, self.serial_below = workers, serial_below
+        self.checkpointer, self.progress, self.clock = checkpointer, progress, clock
+        self.st = st = stats if stats is not None else PoolStats()
+        st.workers = workers
+        self.cpu0, _ = usage()
+        self.snap = checkpointer.snapshot if checkpointer is not None else None
+        self.start = clock() - (self.snap[0]["elapsed"] if self.snap is not None else 0.0)
+        self.book = LevelBook(budgets if budgets is not None else Budgets(), self.start)
+        self.cov = _Coverage(self.snap[0] if self.snap is not None else None)
+        self.label_base: dict[Any, int] = {}
+        self.pool: LocalPool | ProcessPool = LocalPool(exp)
+        self.gmaps: list[list[int]] = [[]]  # per worker: local type id -> global type id
+        self.owner: list[int] = []
+        self.frontier_hashes: list[int] = []
+        self.merge_seconds = 0.0
+        self.cut: int | None = None
+        self.last_snapshot = 0.0
+        self.polling = polled()  # the first signal sets a flag, read where the budgets are
+        self.closed = self.tallied = False
+
+    def initial(self) -> None:
+        """The initial states, or the driver's bookkeeping as the checkpoint left it."""
+        system, monitor, visited, exp, clock = self.system, self.monitor, self.visited, self.exp, self.clock
+        self.polling.__enter__()
+        t0 = clock()
+        if self.snap is not None:  # resume: the driver's bookkeeping as the snapshot left it
+            snap, _, files = self.snap
+            book = self.book
+            book.generated, book.depth, book.levels = snap["generated"], snap["depth"], snap["levels"]
+            monitor.restore(snap)
+            self.frontier_hashes, self.owner = snap["frontier"].tolist(), snap["owner"].tolist()
+            self.merge_seconds = snap["merge_seconds"]
             if snap["forked"]:  # fresh workers, each loading its share
-                pool = ProcessPool(exp, workers)
-                gmaps = [[] for _ in range(workers)]
-                label_base = dict(snap["labels"])
-                st.forked_at_depth = snap["forked_at_depth"]
+                self.pool = ProcessPool(exp, self.workers)
+                self.gmaps = [[] for _ in range(self.workers)]
+                self.label_base = dict(snap["labels"])
+                self.st.forked_at_depth = snap["forked_at_depth"]
             else:
                 exp.labels.update(snap["labels"])
-            pool.call("load", [(f,) for f in files])
-        except BaseException:
-            polling.__exit__(None, None, None)
-            pool.close()
-            raise
-    else:
-        generated = 0
-        for j, s in enumerate(system.init_states()):
-            generated += 1
-            if exp.canon is not None:
-                s = exp.canon(s)
-            h = key(s)
-            if isinstance(visited, FingerprintVisited):
-                new = visited.table.add(h & _MASK)
+            self.pool.call("load", [(f,) for f in files])
+        else:
+            generated = 0
+            frontier_hashes = self.frontier_hashes
+            for j, s in enumerate(system.init_states()):
+                generated += 1
+                if exp.canon is not None:
+                    s = exp.canon(s)
+                h = exp.key(s)
+                if isinstance(visited, FingerprintVisited):
+                    new = visited.table.add(h & _MASK)
+                    if new:
+                        visited.log.append(NO_PARENT, j, h & _MASK)
+                else:
+                    new = visited.add_initial(h, j)
                 if new:
-                    visited.log.append(NO_PARENT, j, h & _MASK)
-            else:
-                new = visited.add_initial(h, j)
-            if new:
-                frontier_hashes.append(h)
-                exp.level[h] = (s, -1, j)
-        monitor.take(exp.accept(np.array(frontier_hashes, dtype=np.int64), np.arange(len(frontier_hashes))))
-        owner = [0] * len(frontier_hashes)
-        book.initial(len(frontier_hashes), generated, clock() - t0)
-    cut: int | None = None
-    last_snapshot = clock()
+                    frontier_hashes.append(h)
+                    exp.level[h] = (s, -1, j)
+            monitor.take(
+                exp.accept(np.array(frontier_hashes, dtype=np.int64), np.arange(len(frontier_hashes)))
+            )
+            self.owner = [0] * len(frontier_hashes)
+            self.book.initial(len(frontier_hashes), generated, clock() - t0)
+        self.last_snapshot = clock()
 
-    def snapshot_state() -> dict[str, Any]:
+    def pending(self) -> int:
+        """The states of the next level."""
+        return len(self.frontier_hashes)
+
+    def _snapshot_state(self) -> dict[str, Any]:
         """The driver's bookkeeping at this level boundary (the workers dump their shares)."""
+        visited, book, pool = self.visited, self.book, self.pool
         assert isinstance(visited, FingerprintVisited) and visited.removed == 0
-        labels = _summed(label_base, pool.call("labels", [(None,)] * pool.n))
+        labels = _summed(self.label_base, pool.call("labels", [(None,)] * pool.n))
         return {
             "known": len(visited),
             "checks_left": visited.checks_left,
             "generated": book.generated,
             "depth": book.depth,
             "levels": book.levels,
-            **monitor.snapshot(),
-            **cov.snapshot(),
-            "frontier": np.array(frontier_hashes, dtype=np.int64),
-            "owner": np.array(owner, dtype=np.int32),
+            **self.monitor.snapshot(),
+            **self.cov.snapshot(),
+            "frontier": np.array(self.frontier_hashes, dtype=np.int64),
+            "owner": np.array(self.owner, dtype=np.int32),
             "labels": labels,
             "forked": isinstance(pool, ProcessPool),
-            "forked_at_depth": st.forked_at_depth,
-            "merge_seconds": merge_seconds,
-            "elapsed": clock() - start,
+            "forked_at_depth": self.st.forked_at_depth,
+            "merge_seconds": self.merge_seconds,
+            "elapsed": self.clock() - self.start,
         }
 
-    def shares(dump: bool = False) -> list[Path]:
+    def _shares(self, dump: bool = False) -> list[Path]:
         """The files of each process's frontier share in the checkpoint (``dump``: written)."""
-        assert checkpointer is not None
-        paths = [checkpointer.folder / "frontier" / f"W{i}.bin" for i in range(pool.n)]
+        assert self.checkpointer is not None
+        paths = [self.checkpointer.folder / "frontier" / f"W{i}.bin" for i in range(self.pool.n)]
         if dump:
-            pool.call("dump", [(p,) for p in paths])
+            self.pool.call("dump", [(p,) for p in paths])
         return paths
 
-    try:
-        while frontier_hashes and not monitor.stop:
-            if checkpointer is not None and clock() - last_snapshot >= checkpointer.every:
-                checkpointer.write(snapshot_state(), visited, lambda: shares(dump=True))
-                for path in shares():
-                    path.unlink()
-                last_snapshot = clock()
-            if book.out_of_budget():
-                break
-            depth = book.depth
-            if isinstance(pool, LocalPool) and workers > 1 and len(frontier_hashes) >= serial_below:
-                pool = ProcessPool(exp, workers)
-                gmaps = [list(gmaps[0]) for _ in range(workers)]
-                label_base = dict(exp.labels)
-                owner = [r % workers for r in range(len(frontier_hashes))]
-                st.forked_at_depth = depth
-            t0 = clock()
-            n_workers = pool.n
-            gmap_arr = [np.array(g, dtype=np.int64) for g in gmaps]
-            cursors: list[Any] = [None] * n_workers
-            batches: list[tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]] = []
-            events: list[tuple[Any, ...]] = []
-            stop_rank = 1 << 63  # smallest rank of a violation seen (without keep_going)
-            new_hashes: list[int] = []
-            new_owner: list[int] = []
-            new_prank: list[int] = []
-            per_worker_new: list[list[int]] = [[] for _ in range(n_workers)]
-            cut = None
-            cut_budget: str | None = None
-            pool.start_level()
-            L = len(frontier_hashes)
-            known = len(visited)
-            if isinstance(visited, FingerprintVisited):  # the level's states: indices base .. base + L - 1
-                base, add, lbuf = known - L, visited.table.add, visited.log.buf
-                if len(lbuf) >= 1 << 21:
-                    visited.log.flush()
-            tm = clock()
-            for pos in range(L):
-                w = owner[pos]
-                cur = cursors[w]
-                if cur is None or cur[3] >= len(cur[0]):
-                    msg = pool.next_batch(w)
-                    assert msg is not None, "--workers: a worker ended its level early"
-                    R, C, H, T, evs, new_types = msg
-                    if new_types:
-                        cov.map_types(gmaps[w], new_types, depth)
-                        gmap_arr[w] = np.array(gmaps[w], dtype=np.int64)
-                    if evs:
-                        events.extend(evs)
-                        if not monitor.keep_going:
-                            stop_rank = min([stop_rank, *(e[0][0] for e in evs if e[2] in "tsd")])
-                    newidx: list[int] = []
-                    batches.append((R, C, gmap_arr[w][T] if len(T) else T, newidx))
-                    cur = cursors[w] = [R.tolist(), C.tolist(), H.tolist(), 0, 0, newidx]
-                _, Cl, Hl, pi, off, newidx = cur
-                n = Cl[pi]
-                mine = per_worker_new[w]
-                if lean:
-                    plink = (base + pos) << 32
-                    for k in range(off, off + n):
-                        h = Hl[k]
-                        if add(h & _MASK):
-                            lbuf.append(plink | (k - off))
-                            lbuf.append(h & _MASK)
-                            newidx.append(k)
-                            mine.append(len(new_hashes))
-                            new_hashes.append(h)
-                            new_owner.append(w)
-                            new_prank.append(pos)
-                else:
-                    ph = frontier_hashes[pos]
-                    for k in range(off, off + n):
-                        h = Hl[k]
-                        if h not in seen:
-                            seen[h] = ph
-                            newidx.append(k)
-                            mine.append(len(new_hashes))
-                            new_hashes.append(h)
-                            new_owner.append(w)
-                            new_prank.append(pos)
-                cur[3] = pi + 1
-                cur[4] = off + n
-                if pos >= stop_rank:
-                    cut = pos
-                    break
-                if max_states is not None and known + len(new_hashes) >= max_states:
-                    cut, cut_budget = pos, "max_states"
-                    break
-                if (pos & 255) == 0:
-                    crash_point("state")
-                    now = clock()
-                    if deadline is not None and now >= deadline:
-                        cut, cut_budget = pos, "max_seconds"
-                        break
-                    if stop_requested() is not None:  # Ctrl-C or SIGTERM: cut the level here
-                        cut, cut_budget = pos, INTERRUPTED
-                        break
-                    if progress is not None:
-                        el, k = now - start, known + len(new_hashes)
-                        progress.update(depth + 1, L, k, k / el if el else 0.0)
-            merge_seconds += clock() - tm
-            pool.finish_level(abort=cut is not None)
-            # the new states: each to the worker that generated it; check always/reachable there
-            per_worker = [
-                (np.array([new_hashes[i] for i in idx], dtype=np.int64), np.array(idx, dtype=np.int64))
-                for idx in per_worker_new
-            ]
-            events.extend(ev for evs in pool.call("accept", per_worker) for ev in evs)
-            if not monitor.keep_going:
-                viol = [e[0][0] for e in events if e[2] in "tsd"]
-                if viol and (cut is None or min(viol) <= cut):
-                    cut, cut_budget = min(viol), None
-            monitor.take(events, None if cut is None else (cut, AFTER + 1, 0, 0))
-            level_generated = cov.count(batches, cut)
-            if cut is not None:
-                monitor.stop = True
-                book.cut(cut_budget)
-                n_new = next((i for i, pr in enumerate(new_prank) if pr > cut), len(new_prank))
-                if isinstance(visited, FingerprintVisited):
-                    visited.removed += len(new_hashes) - n_new
-                else:
-                    for h in new_hashes[n_new:]:
-                        del seen[h]
-                del new_hashes[n_new:], new_owner[n_new:]
-            book.level_done(len(new_hashes), level_generated, clock() - t0)
-            frontier_hashes, owner = new_hashes, new_owner
-    except KeyboardInterrupt:
-        book.interrupted()
+    def between(self) -> None:
+        """A checkpoint, when one is due."""
+        checkpointer, clock = self.checkpointer, self.clock
+        if checkpointer is not None and clock() - self.last_snapshot >= checkpointer.every:
+            checkpointer.write(self._snapshot_state(), self.visited, lambda: self._shares(dump=True))
+            for path in self._shares():
+                path.unlink()
+            self.last_snapshot = clock()
+
+    def expand_level(self) -> None:
+        """One level: the workers forked first once it is wide enough; their successors merged in
+        rank order, cut where the serial search stops."""
+        monitor, visited, exp, book, clock, st = (
+            self.monitor,
+            self.visited,
+            self.exp,
+            self.book,
+            self.clock,
+            self.st,
+        )
+        workers, cov, progress, start = self.workers, self.cov, self.progress, self.start
+        max_states, deadline = book.budgets.max_states, book.deadline
+        lean = isinstance(visited, FingerprintVisited)
+        seen: Any = visited.parents if isinstance(visited, HashVisited) else None
+        frontier_hashes, owner, pool, gmaps = self.frontier_hashes, self.owner, self.pool, self.gmaps
+        depth = book.depth
+        if isinstance(pool, LocalPool) and workers > 1 and len(frontier_hashes) >= self.serial_below:
+            pool = self.pool = ProcessPool(exp, workers)
+            gmaps = self.gmaps = [list(gmaps[0]) for _ in range(workers)]
+            self.label_base = dict(exp.labels)
+            owner = [r % workers for r in range(len(frontier_hashes))]
+            st.forked_at_depth = depth
+        t0 = clock()
+        n_workers = pool.n
+        gmap_arr = [np.array(g, dtype=np.int64) for g in gmaps]
+        cursors: list[Any] = [None] * n_workers
+        batches: list[tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]] = []
+        events: list[tuple[Any, ...]] = []
+        stop_rank = 1 << 63  # smallest rank of a violation seen (without keep_going)
+        new_hashes: list[int] = []
+        new_owner: list[int] = []
+        new_prank: list[int] = []
+        per_worker_new: list[list[int]] = [[] for _ in range(n_workers)]
         cut = None
-        monitor.stop = True
+        cut_budget: str | None = None
+        pool.start_level()
+        L = len(frontier_hashes)
+        known = len(visited)
+        if isinstance(visited, FingerprintVisited):  # the level's states: indices base .. base + L - 1
+            base, add, lbuf = known - L, visited.table.add, visited.log.buf
+            if len(lbuf) >= 1 << 21:
+                visited.log.flush()
+        tm = clock()
+        for pos in range(L):
+            w = owner[pos]
+            cur = cursors[w]
+            if cur is None or cur[3] >= len(cur[0]):
+                msg = pool.next_batch(w)
+                assert msg is not None, "--workers: a worker ended its level early"
+                R, C, H, T, evs, new_types = msg
+                if new_types:
+                    cov.map_types(gmaps[w], new_types, depth)
+                    gmap_arr[w] = np.array(gmaps[w], dtype=np.int64)
+                if evs:
+                    events.extend(evs)
+                    if not monitor.keep_going:
+                        stop_rank = min([stop_rank, *(e[0][0] for e in evs if e[2] in "tsd")])
+                newidx: list[int] = []
+                batches.append((R, C, gmap_arr[w][T] if len(T) else T, newidx))
+                cur = cursors[w] = [R.tolist(), C.tolist(), H.tolist(), 0, 0, newidx]
+            _, Cl, Hl, pi, off, newidx = cur
+            n = Cl[pi]
+            mine = per_worker_new[w]
+            if lean:
+                plink = (base + pos) << 32
+                for k in range(off, off + n):
+                    h = Hl[k]
+                    if add(h & _MASK):
+                        lbuf.append(plink | (k - off))
+                        lbuf.append(h & _MASK)
+                        newidx.append(k)
+                        mine.append(len(new_hashes))
+                        new_hashes.append(h)
+                        new_owner.append(w)
+                        new_prank.append(pos)
+            else:
+                ph = frontier_hashes[pos]
+                for k in range(off, off + n):
+                    h = Hl[k]
+                    if h not in seen:
+                        seen[h] = ph
+                        newidx.append(k)
+                        mine.append(len(new_hashes))
+                        new_hashes.append(h)
+                        new_owner.append(w)
+                        new_prank.append(pos)
+            cur[3] = pi + 1
+            cur[4] = off + n
+            if pos >= stop_rank:
+                cut = pos
+                break
+            if max_states is not None and known + len(new_hashes) >= max_states:
+                cut, cut_budget = pos, "max_states"
+                break
+            if (pos & 255) == 0:
+                crash_point("state")
+                now = clock()
+                if deadline is not None and now >= deadline:
+                    cut, cut_budget = pos, "max_seconds"
+                    break
+                if stop_requested() is not None:  # Ctrl-C or SIGTERM: cut the level here
+                    cut, cut_budget = pos, INTERRUPTED
+                    break
+                if progress is not None:
+                    el, k = now - start, known + len(new_hashes)
+                    progress.update(depth + 1, L, k, k / el if el else 0.0)
+        self.merge_seconds += clock() - tm
+        pool.finish_level(abort=cut is not None)
+        # the new states: each to the worker that generated it; check always/reachable there
+        per_worker = [
+            (np.array([new_hashes[i] for i in idx], dtype=np.int64), np.array(idx, dtype=np.int64))
+            for idx in per_worker_new
+        ]
+        events.extend(ev for evs in pool.call("accept", per_worker) for ev in evs)
+        if not monitor.keep_going:
+            viol = [e[0][0] for e in events if e[2] in "tsd"]
+            if viol and (cut is None or min(viol) <= cut):
+                cut, cut_budget = min(viol), None
+        monitor.take(events, None if cut is None else (cut, AFTER + 1, 0, 0))
+        level_generated = cov.count(batches, cut)
+        if cut is not None:
+            monitor.stop = True
+            book.cut(cut_budget)
+            n_new = next((i for i, pr in enumerate(new_prank) if pr > cut), len(new_prank))
+            if isinstance(visited, FingerprintVisited):
+                visited.removed += len(new_hashes) - n_new
+            else:
+                for h in new_hashes[n_new:]:
+                    del seen[h]
+            del new_hashes[n_new:], new_owner[n_new:]
+        book.level_done(len(new_hashes), level_generated, clock() - t0)
+        self.frontier_hashes, self.owner, self.cut = new_hashes, new_owner, cut
+
+    def done(self) -> None:
+        """Nothing to finish: :meth:`outcome` reads the workers."""
+
+    def interrupted(self) -> None:
+        """A signal in the middle of a level: the workers' level aborted."""
+        self.cut = None
         with contextlib.suppress(Exception):
-            pool.finish_level(abort=True)
-    except BaseException:
-        polling.__exit__(None, None, None)
-        pool.close()  # no orphan workers, whatever failed
-        visited.close()
-        if progress is not None:
-            progress.close()
-        raise
-    try:
-        label_counts = _summed(label_base, pool.call("labels", [(cut if monitor.stop else None,)] * pool.n))
-        if isinstance(pool, ProcessPool):
-            rows = [list(col) for col in zip(*pool.call("stats"))]
-            st.parents, st.successors, st.worker_cpu, st.worker_rss_kb, st.worker_waited = rows
-        else:
-            st.parents, st.successors = [exp.n_parents], [exp.n_successors]
-    finally:
-        polling.__exit__(None, None, None)
-        pool.close()
-        if progress is not None:
-            progress.close()
-    seconds = clock() - start
-    cpu1, st.driver_rss_kb = usage()
-    st.driver_cpu, st.driver_merge_seconds, st.wall, st.packed = cpu1 - cpu0, merge_seconds, seconds, exp.pack
-    if isinstance(visited, FingerprintVisited):  # the monitor's places: indices, as serially
-        monitor.relocate(visited.index_of)
-    explored = book.explored(cov.coverage(), label_counts, seconds, len(visited), monitor.applied)
-    out = Outcome(**vars(explored), monitor=monitor, visited=visited, canon=exp.canon)  # type: ignore[arg-type]
-    if exp.live_dir is not None:
-        out.decide_live = lambda: _decide_live(system, monitor, key, visited, exp.live_dir)  # type: ignore[arg-type]
-    return out
+            self.pool.finish_level(abort=True)
+
+    def close(self) -> None:
+        """The workers ended, the signal flag no longer polled, the progress line closed; the
+        visited set too when the search failed (else :func:`~explorer.search.serial.finish` does)."""
+        if self.closed:
+            return
+        self.closed = True
+        self.polling.__exit__(None, None, None)
+        self.pool.close()  # no orphan workers, whatever failed
+        if not self.tallied:
+            self.visited.close()
+        if self.progress is not None:
+            self.progress.close()
+
+    def outcome(self) -> Outcome:
+        """What the search found, for the result builder; the workers' label counts and load read first."""
+        monitor, visited, exp, pool, st = self.monitor, self.visited, self.exp, self.pool, self.st
+        self.tallied = True
+        try:
+            cut = self.cut if monitor.stop else None
+            label_counts = _summed(self.label_base, pool.call("labels", [(cut,)] * pool.n))
+            if isinstance(pool, ProcessPool):
+                rows = [list(col) for col in zip(*pool.call("stats"))]
+                st.parents, st.successors, st.worker_cpu, st.worker_rss_kb, st.worker_waited = rows
+            else:
+                st.parents, st.successors = [exp.n_parents], [exp.n_successors]
+        finally:
+            self.close()
+        seconds = self.clock() - self.start
+        cpu1, st.driver_rss_kb = usage()
+        st.driver_cpu, st.driver_merge_seconds, st.wall, st.packed = (
+            cpu1 - self.cpu0,
+            self.merge_seconds,
+            seconds,
+            exp.pack,
+        )
+        if isinstance(visited, FingerprintVisited):  # the monitor's places: indices, as serially
+            monitor.relocate(visited.index_of)
+        explored = self.book.explored(
+            self.cov.coverage(), label_counts, seconds, len(visited), monitor.applied
+        )
+        out = Outcome(**vars(explored), monitor=monitor, visited=visited, canon=exp.canon)  # type: ignore[arg-type]
+        if exp.live_dir is not None:
+            live_dir, system, key = exp.live_dir, self.system, exp.key
+            out.decide_live = lambda: _decide_live(system, monitor, key, visited, live_dir)
+        return out
 
 
 def _summed(base: dict[Any, int], counts: list[dict[Any, int]]) -> dict[Any, int]:

@@ -64,12 +64,12 @@ from explorer.engines.spark.session import (
     check_spark_conf,
     probe_master,
 )
-from explorer.search.levels import LevelBook
+from explorer.search.levels import LevelBook, run_levels
 from explorer.search.monitor import PropertyMonitor
 from explorer.search.serial import Budgets
 from explorer.search.symmetry import symmetry_setup
 
-__all__ = ["check_spark", "run"]
+__all__ = ["SparkExpander", "check_spark", "run"]
 
 
 @dataclass
@@ -105,8 +105,13 @@ START_EARLY = 4
 WAIT_UPTO = 8
 
 
-class _Search:
-    """One run of the spark engine: the driver's side of the search."""
+class SparkExpander:
+    """One run of the spark engine: the expander :func:`~explorer.search.levels.run_levels`
+    drives. Small levels expand in the driver; once a frontier reaches ``local_frontier``
+    states the frontier and the visited set move to Spark, partitioned by fingerprint, and a
+    level is one Spark job. Either way a level ends in :meth:`_merge`: its events to the
+    monitor, its counts to the :class:`~explorer.search.levels.LevelBook`, its states to the
+    level files."""
 
     def __init__(self, system: Any, props: list[Property], options: CheckOptions, run_dir: Path, canon: Any):
         self.system = system
@@ -125,7 +130,6 @@ class _Search:
         #: the levels, transitions, depth and why the search ended, as ``--workers`` keeps them
         self.book = LevelBook(Budgets(options.max_depth, options.max_states, options.max_seconds), self.start)
         self.distinct = 0
-        self.stop = False
         self.spark: _SparkState | None = None
         self.starter: SessionStarter | None = None
         self.waited_levels = 0  # levels run in the driver because the session was still starting
@@ -151,7 +155,7 @@ class _Search:
             self.monitor.take(events, None if cut is None else (events[0][0][0], cut, _LAST))
 
     # ---- level 0 and driver levels
-    def init_level(self) -> None:
+    def initial(self) -> None:
         """Level 0: the initial states (their representatives), checked."""
         clock = self.options.clock
         t0 = clock()
@@ -181,8 +185,6 @@ class _Search:
             0, np.array(keys, dtype=np.int64), self.frontier_fps, np.zeros(len(fps), dtype=np.uint64)
         )
         self._take_events(acc)
-        if acc.events and not self.keep_going:
-            self.stop = True
         self.total.merge(acc)
         self.book.initial(len(states), generated, clock() - t0)
 
@@ -229,19 +231,42 @@ class _Search:
         ranks = range(len(self.frontier))
         done = frozenset(self.total.applies)
         expand_ranked(job, acc, level, ranks, self.frontier, done, reach, new, after, live, self._kind_id)
-        self.stop = self.stop or (bool(acc.events) and not self.keep_going) or self.book.budget is not None
-        self._take_events(acc)
-        acc.events.clear()
-        acc.witnesses.clear()
-        self.total.merge(acc)
         if live is not None:
             arrays = live.arrays()
             write_edges(self.run_dir, level, [arrays], [arrays[5]])
-        keys = np.array(new_keys, dtype=np.int64)
-        fps = np.array(new_fps, dtype=np.uint64)
-        self._finish_level(level, acc.generated, keys, fps, clock() - t0)
-        self.frontier, self.frontier_size = nxt, len(nxt)
+        keys, fps = np.array(new_keys, dtype=np.int64), np.array(new_fps, dtype=np.uint64)
+        self._merge(acc, keys, fps, None, self.book.budget, t0)
+        self.frontier = nxt
         self.driver_levels += 1
+
+    # ---- the expander run_levels drives
+    def pending(self) -> int:
+        """The states of the next level."""
+        return self.frontier_size
+
+    def between(self) -> None:
+        """Nothing to do between levels: a move to Spark waits for the budgets' verdict."""
+
+    def expand_level(self) -> None:
+        """One level, in the driver or as a Spark job; the search moves to Spark first once the
+        frontier is wide enough (the session started in the background before that)."""
+        local_frontier = self.o.local_frontier
+        self.start_early(local_frontier)
+        if self.moves_now(local_frontier):
+            self.to_spark()
+        if self.spark is None:
+            self.driver_level()
+        else:
+            self.spark_level()
+        progress = self.options.progress
+        if progress is not None:
+            el = self.options.clock() - self.start
+            progress.update(
+                self.book.depth, self.frontier_size, self.distinct, self.distinct / el if el else 0.0
+            )
+
+    def interrupted(self) -> None:
+        """A signal: the level's Spark job is left to :meth:`close`."""
 
     def _kind_id(self, kind: str) -> int:
         if kind not in self.kind_names:
@@ -262,14 +287,26 @@ class _Search:
         other = next((x for x in self.visited if x != t and self.job.fp(x) == f), None)
         return collision_error(f, other, t)
 
-    def _finish_level(
-        self, level: int, generated: int, keys: np.ndarray, fps: np.ndarray, secs: float
+    def _merge(
+        self, acc: Acc, keys: np.ndarray, fps: np.ndarray, cut: int | None, budget: str | None, t0: float
     ) -> None:
+        """The end of a level, in the driver or on Spark: its events (up to the parent of rank
+        ``cut``, where ``bfs`` stopped) to the monitor, its counters to the run's, its new states
+        (``keys``, ``fps``: in rank order) to the level files and the book; ``budget`` ended it."""
+        level = self.book.depth
+        if budget is not None:
+            self.book.exhausted(budget)
+        if cut is not None or budget is not None:
+            self.monitor.stop = True
+        self._take_events(acc, cut)
+        acc.events.clear()
+        acc.witnesses.clear()
+        self.total.merge(acc)
         parent = self.frontier_fps[keys >> IDX_BITS] if len(keys) else np.zeros(0, dtype=np.uint64)
         self.store.add(level + 1, keys, fps, parent)
         self.distinct += len(keys)
-        self.book.level_done(len(keys), generated, secs)
-        self.frontier_fps = fps
+        self.book.level_done(len(keys), acc.generated, self.options.clock() - t0)
+        self.frontier_fps, self.frontier_size = fps, len(keys)
 
     # ---- Spark levels
     def to_spark(self) -> None:
@@ -398,19 +435,10 @@ class _Search:
             acc = Acc()
             for a in accs:
                 acc.merge(a)
-        if cut is not None:
-            self.stop = True
-            if budget is not None:
-                self.book.exhausted(budget)
-        self._take_events(acc, cut)
-        acc.events.clear()
-        acc.witnesses.clear()
-        self.total.merge(acc)
-        self._finish_level(level, acc.generated, keys, fps, clock() - t0)
-        self.frontier_size = len(keys)
+        self._merge(acc, keys, fps, cut, budget, t0)
         old = st.rdd
         st.rdd = nxt
-        if not self.stop and len(keys):
+        if not self.monitor.stop and len(keys):
             # one part: the next frontier's keys (its ranks) and its fingerprints (the
             # visited set's delta); the keys are read from the part's value
             st.level_keys = st.deltas.add(
@@ -473,7 +501,7 @@ class _Search:
         except Exception:
             if clock() >= deadline - 0.05:
                 self.book.exhausted("max_seconds")
-                self.stop = True
+                self.monitor.stop = True
                 return None
             raise
         finally:
@@ -497,7 +525,7 @@ class _Search:
         self.waited_levels += 1  # one more level in the driver while the session starts
         return False
 
-    def end_start(self) -> None:
+    def done(self) -> None:
         """The search ended in the driver with a session started: if the search reached
         ``local_frontier`` (where, without the background start, it would have needed the
         session) wait for it, raise a failed start, and stop it; else leave it to stop
@@ -519,6 +547,10 @@ class _Search:
                 session.stop()
 
     def close(self) -> None:
+        """The progress line ended, the session's start abandoned or the session stopped, the
+        persisted levels and broadcasts released (again: nothing)."""
+        if self.options.progress is not None:
+            self.options.progress.close()
         if self.starter is not None:  # the search was interrupted before it moved to Spark
             self.starter.abandon()
             self.starter = None
@@ -621,41 +653,15 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
             f"reduce symmetry: a group of {len(canon.perms) + 1} permutations, applied in the driver and "
             "the Spark tasks to every successor; coverage counts the representatives' expansions"
         )
-    progress, clock = options.progress, options.clock
+    clock = options.clock
     own_run_dir = o.run_dir is None
     rdir = Path(tempfile.mkdtemp(prefix="kafka-mc-spark-")) if o.run_dir is None else Path(o.run_dir)
     rdir.mkdir(parents=True, exist_ok=True)
-    search = _Search(system, props, options, rdir, canon)
-    start, book = search.start, search.book
+    search = SparkExpander(system, props, options, rdir, canon)
     try:
-        try:
-            search.init_level()
-            while search.frontier_size and not search.stop:
-                if book.out_of_budget(clock()):
-                    break
-                search.start_early(o.local_frontier)
-                if search.moves_now(o.local_frontier):
-                    search.to_spark()
-                if search.spark is None:
-                    search.driver_level()
-                else:
-                    search.spark_level()
-                if progress is not None:
-                    el = clock() - start
-                    progress.update(
-                        book.depth,
-                        search.frontier_size,
-                        search.distinct,
-                        search.distinct / el if el else 0.0,
-                    )
-            search.end_start()
-        except KeyboardInterrupt:
-            book.interrupted()
-        finally:
-            if progress is not None:
-                progress.close()
-            search.close()
-        seconds = clock() - start
+        run_levels(search, search.book, search.monitor, clock)
+        search.close()
+        seconds = clock() - search.start
         if search.spark is not None and search.spark.profile:
             (rdir / "spark-profile.json").write_text(json.dumps(search.spark.profile, indent=1))
         return assemble_result(search, seconds, sym_notes)
