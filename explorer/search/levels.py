@@ -55,121 +55,25 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from explorer import speedups
-from explorer.core import ExitReason, LevelStats
 from explorer.search.checkpoint import crash_point
 from explorer.search.coverage import Coverage
 from explorer.search.live_graph import FingerprintGraph, check_eventually
 from explorer.search.monitor import PropertyMonitor
 from explorer.search.pool import AFTER, Expander, LocalPool, PoolStats, ProcessPool, usage
 from explorer.search.progress import Progress
-from explorer.search.results import Explored
-from explorer.search.serial import Budgets, Checkpointer, Outcome
-from explorer.search.stopping import polled, stop_requested
+from explorer.search.serial import Checkpointer, Outcome
+from explorer.search.stopping import Budgets, LevelBook, polled
 from explorer.search.visited import NO_PARENT, FingerprintVisited, HashVisited
 
-__all__ = ["INTERRUPTED", "LevelBook", "LevelExpander", "level_synchronous", "run_levels"]
+__all__ = ["LevelExpander", "PoolLevels", "level_synchronous", "run_levels"]
 
 _MASK = (1 << 64) - 1
-#: the cut reason of a level stopped by a signal (not a budget)
-INTERRUPTED = "interrupted"
-
-
-@dataclass
-class LevelBook:
-    """What a level-by-level search counts between its levels, and why it ended: the
-    driver's bookkeeping of :func:`level_synchronous` and of the spark engine alike.
-
-    ``start`` is the search's start on its clock (a resumed search's: earlier by the
-    time already spent); :meth:`explored` hands the counts to the result builder.
-
-    >>> b = LevelBook(Budgets(max_depth=1), start=0.0)
-    >>> b.initial(2, 2, 0.1); b.out_of_budget(), b.level_done(3, 5, 0.2), b.out_of_budget()
-    (False, None, True)
-    >>> b.generated, b.depth, [lv.frontier for lv in b.levels], b.budget
-    (7, 1, [2, 3], 'max_depth')
-    """
-
-    budgets: Budgets
-    start: float
-    levels: list[LevelStats] = field(default_factory=list)
-    generated: int = 0
-    depth: int = 0
-    budget: str | None = None
-    reason: ExitReason = ExitReason.COMPLETE
-
-    @property
-    def deadline(self) -> float | None:
-        """When ``max_seconds`` ends the search (None: never)."""
-        s = self.budgets.max_seconds
-        return None if s is None else self.start + s
-
-    def exhausted(self, budget: str) -> None:
-        """The search ends on ``budget`` (``max_depth``, ``max_states``, ``max_seconds``)."""
-        self.budget, self.reason = budget, ExitReason.BUDGET_EXHAUSTED
-
-    def interrupted(self) -> None:
-        """The search ends on a signal (Ctrl-C, SIGTERM)."""
-        self.budget, self.reason = None, ExitReason.INTERRUPTED
-
-    def cut(self, why: str | None) -> None:
-        """A level was cut: on a budget's name, on :data:`INTERRUPTED`, or (None) on a violation."""
-        if why == INTERRUPTED:
-            self.interrupted()
-        elif why is not None:
-            self.exhausted(why)
-
-    def out_of_budget(self, now: float | None = None) -> bool:
-        """Before a level: whether ``max_depth`` (and, given the time ``now``, ``max_seconds``)
-        ends the search here, the budget noted."""
-        if self.budgets.max_depth is not None and self.depth >= self.budgets.max_depth:
-            self.exhausted("max_depth")
-            return True
-        deadline = self.deadline
-        if now is not None and deadline is not None and now >= deadline:
-            self.exhausted("max_seconds")
-            return True
-        return False
-
-    def initial(self, new: int, generated: int, seconds: float) -> None:
-        """Level 0: ``generated`` initial states, ``new`` of them distinct."""
-        self.generated += generated
-        self.levels.append(LevelStats(0, new, generated, new, seconds))
-
-    def level_done(self, new: int, generated: int, seconds: float) -> None:
-        """The level expanded from depth :attr:`depth`: ``new`` states first seen, ``generated``
-        transitions (a level with neither is not listed)."""
-        self.generated += generated
-        if new or generated:
-            self.levels.append(LevelStats(self.depth + 1, new, generated, new, seconds))
-        self.depth += 1
-
-    def explored(
-        self,
-        coverage: Coverage,
-        labels: dict[Any, int],
-        seconds: float,
-        distinct: int,
-        applied: dict[str, bool],
-    ) -> Explored:
-        """What the result builder needs of the search (:func:`explorer.search.results.exhaustive_result`)."""
-        return Explored(
-            self.reason,
-            self.budget,
-            self.levels,
-            self.generated,
-            coverage,
-            labels,
-            seconds,
-            distinct,
-            applied,
-        )
 
 
 class LevelExpander(Protocol):
@@ -481,8 +385,8 @@ class PoolLevels:
             self.clock,
             self.st,
         )
-        workers, cov, progress, start = self.workers, self.cov, self.progress, self.start
-        max_states, deadline = book.budgets.max_states, book.deadline
+        workers, cov, progress = self.workers, self.cov, self.progress
+        poll = book.poll
         lean = isinstance(visited, FingerprintVisited)
         seen: Any = visited.parents if isinstance(visited, HashVisited) else None
         frontier_hashes, owner, pool, gmaps = self.frontier_hashes, self.owner, self.pool, self.gmaps
@@ -562,21 +466,10 @@ class PoolLevels:
             if pos >= stop_rank:
                 cut = pos
                 break
-            if max_states is not None and known + len(new_hashes) >= max_states:
-                cut, cut_budget = pos, "max_states"
+            why = poll(known + len(new_hashes), pos, frontier_hashes, clock, progress, crash_point)
+            if why is not None:
+                cut, cut_budget = pos, why
                 break
-            if (pos & 255) == 0:
-                crash_point("state")
-                now = clock()
-                if deadline is not None and now >= deadline:
-                    cut, cut_budget = pos, "max_seconds"
-                    break
-                if stop_requested() is not None:  # Ctrl-C or SIGTERM: cut the level here
-                    cut, cut_budget = pos, INTERRUPTED
-                    break
-                if progress is not None:
-                    el, k = now - start, known + len(new_hashes)
-                    progress.update(depth + 1, L, k, k / el if el else 0.0)
         self.merge_seconds += clock() - tm
         pool.finish_level(abort=cut is not None)
         # the new states: each to the worker that generated it; check always/reachable there

@@ -49,20 +49,11 @@ from explorer.search.monitor import Found, PropertyMonitor
 from explorer.search.progress import Progress
 from explorer.search.reduction import AmpleSets
 from explorer.search.results import Explored, RunLabels, exhaustive_result
-from explorer.search.stopping import polled, stop_requested
+from explorer.search.stopping import Budgets, LevelBook, polled
 from explorer.search.symmetry import Canonicaliser, path_trace, symmetry_notes
 from explorer.search.visited import ReplayMismatch, ordered_successors
 
 __all__ = ["Budgets", "Checkpointer", "ModelRaised", "Outcome", "breadth_first", "finish"]
-
-
-@dataclass(frozen=True)
-class Budgets:
-    """When a search stops before it is complete (None: no bound)."""
-
-    max_depth: int | None = None
-    max_states: int | None = None
-    max_seconds: float | None = None
 
 
 @dataclass
@@ -119,7 +110,7 @@ def breadth_first(
     monitor: PropertyMonitor,
     visited: Any,
     *,
-    budgets: Budgets = Budgets(),
+    budgets: Budgets | None = None,
     canon: Canonicaliser | None = None,
     ample: AmpleSets | None = None,
     work: Path | None = None,
@@ -154,28 +145,23 @@ def breadth_first(
     label_counts: dict[Any, int] = {}
     successors = label_counting(system, label_counts) or system.successors
     cov = Coverage()
-    levels: list[LevelStats] = []
-    generated = depth = 0
-    budget: str | None = None
-    reason = ExitReason.COMPLETE
-    elapsed_before = 0.0
-    max_depth, max_states, max_seconds = budgets.max_depth, budgets.max_states, budgets.max_seconds
     snap = checkpointer.snapshot if checkpointer is not None else None
+    book = LevelBook(budgets or Budgets(), clock() - (snap[0]["elapsed"] if snap is not None else 0.0))
+    poll, crash = book.poll, crash_point if checkpointer is not None else None
     if snap is not None:  # resume: every counter as the snapshot left it
         st, _, files = snap
-        generated, depth, levels = st["generated"], st["depth"], st["levels"]
+        book.generated, book.depth, book.levels = st["generated"], st["depth"], st["levels"]
         cov.enabled.update(st["enabled"])
         cov.new.update(st["new"])
         cov.sample.update(st["sample"])
         label_counts.update(st["label_counts"])
         monitor.restore(st)
-        elapsed_before = st["elapsed"]
         linked = []
         for k, f in enumerate(files):
             dst = frontier_dir / f"R{k:06d}.bin"
             dst.hardlink_to(f)
             linked.append(dst)
-        frontier = LevelQueue(frontier_dir, depth, limit, linked, st["frontier_size"])
+        frontier = LevelQueue(frontier_dir, book.depth, limit, linked, st["frontier_size"])
     else:
         frontier = LevelQueue(frontier_dir, 0, limit)
     known = len(visited)
@@ -188,8 +174,7 @@ def breadth_first(
     # went to the call and its link argument)
     setdefault = visited.parents.setdefault if keeps else None
     parents_len: Callable[[], int] = visited.parents.__len__ if keeps else int
-    start = clock() - elapsed_before
-    deadline = None if max_seconds is None else start + max_seconds
+    start = book.start
     last_snapshot = clock()
     model_error: ModelRaised | None = None
     s = a = None
@@ -198,6 +183,7 @@ def breadth_first(
     nq = frontier
     t0 = clock()
     if snap is None:
+        generated = 0
         try:
             for k, s in enumerate(system.init_states()):
                 generated += 1
@@ -208,9 +194,10 @@ def breadth_first(
                     frontier.tail.append(s)
                     check_state(s, s if keeps else known - 1)
         except Exception as e:  # the model's own code raised: reported with the partial result
-            model_error, reason = ModelRaised(e, None, None, None, 0, 0), ExitReason.INTERRUPTED
+            model_error = ModelRaised(e, None, None, None, 0, 0)
+            book.interrupted()
             monitor.stop = True
-        levels.append(LevelStats(0, len(frontier), generated, known, clock() - t0))
+        book.initial(len(frontier), generated, clock() - t0)
     # States are immutable tuples: the search makes no reference cycles, so the cyclic
     # collector only re-scans the ever-growing visited set (measured: 35-45% of the time
     # on controller-ref, with the same peak memory without it). Paused for the search.
@@ -223,10 +210,10 @@ def breadth_first(
         while len(frontier) and not monitor.stop:
             if checkpointer is not None and clock() - last_snapshot >= checkpointer.every:
                 state = {
-                    "generated": generated,
+                    "generated": book.generated,
                     "known": known,
-                    "depth": depth,
-                    "levels": levels,
+                    "depth": book.depth,
+                    "levels": book.levels,
                     "enabled": dict(enabled),
                     "new": dict(new_by),
                     "sample": dict(sample),
@@ -238,9 +225,9 @@ def breadth_first(
                 }
                 checkpointer.write(state, visited, frontier.persist)
                 last_snapshot = clock()
-            if max_depth is not None and depth >= max_depth:
-                budget, reason = "max_depth", ExitReason.BUDGET_EXHAUSTED
+            if book.out_of_budget():
                 break
+            depth = book.depth
             t0 = clock()
             nq = LevelQueue(frontier_dir, depth + 1, limit)
             tail, cap = nq.tail, nq.threshold
@@ -312,50 +299,37 @@ def breadth_first(
                         tail, cap = nq.tail, nq.threshold
                     if monitor.stop:
                         break
-                    if max_states is not None and known >= max_states:
-                        budget, reason = "max_states", ExitReason.BUDGET_EXHAUSTED
+                    why = poll(known, count, frontier, clock, progress, crash)
+                    if why is not None:
+                        book.cut(why)
                         monitor.stop = True
                         break
-                    if (count & 255) == 0:
-                        if checkpointer is not None:
-                            crash_point("state")
-                        now = clock()
-                        if deadline is not None and now >= deadline:
-                            budget, reason = "max_seconds", ExitReason.BUDGET_EXHAUSTED
-                            monitor.stop = True
-                            break
-                        if stop_requested() is not None:  # Ctrl-C or SIGTERM: stop between two states
-                            budget, reason = None, ExitReason.INTERRUPTED
-                            monitor.stop = True
-                            break
-                        if progress is not None:
-                            el = now - start
-                            progress.update(depth + 1, len(frontier), known, known / el if el else 0.0)
                 if monitor.stop:
                     break
-            generated += level_generated
             in_level = False
-            if len(nq) or level_generated:
-                levels.append(LevelStats(depth + 1, len(nq), level_generated, len(nq), clock() - t0))
+            book.level_done(len(nq), level_generated, clock() - t0)
             if monitor.stop:
                 frontier.discard()
             frontier = nq
-            depth += 1
         handled = True
     except KeyboardInterrupt:  # a second signal, or nobody polling: stopped wherever it was
-        reason, budget, handled = ExitReason.INTERRUPTED, None, True
+        book.interrupted()
+        handled = True
     except Exception as e:
         if isinstance(e, (ReplayMismatch, OSError, codec.UnsafeFileError, codec.NotDataError)):
             raise  # not the model's: the search's own (or a crafted checkpoint file)
         at = None if s is None else (s if keeps else rank + count)
-        model_error = ModelRaised(e, s, at, a if n else None, n, depth)
-        reason, budget, handled = ExitReason.INTERRUPTED, None, True
+        model_error = ModelRaised(e, s, at, a if n else None, n, book.depth)
+        book.interrupted()
+        handled = True
     finally:
         polling.__exit__(None, None, None)
         if in_level:  # the level cut short: its new states counted from the visited set, so
             # the levels add up to distinct_states even when it stopped in the middle of a state
-            generated += level_generated + n
-            levels.append(LevelStats(depth + 1, len(nq), level_generated + n, known - before, clock() - t0))
+            book.generated += level_generated + n
+            book.levels.append(
+                LevelStats(book.depth + 1, len(nq), level_generated + n, known - before, clock() - t0)
+            )
         frontier.discard()
         nq.discard()
         if own_work and work is not None:
@@ -375,19 +349,10 @@ def breadth_first(
             progress.close()
     visited.flush()
     if model_error is not None:
-        model_error.depth = depth
-    counted = (
-        reason,
-        budget,
-        levels,
-        generated,
-        cov,
-        label_counts,
-        clock() - start,
-        len(visited),
-        monitor.applied,
-    )
-    return Outcome(*counted, monitor, visited, canon, ample, edges, model_error, frozen)
+        model_error.depth = book.depth
+    counted = book.explored(cov, label_counts, clock() - start, len(visited), monitor.applied)
+    parts = {"monitor": monitor, "visited": visited, "canon": canon, "ample": ample, "edges": edges}
+    return Outcome(**vars(counted), **parts, model_error=model_error, frozen=frozen)
 
 
 class ModelErrorResult(Exception):

@@ -64,9 +64,9 @@ from explorer.engines.spark.session import (
     check_spark_conf,
     probe_master,
 )
-from explorer.search.levels import LevelBook, run_levels
+from explorer.search.levels import run_levels
 from explorer.search.monitor import PropertyMonitor
-from explorer.search.serial import Budgets
+from explorer.search.stopping import Budgets, LevelBook
 from explorer.search.symmetry import symmetry_setup
 
 __all__ = ["SparkExpander", "check_spark", "run"]
@@ -191,15 +191,14 @@ class SparkExpander:
     def driver_level(self) -> None:
         """Expand one level in this process, exactly as ``bfs`` does (mid-level stops included),
         with the checks the Spark tasks make (:func:`expand_ranked`)."""
-        clock, deadline = self.options.clock, self.book.deadline
+        clock, book = self.options.clock, self.book
         t0 = clock()
-        job, level, visited = self.job, self.book.depth, self.visited
+        job, level, visited = self.job, book.depth, self.visited
         assert visited is not None
         acc = Acc()
         new_keys: list[int] = []
         new_fps: list[int] = []
         nxt: list[Any] = []
-        max_states, progress = self.options.max_states, self.options.progress
 
         def new(key: int, t: Any, kind: str) -> bool:
             if t in visited:
@@ -213,18 +212,9 @@ class SparkExpander:
             """Whether ``bfs`` stops after the state of rank ``r`` (the budget noted)."""
             if acc.events and not self.keep_going:
                 return True
-            if max_states is not None and self.distinct + len(nxt) >= max_states:
-                self.book.exhausted("max_states")
-                return True
-            if (r & 255) == 0:
-                now = clock()
-                if deadline is not None and now >= deadline:
-                    self.book.exhausted("max_seconds")
-                    return True
-                if progress is not None:
-                    el, d = now - self.start, self.distinct + len(nxt)
-                    progress.update(level + 1, self.frontier_size, d, d / el if el else 0.0)
-            return False
+            why = book.poll(self.distinct + len(nxt), r, self.frontier, clock, self.options.progress)
+            book.cut(why)
+            return why is not None
 
         reach = [x for x in job.reach if x[1] not in self.monitor.witnesses]
         live = live_recorder(job)
