@@ -224,25 +224,13 @@ def level_synchronous(
     monitor: PropertyMonitor,
     visited: HashVisited | FingerprintVisited,
     exp: Expander,
-    *,
-    workers: int,
-    serial_below: int,
-    budgets: Budgets | None = None,
-    checkpointer: Checkpointer | None = None,
-    progress: Progress | None = None,
-    clock: Callable[[], float] = time.perf_counter,
-    stats: PoolStats | None = None,
+    **parts: Any,
 ) -> Outcome:
     """Explore ``system`` level by level with ``exp`` as the expander, in the driver while a
     level has fewer than ``serial_below`` states, then in ``workers`` forked processes; the
     same counts, levels, violations and witnesses as :func:`explorer.search.serial.breadth_first`.
-
-    ``visited`` holds keys (``exp.key``): Python hashes in a :class:`HashVisited`, or
-    fingerprints in a :class:`FingerprintVisited`, whose places (``at``) the monitor gets as
-    state indices at the end. ``stats`` gets the run's load balance."""
-    run = PoolLevels(
-        system, monitor, visited, exp, workers, serial_below, budgets, checkpointer, progress, clock, stats
-    )
+    ``parts``: those of :class:`PoolLevels` (``workers``, ``serial_below``, ``budgets``, ...)."""
+    run = PoolLevels(system, monitor, visited, exp, **parts)
     run_levels(run, run.book, monitor)
     return run.outcome()
 
@@ -250,7 +238,11 @@ def level_synchronous(
 class PoolLevels:
     """The driver of ``bfs --workers``: the :class:`LevelExpander` whose levels the
     :class:`~explorer.search.pool.Expander` expands in the driver or in a pool of forked
-    workers, merged here against the visited set in rank order (the module's doc tells how)."""
+    workers, merged here against the visited set in rank order (the module's doc tells how).
+
+    ``visited`` holds keys (``exp.key``): Python hashes in a :class:`HashVisited`, or
+    fingerprints in a :class:`FingerprintVisited`, whose places (``at``) the monitor gets as
+    state indices at the end. ``stats`` gets the run's load balance."""
 
     def __init__(
         self,
@@ -258,13 +250,14 @@ class PoolLevels:
         monitor: PropertyMonitor,
         visited: HashVisited | FingerprintVisited,
         exp: Expander,
+        *,
         workers: int,
         serial_below: int,
-        budgets: Budgets | None,
-        checkpointer: Checkpointer | None,
-        progress: Progress | None,
-        clock: Callable[[], float],
-        stats: PoolStats | None,
+        budgets: Budgets | None = None,
+        checkpointer: Checkpointer | None = None,
+        progress: Progress | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+        stats: PoolStats | None = None,
     ):
         self.system, self.monitor, self.visited, self.exp = system, monitor, visited, exp
         self.workers, self.serial_below = workers, serial_below

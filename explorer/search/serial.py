@@ -49,7 +49,7 @@ from explorer.search.monitor import Found, PropertyMonitor
 from explorer.search.progress import Progress
 from explorer.search.reduction import AmpleSets
 from explorer.search.results import Explored, RunLabels, exhaustive_result
-from explorer.search.stopping import Budgets, LevelBook, polled
+from explorer.search.stopping import NO_BUDGETS, Budgets, LevelBook, polled
 from explorer.search.symmetry import Canonicaliser, path_trace, symmetry_notes
 from explorer.search.visited import ReplayMismatch, ordered_successors
 
@@ -110,7 +110,7 @@ def breadth_first(
     monitor: PropertyMonitor,
     visited: Any,
     *,
-    budgets: Budgets | None = None,
+    budgets: Budgets = NO_BUDGETS,
     canon: Canonicaliser | None = None,
     ample: AmpleSets | None = None,
     work: Path | None = None,
@@ -146,7 +146,7 @@ def breadth_first(
     successors = label_counting(system, label_counts) or system.successors
     cov = Coverage()
     snap = checkpointer.snapshot if checkpointer is not None else None
-    book = LevelBook(budgets or Budgets(), clock() - (snap[0]["elapsed"] if snap is not None else 0.0))
+    book = LevelBook(budgets, clock() - (snap[0]["elapsed"] if snap is not None else 0.0))
     poll, crash = book.poll, crash_point if checkpointer is not None else None
     if snap is not None:  # resume: every counter as the snapshot left it
         st, _, files = snap

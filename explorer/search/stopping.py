@@ -34,6 +34,7 @@ from explorer.search.results import Explored
 
 __all__ = [
     "INTERRUPTED",
+    "NO_BUDGETS",
     "Budgets",
     "LevelBook",
     "clear_stop",
@@ -112,6 +113,10 @@ class Budgets:
     max_depth: int | None = None
     max_states: int | None = None
     max_seconds: float | None = None
+
+
+#: no budget at all: a search runs until it is complete
+NO_BUDGETS = Budgets()
 
 
 @dataclass

@@ -62,7 +62,7 @@ Modules
 :mod:`~explorer.engines.spark.levels` (level files, trace paths, winners, the partitions' balance),
 :mod:`~explorer.engines.spark.deltas` (the visited set's deltas to the tasks, persisted levels),
 :mod:`~explorer.engines.spark.liveness` (``eventually`` properties: the graph's records written
-and read), :mod:`~explorer.engines.spark.driver` (the search loop) and
+and read), :mod:`~explorer.engines.spark.driver` (the expander under the shared level loop) and
 :mod:`~explorer.engines.spark.result` (the result).
 """
 

@@ -1,5 +1,6 @@
-"""The driver of the ``spark`` engine: the search loop, levels in the driver or on
-Spark, and the result assembled exactly as ``bfs`` assembles it.
+"""The driver of the ``spark`` engine: the :class:`SparkExpander` the one level-synchronous
+loop (:func:`explorer.search.levels.run_levels`) drives, its levels in the driver or on Spark,
+and the result assembled exactly as ``bfs`` assembles it.
 
 Example
 -------
@@ -110,7 +111,7 @@ class SparkExpander:
     drives. Small levels expand in the driver; once a frontier reaches ``local_frontier``
     states the frontier and the visited set move to Spark, partitioned by fingerprint, and a
     level is one Spark job. Either way a level ends in :meth:`_merge`: its events to the
-    monitor, its counts to the :class:`~explorer.search.levels.LevelBook`, its states to the
+    monitor, its counts to the :class:`~explorer.search.stopping.LevelBook`, its states to the
     level files."""
 
     def __init__(self, system: Any, props: list[Property], options: CheckOptions, run_dir: Path, canon: Any):

@@ -1,7 +1,7 @@
 """The ``spark`` engine's result: its notes, and what it found handed to the one result builder.
 
 :func:`assemble_result` makes the driver's search (the monitor's events and witnesses, the
-counts of its :class:`~explorer.search.levels.LevelBook`, the level files) an
+counts of its :class:`~explorer.search.stopping.LevelBook`, the level files) an
 :class:`~explorer.search.serial.Outcome` for :func:`explorer.search.serial.finish`, as
 ``bfs`` does: the level files are its visited set, counterexamples are replayed from them
 (:meth:`explorer.engines.spark.levels.LevelStore.path`).
