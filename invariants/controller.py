@@ -821,8 +821,9 @@ def properties(config: ControllerConfig) -> list[Property]:
         always(
             "no_leaderless_partition_when_quiet",
             no_leaderless_partition_when_quiet(sys),
-            "once quiet, no partition lacks a live leader while a live ISR member exists "
-            "(seed 002 OfflinePartition election on broker failure)",
+            "once quiet, no partition lacks a live leader while a live ISR member exists, or, where its "
+            "topic allows unclean election, a live assigned replica (seed 002 OfflinePartition election "
+            "on broker failure; TopicUncleanLeaderElectionEnable -> triggerOnlinePartitionStateChange)",
             applies=serving,
         ),
         transition(

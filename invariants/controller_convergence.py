@@ -306,9 +306,15 @@ def replica_states_match_liveness(sys: ControllerSystem) -> Any:
 def no_leaderless_partition_when_quiet(sys: ControllerSystem) -> Any:
     ppt = sys.ppt
 
+    cfg = sys.cfg
+    static_unclean = tuple(cfg.unclean(p) for p in range(sys.np))
+    replicas = sys.replicas
+
     def check(s: State) -> bool:
-        """When quiet, every partition with a live, registered ISR member (of a topic not queued
-        for deletion) has a live leader."""
+        """When quiet, every partition (of a topic not queued for deletion) with a live,
+        registered ISR member has a live leader; and so does one with a live, registered
+        assigned replica when its topic allows unclean election (statically or since
+        ``TopicUncleanLeaderElectionEnable``)."""
         if not serving(s):
             return True
         zk = s.zk
@@ -324,6 +330,9 @@ def no_leaderless_partition_when_quiet(sys: ControllerSystem) -> Any:
             if z.leader != NO_LEADER and up(z.leader):
                 continue
             if any(up(r) for r in z.isr):
+                return False
+            unclean = static_unclean[p] or (p // ppt) in zk.unclean_dyn
+            if unclean and any(up(r) for r in (zk.ar[p] if zk.ar else replicas[p])):
                 return False
         return True
 

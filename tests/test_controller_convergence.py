@@ -286,3 +286,30 @@ def test_isr_change_notifications_are_sequential() -> None:
     )
     _, t = sys_.zookeeper.serve(s, 0)
     assert t.zk.isr_changes == ((0, 2),)
+
+
+def test_unclean_enable_without_an_election_leaves_a_partition_leaderless(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``no_leaderless_partition_when_quiet`` counts a live assigned replica once the topic allows
+    unclean election: it fails when ``TopicUncleanLeaderElectionEnable`` triggers no
+    ``triggerOnlinePartitionStateChange(topic)`` (the fresh measure's survivor ``admin.py:100``,
+    its handler dropped), and holds on the same configuration as written."""
+    from model.controller.admin import AdminWorkflows
+    from model.controller.events import TopicUncleanLeaderElectionEnable
+
+    # two crashes and a restart: the follower dies (the ISR shrinks to the leader), comes back
+    # outside the ISR, the leader dies: only an unclean election gives the partition a leader
+    path, only = SMALL, "no_leaderless_partition_when_quiet"
+    keys = ["max_unclean_enables=1", "max_crashes=2", "max_restarts=1"]
+    assert not run(path, keys, only).violations
+    real = AdminWorkflows.admin_event
+
+    def forgets_the_topic(self: AdminWorkflows, c: object, ev: object) -> None:
+        if type(ev) is not TopicUncleanLeaderElectionEnable:
+            real(self, c, ev)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(AdminWorkflows, "admin_event", forgets_the_topic)
+    bad = run(path, keys, only)
+    assert [(v.property, v.length) for v in bad.violations] == [(only, 17)]
+    assert any(st.action_kind == "AdminEnableUnclean" for st in bad.violations[0].trace)
