@@ -62,11 +62,13 @@ from model.controller import ControllerSystem, State
 from model.controller.actions import Deliver, ProcessEvent, ZkServe
 from model.controller.events import (
     AutoPreferredReplicaLeaderElection,
+    ReplicaLeaderElection,
     TopicDeletionStopReplicaResponseError,
     TopicDeletionStopReplicaResponseReceived,
 )
 from model.controller.messages import (
     BROKER_REQUESTS,
+    GetTopicPartitionStates,
     LeaderAndIsrRequest,
     StopReplicaRequest,
     UpdateMetadataRequest,
@@ -175,6 +177,48 @@ def auto_rebalance_follows_imbalance(sys: ControllerSystem):
         leader.imbalance.per.broker.percentage with a partition left to elect (seed 002)."""
         started = t.nodes[a.broker].pending is not None
         return started == bool(auto_rebalance_candidates(s.nodes[a.broker].ctx, ppt, percentage))
+
+    return check
+
+
+def admin_unclean_election_elects_leaderless(sys: ControllerSystem) -> Any:
+    """The transition property over the processing of an admin ``ReplicaLeaderElection``."""
+    ppt = sys.ppt
+    gone = PartitionState.NonExistentPartition
+
+    def check(s: State, a: Any, t: State) -> bool:
+        """A controller processing ``ReplicaLeaderElection(ElectionType.UNCLEAN,
+        AdminClientTriggered)`` reads for election exactly the partitions of its context (not
+        queued for deletion) whose leader is not in ``liveBrokerIds`` (none, dead or shutting
+        down); the others get ElectionNotNeeded (Kafka 2.x ``processReplicaLeaderElection``;
+        seed 002: allowUnclean).
+
+        >>> from model.controller import ControllerConfig
+        >>> sys = ControllerSystem(ControllerConfig(max_admin_unclean_elections=1))
+        >>> s = sys.init_states()[0]
+        >>> check = admin_unclean_election_elects_leaderless(sys)
+        >>> check(s, ProcessEvent(0, ReplicaLeaderElection()), s)  # the leader is live: no read
+        True
+        >>> n = s.nodes[0]
+        >>> check(s, ProcessEvent(0, ReplicaLeaderElection()), s._replace(
+        ...     nodes=(n._replace(zk_out=(GetTopicPartitionStates((0,)),)), *s.nodes[1:])))
+        False
+        """
+        before = s.nodes[a.broker]
+        ctx = before.ctx
+        if ctx is None:
+            return True  # not the controller: the event is dropped
+        live = {b for b, e in enumerate(ctx.live) if e and b not in ctx.shutting}
+        expected = tuple(
+            p
+            for p, z in enumerate(ctx.leaders)
+            if z is not None
+            and ctx.pstates[p] != gone
+            and p // ppt not in ctx.deleting
+            and z.leader not in live
+        )
+        sent = t.nodes[a.broker].zk_out[len(before.zk_out) :]
+        return tuple(p for q in sent if type(q) is GetTopicPartitionStates for p in q.partitions) == expected
 
     return check
 
@@ -326,6 +370,10 @@ def _processes_auto_rebalance(s: State, a: Any, t: State) -> bool:
     return type(a) is ProcessEvent and type(a.event) is AutoPreferredReplicaLeaderElection
 
 
+def _processes_admin_unclean_election(s: State, a: Any, t: State) -> bool:
+    return type(a) is ProcessEvent and type(a.event) is ReplicaLeaderElection
+
+
 def _zk_changed(s: State, a: Any, t: State) -> bool:
     return t.zk is not s.zk
 
@@ -400,6 +448,17 @@ def fidelity_properties(
                 "callbacks.stopReplicaResponseCallback; StopReplicaRequest.getErrorResponse)",
                 applies=_delivers_stop_replica,
                 guard=_is_deliver if deliver_guard is None else deliver_guard,
+            )
+        )
+    if config.max_admin_unclean_elections:
+        props.append(
+            transition(
+                "admin_unclean_election_elects_leaderless",
+                admin_unclean_election_elects_leaderless(sys),
+                "an admin unclean election (ElectLeaders, ElectionType.UNCLEAN) elects exactly the "
+                "partitions, not queued for deletion, whose leader is not a live broker "
+                "(processReplicaLeaderElection: ElectionNotNeeded for the others; seed 002 allowUnclean)",
+                guard=_processes_admin_unclean_election,
             )
         )
     if config.auto_leader_rebalance:

@@ -415,3 +415,66 @@ def test_no_request_for_a_deleted_topic_holds_and_catches_a_kept_leadership(
     bad = check_bfs(build(c), props, model="controller", config=c)
     assert [v.property for v in bad.violations] == ["no_request_for_a_deleted_topic"]
     assert len(bad.violations[0].trace) - 1 == 29
+
+
+# release entry controller-admin-unclean-election-shutdown: an admin unclean election with a
+# controlled shutdown, a crash and a restart
+UNCLEAN_SHUTDOWN = [
+    "brokers=2", "replication_factor=2", "max_crashes=1", "max_restarts=1", "max_session_expiries=0",
+    "send_update_metadata=false", "max_admin_unclean_elections=1", "max_controlled_shutdowns=1",
+]  # fmt: skip
+UNCLEAN_SHUTDOWN_STATES = 217844
+
+
+def _admin_unclean_elects(monkeypatch: pytest.MonkeyPatch, keep: tuple[int, ...]) -> None:
+    """The fresh measure's survivors ``admin.py:117`` (an operand of the ``or`` dropped): of the
+    leader conditions (-1, dead, shutting down) only those in ``keep`` elect; without the first,
+    a leader of -1 is read as the last broker's (``ctx.live[-1]``) liveness."""
+    from model.controller.admin import AdminWorkflows
+    from model.controller.messages import S_ADMIN_UNCLEAN
+    from model.controller.program import ElectLeaderForPartitions
+
+    def elects(self: AdminWorkflows, c: object) -> None:
+        ctx = c.ctx  # type: ignore[attr-defined]
+
+        def invalid(leader: int) -> bool:
+            why = (leader == -1, not ctx.live[leader], leader in ctx.shutting)
+            return any(why[i] for i in keep)
+
+        elect = tuple(
+            p
+            for p, z in enumerate(ctx.leaders)
+            if z is not None
+            and ctx.pstates[p] != PartitionState.NonExistentPartition
+            and not c.is_topic_queued_up_for_deletion(p)  # type: ignore[attr-defined]
+            and invalid(z.leader)
+        )
+        if elect:
+            self.kafka_controller.run(c, (ElectLeaderForPartitions(S_ADMIN_UNCLEAN, elect),))
+
+    monkeypatch.setattr(AdminWorkflows, "process_replica_leader_election_unclean", elects)
+
+
+@pytest.mark.slow  # about 12 CPU-s
+def test_admin_unclean_election_elects_every_leaderless_partition() -> None:
+    """``admin_unclean_election_elects_leaderless`` and every other property hold on the release
+    entry's configuration (its state count pinned)."""
+    c = load_config(ControllerConfig, None, UNCLEAN_SHUTDOWN)
+    good = check_bfs(build(c), spec.properties(c), model="controller", config=c, keep_going=True)
+    assert good.distinct_states == UNCLEAN_SHUTDOWN_STATES and not good.violations
+
+
+@pytest.mark.slow  # 3 to 6 CPU-s each
+@pytest.mark.parametrize(("keep", "length"), [((1, 2), 20), ((0, 1), 8)])
+def test_admin_unclean_election_property_catches_a_dropped_condition(
+    monkeypatch: pytest.MonkeyPatch, keep: tuple[int, ...], length: int
+) -> None:
+    """The property fails when a leader of -1 (``keep = (1, 2)``, 20 steps) or a shutting-down
+    leader (``(0, 1)``, 8 steps) is not elected."""
+    c = load_config(ControllerConfig, None, UNCLEAN_SHUTDOWN)
+    _admin_unclean_elects(monkeypatch, keep)
+    only = [p for p in spec.properties(c) if p.name == "admin_unclean_election_elects_leaderless"]
+    bad = check_bfs(build(c), only, model="controller", config=c)
+    assert [(v.property, v.length) for v in bad.violations] == [
+        ("admin_unclean_election_elects_leaderless", length)
+    ]
