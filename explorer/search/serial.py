@@ -1,6 +1,7 @@
 """The one serial breadth-first search, composed of parts the engine chooses.
 
-:func:`breadth_first` explores a system level by level. What varies is handed in:
+:func:`breadth_first` explores a system level by level: :class:`SerialLevels`, the in-process
+expander of the one loop (:func:`explorer.search.loop.run_levels`). What varies is handed in:
 
 * the visited set (:mod:`explorer.search.visited`): :class:`~explorer.search.visited.StateVisited`
   (every state and its parent, exact) or :class:`~explorer.search.visited.FingerprintVisited`
@@ -45,6 +46,7 @@ from explorer.search.checkpoint import crash_point, write_snapshot
 from explorer.search.coverage import Coverage, label_counting
 from explorer.search.frontier import LevelQueue
 from explorer.search.liveness import check_liveness
+from explorer.search.loop import run_levels
 from explorer.search.monitor import Found, PropertyMonitor
 from explorer.search.progress import Progress
 from explorer.search.reduction import AmpleSets
@@ -53,7 +55,7 @@ from explorer.search.stopping import NO_BUDGETS, Budgets, LevelBook, polled
 from explorer.search.symmetry import Canonicaliser, path_trace, symmetry_notes
 from explorer.search.visited import ReplayMismatch, ordered_successors
 
-__all__ = ["Budgets", "Checkpointer", "ModelRaised", "Outcome", "breadth_first", "finish"]
+__all__ = ["Budgets", "Checkpointer", "ModelRaised", "Outcome", "SerialLevels", "breadth_first", "finish"]
 
 
 @dataclass
@@ -128,113 +130,188 @@ def breadth_first(
     files in ``work``. With ``eventually`` properties (``monitor.live``) every edge is kept,
     which needs the exact visited set.
     """
-    keeps = visited.keeps_states
-    edges: dict[Any, list[tuple[Any, Any]]] | None = {} if monitor.live else None
-    if edges is not None and not keeps:
-        raise ValueError("eventually properties need the exact visited set (StateVisited)")
-    own_work = work is None and frontier_batch is not None
-    if own_work:
-        work = Path(tempfile.mkdtemp(prefix="kafka-mc-frontier-"))
-    frontier_dir = (work / "frontier") if work is not None else Path(".")
-    if work is not None:
-        frontier_dir.mkdir(exist_ok=True)
-        for stale in frontier_dir.iterdir():
-            stale.unlink()
-    limit = sys.maxsize if frontier_batch is None else frontier_batch
-    is_terminal = getattr(system, "is_terminal", None)
-    label_counts: dict[Any, int] = {}
-    successors = label_counting(system, label_counts) or system.successors
-    cov = Coverage()
-    snap = checkpointer.snapshot if checkpointer is not None else None
-    book = LevelBook(budgets, clock() - (snap[0]["elapsed"] if snap is not None else 0.0))
-    poll, crash = book.poll, crash_point if checkpointer is not None else None
-    if snap is not None:  # resume: every counter as the snapshot left it
-        st, _, files = snap
-        book.generated, book.depth, book.levels = st["generated"], st["depth"], st["levels"]
-        cov.enabled.update(st["enabled"])
-        cov.new.update(st["new"])
-        cov.sample.update(st["sample"])
-        label_counts.update(st["label_counts"])
-        monitor.restore(st)
-        linked = []
-        for k, f in enumerate(files):
-            dst = frontier_dir / f"R{k:06d}.bin"
-            dst.hardlink_to(f)
-            linked.append(dst)
-        frontier = LevelQueue(frontier_dir, book.depth, limit, linked, st["frontier_size"])
-    else:
-        frontier = LevelQueue(frontier_dir, 0, limit)
-    known = len(visited)
-    enabled, new_by, sample = cov.enabled, cov.new, cov.sample
-    check_state, record = monitor.check_state, monitor.record
-    trans_groups, applies_trans = monitor.trans_groups, monitor.applies_trans
-    trans_failed: list[tuple[int, Any]] = []
-    add = visited.add
-    # the exact set's insert inlined (one hash of t; measured: 5% of controller-ref's time
-    # went to the call and its link argument)
-    setdefault = visited.parents.setdefault if keeps else None
-    parents_len: Callable[[], int] = visited.parents.__len__ if keeps else int
-    start = book.start
-    last_snapshot = clock()
-    model_error: ModelRaised | None = None
-    s = a = None
-    n = level_generated = before = count = rank = 0
-    in_level = False
-    nq = frontier
-    t0 = clock()
-    if snap is None:
-        generated = 0
+    search = SerialLevels(
+        system, monitor, visited, budgets, canon, ample, work, frontier_batch, checkpointer, progress, clock
+    )
+    run_levels(search, search.book, monitor)
+    return search.outcome()
+
+
+class SerialLevels:
+    """The serial search as the :class:`~explorer.search.loop.LevelExpander` of the one loop:
+    every level expanded in this process, each successor merged against the visited set as it
+    is generated (:func:`breadth_first` tells the parts). The model's own exceptions end the
+    search with a partial result (:class:`ModelRaised`)."""
+
+    def __init__(
+        self,
+        system: Any,
+        monitor: PropertyMonitor,
+        visited: Any,
+        budgets: Budgets,
+        canon: Canonicaliser | None,
+        ample: AmpleSets | None,
+        work: Path | None,
+        frontier_batch: int | None,
+        checkpointer: Checkpointer | None,
+        progress: Progress | None,
+        clock: Callable[[], float],
+    ):
+        self.system, self.monitor, self.visited, self.canon, self.ample = (
+            system,
+            monitor,
+            visited,
+            canon,
+            ample,
+        )
+        self.checkpointer, self.progress, self.clock = checkpointer, progress, clock
+        self.keeps = keeps = visited.keeps_states
+        self.edges: dict[Any, list[tuple[Any, Any]]] | None = {} if monitor.live else None
+        if self.edges is not None and not keeps:
+            raise ValueError("eventually properties need the exact visited set (StateVisited)")
+        self.own_work = work is None and frontier_batch is not None
+        if self.own_work:
+            work = Path(tempfile.mkdtemp(prefix="kafka-mc-frontier-"))
+        self.work = work
+        self.frontier_dir = frontier_dir = (work / "frontier") if work is not None else Path(".")
+        if work is not None:
+            frontier_dir.mkdir(exist_ok=True)
+            for stale in frontier_dir.iterdir():
+                stale.unlink()
+        self.limit = limit = sys.maxsize if frontier_batch is None else frontier_batch
+        self.label_counts: dict[Any, int] = {}
+        self.successors = label_counting(system, self.label_counts) or system.successors
+        self.cov = cov = Coverage()
+        snap = checkpointer.snapshot if checkpointer is not None else None
+        self.book = book = LevelBook(budgets, clock() - (snap[0]["elapsed"] if snap is not None else 0.0))
+        if snap is not None:  # resume: every counter as the snapshot left it
+            st, _, files = snap
+            book.generated, book.depth, book.levels = st["generated"], st["depth"], st["levels"]
+            cov.enabled.update(st["enabled"])
+            cov.new.update(st["new"])
+            cov.sample.update(st["sample"])
+            self.label_counts.update(st["label_counts"])
+            monitor.restore(st)
+            linked = []
+            for k, f in enumerate(files):
+                dst = frontier_dir / f"R{k:06d}.bin"
+                dst.hardlink_to(f)
+                linked.append(dst)
+            self.frontier = LevelQueue(frontier_dir, book.depth, limit, linked, st["frontier_size"])
+        else:
+            self.frontier = LevelQueue(frontier_dir, 0, limit)
+        self.nq = self.frontier
+        self.known = len(visited)
+        self.last_snapshot = clock()
+        self.model_error: ModelRaised | None = None
+        #: the state being expanded, its rank in the level, its last action and how many it took
+        self.s: Any = None
+        self.a: Any = None
+        self.rank = self.count = self.n = 0
+        self.gc_was_enabled = gc.isenabled()
+        self.frozen = self.released = False
+        self.polling = polled()
+        if snap is None:  # the initial states, before the search pauses the collector
+            t0, generated = clock(), 0
+            try:
+                for k, s in enumerate(system.init_states()):
+                    generated += 1
+                    if canon is not None:
+                        s = canon(s)
+                    if visited.add_initial(s, k):
+                        self.known += 1
+                        self.frontier.tail.append(s)
+                        monitor.check_state(s, s if keeps else self.known - 1)
+                    self.s = s
+            except Exception as e:  # the model's own code raised: reported with the partial result
+                self.model_error = ModelRaised(e, None, None, None, 0, 0)
+                book.interrupted()
+                monitor.stop = True
+            book.initial(len(self.frontier), generated, clock() - t0)
+
+    def initial(self) -> None:
+        """The collector paused and signals polled for the search (the initial states are in).
+
+        States are immutable tuples: the search makes no reference cycles, so the cyclic
+        collector only re-scans the ever-growing visited set (measured: 35-45% of the time on
+        controller-ref, with the same peak memory without it)."""
+        gc.disable()
+        self.polling.__enter__()
+
+    def pending(self) -> int:
+        """The states of the next level."""
+        return len(self.frontier)
+
+    def between(self) -> None:
+        """A checkpoint, when one is due."""
+        checkpointer, clock = self.checkpointer, self.clock
+        if checkpointer is None or clock() - self.last_snapshot < checkpointer.every:
+            return
+        book, cov = self.book, self.cov
+        state = {
+            "generated": book.generated,
+            "known": self.known,
+            "depth": book.depth,
+            "levels": book.levels,
+            "enabled": dict(cov.enabled),
+            "new": dict(cov.new),
+            "sample": dict(cov.sample),
+            "label_counts": dict(self.label_counts),
+            **self.monitor.snapshot(),
+            "checks_left": self.visited.checks_left,
+            "elapsed": clock() - book.start,
+            "frontier_size": len(self.frontier),
+        }
         try:
-            for k, s in enumerate(system.init_states()):
-                generated += 1
-                if canon is not None:
-                    s = canon(s)
-                if visited.add_initial(s, k):
-                    known += 1
-                    frontier.tail.append(s)
-                    check_state(s, s if keeps else known - 1)
-        except Exception as e:  # the model's own code raised: reported with the partial result
-            model_error = ModelRaised(e, None, None, None, 0, 0)
-            book.interrupted()
-            monitor.stop = True
-        book.initial(len(frontier), generated, clock() - t0)
-    # States are immutable tuples: the search makes no reference cycles, so the cyclic
-    # collector only re-scans the ever-growing visited set (measured: 35-45% of the time
-    # on controller-ref, with the same peak memory without it). Paused for the search.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    frozen = handled = False
-    polling = polled()
-    try:
-        polling.__enter__()
-        while len(frontier) and not monitor.stop:
-            if checkpointer is not None and clock() - last_snapshot >= checkpointer.every:
-                state = {
-                    "generated": book.generated,
-                    "known": known,
-                    "depth": book.depth,
-                    "levels": book.levels,
-                    "enabled": dict(enabled),
-                    "new": dict(new_by),
-                    "sample": dict(sample),
-                    "label_counts": dict(label_counts),
-                    **monitor.snapshot(),
-                    "checks_left": visited.checks_left,
-                    "elapsed": clock() - start,
-                    "frontier_size": len(frontier),
-                }
-                checkpointer.write(state, visited, frontier.persist)
-                last_snapshot = clock()
-            if book.out_of_budget():
-                break
-            depth = book.depth
-            t0 = clock()
-            nq = LevelQueue(frontier_dir, depth + 1, limit)
-            tail, cap = nq.tail, nq.threshold
-            level_generated = n = 0
-            before, in_level = known, True
-            rank = known - len(frontier)  # index of the level's first state
-            count = -1
+            checkpointer.write(state, self.visited, self.frontier.persist)
+        except Exception as e:
+            self._raised(e)
+        self.last_snapshot = clock()
+
+    def _raised(self, e: Exception) -> None:
+        """The model's code raised ``e`` (re-raised if it is the search's own): the search ends
+        with what it found, the error kept for :func:`finish`."""
+        if isinstance(e, (ReplayMismatch, OSError, codec.UnsafeFileError, codec.NotDataError)):
+            raise e  # not the model's: the search's own (or a crafted checkpoint file)
+        s, n = self.s, self.n
+        at = None if s is None else (s if self.keeps else self.rank + self.count)
+        self.model_error = ModelRaised(e, s, at, self.a if n else None, n, self.book.depth)
+        self.book.interrupted()
+        self.monitor.stop = True
+
+    def expand_level(self) -> None:
+        """One level: each state's successors checked and merged in breadth-first order, the
+        level cut after the state where a violation, a budget or a signal stops the search."""
+        monitor, visited, canon, ample, clock = self.monitor, self.visited, self.canon, self.ample, self.clock
+        book, frontier, keeps, edges, progress = (
+            self.book,
+            self.frontier,
+            self.keeps,
+            self.edges,
+            self.progress,
+        )
+        successors, is_terminal = self.successors, getattr(self.system, "is_terminal", None)
+        enabled, new_by, sample = self.cov.enabled, self.cov.new, self.cov.sample
+        check_state, record = monitor.check_state, monitor.record
+        trans_groups, applies_trans = monitor.trans_groups, monitor.applies_trans
+        trans_failed: list[tuple[int, Any]] = []
+        add = visited.add
+        # the exact set's insert inlined (one hash of t; measured: 5% of controller-ref's time
+        # went to the call and its link argument)
+        setdefault = visited.parents.setdefault if keeps else None
+        parents_len: Callable[[], int] = visited.parents.__len__ if keeps else int
+        poll, crash = book.poll, crash_point if self.checkpointer is not None else None
+        known = self.known
+        s, a = self.s, self.a
+        depth = book.depth
+        t0 = clock()
+        nq = self.nq = LevelQueue(self.frontier_dir, depth + 1, self.limit)
+        tail, cap = nq.tail, nq.threshold
+        level_generated = n = 0
+        before, done = known, False
+        rank = known - len(frontier)  # index of the level's first state
+        count = -1
+        try:
             for states in frontier.batches():
                 for s in states:
                     count += 1
@@ -306,53 +383,78 @@ def breadth_first(
                         break
                 if monitor.stop:
                     break
-            in_level = False
+            done = True
+        except Exception as e:
+            self.s, self.a, self.n, self.rank, self.count = s, a, n, rank, count
+            self._raised(e)
+        finally:
+            self.s, self.a, self.n, self.rank, self.count, self.known = s, a, n, rank, count, known
+            if not done:  # the level cut short: its new states counted from the visited set, so
+                # the levels add up to distinct_states even when it stopped in the middle of a state
+                book.generated += level_generated + n
+                book.levels.append(
+                    LevelStats(depth + 1, len(nq), level_generated + n, known - before, clock() - t0)
+                )
+        if done:
             book.level_done(len(nq), level_generated, clock() - t0)
             if monitor.stop:
                 frontier.discard()
-            frontier = nq
-        handled = True
-    except KeyboardInterrupt:  # a second signal, or nobody polling: stopped wherever it was
-        book.interrupted()
-        handled = True
-    except Exception as e:
-        if isinstance(e, (ReplayMismatch, OSError, codec.UnsafeFileError, codec.NotDataError)):
-            raise  # not the model's: the search's own (or a crafted checkpoint file)
-        at = None if s is None else (s if keeps else rank + count)
-        model_error = ModelRaised(e, s, at, a if n else None, n, book.depth)
-        book.interrupted()
-        handled = True
-    finally:
-        polling.__exit__(None, None, None)
-        if in_level:  # the level cut short: its new states counted from the visited set, so
-            # the levels add up to distinct_states even when it stopped in the middle of a state
-            book.generated += level_generated + n
-            book.levels.append(
-                LevelStats(book.depth + 1, len(nq), level_generated + n, known - before, clock() - t0)
-            )
-        frontier.discard()
-        nq.discard()
-        if own_work and work is not None:
+            self.frontier = nq
+
+    def done(self) -> None:
+        """Nothing to finish: :meth:`outcome` releases the parts."""
+
+    def interrupted(self) -> None:
+        """A second signal, or nobody polling: stopped wherever it was (the level counted)."""
+
+    def close(self) -> None:
+        """The search failed: its parts released, the collector back on (nothing frozen)."""
+        self._release(handled=False)
+
+    def _release(self, handled: bool) -> None:
+        """The frontier files and the work folder removed, signals no longer polled, the
+        progress line closed, the collector back on; a search that ended as it should
+        (``handled``) freezes its objects first."""
+        if self.released:
+            return
+        self.released = True
+        self.polling.__exit__(None, None, None)
+        self.frontier.discard()
+        self.nq.discard()
+        if self.own_work and self.work is not None:
             import shutil
 
-            shutil.rmtree(work, ignore_errors=True)
-        if gc_was_enabled:
+            shutil.rmtree(self.work, ignore_errors=True)
+        if self.gc_was_enabled:
             # The search's objects go to the permanent generation first: re-enabled over the
             # millions of objects made while it was paused, the collector's first passes took
             # 2.6 s after 1M states of controller-ref, and more while the result was built.
             # Unfrozen by finish() once the result is built.
             if handled and gc.get_freeze_count() == 0:  # not when an exception leaves the search
                 gc.freeze()
-                frozen = True
+                self.frozen = True
             gc.enable()
-        if progress is not None:
-            progress.close()
-    visited.flush()
-    if model_error is not None:
-        model_error.depth = book.depth
-    counted = book.explored(cov, label_counts, clock() - start, len(visited), monitor.applied)
-    parts = {"monitor": monitor, "visited": visited, "canon": canon, "ample": ample, "edges": edges}
-    return Outcome(**vars(counted), **parts, model_error=model_error, frozen=frozen)
+        if self.progress is not None:
+            self.progress.close()
+
+    def outcome(self) -> Outcome:
+        """What the search found, for :func:`finish`."""
+        self._release(handled=True)
+        visited, monitor, book = self.visited, self.monitor, self.book
+        visited.flush()
+        if self.model_error is not None:
+            self.model_error.depth = book.depth
+        counted = book.explored(
+            self.cov, self.label_counts, self.clock() - book.start, len(visited), monitor.applied
+        )
+        parts = {
+            "monitor": monitor,
+            "visited": visited,
+            "canon": self.canon,
+            "ample": self.ample,
+            "edges": self.edges,
+        }
+        return Outcome(**vars(counted), **parts, model_error=self.model_error, frozen=self.frozen)
 
 
 class ModelErrorResult(Exception):

@@ -1,5 +1,5 @@
 """The driver of the ``spark`` engine: the :class:`SparkExpander` the one level-synchronous
-loop (:func:`explorer.search.levels.run_levels`) drives, its levels in the driver or on Spark,
+loop (:func:`explorer.search.loop.run_levels`) drives, its levels in the driver or on Spark,
 and the result assembled exactly as ``bfs`` assembles it.
 
 Example
@@ -65,7 +65,7 @@ from explorer.engines.spark.session import (
     check_spark_conf,
     probe_master,
 )
-from explorer.search.levels import run_levels
+from explorer.search.loop import run_levels
 from explorer.search.monitor import PropertyMonitor
 from explorer.search.stopping import Budgets, LevelBook
 from explorer.search.symmetry import symmetry_setup
@@ -107,7 +107,7 @@ WAIT_UPTO = 8
 
 
 class SparkExpander:
-    """One run of the spark engine: the expander :func:`~explorer.search.levels.run_levels`
+    """One run of the spark engine: the expander :func:`~explorer.search.loop.run_levels`
     drives. Small levels expand in the driver; once a frontier reaches ``local_frontier``
     states the frontier and the visited set move to Spark, partitioned by fingerprint, and a
     level is one Spark job. Either way a level ends in :meth:`_merge`: its events to the
