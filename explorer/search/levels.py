@@ -306,7 +306,9 @@ class PoolLevels:
             self.st,
         )
         workers, cov, progress = self.workers, self.cov, self.progress
-        poll = book.poll
+        poll, max_states = book.poll, book.budgets.max_states
+        if max_states is None:  # poll is called only where it may stop the search
+            max_states = 1 << 63
         lean = isinstance(visited, FingerprintVisited)
         seen: Any = visited.parents if isinstance(visited, HashVisited) else None
         frontier_hashes, owner, pool, gmaps = self.frontier_hashes, self.owner, self.pool, self.gmaps
@@ -386,6 +388,8 @@ class PoolLevels:
             if pos >= stop_rank:
                 cut = pos
                 break
+            if known + len(new_hashes) < max_states and pos & 255:
+                continue
             why = poll(known + len(new_hashes), pos, frontier_hashes, clock, progress, crash_point)
             if why is not None:
                 cut, cut_budget = pos, why

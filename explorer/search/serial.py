@@ -301,6 +301,9 @@ class SerialLevels:
         setdefault = visited.parents.setdefault if keeps else None
         parents_len: Callable[[], int] = visited.parents.__len__ if keeps else int
         poll, crash = book.poll, crash_point if self.checkpointer is not None else None
+        max_states = book.budgets.max_states  # poll is called only where it may stop the search
+        if max_states is None:
+            max_states = sys.maxsize
         known = self.known
         s, a = self.s, self.a
         depth = book.depth
@@ -376,6 +379,8 @@ class SerialLevels:
                         tail, cap = nq.tail, nq.threshold
                     if monitor.stop:
                         break
+                    if known < max_states and count & 255:
+                        continue
                     why = poll(known, count, frontier, clock, progress, crash)
                     if why is not None:
                         book.cut(why)
