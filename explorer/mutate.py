@@ -561,7 +561,14 @@ def run_mutants(
                 }
         status = mutant_status(cells, crash_kills) if run else NOT_COVERED
         rec.update(status=status, seconds=round(time.monotonic() - t0, 1), cells=cells)
-        say(f"{rec['status']:>9}  {name}  ({rec['seconds']} s)")
+        moved = [
+            n
+            for n, c in cells.items()
+            if status == SURVIVED
+            and c.get("distinct_states") not in (None, base_cells.get(n, {}).get("distinct_states"))
+        ]
+        note = f"; state count moved on {len(moved)} entries, e.g. {moved[0]}" if moved else ""
+        say(f"{rec['status']:>9}  {name}  ({rec['seconds']} s{note})")
         keep("mutant", rec)
         return rec
 

@@ -22,6 +22,7 @@ __all__ = [
     "format_matrix",
     "mutant_status",
     "score_of",
+    "survivor_triage",
 ]
 
 #: statuses of one mutant on one entry (and of a mutant overall)
@@ -73,6 +74,34 @@ def score_of(mutants: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def survivor_triage(doc: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The survivors of a run split by what they did to the state space: (those that moved
+    some entry's distinct-state count from the baseline's: their behaviour changed and no
+    property saw it, so a property or an entry is missing; those that left every count as the
+    baseline's: most often equivalent, to be listed with a reason or shown otherwise).
+
+    >>> doc = {"baseline": {"e": {"distinct_states": 10}}, "mutants": [
+    ...     {"name": "a", "status": "survived", "cells": {"e": {"distinct_states": 12}}},
+    ...     {"name": "b", "status": "survived", "cells": {"e": {"distinct_states": 10}}},
+    ...     {"name": "c", "status": "killed", "cells": {"e": {"distinct_states": 3}}}]}
+    >>> survivor_triage(doc)
+    (['a'], ['b'])
+    """
+    base = {n: c.get("distinct_states") for n, c in (doc.get("baseline") or {}).items()}
+    moved: list[str] = []
+    same: list[str] = []
+    for m in doc["mutants"]:
+        if m["status"] != SURVIVED:
+            continue
+        counts = [
+            (c.get("distinct_states"), base.get(n))
+            for n, c in m["cells"].items()
+            if c.get("distinct_states") is not None and base.get(n) is not None
+        ]
+        (moved if any(a != b for a, b in counts) else same).append(m["name"])
+    return moved, same
+
+
 def _cell_text(c: dict[str, Any] | None) -> str:
     if c is None:
         return "-"
@@ -100,6 +129,12 @@ def format_matrix(doc: dict[str, Any]) -> str:
         f"({s['survived']} survived, {s.get(NOT_COVERED, 0)} not covered, {s['timeout']} timeout, "
         f"{s['crashed']} crashed, {s['equivalent']} equivalent)"
     )
+    moved, same = survivor_triage(doc)
+    if moved or same:
+        lines.append(
+            f"survivors: {len(moved)} moved some entry's state count (behaviour changed, no property "
+            f"saw it), {len(same)} left every count as the baseline's (equivalent candidates)"
+        )
     cov = doc.get("line_coverage")
     if cov and cov.get("statements"):
         missed = cov["statements"] - cov["executed"]
