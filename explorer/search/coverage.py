@@ -91,6 +91,23 @@ class Expansions:
         return cached[0], True
 
 
+def _defined_together(cls: type, fast: str, slow: str) -> bool:
+    """Whether class ``cls`` has method ``fast`` from the class that also gives it ``slow`` (so a
+    subclass or a wrapper that redefines ``slow`` alone is not bypassed by an inherited or
+    delegated ``fast``).
+
+    >>> class A:
+    ...     def f(self): ...
+    ...     def g(self): ...
+    >>> class B(A):
+    ...     def g(self): ...
+    >>> _defined_together(A, "f", "g"), _defined_together(B, "f", "g"), _defined_together(int, "f", "g")
+    (True, False, False)
+    """
+    owner = {name: next((k for k in cls.__mro__ if name in k.__dict__), None) for name in (fast, slow)}
+    return owner[fast] is not None and owner[fast] is owner[slow]
+
+
 def label_counting(system: Any, counts: dict[Any, int]) -> Callable[[Any], Iterator[tuple[Any, Any]]] | None:
     """``successors`` of a system that labels its transitions, counting the labels.
 
@@ -99,7 +116,10 @@ def label_counting(system: Any, counts: dict[Any, int]) -> Callable[[Any], Itera
     naming a section: ``("state_machines", "partition", "NewPartition->OnlinePartition")``).
     The returned function yields ``(action, next_state)`` as ``successors`` does and adds
     one to ``counts[label]`` per label of every transition it yields; ``None`` when the
-    system has no ``successors_labelled`` (engines then use ``successors`` unchanged).
+    system has no ``successors_labelled`` (engines then use ``successors`` unchanged). A
+    system may instead define ``successors_counted(s, counts)``, which yields ``(action,
+    next_state)`` and does that counting itself (the hot path of a labelled model: no
+    wrapping generator).
 
     >>> class Lab:
     ...     def successors_labelled(self, s): return [("a", s + 1, (("sec", "x"),)), ("b", s, ())]
@@ -109,6 +129,9 @@ def label_counting(system: Any, counts: dict[Any, int]) -> Callable[[Any], Itera
     >>> label_counting(object(), {}) is None
     True
     """
+    if _defined_together(type(system), "successors_counted", "successors_labelled"):
+        counted = system.successors_counted  # it counts its own labels: one generator fewer
+        return lambda s: counted(s, counts)
     labelled = getattr(system, "successors_labelled", None)
     if labelled is None:
         return None

@@ -70,7 +70,7 @@ class Cluster:
         self.maybe_absent = bool(self.later or self.added or cfg.max_topic_deletions)
         self._empty_rep = Rep(-1, -1, (), 0, (), 0, (), False)
         self._init: State | None = None
-        self._last_labels: tuple = ()  # the coverage labels of the step just computed
+        self._last_labels: tuple[Any, ...] = ()  # the coverage labels of the step just computed
 
     def empty_ctx(self, epoch: int, version: int) -> Ctx:
         """A fresh controller context right after winning an election."""

@@ -194,14 +194,27 @@ class ControllerSystem(Cluster):
     def successors_labelled(self, s: State) -> Iterator[tuple[Any, State, tuple]]:
         """``successors`` with each transition's coverage labels (``model/controller/coverage.py``)."""
         self._last_labels = ()
+        labels: tuple[Any, ...]
         for a, t in self.successors(s):
-            labels: tuple = self._last_labels  # set by commit() while computing this step
-            self._last_labels = ()
-            if type(a) in ZK_LABELLED:  # only these steps can write to ZooKeeper
-                extra = zk_labels(self, s, a, t)
-                if extra:
-                    labels += extra
+            labels, self._last_labels = self._last_labels, ()  # set by commit() during this step
+            if type(a) in ZK_LABELLED and (extra := zk_labels(self, s, a, t)):
+                labels += extra  # only these steps can write to ZooKeeper
             yield a, t, labels
+
+    def successors_counted(self, s: State, counts: dict[tuple, int]) -> Iterator[tuple[Any, State]]:
+        """``successors``, adding one to ``counts[label]`` per coverage label of each transition
+        (what ``explorer.search.label_counting`` makes of ``successors_labelled``, without its
+        wrapping generator: the hot path of every search)."""
+        self._last_labels = ()
+        labels: tuple[Any, ...]
+        for a, t in self.successors(s):
+            labels, self._last_labels = self._last_labels, ()
+            if type(a) in ZK_LABELLED and (extra := zk_labels(self, s, a, t)):
+                labels += extra
+            if labels:
+                for lb in labels:
+                    counts[lb] = counts.get(lb, 0) + 1
+            yield a, t
 
     def coverage_labels(self) -> list[tuple[str, ...]]:
         """Every label ``successors_labelled`` is meant to hit (for coverage's never-hit list)."""
