@@ -12,6 +12,7 @@ True
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 
@@ -32,3 +33,8 @@ def main() -> None:
     except KeyboardInterrupt:
         print(f"kafka-mc: interrupted by SIGINT after {time.monotonic() - start:.1f} s", file=sys.stderr)
         sys.exit(3)
+    finally:
+        # the exit code is decided and the answer printed: a SIGINT while the interpreter then
+        # shuts down (freeing a large visited set can take seconds) would meet the default
+        # action Python restores at shutdown and end the process by the signal instead
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
