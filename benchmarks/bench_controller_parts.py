@@ -5,7 +5,8 @@ Explores controller-ref breadth first (plain ``successors`` and a set) down to
 engine's per-successor work on them separately, each the median of ``--runs``:
 
 - the model's ``successors``, and ``successors_labelled`` with label counting;
-- the transition properties, unguarded and with their guards (``transition_groups``);
+- the transition properties, unguarded, with their guards (``transition_groups``) and with the
+  guards looked up by action type (``TransitionChecks``);
 - the state properties (per new state; shown per successor at the measured new-state share);
 - ``hash`` of each successor, and inserting it into a dict holding the explored states;
 - the model's time per action type (timed around each ``next()`` of its generator).
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.config import load_config
-from explorer.core import PropertyKind, transition_groups
+from explorer.core import PropertyKind, TransitionChecks, transition_groups
 from explorer.search import label_counting
 from invariants import get_model
 
@@ -101,6 +102,17 @@ def main() -> None:
                     for _, _, c in checks:
                         c(s, a, t)
 
+    by_type = TransitionChecks(groups)
+
+    def trans_by_type() -> None:
+        table, for_type = by_type.table, by_type.for_type
+        for s, a, t in edges:
+            got = table.get(type(a))
+            for guard, checks in for_type(type(a)) if got is None else got:
+                if guard is None or guard(s, a, t):
+                    for _, _, c in checks:
+                        c(s, a, t)
+
     def states() -> None:
         for t in new_states:
             for c in always:
@@ -127,6 +139,7 @@ def main() -> None:
         ("coverage labels (successors_labelled + counting, extra)", timed(labelled, args.runs) - t_succ),
         (f"{len(trans)} transition properties, unguarded", timed(trans_plain, args.runs)),
         (f"the same with their guards ({len(groups)} groups)", timed(trans_guarded, args.runs)),
+        ("the same, groups looked up by action type", timed(trans_by_type, args.runs)),
         (f"{len(always)} state properties on the new states", timed(states, args.runs)),
         ("hash(successor)", timed(hashes, args.runs)),
         ("insert into the visited dict (incl. hash)", timed(insert, args.runs) - timed(copy_only, args.runs)),

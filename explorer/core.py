@@ -31,6 +31,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 __all__ = [
     "Action",
+    "ActionGuard",
     "CheckResult",
     "ExitReason",
     "LevelStats",
@@ -38,6 +39,7 @@ __all__ = [
     "Property",
     "PropertyKind",
     "TraceStep",
+    "TransitionChecks",
     "TransitionSystem",
     "Violation",
     "action_kind",
@@ -224,6 +226,116 @@ def transition_groups(
         if p.kind is PropertyKind.TRANSITION:
             groups.setdefault(p.guard, []).append((i, p, p.check))
     return list(groups.items())
+
+
+class ActionGuard:
+    """A transition guard decided by the action's type: true on an action of one of ``types``
+    (or a subclass) where ``then(s, action, s2)`` also holds (``then`` None: always there).
+    Engines look its verdict up per action type (:class:`TransitionChecks`) instead of calling
+    it per transition; where ``then`` is None they call nothing at all. Two guards of the same
+    types and ``then`` are equal, so properties built in different modules share one group.
+
+    >>> class Ping: pass
+    >>> g = ActionGuard(Ping)
+    >>> g(None, Ping(), None), g(None, 3, None), g == ActionGuard(Ping)
+    (True, False, True)
+    >>> ActionGuard(Ping, then=lambda s, a, t: t > s)(1, Ping(), 0)
+    False
+    """
+
+    __slots__ = ("then", "types")
+
+    def __init__(self, *types: type, then: Callable[[Any, Any, Any], bool] | None = None):
+        if not types or not all(isinstance(t, type) for t in types):
+            raise TypeError(f"ActionGuard: one or more action classes, got {types!r}")
+        self.types = tuple(dict.fromkeys(types))
+        self.then = then
+
+    def __call__(self, s: Any, a: Any, t: Any) -> bool:
+        return isinstance(a, self.types) and (self.then is None or self.then(s, a, t))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ActionGuard) and (frozenset(self.types), self.then) == (
+            frozenset(other.types),
+            other.then,
+        )
+
+    def __hash__(self) -> int:
+        return hash((frozenset(self.types), self.then))
+
+    def __repr__(self) -> str:
+        then = "" if self.then is None else f", then={getattr(self.then, '__name__', self.then)}"
+        return f"ActionGuard({', '.join(t.__name__ for t in self.types)}{then})"
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (self.types, self.then)
+
+    def __setstate__(self, st: tuple[Any, ...]) -> None:
+        self.types, self.then = st
+
+
+class TransitionChecks:
+    """The groups of transition checks to run on a step, looked up once per action type.
+
+    Built from ``(guard, [item, ...])`` groups (:func:`transition_groups`; an item is a
+    tuple with the property's index first and its check third). For an action type,
+    :meth:`for_type` gives the groups to evaluate: the items of every :class:`ActionGuard`
+    without ``then`` whose types match, merged into one unguarded group in property order;
+    an :class:`ActionGuard` with ``then`` as ``(then, items)``; every other group as it is
+    (its guard still called per step); groups whose action guard cannot match are left out.
+
+    >>> class Ping: pass
+    >>> class Pong: pass
+    >>> other = lambda s, a, t: True
+    >>> tc = TransitionChecks([(ActionGuard(Ping), [(0, "a", bool)]), (other, [(1, "b", bool)]),
+    ...                        (ActionGuard(Ping, Pong), [(2, "c", bool)])])
+    >>> [(g is other, [i[0] for i in items]) for g, items in tc.for_type(Ping)]
+    [(False, [0, 2]), (True, [1])]
+    >>> [(g is None, [i[0] for i in items]) for g, items in tc.for_type(int)]
+    [(False, [1])]
+    >>> tc.drop(tc.for_type(Ping)[0][1][0]); [[i[0] for i in items] for _, items in tc.for_type(Ping)]
+    [[2], [1]]
+    """
+
+    def __init__(self, groups: Iterable[tuple[Callable[[Any, Any, Any], bool] | None, list[Any]]]):
+        self.groups = [(g, list(items)) for g, items in groups]
+        #: action type -> the groups to evaluate on a step of that type (filled as types are met)
+        self.table: dict[type, list[tuple[Callable[[Any, Any, Any], bool] | None, list[Any]]]] = {}
+        #: how many checks are left (an attribute, read on every step)
+        self.count = sum(len(items) for _, items in self.groups)
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def for_type(self, tp: type) -> list[tuple[Callable[[Any, Any, Any], bool] | None, list[Any]]]:
+        """The groups to evaluate on a step whose action is of type ``tp`` (cached)."""
+        got = self.table.get(tp)
+        if got is not None:
+            return got
+        merged: list[Any] = []
+        out: list[tuple[Callable[[Any, Any, Any], bool] | None, list[Any]]] = []
+        for g, items in self.groups:
+            if not items:
+                continue
+            if isinstance(g, ActionGuard):
+                if not issubclass(tp, g.types):
+                    continue
+                if g.then is None:
+                    merged.extend(items)
+                    continue
+                out.append((g.then, items))
+            else:
+                out.append((g, items))
+        if merged:
+            out.insert(0, (None, sorted(merged, key=lambda item: item[0])))
+        self.table[tp] = out
+        return out
+
+    def drop(self, item: Any) -> None:
+        """Stop checking ``item`` (its property already failed in this process)."""
+        self.groups = [(g, [x for x in items if x is not item]) for g, items in self.groups]
+        self.count = sum(len(items) for _, items in self.groups)
+        self.table.clear()
 
 
 def reachable(name: str, check: Callable[[Any], bool], doc: str) -> Property:

@@ -41,10 +41,11 @@ from invariants.controller_convergence import (
     shutting_down_brokers_are_live,
 )
 from invariants.controller_fidelity import fidelity_properties
+from invariants.controller_guards import controller_stepped, delivers, zk_changed
 from invariants.controller_replication import replication_properties
 from invariants.mutants.controller import ControllerConfig, build
 from model.controller import ControllerSystem, Elector, State
-from model.controller.actions import FAIR_KINDS, Deliver, ProcessEvent, SessionExpire, ZkServe
+from model.controller.actions import FAIR_KINDS, Deliver, SessionExpire, ZkServe
 from model.controller.messages import (
     FENCED_ADMIN_WRITES,
     S_CONTROLLED_SHUTDOWN,
@@ -283,36 +284,6 @@ def broker_epoch_matches_registration(s: State) -> bool:
         if reg is not None and reg[0] == n.session and n.bepoch != reg[1]:
             return False
     return True
-
-
-def _is_deliver(s: State, a: Any, t: State) -> bool:
-    """The step is a controller request's delivery (guard and ``applies`` of the broker-side
-    properties: they hold on every other step)."""
-    return isinstance(a, Deliver)
-
-
-def controller_stepped(s: State, a: Any, t: State) -> bool:
-    """The step was a controller's: an event processed or a ZooKeeper request served (whose
-    reply continues a parked controller), the only steps that change a controller context's
-    state machines (a crash or an expiry drops the context whole). The guard of the transition
-    properties about those state machines.
-
-    >>> s = build(ControllerConfig(brokers=2)).init_states()[0]
-    >>> controller_stepped(s, None, s)
-    False
-    """
-    return isinstance(a, (ZkServe, ProcessEvent))
-
-
-def zk_changed(s: State, a: Any, t: State) -> bool:
-    """The step changed ZooKeeper's tree: the guard of the transition properties about
-    ZooKeeper, which hold on every step that shares its parent's ``Zk`` record (most do).
-
-    >>> s = build(ControllerConfig(brokers=2)).init_states()[0]
-    >>> zk_changed(s, None, s), zk_changed(s, None, s._replace(zk=s.zk._replace(epoch=9)))
-    (False, True)
-    """
-    return t.zk is not s.zk
 
 
 # -- partitions ---------------------------------------------------------------------------
@@ -717,16 +688,16 @@ def properties(config: ControllerConfig) -> list[Property]:
             "brokers_reject_stale_controller_epoch",
             brokers_reject_stale_controller_epoch,
             "brokers never apply a request with a stale controller epoch (seed 001: 被认定为无效的请求)",
-            applies=_is_deliver,
-            guard=_is_deliver,
+            applies=delivers,
+            guard=delivers,
         ),
         transition(
             "brokers_record_accepted_epochs",
             brokers_record_accepted_epochs(sys),
             "a broker that accepts a controller request remembers its controller epoch (seed 001: "
             "controllerEpoch 用于隔离过期的 Controller 请求)",
-            applies=_is_deliver,
-            guard=_is_deliver,
+            applies=delivers,
+            guard=delivers,
         ),
         always(
             "broker_epoch_matches_registration",
@@ -738,8 +709,8 @@ def properties(config: ControllerConfig) -> list[Property]:
             "brokers_reject_stale_broker_epoch",
             brokers_reject_stale_broker_epoch,
             "brokers never apply a request addressed to an earlier incarnation (KIP-380 broker epoch)",
-            applies=_is_deliver,
-            guard=_is_deliver,
+            applies=delivers,
+            guard=delivers,
         ),
         always(
             "leader_in_isr",
@@ -854,8 +825,8 @@ def properties(config: ControllerConfig) -> list[Property]:
             resigned_controller_sends_nothing,
             "no controller request is delivered from a broker that resigned (seed 004 "
             "onControllerResignation: controllerChannelManager.shutdown(); seed 001: 清空请求队列)",
-            applies=_is_deliver,
-            guard=_is_deliver,
+            applies=delivers,
+            guard=delivers,
         ),
         always(
             "no_write_over_newer_controller_state",
@@ -947,9 +918,7 @@ def properties(config: ControllerConfig) -> list[Property]:
                 "(seed 001 新建 Topic: onNewTopicCreation -> onNewPartitionCreation)",
             )
         )
-    props += fidelity_properties(
-        config, sys, guard=zk_changed, deliver_guard=_is_deliver, step_guard=controller_stepped
-    )
+    props += fidelity_properties(config, sys)
     props += replication_properties(config)
     props += admin_properties(config, sys)
     if any(config.unclean(p) for p in range(np_)):

@@ -58,11 +58,16 @@ from operator import itemgetter, le
 from typing import Any
 
 from explorer.core import Property, always, transition
+from invariants.controller_guards import (
+    controller_stepped,
+    delivers,
+    processes_admin_unclean_election,
+    processes_auto_rebalance,
+    zk_changed,
+)
 from model.controller import ControllerSystem, State
 from model.controller.actions import Deliver, ProcessEvent, ZkServe
 from model.controller.events import (
-    AutoPreferredReplicaLeaderElection,
-    ReplicaLeaderElection,
     TopicDeletionStopReplicaResponseError,
     TopicDeletionStopReplicaResponseReceived,
 )
@@ -366,38 +371,9 @@ def _delivers_stop_replica(s: State, a: Any, t: State) -> bool:
     return type(a) is Deliver and type(a.msg) is StopReplicaRequest
 
 
-def _processes_auto_rebalance(s: State, a: Any, t: State) -> bool:
-    return type(a) is ProcessEvent and type(a.event) is AutoPreferredReplicaLeaderElection
-
-
-def _processes_admin_unclean_election(s: State, a: Any, t: State) -> bool:
-    return type(a) is ProcessEvent and type(a.event) is ReplicaLeaderElection
-
-
-def _zk_changed(s: State, a: Any, t: State) -> bool:
-    return t.zk is not s.zk
-
-
-def _is_deliver(s: State, a: Any, t: State) -> bool:
-    return type(a) is Deliver
-
-
-def _controller_stepped(s: State, a: Any, t: State) -> bool:
-    return type(a) in (ZkServe, ProcessEvent)
-
-
-def fidelity_properties(
-    config: Any,
-    sys: ControllerSystem,
-    guard: Any = None,
-    deliver_guard: Any = None,
-    step_guard: Any = None,
-) -> list[Property]:
-    """The fidelity properties for ``config`` (``sys`` is the system built from it); ``guard``
-    (default: the ZooKeeper tree changed), ``deliver_guard`` (a request's delivery) and
-    ``step_guard`` (a controller's step) let ``invariants/controller.py`` pass its own
-    ``zk_changed``, ``_is_deliver`` and ``controller_stepped``: ``tests/test_guards.py`` expects one
-    of those three on every controller transition property, so a step evaluates three guards.
+def fidelity_properties(config: Any, sys: ControllerSystem) -> list[Property]:
+    """The fidelity properties for ``config`` (``sys`` is the system built from it), guarded
+    by ``invariants/controller_guards.py``'s guards.
 
     >>> from model.controller import ControllerConfig
     >>> [p.name for p in fidelity_properties(ControllerConfig(), ControllerSystem(ControllerConfig()))]
@@ -409,7 +385,7 @@ def fidelity_properties(
             isr_order_kept(sys),
             "every ISR written keeps Kafka's order: assignment order only at creation, else the "
             "previous order with new members appended (seed 002: ISR 的顺序跟 AR 的顺序并不一致)",
-            guard=_zk_changed if guard is None else guard,
+            guard=zk_changed,
         ),
         always(
             "dead_broker_holds_no_process_memory",
@@ -436,7 +412,7 @@ def fidelity_properties(
                 "LeaderAndIsr, UpdateMetadata or StopReplica naming its partitions (seed 002: "
                 "controllerContext.removeTopic; a new controller reads the topics from ZooKeeper)",
                 applies=_deleted_topic_and_send,
-                guard=_controller_stepped if step_guard is None else step_guard,
+                guard=controller_stepped,
             )
         )
         props.append(
@@ -447,7 +423,7 @@ def fidelity_properties(
                 "an error) names the broker and exactly the partitions of its request (seed 000: "
                 "callbacks.stopReplicaResponseCallback; StopReplicaRequest.getErrorResponse)",
                 applies=_delivers_stop_replica,
-                guard=_is_deliver if deliver_guard is None else deliver_guard,
+                guard=delivers,
             )
         )
     if config.max_admin_unclean_elections:
@@ -458,7 +434,7 @@ def fidelity_properties(
                 "an admin unclean election (ElectLeaders, ElectionType.UNCLEAN) elects exactly the "
                 "partitions, not queued for deletion, whose leader is not a live broker "
                 "(processReplicaLeaderElection: ElectionNotNeeded for the others; seed 002 allowUnclean)",
-                guard=_processes_admin_unclean_election,
+                guard=processes_admin_unclean_election,
             )
         )
     if config.auto_leader_rebalance:
@@ -469,7 +445,7 @@ def fidelity_properties(
                 "the auto-rebalance task elects exactly when a preferred broker's ratio of partitions "
                 "led elsewhere exceeds leader.imbalance.per.broker.percentage (seed 002: "
                 "broker不平衡率=非优先副本的leader个数/总分区数)",
-                guard=_processes_auto_rebalance,
+                guard=processes_auto_rebalance,
             )
         )
     return props

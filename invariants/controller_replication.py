@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.core import Property, transition
+from invariants.controller_guards import fetches, produces_or_fetches
 from model.controller import State
 from model.controller.actions import Fetch, Produce
 from model.controller.config import FollowerTruncation
@@ -106,14 +107,6 @@ def follower_log_is_leader_prefix(s: State, a: Any, t: State) -> bool:
     return llog[: len(flog)] == flog
 
 
-def _produces_or_fetches(s: State, a: Any, t: State) -> bool:
-    return type(a) is Produce or type(a) is Fetch
-
-
-def _fetches(s: State, a: Any, t: State) -> bool:
-    return type(a) is Fetch
-
-
 def replication_properties(config: Any) -> list[Property]:
     """The replication properties for ``config``: none without records; the truncation property
     only with leader-epoch truncation.
@@ -133,7 +126,7 @@ def replication_properties(config: Any) -> list[Property]:
             "after an append or a follower's fetch the leader's high watermark is the smallest log "
             "end offset of its ISR (Partition.maybeIncrementLeaderHW; seed 004: leader副本的HW大于"
             "requiredOffset，所有副本都同步完成)",
-            guard=_produces_or_fetches,
+            guard=produces_or_fetches,
         )
     ]
     if config.follower_truncation is FollowerTruncation.LEADER_EPOCH:
@@ -144,7 +137,7 @@ def replication_properties(config: Any) -> list[Property]:
                 "after a fetch the follower's log is a prefix of the leader's: it truncated where "
                 "the logs diverge (KIP-101 leader-epoch truncation; seed 004: Leader宕机更换了新的"
                 "Leader发生了日志截断)",
-                guard=_fetches,
+                guard=fetches,
             )
         )
     return props

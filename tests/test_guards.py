@@ -16,11 +16,13 @@ from typing import Any
 import pytest
 
 import invariants.controller as spec
+import invariants.controller_guards as G
 from explorer.api import CheckOptions, check
 from explorer.config import load_config
-from explorer.core import PropertyKind, transition, transition_groups
+from explorer.core import PropertyKind, TransitionChecks, transition, transition_groups
 from explorer.engines.bfs import check_bfs
 from invariants.mutants.controller import ControllerConfig  # with the test-only mutant key
+from model.controller.actions import Crash, Deliver, ProcessEvent, ZkServe
 from tests.test_pbfs import comparable, same
 from tests.toys import Grid
 
@@ -155,9 +157,14 @@ def test_controller_guards_are_sound(path: str | None, overrides: list[str], lim
 def test_every_controller_transition_property_is_guarded(path: str) -> None:
     c = load_config(ControllerConfig, path, [])
     props = [p for p in spec.properties(c) if p.kind is PropertyKind.TRANSITION]
-    guards = (spec.zk_changed, spec._is_deliver, spec.controller_stepped)
+    guards = (G.zk_changed, G.delivers, G.controller_stepped)
     assert props and all(p.guard in guards for p in props)
-    assert len(transition_groups(props)) == 3  # three guard evaluations per step, not one per property
+    assert len(transition_groups(props)) == 3  # three groups, not one per property
+    # and a step calls at most one of them: the other two are looked up by action type
+    table = TransitionChecks(transition_groups(props))
+    for tp in (Deliver, ZkServe, ProcessEvent, Crash):
+        called = [g for g, _ in table.for_type(tp) if g is not None]
+        assert called == [G.zk_changed], (tp, called)
 
 
 @pytest.mark.slow  # 1.4 to 1.6 CPU-s each

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.core import Property, PropertyKind, transition_groups
+from explorer.core import Property, PropertyKind, TransitionChecks, transition_groups
 from explorer.search.results import DEADLOCK_PROPERTY, Finding
 
 __all__ = ["CheckTables", "Found", "PropertyMonitor"]
@@ -65,6 +65,8 @@ class CheckTables:
         self.trans = [
             (guard, [(i, p.name, chk) for i, p, chk in checks]) for guard, checks in transition_groups(props)
         ]
+        #: the same, looked up per action type (:class:`~explorer.core.TransitionChecks`)
+        self.trans_by_type = TransitionChecks(self.trans)
         self.reach = [(i, p.name, p.check) for i, p in enumerate(props) if p.kind is PropertyKind.REACHABLE]
         self.live = [p for p in props if p.kind is PropertyKind.EVENTUALLY]
         #: ``(name, applies)``, each evaluated only until it first holds
@@ -82,7 +84,8 @@ class PropertyMonitor:
     decided on the whole graph after the search (:mod:`explorer.search.liveness`).
 
     The transition checks run inlined in the search loop (:mod:`explorer.search.serial`, the
-    hottest code of the tool) over :attr:`trans_groups`; what they find goes through
+    hottest code of the tool) over :attr:`trans_by_type` (the groups of :attr:`trans_groups` a
+    step of that action type evaluates); what they find goes through
     :meth:`record`.
 
     >>> m = PropertyMonitor([], keep_going=True)
@@ -100,6 +103,8 @@ class PropertyMonitor:
         self.state_checks = [(p, p.check) for p in always_p]
         #: transition checks grouped by guard: a group runs only where its guard holds
         self.trans_groups = transition_groups(trans_p)
+        #: the same, looked up per action type: the groups a step of that type evaluates
+        self.trans_by_type = TransitionChecks(self.trans_groups)
         self.pending_reach = [(p, p.check) for p in self.props if p.kind is PropertyKind.REACHABLE]
         #: vacuity: each ``applies`` is evaluated only until it first holds (then dropped)
         self.applied: dict[str, bool] = {p.name: False for p in self.props if p.applies is not None}

@@ -302,7 +302,7 @@ class Expander:
         self.is_terminal = getattr(system, "is_terminal", None)
         self.deadlock = deadlock
         checks = CheckTables(props)
-        self.trans, self.state, self.reach = checks.trans, checks.always, checks.reach
+        self.trans, self.state, self.reach = checks.trans_by_type, checks.always, checks.reach
         self.applies_state, self.applies_trans = checks.applies_state, checks.applies_trans
         self.frontier: Any = []  # a list of states, or PackedStates
         self.ranks: list[int] = []
@@ -331,6 +331,8 @@ class Expander:
         succ = self.succ
         type_ids = self.type_ids
         applies_trans = self.applies_trans
+        trans = self.trans
+        trans_table = trans.table
         key, canon, live = self.key, self.canon, self.live
         for start in range(0, len(frontier), self.batch):
             R = ranks[start : start + self.batch]
@@ -360,18 +362,17 @@ class Expander:
                     if live is not None:
                         live.edge(ks, a, h, tid)
                     T.append(tid)
-                    if self.trans:
-                        for guard, items in self.trans:
+                    if trans.count:
+                        groups = trans_table.get(tp)  # the groups a step of this type runs
+                        if groups is None:
+                            groups = trans.for_type(tp)
+                        for guard, items in groups:
                             if guard is not None and not guard(s, a, t):
                                 continue
                             for item in items:
                                 if not item[2](s, a, t):
                                     # one report per process is enough: stop checking it here
-                                    self.trans = [
-                                        (g, kept)
-                                        for g, its in self.trans
-                                        if (kept := [x for x in its if x is not item])
-                                    ]
+                                    trans.drop(item)
                                     events.append(((r, n, 0, item[0]), item[1], "t", (key(s), n)))
                         if applies_trans:
                             for ap in list(applies_trans):

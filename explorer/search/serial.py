@@ -293,7 +293,8 @@ class SerialLevels:
         successors, is_terminal = self.successors, getattr(self.system, "is_terminal", None)
         enabled, new_by, sample = self.cov.enabled, self.cov.new, self.cov.sample
         check_state, record = monitor.check_state, monitor.record
-        trans_groups, applies_trans = monitor.trans_groups, monitor.applies_trans
+        trans_groups, applies_trans = bool(monitor.trans_groups), monitor.applies_trans
+        trans_table, trans_for = monitor.trans_by_type.table, monitor.trans_by_type.for_type
         trans_failed: list[tuple[int, Any]] = []
         add = visited.add
         # the exact set's insert inlined (one hash of t; measured: 5% of controller-ref's time
@@ -343,7 +344,10 @@ class SerialLevels:
                         else:
                             enabled[tp] = c + 1
                         if trans_groups:  # the transition checks, inlined: the hottest loop
-                            for guard, checks in trans_groups:
+                            groups = trans_table.get(tp)  # the groups a step of this type runs
+                            if groups is None:
+                                groups = trans_for(tp)
+                            for guard, checks in groups:
                                 if guard is None or guard(s, a, t):
                                     for i, p, chk in checks:
                                         if not chk(s, a, t):

@@ -1,0 +1,72 @@
+"""The guards of the controller's transition properties (``Property.guard``): where each is
+false its properties hold by construction, so the engines skip them there.
+
+Most are :class:`~explorer.core.ActionGuard` values, decided by the step's action type: the
+engines look them up once per action type instead of calling them on every step
+(:class:`~explorer.core.TransitionChecks`). ``zk_changed`` reads the states and is called per
+step. ``tests/test_guards.py`` checks each against its properties on every step of small
+configurations.
+
+Example
+-------
+>>> from model.controller import ControllerConfig, ControllerSystem
+>>> s = ControllerSystem(ControllerConfig(brokers=2)).init_states()[0]
+>>> controller_stepped(s, None, s), zk_changed(s, None, s._replace(zk=s.zk._replace(epoch=9)))
+(False, True)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.core import ActionGuard
+from model.controller import State
+from model.controller.actions import Deliver, Fetch, ProcessEvent, Produce, ZkServe
+from model.controller.events import AutoPreferredReplicaLeaderElection, ReplicaLeaderElection
+
+__all__ = [
+    "controller_stepped",
+    "delivers",
+    "fetches",
+    "processes_admin_unclean_election",
+    "processes_auto_rebalance",
+    "produces_or_fetches",
+    "zk_changed",
+]
+
+
+def zk_changed(s: State, a: Any, t: State) -> bool:
+    """The step changed ZooKeeper's tree: the guard of the transition properties about
+    ZooKeeper, which hold on every step that shares its parent's ``Zk`` record (most do).
+
+    >>> from model.controller import ControllerConfig, ControllerSystem
+    >>> s = ControllerSystem(ControllerConfig(brokers=2)).init_states()[0]
+    >>> zk_changed(s, None, s), zk_changed(s, None, s._replace(zk=s.zk._replace(epoch=9)))
+    (False, True)
+    """
+    return t.zk is not s.zk
+
+
+def _auto_rebalance_event(s: State, a: Any, t: State) -> bool:
+    return type(a.event) is AutoPreferredReplicaLeaderElection
+
+
+def _admin_unclean_election_event(s: State, a: Any, t: State) -> bool:
+    return type(a.event) is ReplicaLeaderElection
+
+
+#: the step is a controller request's delivery (guard and ``applies`` of the broker-side
+#: properties: they hold on every other step)
+delivers = ActionGuard(Deliver)
+#: the step was a controller's: an event processed or a ZooKeeper request served (whose reply
+#: continues a parked controller), the only steps that change a controller context's state
+#: machines (a crash or an expiry drops the context whole)
+controller_stepped = ActionGuard(ZkServe, ProcessEvent)
+#: the controller processed the auto-rebalance task's event
+processes_auto_rebalance = ActionGuard(ProcessEvent, then=_auto_rebalance_event)
+#: the controller processed an admin unclean election (ElectLeaders, ElectionType.UNCLEAN)
+processes_admin_unclean_election = ActionGuard(ProcessEvent, then=_admin_unclean_election_event)
+#: a record appended or fetched (the high-watermark properties)
+produces_or_fetches = ActionGuard(Produce, Fetch)
+#: a follower fetched (the truncation property)
+fetches = ActionGuard(Fetch)
