@@ -290,8 +290,10 @@ def run_check(
     system_ref: str | None = None,
     config_path: str | None = None,
     overrides: Sequence[str] = (),
+    only: Sequence[str] | None = None,
 ) -> tuple[CheckResult, Any, list[Any]]:
-    """Build the system (registered ``model`` or ``system_ref``), run :func:`explorer.api.check`.
+    """Build the system (registered ``model`` or ``system_ref``), run :func:`explorer.api.check`
+    on its properties (with ``only``: just those named, :func:`select_properties`).
 
     ``options.model`` and ``options.config`` are filled in from the model (or the
     factory and its ``overrides``). Returns (result, system, properties). Raises
@@ -305,9 +307,9 @@ def run_check(
     """
     _validate(options)
     if options.engine != "bfs":  # the engines that poll for a signal (see explorer.search.stopping)
-        return _run_check(model, options, system_ref, config_path, overrides)
+        return _run_check(model, options, system_ref, config_path, overrides, only)
     with polled():  # a signal while the system is built stops the search at its first state
-        return _run_check(model, options, system_ref, config_path, overrides)
+        return _run_check(model, options, system_ref, config_path, overrides, only)
 
 
 def _run_check(
@@ -316,6 +318,7 @@ def _run_check(
     system_ref: str | None,
     config_path: str | None,
     overrides: Sequence[str],
+    only: Sequence[str] | None = None,
 ) -> tuple[CheckResult, Any, list[Any]]:
     if system_ref is not None:
         if config_path is not None:
@@ -328,6 +331,8 @@ def _run_check(
         config = load_config(spec.config_cls, config_path, overrides)
         system, props = spec.build(config), spec.properties(config)
         name, cfg = spec.name, config
+    if only is not None:
+        props = select_properties(props, only)
     try:
         result = check(system, props, dataclasses.replace(options, model=name, config=cfg))
     except EngineSetupError as e:
@@ -343,6 +348,30 @@ def _run_check(
     if system_ref is not None:
         result.config = cfg["args"]
     return result, system, props
+
+
+def select_properties(props: Sequence[Any], names: Sequence[str]) -> list[Any]:
+    """The properties of ``props`` named in ``names`` (``check --properties``), in their own
+    order; UsageError naming the first unknown name.
+
+    >>> from explorer.core import always
+    >>> ps = [always("small", bool, ""), always("even", bool, "")]
+    >>> [p.name for p in select_properties(ps, ["even"])]
+    ['even']
+    >>> select_properties(ps, ["smal"])
+    Traceback (most recent call last):
+    ...
+    explorer.frontend.UsageError: --properties: unknown property 'smal' (did you mean 'small'?); this configuration checks: even, small
+    """
+    known = {p.name for p in props}
+    for n in names:
+        if n not in known:
+            raise UsageError(
+                f"--properties: unknown property {n!r}{did_you_mean(n, known)}; "
+                f"this configuration checks: {', '.join(sorted(known)) or 'none'}"
+            )
+    wanted = set(names)
+    return [p for p in props if p.name in wanted]
 
 
 def run_proofs(

@@ -511,3 +511,27 @@ def test_release_list_columns_line_up(capsys: pytest.CaptureFixture[str]) -> Non
     assert len(rows) > 10
     starts = {len(r) - len(r.split("  ", 1)[1].lstrip()) for r in rows}
     assert len(starts) == 1, rows
+
+
+def test_check_properties_selects_and_names_a_bad_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--properties`` checks only the named properties (the same state space), and a name the
+    configuration does not check is a one-line error with the closest name, exit 2, no file."""
+    out_file = tmp_path / "r.json"
+    base = ["check", "controller", "--config", "configs/controller-small.toml"]
+    code, _, _ = run(
+        [*base, "--properties", "leader_in_isr,one_controller_per_epoch", "--json", str(out_file)], capsys
+    )
+    doc = json.loads(out_file.read_text())
+    assert code == 0 and sorted(doc["properties"]) == [
+        "deadlock",
+        "leader_in_isr",
+        "one_controller_per_epoch",
+    ]
+    code, _, _ = run([*base, "--json", str(tmp_path / "all.json")], capsys)
+    assert json.loads((tmp_path / "all.json").read_text())["distinct_states"] == doc["distinct_states"]
+    bad = tmp_path / "bad.json"
+    code, _, err = run([*base, "--properties", "leader_in_is", "--json", str(bad)], capsys)
+    assert code == 2 and not bad.exists()
+    one_line_error(err, "--properties: unknown property 'leader_in_is'", "did you mean 'leader_in_isr'")
