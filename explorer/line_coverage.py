@@ -11,7 +11,9 @@ mutant's run is the unmutated run step for step; an entry whose unmutated run ne
 any line of that statement (its header, for a compound statement) gives the same result on
 the mutant. Statements that run when a module is imported (module and class bodies, a
 function's decorators and defaults) are counted as reached by every entry, since which entry
-first imported the module says nothing about which ones use what it defined.
+first imported the module says nothing about which ones use what it defined. A function body
+that runs at import (``__init_subclass__``, a decorator's) cannot be told apart so, so
+``kafka-mc mutate`` traces each entry in a process of its own, where the import is its own.
 
 Example
 -------

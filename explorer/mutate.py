@@ -515,13 +515,18 @@ def run_mutants(
     if route and traced and lines is None:  # each entry once, traced: which lines it executes
         say(f"tracing which lines of {len(traced)} files each entry executes ...")
         by_entry: dict[str, Any] = {}
-        trace_cells = _run_worker(
-            {"overrides": [], "keep_going": keep_going, "trace": traced},
-            entries,
-            source=None,
-            hard_limit=hard * TRACE_SLOWDOWN,
-            lines=by_entry,
-        )
+        trace_cells: dict[str, dict[str, Any]] = {}
+        for e in entries:  # each in a process of its own: what importing the model runs (class
+            # bodies, ``__init_subclass__``, decorators) is then every entry's, not the first one's
+            trace_cells.update(
+                _run_worker(
+                    {"overrides": [], "keep_going": keep_going, "trace": traced},
+                    [e],
+                    source=None,
+                    hard_limit=((e.max_seconds or 600) * 1.5 + WORKER_SLACK) * TRACE_SLOWDOWN,
+                    lines=by_entry,
+                )
+            )
         # an entry whose traced run did not complete may execute more: it reaches every line
         partial = sorted(n for n, c in trace_cells.items() if c["status"] != SURVIVED)
         lines = {"by_entry": by_entry, "partial": partial}

@@ -386,3 +386,25 @@ def test_an_anchored_equivalent_survives_an_edit_elsewhere_in_the_file(tmp_path:
     ids = {x.id for x in generate("m.py", (tmp_path / "m.py").read_text())}
     assert moved == {"m.py:5:11:lt-le": "why", "m.py::g:+1:11:lt-le": "gone"}
     assert "m.py:5:11:lt-le" in ids and "m.py::g:+1:11:lt-le" not in ids
+
+
+@pytest.mark.slow  # two traced entries and a mutant, each in a subprocess: about 2 CPU-s
+def test_routing_credits_what_the_import_runs_to_every_entry(tmp_path: Path) -> None:
+    """A function body run while the model is imported (here a continuation class's
+    ``__init_subclass__``, which gives a one-field continuation its field's property) is reached
+    by every entry, not only by the first one traced: each entry is traced in a process of its
+    own. The 300-mutant measure at 907ad5d, which traced every entry in one process, routed this
+    mutant to controller-small alone and found it surviving; controller-topic-creation kills it."""
+    file = "model/controller/continuations.py"
+    source = (ROOT / file).read_text()
+    line = next(i for i, t in enumerate(source.splitlines(), 1) if "names[0], property(itemgetter(1))" in t)
+    mid = max(
+        (m for m in generate(file, source) if m.line == line and m.operator == "int+1"), key=lambda m: m.col
+    ).id
+    out = tmp_path / "m.json"
+    main(["mutate", "--quiet", "--json", str(out), "--suite", str(ROOT / "configs" / "release.toml"),
+          "--entries", "controller-small,controller-topic-creation", "--no-catalogue", "--ids", mid])  # fmt: skip
+    (m,) = json.loads(out.read_text())["mutants"]
+    assert m["status"] == "killed"
+    cell = m["cells"]["controller-topic-creation"]
+    assert cell["property"] == "no_leaderless_partition_when_quiet" and cell["length"] == 12
