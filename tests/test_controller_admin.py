@@ -24,6 +24,9 @@ from model.controller.actions import (
     ShutdownComplete,
     TimePasses,
 )
+from model.controller.base import ControllerBase
+from model.controller.messages import LeaderAndIsrPartitionState
+from model.controller.state import PartZ
 from model.state_machines import PartitionState
 
 ADMIN = "configs/controller-admin.toml"
@@ -378,3 +381,37 @@ def test_admin_entries_under_the_08_selectors_golden(name: str) -> None:
     r = run(path, overrides)
     assert r.exit_reason.value == "complete" and r.violations == []
     assert r.distinct_states == states
+
+
+# controller-admin-reassign-follower: [0, 1] -> [0, 2], the leader stays, follower 1 is removed
+REASSIGN_FOLLOWER = ["reassignment=[[0, 2]]", "max_crashes=0"]
+
+
+def test_reassign_follower_entry_golden() -> None:
+    """controller-admin-reassign-follower (the release's overrides): 166 states, every property
+    held, liveness included."""
+    from explorer.release import load_suite
+
+    (e,) = [e for e in load_suite("configs/release.toml") if e.name == "controller-admin-reassign-follower"]
+    assert list(e.set) == REASSIGN_FOLLOWER
+    r = run(REASSIGN, REASSIGN_FOLLOWER)
+    assert (r.exit_reason.value, r.violations, r.distinct_states) == ("complete", [], 166)
+
+
+class LeaderAndIsrWithoutReplicas(ControllerBase):
+    """LeaderAndIsr sent without the partition's replicas: the leader keeps no assignment to
+    check an ISR expansion against (issue 35's measure: base.py:163, the `if` negated)."""
+
+    def entry(self, p: int, z: PartZ) -> tuple:
+        return LeaderAndIsrPartitionState(p, z.leader, z.leader_epoch, z.isr, z.version)
+
+
+def test_a_removed_follower_taken_back_into_the_isr_is_caught() -> None:
+    """Without the replicas in LeaderAndIsr the leader takes the follower a reassignment removes
+    back into the ISR when it fetches before its StopReplica arrives, and once the assignment is
+    written the ISR holds a broker outside it: isr_nonempty_subset (Kafka 2.x expands the ISR
+    only to assigned replicas, Partition.maybeExpandIsr), 25 steps."""
+    c = _config(REASSIGN, REASSIGN_FOLLOWER)
+    props = [p for p in spec.properties(c) if p.name == "isr_nonempty_subset"]
+    r = check_bfs(ControllerSystem(c, controller=LeaderAndIsrWithoutReplicas), props)
+    assert [(v.property, v.length) for v in r.violations] == [("isr_nonempty_subset", 25)]
