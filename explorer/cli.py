@@ -40,6 +40,7 @@ from explorer.frontend import (
     format_result,
     listdir_or_none,
     model_spec,
+    names,
     positive,
     registry,
     resolve_system,
@@ -127,14 +128,6 @@ def reference_config(model: str) -> Path | None:
     return path if path.is_file() else None
 
 
-def _names(text: str) -> list[str]:
-    """A comma-separated list of names (``--properties``), empty items refused."""
-    names = [n.strip() for n in text.split(",")]
-    if not all(names):
-        raise argparse.ArgumentTypeError(f"a comma-separated list of names, got {text!r}")
-    return names
-
-
 def _cmd_check(args: argparse.Namespace) -> int:
     if args.resume is not None:
         _resume_args(args)
@@ -179,14 +172,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
         engine_options=_engine_options(args),
     )
     try:
-        result, _, _ = run_check(
-            args.model,
-            options,
-            system_ref=args.system,
-            config_path=args.config,
-            overrides=args.set,
-            only=args.properties,
-        )
+        where = {"system_ref": args.system, "config_path": args.config, "overrides": args.set}
+        result, _, _ = run_check(args.model, options, **where, only=args.properties)
     except ModelError as e:
         return _model_error(args, e)
     try:
@@ -580,12 +567,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         "--continue", dest="keep_going", action="store_true", help="collect every violated property"
     )
     c.add_argument("--no-deadlock", action="store_true", help="do not report states without successors")
-    c.add_argument(
-        "--properties",
-        type=_names,
-        metavar="NAMES",
-        help="check only these properties (comma-separated; the deadlock check: --no-deadlock)",
-    )
+    c.add_argument("--properties", type=names, metavar="NAMES", help="check only these (comma-separated)")
     c.add_argument("--json", metavar="FILE", help="write the CheckResult as JSON")
     c.add_argument("--save-traces", metavar="DIR", help="write each counterexample as a trace file")
     c.add_argument(

@@ -244,6 +244,20 @@ SECONDS = Bounded(float, 0, 1e9, lo_open=True)
 SEED = Bounded(int, -(2**63), 2**63 - 1)
 
 
+def names(text: str) -> list[str]:
+    """An argparse ``type``: a comma-separated list of names (``check --properties``).
+
+    >>> names("a, b")
+    ['a', 'b']
+    """
+    import argparse  # as Bounded does: the CLI's start-up imports no more than it needs
+
+    out = [n.strip() for n in text.split(",")]
+    if not all(out):
+        raise argparse.ArgumentTypeError(f"a comma-separated list of names, got {text!r}")
+    return out
+
+
 def positive(flag: str, value: float | None) -> None:
     """UsageError unless ``value`` is None or positive.
 
