@@ -127,6 +127,8 @@ SYMMETRIC = frozenset(
         "isr_order_kept",
         "dead_broker_holds_no_process_memory",
         "faults_within_budget",
+        "active_controller_id_from_zookeeper",
+        "new_session_knows_no_controller",
         # invariants/controller_replication.py
         "leader_hw_follows_isr",
         "follower_log_is_leader_prefix",

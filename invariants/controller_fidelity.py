@@ -67,6 +67,7 @@ from invariants.controller_guards import (
 )
 from model.controller import ControllerSystem, State
 from model.controller.actions import Deliver, ProcessEvent, ZkServe
+from model.controller.config import Elector, ExpiryHandling, ZkResponses
 from model.controller.events import (
     TopicDeletionStopReplicaResponseError,
     TopicDeletionStopReplicaResponseReceived,
@@ -83,6 +84,7 @@ from model.election import keep_members
 from model.state_machines import PartitionState
 
 __all__ = [
+    "active_controller_id_from_zookeeper",
     "auto_rebalance_candidates",
     "auto_rebalance_follows_imbalance",
     "dead_broker_memory_fresh",
@@ -90,6 +92,7 @@ __all__ = [
     "fidelity_properties",
     "isr_order_follows",
     "isr_order_kept",
+    "new_session_knows_no_controller",
     "no_request_for_a_deleted_topic",
     "request_partitions",
     "stop_replica_response_answers_request",
@@ -363,6 +366,49 @@ def no_request_for_a_deleted_topic(sys: ControllerSystem) -> Any:
     return check
 
 
+def active_controller_id_from_zookeeper(s: State, a: Any, t: State) -> bool:
+    """Where a step changes a broker's activeControllerId, the new value is -1 or the broker
+    that /controller names before or after the step (read by ``elect`` or ``maybeResign``, or
+    the broker itself once it created the znode).
+
+    >>> from model.controller import ControllerConfig
+    >>> s = ControllerSystem(ControllerConfig(brokers=2)).init_states()[0]
+    >>> n = s.nodes[1]
+    >>> [active_controller_id_from_zookeeper(s, None, s._replace(nodes=(s.nodes[0], n._replace(active_id=b))))
+    ...  for b in (-1, 0, 1)]
+    [True, True, False]
+    """
+    if t.nodes is s.nodes:
+        return True
+    owners = [-1]
+    for z in (s.zk.controller, t.zk.controller):
+        if z is not None:
+            owners.append(z[0])
+    for n0, n1 in zip(s.nodes, t.nodes, strict=True):
+        if n1 is not n0 and n1.active_id != n0.active_id and n1.active_id not in owners:
+            return False
+    return True
+
+
+def new_session_knows_no_controller(s: State, a: Any, t: State) -> bool:
+    """A broker that takes a new ZooKeeper session in a step (a restart, or its expiry noticed)
+    believes no broker is the controller after it.
+
+    >>> from model.controller import ControllerConfig
+    >>> s = ControllerSystem(ControllerConfig(brokers=2)).init_states()[0]
+    >>> n = s.nodes[1]
+    >>> [new_session_knows_no_controller(s, None, s._replace(nodes=(s.nodes[0], n._replace(session=n.session + 1,
+    ...  active_id=b)))) for b in (-1, 0)]
+    [True, False]
+    """
+    if t.nodes is s.nodes:
+        return True
+    for n0, n1 in zip(s.nodes, t.nodes, strict=True):
+        if n1 is not n0 and n1.session != n0.session and n1.active_id != -1:
+            return False
+    return True
+
+
 def _deleted_topic_and_send(s: State, a: Any, t: State) -> bool:
     return bool(s.zk.gone) and t.chans is not s.chans
 
@@ -376,8 +422,11 @@ def fidelity_properties(config: Any, sys: ControllerSystem) -> list[Property]:
     by ``invariants/controller_guards.py``'s guards.
 
     >>> from model.controller import ControllerConfig
-    >>> [p.name for p in fidelity_properties(ControllerConfig(), ControllerSystem(ControllerConfig()))]
+    >>> names = [p.name for p in fidelity_properties(ControllerConfig(), ControllerSystem(ControllerConfig()))]
+    >>> names[:3]
     ['isr_order_kept', 'dead_broker_holds_no_process_memory', 'faults_within_budget']
+    >>> names[3:]
+    ['active_controller_id_from_zookeeper', 'new_session_knows_no_controller']
     """
     props = [
         transition(
@@ -403,6 +452,29 @@ def fidelity_properties(config: Any, sys: ControllerSystem) -> list[Property]:
             "max_session_expiries",
         ),
     ]
+    if config.elector is Elector.MODERN and config.zk_responses is ZkResponses.MERGED:
+        # (the 0.8 elector takes the id from a watch's data, and a separate response may be stale)
+        props.append(
+            transition(
+                "active_controller_id_from_zookeeper",
+                active_controller_id_from_zookeeper,
+                "a broker's activeControllerId is learned from ZooKeeper: -1, the id /controller "
+                "holds, or its own once it created /controller (seed 004 elect: activeControllerId "
+                "= zkClient.getControllerId.getOrElse(-1), then config.brokerId)",
+                guard=controller_stepped,
+            )
+        )
+        if config.session_expiry_handling is ExpiryHandling.CLEAR_AND_PUT:
+            props.append(
+                transition(
+                    "new_session_knows_no_controller",
+                    new_session_knows_no_controller,
+                    "a broker that takes a new ZooKeeper session (a restart, or its expiry noticed) "
+                    "knows no controller until it reads /controller (Kafka 2.2+ processExpire: "
+                    "activeControllerId = -1; seed 004: activeControllerId is read from /controller)",
+                    guard=zk_changed,
+                )
+            )
     if config.max_topic_deletions:
         props.append(
             transition(

@@ -4,6 +4,7 @@ and replica states during topic deletion, the admin-triggered unclean election."
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -11,9 +12,12 @@ import invariants.controller as spec
 from explorer.config import ConfigError, load_config
 from explorer.core import CheckResult
 from explorer.engines.bfs import check_bfs
+from explorer.speedups import set_item
 from invariants.controller_fidelity import fidelity_properties, isr_order_kept
 from invariants.mutants.controller import ControllerConfig, build
 from model.controller import ControllerSystem, State
+from model.controller.base import ControllerBase
+from model.controller.broker import Brokers
 from model.controller.config import ReplicaTable
 from model.controller.coverage import state_machine_graphs
 from model.controller.messages import S_CONTROLLED_SHUTDOWN
@@ -356,6 +360,67 @@ def test_stop_replica_response_property_catches_a_response_naming_other_partitio
     assert [v.property for v in bad.violations] == ["stop_replica_response_answers_request"]
     assert len(bad.violations[0].trace) - 1 == 15
     assert bad.violations[0].trace[-1].action_kind == "Deliver"
+
+
+class _ExpiryBelievesBroker0(Brokers):
+    """The 907ad5d measure's survivor ``broker.py:83`` (``-1`` made ``0``): a broker that notices
+    its session expired believes broker 0 is the controller until it reads /controller again."""
+
+    def notice_expiry(self, s: State, b: int) -> tuple[Any, State]:
+        a, t = super().notice_expiry(s, b)
+        return a, t._replace(nodes=set_item(t.nodes, b, t.nodes[b]._replace(active_id=0)))
+
+
+def test_controller_id_properties_hold_and_catch_an_id_not_read() -> None:
+    """``new_session_knows_no_controller`` holds with a session expiry and fails, in 2 steps
+    (broker 0's session expires, it notices), once a broker that notices its expiry believes
+    broker 0, not nobody, is the controller: broker 0 then counts itself the active controller
+    (ActiveControllerCount 1) with /controller gone. ``active_controller_id_from_zookeeper``
+    holds there too (the noticed expiry is no controller step: it leaves that to the other)."""
+    c = load_config(ControllerConfig, "configs/controller-small.toml", ["max_session_expiries=1"])
+    names = ["active_controller_id_from_zookeeper", "new_session_knows_no_controller"]
+    props = [p for p in fidelity_properties(c, build(c)) if p.name in names]
+    assert [p.name for p in props] == names
+    ok = check_bfs(build(c), props, model="controller", config=c)
+    assert (ok.exit_reason.value, ok.violations, ok.distinct_states) == ("complete", [], 6271)
+    bad = check_bfs(ControllerSystem(c, brokers=_ExpiryBelievesBroker0), props, model="controller", config=c)
+    assert [(v.property, len(v.trace) - 1) for v in bad.violations] == [
+        ("new_session_knows_no_controller", 2)
+    ]
+    assert bad.violations[0].trace[-1].action_kind == "SessionNotice"
+
+
+class _ReadsTheWrongController(ControllerBase):
+    """A controller step that takes the next broker's id, not the one /controller holds."""
+
+    def commit(self, s: State, **node_changes: Any) -> State:
+        if self.active_id >= 0 and self.active_id != s.nodes[self.me].active_id:
+            self.active_id = (self.active_id + 1) % self.sys.nb
+        return super().commit(s, **node_changes)
+
+
+def test_active_controller_id_property_catches_an_id_not_read() -> None:
+    """``active_controller_id_from_zookeeper`` fails at the first election once the id a broker
+    learns is not the one /controller holds."""
+    c = load_config(ControllerConfig, "configs/controller-small.toml", [])
+    props = [p for p in fidelity_properties(c, build(c)) if p.name == "active_controller_id_from_zookeeper"]
+    bad = check_bfs(
+        ControllerSystem(c, controller=_ReadsTheWrongController), props, model="controller", config=c
+    )
+    assert [v.property for v in bad.violations] == ["active_controller_id_from_zookeeper"]
+    assert bad.violations[0].trace[-1].action_kind == "ZkServe"
+
+
+def test_controller_id_properties_only_where_the_id_is_read_at_once() -> None:
+    """The 0.8 elector takes the id from a watch's data and a separate ZooKeeper response may be
+    stale when it arrives: neither property is registered there; the older expiry handling keeps
+    the id until its queued Expire runs: only the first is."""
+    names = [
+        {p.name for p in fidelity_properties(c, build(c))} & {"active_controller_id_from_zookeeper", "new_session_knows_no_controller"}
+        for c in (ControllerConfig(), ControllerConfig(kafka_version="0.8"), ControllerConfig(zk_responses="separate"),
+                  ControllerConfig(session_expiry_handling="queued"))
+    ]  # fmt: skip
+    assert [len(n) for n in names] == [2, 0, 0, 1] and names[3] == {"active_controller_id_from_zookeeper"}
 
 
 def test_stop_replica_response_property_not_registered_without_deletions() -> None:
