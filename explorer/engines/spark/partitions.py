@@ -90,6 +90,8 @@ class Job:
     def __post_init__(self) -> None:
         c = CheckTables(self.props)
         self.always, self.trans, self.reach, self.live = c.always, c.trans, c.reach, c.live
+        self.trans_by_type = c.trans_by_type
+        self.trans_table = c.trans_by_type.table
         self.applies_state, self.applies_trans = c.applies_state, c.applies_trans
         self.deadlock_index = len(self.props)
         self.check_fp = check_fingerprint
@@ -205,7 +207,10 @@ def check_transition(
 ) -> None:
     """The checks ``bfs`` makes on a transition (the ``n``-th successor of the state of rank ``r``):
     its violations go to ``record(name, key)``, the ``applies`` that held to ``acc``."""
-    for guard, checks in job.trans:
+    groups = job.trans_table.get(type(a))  # the groups a step of this action type runs
+    if groups is None:
+        groups = job.trans_by_type.for_type(type(a))
+    for guard, checks in groups:
         if guard is None or guard(s, a, t):
             for pidx, name, chk in checks:
                 if not chk(s, a, t):
