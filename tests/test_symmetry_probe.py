@@ -95,3 +95,24 @@ def test_the_partition_symmetric_entry_is_pinned() -> None:
     full, _, _ = run_check(e.model, CheckOptions(), config_path=e.config, overrides=e.set)
     assert (reduced.distinct_states, full.distinct_states) == (1_783, e.full_states) == (1_783, 3_514)
     assert reduced.violations == [] and symmetry_problem(system, props) is None
+
+
+def test_the_cold_start_symmetric_entry_is_pinned() -> None:
+    """controller-cold-start-symmetric: 1,986 orbit representatives of 3,968 states; its swap
+    moves broker 0."""
+    from explorer.api import CheckOptions
+    from explorer.frontend import run_check
+    from explorer.release import load_suite
+
+    (e,) = [
+        e
+        for e in load_suite(str(Path(__file__).resolve().parent.parent / "configs" / "release.toml"))
+        if e.name == "controller-cold-start-symmetric"
+    ]
+    reduced, system, props = run_check(
+        e.model, CheckOptions(reduce="symmetry"), config_path=e.config, overrides=e.set
+    )
+    full, _, _ = run_check(e.model, CheckOptions(), config_path=e.config, overrides=e.set)
+    assert (reduced.distinct_states, full.distinct_states) == (1_986, e.full_states) == (1_986, 3_968)
+    assert reduced.violations == [] and symmetry_problem(system, props) is None
+    assert any(g.brokers[0] != 0 for g in system.symmetries())
