@@ -28,10 +28,13 @@ import ast
 import functools
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+E = TypeVar("E")
 
 __all__ = [
     "LineTracer",
+    "entries_for_mutant",
     "entries_reaching",
     "model_coverage",
     "statement_functions",
@@ -146,6 +149,20 @@ def entries_reaching(
         return names
     want = set(span)
     return [e for e in names if want & set(lines.get(e, {}).get(file, ()))]
+
+
+def entries_for_mutant(src: Any, entries: list[E], lines: dict[str, Any] | None, root: Path) -> list[E]:
+    """The entries (each with a ``name``) a mutant runs against: for a source mutant (``src``,
+    with ``file``, ``line`` and ``col`` relative to ``root``), when the entries' ``lines`` are
+    known, those that execute the statement it changes, and those traced only in part; else all.
+    """
+    if src is None or lines is None:
+        return entries
+    source = (root / src.file).read_text(encoding="utf-8")
+    names = [e.name for e in entries]  # type: ignore[attr-defined]
+    reach = entries_reaching(lines["by_entry"], names, src.file, source, src.line, src.col)
+    keep = set(reach) | set(lines.get("partial", ()))
+    return [e for e in entries if e.name in keep]  # type: ignore[attr-defined]
 
 
 def model_coverage(

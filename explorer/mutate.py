@@ -64,7 +64,7 @@ from explorer.frontend import (
     positive,
     run_check,
 )
-from explorer.line_coverage import entries_reaching, model_coverage
+from explorer.line_coverage import entries_for_mutant, model_coverage
 from explorer.mutation_score import (
     CRASHED,
     EQUIVALENT,
@@ -89,6 +89,8 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TRACE_SLOWDOWN = 3.0
 #: seconds a worker may take beyond its entries' budgets (imports, building, coverage)
 WORKER_SLACK = 60.0
+MIN_MUTANT_SECONDS = 10.0  #: with ``--timeout-factor``, the least budget of a mutant on an entry
+TIMEOUT_FACTOR_HELP = "a mutant's budget on an entry: F times the baseline's time there (10 s at least)"
 
 
 # -- what to run ------------------------------------------------------------------------------
@@ -462,6 +464,7 @@ def run_mutants(
     log: Any = None,
     results: Path | None = None,
     route: bool = True,
+    timeout_factor: float | None = None,
 ) -> dict[str, Any]:
     """Run the baseline, then every mutant against every entry; the result document.
 
@@ -472,7 +475,8 @@ def run_mutants(
     With ``first_kill`` the entries run cheapest first (by the baseline's seconds). With
     ``results`` (a JSON-lines file) every finished mutant is appended as it ends, and a run
     started again on the same file skips what it holds: a long measurement survives a kill
-    and continues where it stopped."""
+    and continues where it stopped. With ``timeout_factor``, a mutant's budget on an entry is
+    :func:`mutant_budget`: a diverging one costs a few baselines, not every entry's budget."""
     equivalent = equivalent or {}
     docs = docs or {}
     done = _open_results(results, entries, keep_going, first_kill, crash_kills)
@@ -552,13 +556,20 @@ def run_mutants(
         overrides = [f"mutant={name}"] if kind == "catalogue" else []
         t0 = time.monotonic()
         job = {"overrides": overrides, "keep_going": keep_going, "first_kill": first_kill}
-        run = _reaching(src, entries, lines)
+        run = entries_for_mutant(src, entries, lines, PROJECT_ROOT)
+        limit = hard
+        if timeout_factor is not None and run:
+            run = [
+                dataclasses.replace(e, max_seconds=mutant_budget(e, base_cells, timeout_factor)) for e in run
+            ]
+            limit = sum(e.max_seconds or 600 for e in run) * 1.5 + WORKER_SLACK
         try:
-            cells = _run_worker(job, run, source=src, hard_limit=hard) if run else {}
+            cells = _run_worker(job, run, source=src, hard_limit=limit) if run else {}
         except (ValueError, SyntaxError) as e:  # the mutant could not be written
             cells = {en.name: {"entry": en.name, "status": CRASHED, "message": str(e)} for en in run}
+        ran = {en.name for en in run}
         for en in entries:
-            if en not in run:
+            if en.name not in ran:
                 cells[en.name] = {
                     "entry": en.name,
                     "status": NOT_RUN,
@@ -617,19 +628,21 @@ def run_mutants(
     }
 
 
-def _reaching(
-    src: SourceMutant | None, entries: list[SuiteEntry], lines: dict[str, Any] | None
-) -> list[SuiteEntry]:
-    """The entries a mutant runs against: for a source mutant, when the entries' lines are
-    known, those that execute the statement it changes (and those traced only in part)."""
-    if src is None or lines is None:
-        return entries
-    source = (PROJECT_ROOT / src.file).read_text(encoding="utf-8")
-    names = entries_reaching(
-        lines["by_entry"], [e.name for e in entries], src.file, source, src.line, src.col
-    )
-    keep = set(names) | set(lines.get("partial", ()))
-    return [e for e in entries if e.name in keep]
+def mutant_budget(entry: SuiteEntry, base_cells: dict[str, dict[str, Any]], factor: float) -> float:
+    """A mutant's budget on ``entry`` under ``--timeout-factor``: ``factor`` times the baseline's
+    seconds there, at least ``MIN_MUTANT_SECONDS``, at most the entry's own (as mutmut does).
+
+    >>> e = SuiteEntry(name="e", model="m", max_seconds=600.0)
+    >>> mutant_budget(e, {"e": {"seconds": 4.0}}, 10), mutant_budget(e, {"e": {"seconds": 0.1}}, 10)
+    (40.0, 10.0)
+    >>> mutant_budget(e, {"e": {"seconds": 100.0}}, 10), mutant_budget(e, {}, 10)
+    (600.0, 600.0)
+    """
+    own = entry.max_seconds or 600.0
+    base = base_cells.get(entry.name, {}).get("seconds")
+    if base is None:  # no baseline (--no-baseline): the entry's own budget
+        return own
+    return min(own, max(MIN_MUTANT_SECONDS, factor * base))
 
 
 # -- the command ------------------------------------------------------------------------------
@@ -663,6 +676,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--max-seconds", type=SECONDS, default=60.0, metavar="S", help="budget per entry (default 60)"
     )
+    p.add_argument("--timeout-factor", type=Bounded(float, 1, 1e6), metavar="F", help=TIMEOUT_FACTOR_HELP)
     p.add_argument(
         "--continue", dest="keep_going", action="store_true", help="collect every violated property"
     )
@@ -771,6 +785,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
         log=None if args.quiet else sys.stderr,
         results=Path(args.results) if args.results else None,
         route=not args.no_routing,
+        timeout_factor=args.timeout_factor,
     )
     doc["model"] = model
     doc["sample"] = {"n": args.sample, "seed": args.seed} if sources and args.sample else None

@@ -408,3 +408,26 @@ def test_routing_credits_what_the_import_runs_to_every_entry(tmp_path: Path) -> 
     assert m["status"] == "killed"
     cell = m["cells"]["controller-topic-creation"]
     assert cell["property"] == "no_leaderless_partition_when_quiet" and cell["length"] == 12
+
+
+@pytest.mark.slow  # two worker processes and two seconds of sleeping
+def test_timeout_factor_bounds_a_mutant_by_the_baseline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without ``--timeout-factor`` a mutant 40 times slower than the baseline runs to its end
+    (2 s) and survives; with it, its budget is a few baselines (here the floor, lowered to
+    0.3 s) and it times out there, counted apart from the kills."""
+    import explorer.mutate as mutate_module
+
+    def run(*extra: str) -> dict[str, object]:
+        out = tmp_path / f"m{len(extra)}.json"
+        main(["mutate", "--system", "tests.toy_slow:make", "--quiet", "--json", str(out), *extra])
+        return json.loads(out.read_text())
+
+    doc = run()
+    assert doc["mutants"][0]["status"] == "survived" and doc["mutants"][0]["seconds"] >= 2.0
+    monkeypatch.setattr(mutate_module, "MIN_MUTANT_SECONDS", 0.3)
+    doc = run("--timeout-factor", "2")
+    slow = doc["mutants"][0]
+    assert slow["status"] == "timeout" and slow["seconds"] < 2.0, slow
+    assert doc["baseline"]["system"]["status"] == "survived"
