@@ -42,6 +42,7 @@ from invariants.controller_convergence import (
 )
 from invariants.controller_fidelity import fidelity_properties
 from invariants.controller_guards import controller_stepped, delivers, zk_changed
+from invariants.controller_observed import observed_properties
 from invariants.controller_replication import replication_properties
 from invariants.mutants.controller import ControllerConfig, build
 from model.controller import ControllerSystem, Elector, State
@@ -921,6 +922,7 @@ def properties(config: ControllerConfig) -> list[Property]:
             )
         )
     props += fidelity_properties(config, sys)
+    props += observed_properties(config, sys)
     props += replication_properties(config)
     props += admin_properties(config, sys)
     if any(config.unclean(p) for p in range(np_)):

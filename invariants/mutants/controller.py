@@ -651,6 +651,23 @@ class CtlWatchNotRearmed(ZooKeeperServer):
         return act, t
 
 
+# -- the probe of plausible mistakes (docs/mutation.md, "A probe of plausible mistakes") --------
+
+
+@mutant(
+    "cs-isr-keeps-shutting-down",
+    "leaderForControlledShutdown keeps the shutting-down brokers in the new ISR (no isr.filter)",
+)
+class ShutdownIsrKeepsShuttingDown(PartitionStateMachine):
+    def elect_leader_for_partition(
+        self, c: ControllerBase, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+    ) -> Any:
+        res = super().elect_leader_for_partition(c, strategy, p, cur, live, dyn)
+        if strategy != S_CONTROLLED_SHUTDOWN or res.leader_and_isr is None:
+            return res
+        return res._replace(leader_and_isr=res.leader_and_isr._replace(isr=cur.isr))
+
+
 @dataclass(frozen=True)
 class ControllerConfig(ModelControllerConfig):
     """``model.controller.ControllerConfig`` plus the test-only ``mutant`` key (this module's

@@ -1,0 +1,42 @@
+"""The probe of plausible mistakes' properties (``invariants/controller_observed.py``): each holds
+on the model and fails, on the smallest configuration that shows it, once its mistake is made
+(the mistake is a mutant of the catalogue, ``invariants/mutants/controller.py``)."""
+
+from __future__ import annotations
+
+from explorer.config import load_config
+from explorer.engines.bfs import check_bfs
+from invariants.controller_observed import observed_properties
+from invariants.mutants.controller import ControllerConfig, build
+
+# controller-admin-shutdown without faults: broker 0 (controller and leader) shuts down
+SHUTDOWN = [
+    "max_crashes=0",
+    "max_restarts=0",
+    "max_unclean_enables=0",
+    "liveness=false",
+]
+
+
+def _run(path: str, overrides: list[str], name: str, mutant: str) -> tuple[int, list[tuple[str, int]], int]:
+    """The distinct states of the model and the violations (property, steps) with ``mutant``."""
+    c = load_config(ControllerConfig, path, overrides)
+    props = [p for p in observed_properties(c, build(c)) if p.name == name]
+    assert len(props) == 1
+    ok = check_bfs(build(c), props, model="controller", config=c)
+    assert ok.exit_reason.value == "complete" and ok.violations == []
+    bad_c = load_config(ControllerConfig, path, [*overrides, f"mutant={mutant}"])
+    bad = check_bfs(build(bad_c), props, model="controller", config=bad_c)
+    return ok.distinct_states, [(v.property, len(v.trace) - 1) for v in bad.violations], bad.distinct_states
+
+
+def test_controlled_shutdown_isr_property_catches_shutting_down_broker_kept() -> None:
+    """``controlled_shutdown_isr_excludes_shutting_down`` holds when broker 0 shuts down, and
+    fails at the controlled-shutdown election's write once the new ISR keeps broker 0."""
+    states, violations, _ = _run(
+        "configs/controller-admin-shutdown.toml",
+        SHUTDOWN,
+        "controlled_shutdown_isr_excludes_shutting_down",
+        "cs-isr-keeps-shutting-down",
+    )
+    assert (states, violations) == (337, [("controlled_shutdown_isr_excludes_shutting_down", 4)])
