@@ -4,6 +4,9 @@ on the model and fails, on the smallest configuration that shows it, once its mi
 
 from __future__ import annotations
 
+import pytest
+
+import invariants.controller as spec
 from explorer.config import load_config
 from explorer.engines.bfs import check_bfs
 from invariants.controller_observed import observed_properties
@@ -40,3 +43,34 @@ def test_controlled_shutdown_isr_property_catches_shutting_down_broker_kept() ->
         "cs-isr-keeps-shutting-down",
     )
     assert (states, violations) == (337, [("controlled_shutdown_isr_excludes_shutting_down", 4)])
+
+
+# the release entry controller-topic-creation-replicated: topic 1 (two replicas) created after start
+CREATION = ["topics=2", "topics_created_later=1", "assignment=[[0, 1], [0, 1]]"]
+CREATION_STATES = 16840
+
+
+@pytest.mark.parametrize(
+    ("mutant", "killer"),
+    [
+        ("new-partition-isr-all-assigned", "no_dead_broker_in_written_isr"),
+        ("new-partition-dead-leader", "leader_in_isr"),
+    ],
+)
+def test_new_partition_with_a_dead_replica_mistakes_fail(mutant: str, killer: str) -> None:
+    """A new partition created while one of its two replicas is down: its ISR holding the dead
+    replica, or its leader the dead first replica, fails in 8 steps (broker 0 crashes, its
+    session expires, broker 1 takes over, the topic is created and its state written)."""
+    c = load_config(ControllerConfig, "configs/controller-small.toml", [*CREATION, f"mutant={mutant}"])
+    bad = check_bfs(build(c), spec.properties(c), model="controller", config=c)
+    assert [(v.property, len(v.trace) - 1) for v in bad.violations] == [(killer, 8)]
+
+
+@pytest.mark.slow
+def test_replicated_topic_creation_entry_holds_every_property() -> None:
+    """The release entry ``controller-topic-creation-replicated`` holds every property in its
+    pinned number of states (about 3 s)."""
+    c = load_config(ControllerConfig, "configs/controller-small.toml", CREATION)
+    ok = check_bfs(build(c), spec.properties(c), model="controller", config=c)
+    assert ok.exit_reason.value == "complete" and ok.violations == []
+    assert ok.distinct_states == CREATION_STATES

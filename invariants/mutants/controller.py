@@ -30,12 +30,13 @@ from model.controller import ControllerSystem, Elector, Node, State, Zk
 from model.controller.admin import AdminWorkflows
 from model.controller.base import ControllerBase
 from model.controller.broker_lifecycle import BrokerLifecycle
-from model.controller.continuations import RegisterController
+from model.controller.continuations import InitializeLeaderAndIsrWritten, RegisterController
 from model.controller.controller import KafkaController
 from model.controller.events import ControllerEvent, Expire, PartitionReassignmentIsrChange, Reelect
 from model.controller.messages import (
     BROKER_REQUESTS,
     S_CONTROLLED_SHUTDOWN,
+    S_INIT,
     S_OFFLINE,
     S_PREFERRED,
     DeleteTopicZNode,
@@ -43,6 +44,7 @@ from model.controller.messages import (
     LeaderAndIsrRequest,
     RegisterBroker,
     UpdateIsr,
+    UpdateLeaderAndIsr,
 )
 from model.controller.program import (
     OfflineReplicas,
@@ -52,6 +54,7 @@ from model.controller.program import (
 )
 from model.controller.replica_manager import ReplicaManager
 from model.controller.responses import ControllerRegistered, TopicPartitionStates
+from model.controller.state import PartZ
 from model.controller.state_machines import PartitionStateMachine, ReplicaStateMachine
 from model.controller.system import SEAMS
 from model.controller.topic_deletion import TopicDeletionManager
@@ -666,6 +669,51 @@ class ShutdownIsrKeepsShuttingDown(PartitionStateMachine):
         if strategy != S_CONTROLLED_SHUTDOWN or res.leader_and_isr is None:
             return res
         return res._replace(leader_and_isr=res.leader_and_isr._replace(isr=cur.isr))
+
+
+def _initialize_with(
+    psm: PartitionStateMachine,
+    c: ControllerBase,
+    new_parts: tuple,
+    elect: tuple,
+    batch: tuple,
+    rest: tuple,
+    pick: Any,
+) -> bool:
+    """``initializeLeaderAndIsrForPartitions`` with ``pick(assigned, live assigned)`` giving the
+    new leader and ISR in place of ``LeaderAndIsr(liveAssigned.head, liveAssigned)``."""
+    live = c.live_broker_ids()
+    writes = []
+    for p in new_parts:
+        ar = c.ctx.ar[p]
+        live_assigned = tuple(r for r in ar if r in live)
+        c.record_election("new_partition", "isr" if live_assigned else "none")
+        if live_assigned:
+            leader, isr = pick(ar, live_assigned)
+            writes.append((p, PartZ(leader, 0, isr, c.ctx.epoch, -1)))
+    if writes:
+        c.send_zk(UpdateLeaderAndIsr(tuple(writes), c.fence(), c.ctx.epoch, True, S_INIT))
+        c.park(InitializeLeaderAndIsrWritten(elect, batch=batch, rest=rest))
+        return True
+    return bool(psm.do_elect_leader_for_partitions(c, elect, batch, rest))
+
+
+@mutant(
+    "new-partition-isr-all-assigned", "a new partition's ISR is its whole assignment, dead replicas included"
+)
+class NewPartitionIsrAllAssigned(PartitionStateMachine):
+    def initialize_leader_and_isr_for_partitions(
+        self, c: ControllerBase, new_parts: tuple, elect: tuple, batch: tuple, rest: tuple
+    ) -> bool:
+        return _initialize_with(self, c, new_parts, elect, batch, rest, lambda ar, live: (live[0], ar))
+
+
+@mutant("new-partition-dead-leader", "a new partition's leader is its first assigned replica, live or not")
+class NewPartitionDeadLeader(PartitionStateMachine):
+    def initialize_leader_and_isr_for_partitions(
+        self, c: ControllerBase, new_parts: tuple, elect: tuple, batch: tuple, rest: tuple
+    ) -> bool:
+        return _initialize_with(self, c, new_parts, elect, batch, rest, lambda ar, live: (ar[0], live))
 
 
 @dataclass(frozen=True)
