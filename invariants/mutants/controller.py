@@ -58,6 +58,7 @@ from model.controller.state import PartZ
 from model.controller.state_machines import PartitionStateMachine, ReplicaStateMachine
 from model.controller.system import SEAMS
 from model.controller.topic_deletion import TopicDeletionManager
+from model.controller.topics import TopicChanges
 from model.controller.zookeeper import ZooKeeperServer
 from model.election import (
     NO_LEADER,
@@ -714,6 +715,17 @@ class NewPartitionDeadLeader(PartitionStateMachine):
         self, c: ControllerBase, new_parts: tuple, elect: tuple, batch: tuple, rest: tuple
     ) -> bool:
         return _initialize_with(self, c, new_parts, elect, batch, rest, lambda ar, live: (ar[0], live))
+
+
+@mutant(
+    "topic-change-resurrects-deleted",
+    "TopicChange treats a deleted topic the read still reports (gone from the context) as a new one",
+)
+class TopicChangeResurrectsDeleted(TopicChanges):
+    def process_topic_change(
+        self, c: ControllerBase, ntopics: int, rest: tuple, gone: tuple[int, ...] = ()
+    ) -> None:
+        super().process_topic_change(c, ntopics, rest, ())
 
 
 @dataclass(frozen=True)
