@@ -6,7 +6,11 @@ the step where it does so, named after the Kafka method that guarantees it.
   election writes the ISR it read minus the brokers shutting down (seed 002
   ``leaderForControlledShutdown``: ``newIsr = isr.filter(replica =>
   !shuttingDownBrokers.contains(replica))``), so no producer with acks=all waits on a broker
-  that is leaving.
+  that is leaving;
+* ``no_replica_deletion_while_reassigning`` (transition): no controller starts deleting the
+  replicas of a partition it is reassigning (seed 001, TopicDeletion: topics with a partition
+  being reassigned go into ``topicsIneligibleForDeletion``; reassignment: "将该 Topic 标记为
+  不可删除状态"), so the reassignment's new replicas are not deleted under it.
 """
 
 from __future__ import annotations
@@ -15,12 +19,16 @@ import dataclasses
 from typing import Any
 
 from explorer.core import Property, transition
-from invariants.controller_guards import zk_changed
+from invariants.controller_guards import controller_stepped, zk_changed
 from model.controller import ControllerSystem, State
-from model.controller.actions import ZkServe
-from model.controller.messages import S_CONTROLLED_SHUTDOWN, UpdateLeaderAndIsr
+from model.controller.actions import ProcessEvent, ZkServe
+from model.controller.messages import S_CONTROLLED_SHUTDOWN, StopReplicaRequest, UpdateLeaderAndIsr
 
-__all__ = ["controlled_shutdown_isr_excludes_shutting_down", "observed_properties"]
+__all__ = [
+    "controlled_shutdown_isr_excludes_shutting_down",
+    "no_replica_deletion_while_reassigning",
+    "observed_properties",
+]
 
 
 def _landed(s: State, a: Any, t: State, strategy: int) -> list[tuple[int, Any, Any]]:
@@ -59,6 +67,38 @@ def controlled_shutdown_isr_excludes_shutting_down(s: State, a: Any, t: State) -
     return True
 
 
+def no_replica_deletion_while_reassigning(nb: int) -> Any:
+    """The check of ``no_replica_deletion_while_reassigning`` for ``nb`` brokers."""
+
+    def check(s: State, a: Any, t: State) -> bool:
+        """No controller step (an event processed, or a ZooKeeper reply that continues it) puts
+        on a channel a StopReplica of the topic deletion (``delete = true`` with the deletion's
+        callback; the reassignment's StopReplica of its old replicas has none) naming a partition
+        the sending controller counts as being reassigned (``partitionsBeingReassigned``).
+
+        >>> from model.controller import ControllerConfig
+        >>> s = ControllerSystem(ControllerConfig(brokers=2)).init_states()[0]
+        >>> no_replica_deletion_while_reassigning(2)(s, None, s)
+        True
+        """
+        if t.chans is s.chans or type(a) not in (ZkServe, ProcessEvent):
+            return True
+        for i, (q0, q1) in enumerate(zip(s.chans, t.chans, strict=True)):
+            if q1 is q0:
+                continue
+            ctx = t.nodes[i // nb].ctx
+            if ctx is None or not ctx.reassigning:
+                continue
+            for m in q1:
+                if type(m) is StopReplicaRequest and m.data.delete and m.data.callback and m not in q0:
+                    for p, _ in ctx.reassigning:
+                        if (m.data.mask >> p) & 1:
+                            return False
+        return True
+
+    return check
+
+
 def observed_properties(config: Any, sys: ControllerSystem) -> list[Property]:
     """The probe's properties that apply to ``config`` (``sys`` is the system built from it).
 
@@ -76,6 +116,16 @@ def observed_properties(config: Any, sys: ControllerSystem) -> list[Property]:
                 "a controlled-shutdown election writes the ISR it read minus the shutting-down brokers "
                 "(seed 002 leaderForControlledShutdown: newIsr = isr.filter(!shuttingDownBrokers))",
                 guard=zk_changed,
+            )
+        )
+    if config.max_topic_deletions and config.max_reassignments:
+        props.append(
+            transition(
+                "no_replica_deletion_while_reassigning",
+                no_replica_deletion_while_reassigning(sys.nb),
+                "no controller starts deleting the replicas of a partition it is reassigning (seed 001: "
+                "a topic with a partition being reassigned is ineligible for deletion, 标记为不可删除状态)",
+                guard=controller_stepped,
             )
         )
     # each reads every broker and partition alike: the same verdict under every renaming

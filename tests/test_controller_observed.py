@@ -99,3 +99,36 @@ def test_create_after_delete_entry_holds_and_catches_a_resurrected_topic() -> No
     assert {(v.property, len(v.trace) - 1) for v in bad.violations} >= {
         ("no_request_for_a_deleted_topic", 18)
     }
+
+
+# the release entry controller-admin-reassign-delete: partition 0 reassigned to [1, 2] and its topic deleted
+REASSIGN_DELETE = ["max_topic_deletions=1", "max_crashes=0", "liveness=false"]
+REASSIGN_DELETE_STATES = 73086
+
+
+def test_deletion_during_reassignment_property_catches_an_ineligible_topic_started() -> None:
+    """``no_replica_deletion_while_reassigning`` fails in 15 steps once resumeDeletions starts a
+    topic marked ineligible: the deletion's StopReplica reaches the replicas under reassignment."""
+    c = load_config(
+        ControllerConfig,
+        "configs/controller-admin-reassign.toml",
+        [*REASSIGN_DELETE, "mutant=deletion-starts-ineligible-topic"],
+    )
+    props = [p for p in observed_properties(c, build(c)) if p.name == "no_replica_deletion_while_reassigning"]
+    assert len(props) == 1
+    bad = check_bfs(build(c), props, model="controller", config=c)
+    assert [(v.property, len(v.trace) - 1) for v in bad.violations] == [
+        ("no_replica_deletion_while_reassigning", 15)
+    ]
+
+
+@pytest.mark.slow
+def test_reassign_delete_entry_holds_every_property() -> None:
+    """The release entry ``controller-admin-reassign-delete`` holds every property in its pinned
+    number of states (about 8 s)."""
+    c = load_config(ControllerConfig, "configs/controller-admin-reassign.toml", REASSIGN_DELETE)
+    props = spec.properties(c)
+    assert "no_replica_deletion_while_reassigning" in [p.name for p in props]
+    ok = check_bfs(build(c), props, model="controller", config=c)
+    assert ok.exit_reason.value == "complete" and ok.violations == []
+    assert ok.distinct_states == REASSIGN_DELETE_STATES

@@ -47,8 +47,10 @@ from model.controller.messages import (
     UpdateLeaderAndIsr,
 )
 from model.controller.program import (
+    CompleteDeleteTopic,
     OfflineReplicas,
     OnPartitionReassignment,
+    OnTopicDeletion,
     SendUpdateMetadataRequest,
     TriggerOnlinePartitionStateChange,
 )
@@ -726,6 +728,43 @@ class TopicChangeResurrectsDeleted(TopicChanges):
         self, c: ControllerBase, ntopics: int, rest: tuple, gone: tuple[int, ...] = ()
     ) -> None:
         super().process_topic_change(c, ntopics, rest, ())
+
+
+@mutant(
+    "deletion-starts-ineligible-topic",
+    "resumeDeletions starts the deletion of topics marked ineligible (a replica down, or a reassignment running)",
+)
+class DeletionStartsIneligibleTopic(TopicDeletionManager):
+    def resume_deletions(self, c: ControllerBase) -> tuple:
+        ctx = c.ctx
+        complete: list = []
+        retry: list = []
+        eligible: list = []
+        for t in ctx.deleting:
+            states = [self.rstate(c, p, r) for p, r in self.topic_replicas(c, t)]
+            started = ReplicaState.ReplicaDeletionStarted in states
+            if all(st == ReplicaState.ReplicaDeletionSuccessful for st in states):
+                complete.append(t)
+                continue
+            if not started and ReplicaState.ReplicaDeletionIneligible in states:
+                retry.append(t)
+            if not started:  # the mistake: ineligible topics too
+                eligible.append(t)
+        prog: list = [CompleteDeleteTopic(t) for t in complete]
+        if retry:
+            # retryDeletionForIneligibleReplicas: failed replicas -> OfflineReplica
+            c.ctx = ctx._replace(ineligible=tuple(t for t in ctx.ineligible if t not in retry))
+            for t in retry:
+                by: dict[int, list[int]] = {}
+                for p, r in self.topic_replicas(c, t):
+                    if self.rstate(c, p, r) == ReplicaState.ReplicaDeletionIneligible:
+                        by.setdefault(r, []).append(p)
+                prog += [OfflineReplicas(b, tuple(ps)) for b, ps in sorted(by.items())]
+        if eligible:
+            # onTopicDeletion: UpdateMetadata, then onPartitionDeletion -> startReplicaDeletion
+            prog.append(SendUpdateMetadataRequest())
+            prog += [OnTopicDeletion(t) for t in eligible]
+        return tuple(prog)
 
 
 @dataclass(frozen=True)
