@@ -7,6 +7,12 @@ the step where it does so, named after the Kafka method that guarantees it.
   ``leaderForControlledShutdown``: ``newIsr = isr.filter(replica =>
   !shuttingDownBrokers.contains(replica))``), so no producer with acks=all waits on a broker
   that is leaving;
+* ``controlled_shutdown_answered_after_followers_offline`` (transition): a controlled shutdown
+  is answered only once the broker's follower replicas are out of the ISR in the answering
+  controller's context (Kafka 2.x ``doControlledShutdown``: the partitions it follows go
+  ``OfflineReplica``, ``doRemoveReplicasFromIsr``, before the response; seed 000's diagram [4]:
+  OnlineReplica -> OfflineReplica removes the replica from the ISR), unless it is the ISR's last
+  member or still leads (its election found no other leader);
 * ``no_replica_deletion_while_reassigning`` (transition): no controller starts deleting the
   replicas of a partition it is reassigning (seed 001, TopicDeletion: topics with a partition
   being reassigned go into ``topicsIneligibleForDeletion``; reassignment: "将该 Topic 标记为
@@ -22,9 +28,16 @@ from explorer.core import Property, transition
 from invariants.controller_guards import controller_stepped, zk_changed
 from model.controller import ControllerSystem, State
 from model.controller.actions import ProcessEvent, ZkServe
-from model.controller.messages import S_CONTROLLED_SHUTDOWN, StopReplicaRequest, UpdateLeaderAndIsr
+from model.controller.messages import (
+    S_CONTROLLED_SHUTDOWN,
+    ControlledShutdownResponse,
+    StopReplicaRequest,
+    UpdateLeaderAndIsr,
+)
+from model.state_machines import PartitionState
 
 __all__ = [
+    "controlled_shutdown_answered_after_followers_offline",
     "controlled_shutdown_isr_excludes_shutting_down",
     "no_replica_deletion_while_reassigning",
     "observed_properties",
@@ -67,6 +80,43 @@ def controlled_shutdown_isr_excludes_shutting_down(s: State, a: Any, t: State) -
     return True
 
 
+def controlled_shutdown_answered_after_followers_offline(sys: ControllerSystem) -> Any:
+    """The check of ``controlled_shutdown_answered_after_followers_offline`` for ``sys``."""
+    nb, ppt, parts_of = sys.nb, sys.ppt, sys.parts_of
+
+    def check(s: State, a: Any, t: State) -> bool:
+        """Where a controller step queues a ControlledShutdownResponse to broker ``b``, the
+        sending controller's context holds ``b`` in the ISR of no partition with more than one
+        assigned replica (of a topic not queued for deletion) unless ``b`` leads it or is its
+        ISR's only member.
+
+        >>> from model.controller import ControllerConfig
+        >>> sys = ControllerSystem(ControllerConfig(brokers=2))
+        >>> s = sys.init_states()[0]
+        >>> controlled_shutdown_answered_after_followers_offline(sys)(s, None, s)
+        True
+        """
+        if t.chans is s.chans or type(a) not in (ZkServe, ProcessEvent):
+            return True
+        for i, (q0, q1) in enumerate(zip(s.chans, t.chans, strict=True)):
+            if q1 is q0 or not q1 or type(q1[-1]) is not ControlledShutdownResponse or q1[-1] in q0:
+                continue
+            ctx, b = t.nodes[i // nb].ctx, i % nb
+            if ctx is None:
+                continue
+            for p in parts_of[b]:
+                z = ctx.leaders[p]
+                if z is None or len(ctx.ar[p]) < 2 or b not in ctx.ar[p] or p // ppt in ctx.deleting:
+                    continue
+                if ctx.pstates[p] == PartitionState.NonExistentPartition:
+                    continue
+                if b in z.isr and z.leader != b and z.isr != (b,):
+                    return False
+        return True
+
+    return check
+
+
 def no_replica_deletion_while_reassigning(nb: int) -> Any:
     """The check of ``no_replica_deletion_while_reassigning`` for ``nb`` brokers."""
 
@@ -105,7 +155,7 @@ def observed_properties(config: Any, sys: ControllerSystem) -> list[Property]:
     >>> from model.controller import ControllerConfig
     >>> c = ControllerConfig(max_controlled_shutdowns=1)
     >>> [p.name for p in observed_properties(c, ControllerSystem(c))]
-    ['controlled_shutdown_isr_excludes_shutting_down']
+    ['controlled_shutdown_isr_excludes_shutting_down', 'controlled_shutdown_answered_after_followers_offline']
     """
     props: list[Property] = []
     if config.max_controlled_shutdowns:
@@ -116,6 +166,17 @@ def observed_properties(config: Any, sys: ControllerSystem) -> list[Property]:
                 "a controlled-shutdown election writes the ISR it read minus the shutting-down brokers "
                 "(seed 002 leaderForControlledShutdown: newIsr = isr.filter(!shuttingDownBrokers))",
                 guard=zk_changed,
+            )
+        )
+    if config.max_controlled_shutdowns:
+        props.append(
+            transition(
+                "controlled_shutdown_answered_after_followers_offline",
+                controlled_shutdown_answered_after_followers_offline(sys),
+                "a controlled shutdown is answered only once the broker's follower replicas are out of "
+                "the ISR (doControlledShutdown: followers -> OfflineReplica before the response; seed 000 "
+                "[4] OnlineReplica -> OfflineReplica removes the replica from the ISR)",
+                guard=controller_stepped,
             )
         )
     if config.max_topic_deletions and config.max_reassignments:

@@ -132,3 +132,16 @@ def test_reassign_delete_entry_holds_every_property() -> None:
     ok = check_bfs(build(c), props, model="controller", config=c)
     assert ok.exit_reason.value == "complete" and ok.violations == []
     assert ok.distinct_states == REASSIGN_DELETE_STATES
+
+
+def test_controlled_shutdown_answer_property_catches_followers_left_in_the_isr() -> None:
+    """``controlled_shutdown_answered_after_followers_offline`` holds when broker 1, a follower,
+    shuts down, and fails in 2 steps (its request, the controller's answer) once the controlled
+    shutdown leaves the replicas it follows in the ISR."""
+    states, violations, _ = _run(
+        "configs/controller-admin-shutdown.toml",
+        SHUTDOWN,
+        "controlled_shutdown_answered_after_followers_offline",
+        "cs-followers-stay-in-isr",
+    )
+    assert (states, violations) == (337, [("controlled_shutdown_answered_after_followers_offline", 2)])

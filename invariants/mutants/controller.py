@@ -767,6 +767,19 @@ class DeletionStartsIneligibleTopic(TopicDeletionManager):
         return tuple(prog)
 
 
+@mutant(
+    "cs-followers-stay-in-isr",
+    "doControlledShutdown stops the replicas the broker follows but never moves them to OfflineReplica (out of the ISR)",
+)
+class ShutdownFollowersStayInIsr(ReplicaStateMachine):
+    def do_remove_replicas_from_isr(
+        self, c: ControllerBase, b: int, rest: tuple, only: tuple[int, ...] | None = None
+    ) -> bool:
+        if only is not None and b in c.ctx.shutting:
+            return False  # the mistake: the controlled shutdown's OfflineReplica step left out
+        return bool(super().do_remove_replicas_from_isr(c, b, rest, only))
+
+
 @dataclass(frozen=True)
 class ControllerConfig(ModelControllerConfig):
     """``model.controller.ControllerConfig`` plus the test-only ``mutant`` key (this module's
