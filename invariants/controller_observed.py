@@ -99,7 +99,7 @@ def controlled_shutdown_answered_after_followers_offline(sys: ControllerSystem) 
         if t.chans is s.chans or type(a) not in (ZkServe, ProcessEvent):
             return True
         for i, (q0, q1) in enumerate(zip(s.chans, t.chans, strict=True)):
-            if q1 is q0 or not q1 or type(q1[-1]) is not ControlledShutdownResponse or q1[-1] in q0:
+            if q1 is q0 or not any(type(m) is ControlledShutdownResponse and m not in q0 for m in q1):
                 continue
             ctx, b = t.nodes[i // nb].ctx, i % nb
             if ctx is None:

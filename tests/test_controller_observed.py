@@ -137,7 +137,8 @@ def test_reassign_delete_entry_holds_every_property() -> None:
 def test_controlled_shutdown_answer_property_catches_followers_left_in_the_isr() -> None:
     """``controlled_shutdown_answered_after_followers_offline`` holds when broker 1, a follower,
     shuts down, and fails in 2 steps (its request, the controller's answer) once the controlled
-    shutdown leaves the replicas it follows in the ISR."""
+    shutdown leaves the replicas it follows in the ISR. Answering before moving them (the probe's
+    shutdown-respond-first) fails the same way."""
     states, violations, _ = _run(
         "configs/controller-admin-shutdown.toml",
         SHUTDOWN,
