@@ -97,6 +97,7 @@ SYMMETRIC = frozenset(
         "broker_epoch_matches_registration",
         "leader_in_isr",
         "leader_elected_from_isr",
+        "elected_leader_is_live",  # invariants/controller_observed.py
         "isr_nonempty_subset",
         "leader_epoch_monotonic",
         "one_leader_per_epoch",

@@ -16,7 +16,12 @@ the step where it does so, named after the Kafka method that guarantees it.
 * ``no_replica_deletion_while_reassigning`` (transition): no controller starts deleting the
   replicas of a partition it is reassigning (seed 001, TopicDeletion: topics with a partition
   being reassigned go into ``topicsIneligibleForDeletion``; reassignment: "将该 Topic 标记为
-  不可删除状态"), so the reassignment's new replicas are not deleted under it.
+  不可删除状态"), so the reassignment's new replicas are not deleted under it;
+* ``elected_leader_is_live`` (transition): a partition-state write a controller lands names, as
+  a new leader, only a broker that controller counts live (seed 002: every election algorithm,
+  offline, reassignment, preferred and controlled shutdown, picks from ``liveReplicas``;
+  ``initializeLeaderAndIsrForPartitions`` from the live assigned replicas), so no partition is
+  handed to a broker the controller knows is gone.
 """
 
 from __future__ import annotations
@@ -28,7 +33,11 @@ from invariants.controller_guards import controller_stepped, zk_changed
 from model.controller import ControllerSystem, State
 from model.controller.actions import ProcessEvent, ZkServe
 from model.controller.messages import (
+    S_ADMIN_UNCLEAN,
     S_CONTROLLED_SHUTDOWN,
+    S_EPOCH,
+    S_OFFLINE,
+    S_REMOVE,
     ControlledShutdownResponse,
     StopReplicaRequest,
     UpdateLeaderAndIsr,
@@ -38,6 +47,7 @@ from model.state_machines import PartitionState
 __all__ = [
     "controlled_shutdown_answered_after_followers_offline",
     "controlled_shutdown_isr_excludes_shutting_down",
+    "elected_leader_is_live",
     "no_replica_deletion_while_reassigning",
     "observed_properties",
 ]
@@ -148,15 +158,58 @@ def no_replica_deletion_while_reassigning(nb: int) -> Any:
     return check
 
 
+#: the partition-state writes that elect a leader: every strategy but ``S_REMOVE``
+#: (``doRemoveReplicasFromIsr`` keeps the leader unless it is the replica removed) and
+#: ``S_EPOCH`` (``updateLeaderEpoch`` keeps the leader and the ISR)
+_ELECTING = frozenset(range(S_OFFLINE, S_ADMIN_UNCLEAN + 1)) - {S_REMOVE, S_EPOCH}
+
+
+def elected_leader_is_live(s: State, a: Any, t: State) -> bool:
+    """A ZooKeeper step that lands a controller's election write (a leader election of any
+    strategy, or a new partition's first leader) names, where it names a leader at all, a broker
+    the writing controller's context counts live (seed 002's election algorithms choose from
+    ``liveReplicas``; a new partition's leader is its first live assigned replica). A write of a
+    controller that has since lost its context is not judged.
+
+    >>> from model.controller import ControllerConfig
+    >>> s = ControllerSystem(ControllerConfig(brokers=2)).init_states()[0]
+    >>> elected_leader_is_live(s, None, s)
+    True
+    """
+    if type(a) is not ZkServe or type(a.req) is not UpdateLeaderAndIsr or a.req.strategy not in _ELECTING:
+        return True
+    before, after = s.zk.parts, t.zk.parts
+    if before is after:
+        return True
+    ctx = s.nodes[a.broker].ctx
+    if ctx is None:
+        return True
+    live = ctx.live
+    for p, _ in a.req.writes:
+        z2 = after[p]
+        if z2 is not None and z2 is not before[p] and z2.leader >= 0 and not live[z2.leader]:
+            return False
+    return True
+
+
 def observed_properties(config: Any, sys: ControllerSystem) -> list[Property]:
     """The probe's properties that apply to ``config`` (``sys`` is the system built from it).
 
     >>> from model.controller import ControllerConfig
     >>> c = ControllerConfig(max_controlled_shutdowns=1)
     >>> [p.name for p in observed_properties(c, ControllerSystem(c))]
-    ['controlled_shutdown_isr_excludes_shutting_down', 'controlled_shutdown_answered_after_followers_offline']
+    ['elected_leader_is_live', 'controlled_shutdown_isr_excludes_shutting_down', \
+'controlled_shutdown_answered_after_followers_offline']
     """
-    props: list[Property] = []
+    props: list[Property] = [
+        transition(
+            "elected_leader_is_live",
+            elected_leader_is_live,
+            "a controller's partition-state write names as new leader only a broker it counts live "
+            "(seed 002: every election algorithm picks from liveReplicas)",
+            guard=zk_changed,
+        )
+    ]
     if config.max_controlled_shutdowns:
         props.append(
             transition(
@@ -188,6 +241,6 @@ def observed_properties(config: Any, sys: ControllerSystem) -> list[Property]:
                 guard=controller_stepped,
             )
         )
-    # not declared symmetric (``invariants.controller.SYMMETRIC``): they apply only with controlled
+    # the others are not declared symmetric (``invariants.controller.SYMMETRIC``): they apply only with controlled
     # shutdowns or with deletions and reassignments, which no configuration with a symmetry has
     return props

@@ -39,6 +39,7 @@ from model.controller.messages import (
     S_INIT,
     S_OFFLINE,
     S_PREFERRED,
+    S_REASSIGN,
     DeleteTopicZNode,
     GetControllerIdAndEpoch,
     LeaderAndIsrRequest,
@@ -487,6 +488,19 @@ class PreferredIgnoresLiveness(PartitionStateMachine):
     ) -> Any:
         if strategy == S_PREFERRED:
             return leader_for_preferred_replica(c.ctx.ar[p], cur, tuple(range(c.sys.nb)))
+        return super().elect_leader_for_partition(c, strategy, p, cur, live, dyn)
+
+
+@mutant(
+    "reassign-ignores-liveness",
+    "the reassignment election takes the first target replica in the ISR, live or not",
+)
+class ReassignIgnoresLiveness(PartitionStateMachine):
+    def elect_leader_for_partition(
+        self, c: ControllerBase, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
+    ) -> Any:
+        if strategy == S_REASSIGN:
+            live = c.ctx.ar[p]
         return super().elect_leader_for_partition(c, strategy, p, cur, live, dyn)
 
 
