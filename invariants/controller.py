@@ -63,6 +63,7 @@ from model.controller.messages import (
 )
 from model.controller.state import (
     D_ADDED,
+    D_ADMIN_UNCLEAN,
     D_AUTO,
     D_DELETED,
     D_DELETED_AFTER_RESUME,
@@ -1075,6 +1076,15 @@ def admin_properties(config: ControllerConfig, sys: ControllerSystem) -> list[Pr
                 done(D_UNCLEAN_DYN),
                 "an unclean election is written under a dynamically enabled topic config "
                 "(TopicUncleanLeaderElectionEnable -> triggerOnlinePartitionStateChange(topic))",
+            )
+        )
+    if config.max_admin_unclean_elections:
+        props.append(
+            reachable(
+                "admin_unclean_election_used",
+                done(D_ADMIN_UNCLEAN),
+                "an admin's unclean election (kafka-leader-election.sh --election-type unclean: "
+                "ElectLeaders with allowUnclean = true) elects a leader outside the ISR",
             )
         )
     if config.liveness:

@@ -1,0 +1,123 @@
+"""The "after" column of issue 35's measure on today's model (``docs/mutation.md``, "The measure
+on today's model"): each survivor of the measure at 907ad5d, written as the same one-line change
+to today's model (the mutant ids name 907ad5d's lines, which have moved), run against today's
+controller entries but ``controller-ref``, cheapest first, stopping at the first entry that
+fails. The driver and the entry order are the probe's (``benchmarks/probe_plausible.py``); run it
+in a clone, whose model files are patched and restored::
+
+    git clone -q . /tmp/after && cd /tmp/after && python3 setup.py build_ext --inplace
+    python3 -m benchmarks.measure_after --results after.jsonl            # every survivor
+    python3 -m benchmarks.measure_after --results after.jsonl --ids ID1,ID2 --entries e1,e2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from benchmarks.probe_plausible import ENTRIES, Mistake, apply, line_of, run_entry
+
+SM = "model/controller/state_machines.py"
+_U = "                u = 3 if strategy == S_ADMIN_UNCLEAN else 1 if cfg.unclean(p) else 2"
+
+#: the survivors of mutants 151 to 300 (907ad5d ids), as the same change to today's model
+SURVIVORS: tuple[Mistake, ...] = (
+    Mistake(
+        "model/controller/state.py:115:18:int-1",
+        "model/controller/state.py",
+        '    "active_id": -1,',
+        '    "active_id": -0,',
+        "controller logic",
+        "a crashed broker's fresh activeControllerId is 0, not -1",
+    ),
+    Mistake(
+        "model/controller/state_machines.py:154:65:ne-eq",
+        SM,
+        "if cfg.leader_selectors is LeaderSelectors.KAFKA_0_8 and strategy != S_EPOCH:",
+        "if cfg.leader_selectors is LeaderSelectors.KAFKA_0_8 and strategy == S_EPOCH:",
+        "controller logic",
+        "leader_selectors = 0.8 runs the 2.x strategies (and the 0.8 selectors only for the epoch bump)",
+    ),
+    Mistake(
+        "model/controller/state_machines.py:218:20:int+1",
+        SM,
+        _U,
+        _U.replace("u = 3", "u = 4"),
+        "controller logic",
+        "an admin unclean election is recorded as neither admin nor dynamic",
+    ),
+    Mistake(
+        "model/controller/state_machines.py:218:20:int-1",
+        SM,
+        _U,
+        _U.replace("u = 3", "u = 2"),
+        "controller logic",
+        "an admin unclean election is recorded as one under a dynamically enabled topic config",
+    ),
+    Mistake(
+        "model/controller/state_machines.py:258:21:not-if",
+        SM,
+        "                elif unclean == 3:",
+        "                elif not unclean == 3:",
+        "controller logic",
+        "a static unclean election is recorded as the admin's, the admin's as none",
+    ),
+    Mistake(
+        "model/controller/state_machines.py:218:58:int+1",
+        SM,
+        _U,
+        _U.replace("else 1 if", "else 2 if"),
+        "controller logic",
+        "an unclean election under the static topic config is recorded as under a dynamic one",
+    ),
+)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--ids", default="")
+    ap.add_argument("--entries", default="")
+    ap.add_argument("--timeout", type=float, default=900)
+    args = ap.parse_args()
+    root = Path.cwd()
+    results = Path(args.results)
+    done = set()
+    if results.exists():
+        done = {json.loads(ln)["id"] for ln in results.read_text().splitlines() if ln.strip()}
+    ids = set(args.ids.split(",")) if args.ids else None
+    entries = tuple(args.entries.split(",")) if args.entries else ENTRIES
+    for m in SURVIVORS:
+        if (ids is not None and m.id not in ids) or m.id in done:
+            continue
+        line = line_of(root, m)
+        original = apply(root, m)
+        verdict, killer, message, spent = "survived", None, "", 0.0
+        try:
+            for e in entries:
+                rc, msg, sec = run_entry(e, args.timeout)
+                spent += sec
+                if rc == 0:
+                    continue
+                verdict = {1: "killed", 4: "crashed", 3: "timeout"}.get(rc, f"exit {rc}")
+                killer, message = e, msg
+                break
+        finally:
+            (root / m.file).write_text(original)
+        rec = {
+            "id": m.id,
+            "today": f"{m.file}:{line}",
+            "doc": m.doc,
+            "verdict": verdict,
+            "entry": killer,
+            "message": message,
+            "seconds": round(spent, 1),
+        }
+        with results.open("a") as f:
+            f.write(json.dumps(rec) + "\n")
+        print(f"{m.id:50s} {verdict:9s} {killer or '':40s} {spent:7.1f}s {message[:150]}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
