@@ -398,6 +398,19 @@ def test_reassign_follower_entry_golden() -> None:
     assert (r.exit_reason.value, r.violations, r.distinct_states) == ("complete", [], 166)
 
 
+@pytest.mark.slow
+def test_strict_transitions_entry_golden() -> None:
+    """controller-admin-strict-transitions (the release's overrides): 27,692 states, and the one
+    violation the entry expects, Kafka's logged invalid transition, at 17 steps."""
+    from explorer.release import load_suite
+
+    (e,) = [e for e in load_suite("configs/release.toml") if e.name == "controller-admin-strict-transitions"]
+    assert list(e.set) == ["strict_deletion_transitions=true", "liveness=false"]
+    r = run(ADMIN, list(e.set))
+    assert [(v.property, v.length) for v in r.violations] == [("valid_transitions", 17)]
+    assert r.distinct_states == 27692
+
+
 class LeaderAndIsrWithoutReplicas(ControllerBase):
     """LeaderAndIsr sent without the partition's replicas: the leader keeps no assignment to
     check an ISR expansion against (issue 35's measure: base.py:163, the `if` negated)."""
