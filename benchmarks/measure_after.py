@@ -19,6 +19,7 @@ from pathlib import Path
 from benchmarks.probe_plausible import ENTRIES, Mistake, apply, line_of, run_entry
 
 SM = "model/controller/state_machines.py"
+SY = "model/controller/system.py"
 _U = "                u = 3 if strategy == S_ADMIN_UNCLEAN else 1 if cfg.unclean(p) else 2"
 
 #: the survivors of mutants 151 to 300 (907ad5d ids), as the same change to today's model
@@ -70,6 +71,55 @@ SURVIVORS: tuple[Mistake, ...] = (
         _U.replace("else 1 if", "else 2 if"),
         "controller logic",
         "an unclean election under the static topic config is recorded as under a dynamic one",
+    ),
+    Mistake(
+        "model/controller/system.py:280:26:lt-le",
+        SY,
+        "if self.added and zk.expanded < self.topics_at_start and zk.expanded not in zk.gone:",
+        "if self.added and zk.expanded <= self.topics_at_start and zk.expanded not in zk.gone:",
+        "controller logic",
+        "the admin adds partitions to one topic more than exists at start",
+    ),
+    Mistake(
+        "model/controller/system.py:284:80:int+1",
+        SY,
+        "s._replace(zk=zk._replace(expanded=t + 1), nodes=tuple(ns))",
+        "s._replace(zk=zk._replace(expanded=t + 2), nodes=tuple(ns))",
+        "controller logic",
+        "the admin's next topic to give partitions skips one",
+    ),
+    Mistake(
+        "model/controller/system.py:312:15:and-drop#1",
+        SY,
+        "            if cn.alive and cn.ctx is not None:\n                ev = events.ReplicaLeaderElection()",
+        "            if cn.alive:\n                ev = events.ReplicaLeaderElection()",
+        "controller logic",
+        "an admin's ElectLeaders request queued at a /controller broker without a controller context",
+    ),
+    Mistake(
+        "model/controller/state_machines.py:326:20:and-drop#3",
+        SM,
+        "                    and c.is_topic_queued_up_for_deletion(p)\n"
+        "                    and not sys.cfg.strict_deletion_transitions\n",
+        "                    and c.is_topic_queued_up_for_deletion(p)\n",
+        "controller logic",
+        "Kafka's invalid transition of a deleted replica skipped under the strict variant too",
+    ),
+    Mistake(
+        "model/controller/system.py:334:20:and-drop#3",
+        SY,
+        "                    and n.alive\n                    and self.session_live(n)\n",
+        "                    and n.alive\n",
+        "controller logic",
+        "a broker whose session has expired sends a ControlledShutdownRequest",
+    ),
+    Mistake(
+        "model/controller/system.py:344:46:int-1",
+        SY,
+        "ns[b] = ns[b]._replace(cs=3 + c[0])",
+        "ns[b] = ns[b]._replace(cs=2 + c[0])",
+        "controller logic",
+        "a broker asking controller 0 for a controlled shutdown counts itself answered at once",
     ),
 )
 

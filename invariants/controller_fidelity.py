@@ -79,7 +79,7 @@ from model.controller.messages import (
     StopReplicaRequest,
     UpdateMetadataRequest,
 )
-from model.controller.state import FRESH_PROCESS, Node
+from model.controller.state import FRESH_PROCESS, Node, Zk
 from model.election import keep_members
 from model.state_machines import PartitionState
 
@@ -259,8 +259,10 @@ def dead_broker_memory_fresh() -> Any:
 
 def faults_within_budget(config: Any, first_session: int) -> Any:
     """The check of ``faults_within_budget`` for ``config``, whose initial state's next session id
-    is ``first_session``: the fault and record counters within their keys, and the sessions
-    opened since the start within the restarts and expiries allowed.
+    is ``first_session``: the fault and record counters within their keys, the sessions
+    opened since the start within the restarts and expiries allowed, and the admin's requests
+    (topics created, topics given partitions, deletions, reassignments, preferred and unclean
+    elections, unclean configs enabled) within theirs.
 
     >>> from model.controller import ControllerConfig
     >>> c = ControllerConfig(brokers=2, max_restarts=1, max_session_expiries=0)
@@ -281,11 +283,24 @@ def faults_within_budget(config: Any, first_session: int) -> Any:
     )
     counters = itemgetter(*(State._fields.index(k) for k, _ in limits))
     maxima = tuple(v for _, v in limits)
+    requests = (
+        ("created", config.topics_created_later),
+        ("expanded", config.topics - config.topics_created_later if config.partitions_added_later else 0),
+        ("deletes", config.max_topic_deletions),
+        ("reassigns", config.max_reassignments),
+        ("preferreds", config.max_preferred_elections),
+        ("admin_elections", config.max_admin_unclean_elections),
+    )
+    admin = itemgetter(*(Zk._fields.index(k) for k, _ in requests))
+    admin_maxima = tuple(v for _, v in requests)
+    enables = config.max_unclean_enables
 
     def check(s: State) -> bool:
-        if s.zk.next_session > bound:
+        zk = s.zk
+        if zk.next_session > bound or len(zk.unclean_dyn) > enables:
             return False
-        return all(map(le, counters(s), maxima))  # no generator frame: it runs on every state
+        # no generator frame: it runs on every state
+        return all(map(le, counters(s), maxima)) and all(map(le, admin(zk), admin_maxima))
 
     return check
 
@@ -447,9 +462,9 @@ def fidelity_properties(config: Any, sys: ControllerSystem) -> list[Property]:
             "faults_within_budget",
             faults_within_budget(config, sys.init_states()[0].zk.next_session),
             "the model takes no more faults than the configuration allows: crashes, restarts, "
-            "session expiries, records and controlled shutdowns within their max_* keys, and the "
+            "session expiries, records and controlled shutdowns within their max_* keys, the "
             "ZooKeeper sessions opened (one per restart or noticed expiry) within max_restarts + "
-            "max_session_expiries",
+            "max_session_expiries, and the admin's requests within their keys",
         ),
     ]
     if config.elector is Elector.MODERN and config.zk_responses is ZkResponses.MERGED:
