@@ -121,6 +121,14 @@ SURVIVORS: tuple[Mistake, ...] = (
         "controller logic",
         "a broker asking controller 0 for a controlled shutdown counts itself answered at once",
     ),
+    Mistake(
+        "model/controller/topic_deletion.py:86:15:and-drop#0",
+        "model/controller/topic_deletion.py",
+        "            if t not in ctx.ineligible and not started:",
+        "            if not started:",
+        "controller logic",
+        "resumeDeletions starts a topic marked ineligible for deletion",
+    ),
 )
 
 
