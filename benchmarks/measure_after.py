@@ -129,6 +129,22 @@ SURVIVORS: tuple[Mistake, ...] = (
         "controller logic",
         "resumeDeletions starts a topic marked ineligible for deletion",
     ),
+    Mistake(
+        "model/controller/zookeeper.py:93:19:and-drop#1",
+        "model/controller/zookeeper.py",
+        "                if reelect and Startup() not in ev:",
+        "                if reelect:",
+        "controller logic",
+        "a broker's re-registration queues Startup even when one is queued already",
+    ),
+    Mistake(
+        "model/controller/zookeeper.py:169:20:drop",
+        "model/controller/zookeeper.py",
+        '                    nodes[b] = node\n                    self.fire_watches(nodes, Reelect(), "ctl")\n',
+        "                    nodes[b] = node\n",
+        "controller logic",
+        "deleting /controller (the 0.8 resign) fires no watch: no broker re-elects",
+    ),
 )
 
 
