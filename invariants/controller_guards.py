@@ -21,7 +21,7 @@ from typing import Any
 
 from explorer.core import ActionGuard
 from model.controller import State
-from model.controller.actions import Deliver, Fetch, ProcessEvent, Produce, ZkServe
+from model.controller.actions import Deliver, Fetch, ProcessEvent, Produce, ShutdownComplete, ZkServe
 from model.controller.events import AutoPreferredReplicaLeaderElection, ReplicaLeaderElection
 
 __all__ = [
@@ -66,6 +66,8 @@ controller_stepped = ActionGuard(ZkServe, ProcessEvent)
 processes_auto_rebalance = ActionGuard(ProcessEvent, then=_auto_rebalance_event)
 #: the controller processed an admin unclean election (ElectLeaders, ElectionType.UNCLEAN)
 processes_admin_unclean_election = ActionGuard(ProcessEvent, then=_admin_unclean_election_event)
+#: a broker ends its controlled shutdown and stops
+completes_shutdown = ActionGuard(ShutdownComplete)
 #: a record appended or fetched (the high-watermark properties)
 produces_or_fetches = ActionGuard(Produce, Fetch)
 #: a follower fetched (the truncation property)

@@ -21,7 +21,11 @@ the step where it does so, named after the Kafka method that guarantees it.
   a new leader, only a broker that controller counts live (seed 002: every election algorithm,
   offline, reassignment, preferred and controlled shutdown, picks from ``liveReplicas``;
   ``initializeLeaderAndIsrForPartitions`` from the live assigned replicas), so no partition is
-  handed to a broker the controller knows is gone.
+  handed to a broker the controller knows is gone;
+* ``controlled_shutdown_completes_after_answer`` (transition): a broker ends its controlled
+  shutdown and stops only once no controller holding a context still has its request queued
+  (Kafka 2.x ``KafkaServer.controlledShutdown`` waits for the ControlledShutdownResponse, retrying
+  while the controller lives), so the leaderships it holds are moved before it stops.
 """
 
 from __future__ import annotations
@@ -29,9 +33,10 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.core import Property, transition
-from invariants.controller_guards import controller_stepped, zk_changed
+from invariants.controller_guards import completes_shutdown, controller_stepped, zk_changed
 from model.controller import ControllerSystem, State
-from model.controller.actions import ProcessEvent, ZkServe
+from model.controller.actions import ProcessEvent, ShutdownComplete, ZkServe
+from model.controller.events import ControlledShutdown
 from model.controller.messages import (
     S_ADMIN_UNCLEAN,
     S_CONTROLLED_SHUTDOWN,
@@ -46,6 +51,7 @@ from model.state_machines import PartitionState
 
 __all__ = [
     "controlled_shutdown_answered_after_followers_offline",
+    "controlled_shutdown_completes_after_answer",
     "controlled_shutdown_isr_excludes_shutting_down",
     "elected_leader_is_live",
     "no_replica_deletion_while_reassigning",
@@ -192,6 +198,28 @@ def elected_leader_is_live(s: State, a: Any, t: State) -> bool:
     return True
 
 
+def controlled_shutdown_completes_after_answer(s: State, a: Any, t: State) -> bool:
+    """A broker's ShutdownComplete step finds no live broker holding a controller context with the
+    broker's ControlledShutdown request still queued: the broker stops once answered, or once
+    the controller it asked is gone (then the request is retried until
+    ``controlled.shutdown.max.retries`` and the broker stops anyway).
+
+    >>> from model.controller import ControllerConfig
+    >>> s = ControllerSystem(ControllerConfig(brokers=2)).init_states()[0]
+    >>> controlled_shutdown_completes_after_answer(s, None, s)
+    True
+    """
+    if type(a) is not ShutdownComplete:
+        return True
+    b = a.broker
+    for n in s.nodes:
+        if n.alive and n.ctx is not None:
+            for e in n.events:
+                if type(e) is ControlledShutdown and e.broker == b:
+                    return False
+    return True
+
+
 def observed_properties(config: Any, sys: ControllerSystem) -> list[Property]:
     """The probe's properties that apply to ``config`` (``sys`` is the system built from it).
 
@@ -199,7 +227,7 @@ def observed_properties(config: Any, sys: ControllerSystem) -> list[Property]:
     >>> c = ControllerConfig(max_controlled_shutdowns=1)
     >>> [p.name for p in observed_properties(c, ControllerSystem(c))]
     ['elected_leader_is_live', 'controlled_shutdown_isr_excludes_shutting_down', \
-'controlled_shutdown_answered_after_followers_offline']
+'controlled_shutdown_answered_after_followers_offline', 'controlled_shutdown_completes_after_answer']
     """
     props: list[Property] = [
         transition(
@@ -229,6 +257,16 @@ def observed_properties(config: Any, sys: ControllerSystem) -> list[Property]:
                 "the ISR (doControlledShutdown: followers -> OfflineReplica before the response; seed 000 "
                 "[4] OnlineReplica -> OfflineReplica removes the replica from the ISR)",
                 guard=controller_stepped,
+            )
+        )
+    if config.max_controlled_shutdowns:
+        props.append(
+            transition(
+                "controlled_shutdown_completes_after_answer",
+                controlled_shutdown_completes_after_answer,
+                "a broker ends a controlled shutdown only once answered, or once the controller it "
+                "asked is gone (KafkaServer.controlledShutdown waits for the response)",
+                guard=completes_shutdown,
             )
         )
     if config.max_topic_deletions and config.max_reassignments:
