@@ -22,7 +22,7 @@ from explorer.config import load_config
 from explorer.core import PropertyKind, TransitionChecks, transition, transition_groups
 from explorer.engines.bfs import check_bfs
 from invariants.mutants.controller import ControllerConfig  # with the test-only mutant key
-from model.controller.actions import Crash, Deliver, ProcessEvent, ZkServe
+from model.controller.actions import Crash, Deliver, ProcessEvent, ShutdownComplete, ZkServe
 from tests.test_pbfs import comparable, same
 from tests.toys import Grid
 
@@ -157,12 +157,13 @@ def test_controller_guards_are_sound(path: str | None, overrides: list[str], lim
 def test_every_controller_transition_property_is_guarded(path: str) -> None:
     c = load_config(ControllerConfig, path, [])
     props = [p for p in spec.properties(c) if p.kind is PropertyKind.TRANSITION]
-    guards = (G.zk_changed, G.delivers, G.controller_stepped)
+    guards = (G.zk_changed, G.delivers, G.controller_stepped, G.completes_shutdown)
     assert props and all(p.guard in guards for p in props)
-    assert len(transition_groups(props)) == 3  # three groups, not one per property
-    # and a step calls at most one of them: the other two are looked up by action type
+    # one group per guard, not one per property (the shutdown guard only with controlled shutdowns)
+    assert len(transition_groups(props)) == (4 if c.max_controlled_shutdowns else 3)
+    # and a step calls at most one of them: the others are looked up by action type
     table = TransitionChecks(transition_groups(props))
-    for tp in (Deliver, ZkServe, ProcessEvent, Crash):
+    for tp in (Deliver, ZkServe, ProcessEvent, Crash, ShutdownComplete):
         called = [g for g, _ in table.for_type(tp) if g is not None]
         assert called == [G.zk_changed], (tp, called)
 
