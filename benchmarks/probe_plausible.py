@@ -50,6 +50,7 @@ ENTRIES = (
     "controller-spare-brokers",
     "controller-admin-reassign-delete",
     "controller-admin",
+    "controller-admin-strict-transitions",
     "controller-admin-printed-table",
     "controller-admin-create-after-delete",
     "controller-records-restart",
