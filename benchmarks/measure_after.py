@@ -145,6 +145,41 @@ SURVIVORS: tuple[Mistake, ...] = (
         "controller logic",
         "deleting /controller (the 0.8 resign) fires no watch: no broker re-elects",
     ),
+    Mistake(
+        "model/controller/zookeeper.py:146:20:drop",
+        "model/controller/zookeeper.py",
+        "                    resp = ControllerRegistered(True, new_epoch, version + 1)\n"
+        "                    nodes[b] = node\n"
+        '                    self.fire_watches(nodes, ControllerChange(b), "ctl", skip=b)\n',
+        "                    resp = ControllerRegistered(True, new_epoch, version + 1)\n"
+        "                    nodes[b] = node\n",
+        "controller logic",
+        "a new controller's /controller registration fires no watch: the other brokers are not told",
+    ),
+    Mistake(
+        "model/controller/zookeeper.py:226:19:and-drop#0",
+        "model/controller/zookeeper.py",
+        "                if cur is not None and cur.version == z.version:",
+        "                if cur.version == z.version:",
+        "controller logic",
+        "a leader's ISR write to a partition znode deleted meanwhile reads its version",
+    ),
+    Mistake(
+        "model/election.py:117:29:int-1",
+        "model/election.py",
+        "    ADMIN_CLIENT_TRIGGERED = 2",
+        "    ADMIN_CLIENT_TRIGGERED = 1",
+        "controller logic",
+        "the admin client's election trigger merged with ZooKeeper's",
+    ),
+    Mistake(
+        "model/election.py:645:7:or-drop#0",
+        "model/election.py",
+        "    if len(assignment) <= 1 or not has_leader_and_isr or topic_queued_for_deletion:",
+        "    if not has_leader_and_isr or topic_queued_for_deletion:",
+        "controller logic",
+        "a controlled shutdown acts on one-replica partitions too",
+    ),
 )
 
 
