@@ -132,6 +132,8 @@ SYMMETRIC = frozenset(
         "faults_within_budget",
         "active_controller_id_from_zookeeper",
         "new_session_knows_no_controller",
+        "zookeeper_watches_fire",
+        "witnesses_follow_their_requests",
         # invariants/controller_replication.py
         "leader_hw_follows_isr",
         "follower_log_is_leader_prefix",

@@ -40,6 +40,25 @@ error per partition of the request, and ``sendStopReplicaRequests``' callback tu
 it asked about; a response naming others leaves the asked ones in ReplicaDeletionStarted with
 nothing in flight, and fails or completes replicas whose request is still on its way.
 
+ZooKeeper's watches fire (the ZooKeeper Programmer's Guide: a watch is "a one-time trigger, sent to
+the client that set the watch, which occurs when the data for which the watch was set changes";
+Kafka's ``ZooKeeperClient`` sets it again on every read; seed 004, "Controller的选举": the
+deletion or change of /controller triggers an election, and ``onControllerFailover`` registers
+``brokerChangeHandler`` on /brokers/ids before it reads anything):
+a step that creates or deletes ``/controller``, or adds or removes a child of ``/brokers/ids`` (a
+registration, or an ephemeral gone with its session), queues at every other broker that watches
+the path, alive and with its session open, the event Kafka's handler makes of it:
+``ControllerChange`` on a create, ``Reelect`` on a delete (``ControllerChangeHandler``),
+``BrokerChange`` on a child change (``BrokerChangeHandler``, the controller's watch). A dropped
+notification leaves a broker believing in a controller that is gone, or a controller blind to a
+broker's death, until something else happens to wake it.
+
+The scenario flags that the report's witnesses read (``State.done``) are set only once the request
+that causes them was made: a dynamically enabled unclean election only after the admin set
+``unclean.leader.election.enable`` on a topic, an admin unclean election only after an ElectLeaders
+request, a completed deletion, reassignment or partition addition only after its admin request.
+A flag set too early would have the report claim a scenario covered that no run reached.
+
 A deleted topic gets no more requests: once ``completeDeleteTopic`` has deleted a topic's znodes,
 the current controller sends no LeaderAndIsr, UpdateMetadata or StopReplica naming one of its
 partitions (``controllerContext.removeTopic``: every later request is built from the context, and
@@ -69,6 +88,9 @@ from model.controller import ControllerSystem, State
 from model.controller.actions import Deliver, ProcessEvent, ZkServe
 from model.controller.config import Elector, ExpiryHandling, ZkResponses
 from model.controller.events import (
+    BrokerChange,
+    ControllerChange,
+    Reelect,
     TopicDeletionStopReplicaResponseError,
     TopicDeletionStopReplicaResponseReceived,
 )
@@ -79,7 +101,16 @@ from model.controller.messages import (
     StopReplicaRequest,
     UpdateMetadataRequest,
 )
-from model.controller.state import FRESH_PROCESS, Node, Zk
+from model.controller.state import (
+    D_ADDED,
+    D_ADMIN_UNCLEAN,
+    D_DELETED,
+    D_REASSIGNED,
+    D_UNCLEAN_DYN,
+    FRESH_PROCESS,
+    Node,
+    Zk,
+)
 from model.election import keep_members
 from model.state_machines import PartitionState
 
@@ -96,6 +127,8 @@ __all__ = [
     "no_request_for_a_deleted_topic",
     "request_partitions",
     "stop_replica_response_answers_request",
+    "witnesses_follow_their_requests",
+    "zookeeper_watches_fire",
 ]
 
 
@@ -424,6 +457,71 @@ def new_session_knows_no_controller(s: State, a: Any, t: State) -> bool:
     return True
 
 
+def _watchers_notified(s: State, t: State, writer: int, kind: str, ev: Any) -> bool:
+    for b, n in enumerate(s.nodes):
+        if b == writer or not n.alive or n.expired or n.session == 0 or not getattr(n, kind):
+            continue
+        if ev not in t.nodes[b].events:
+            return False
+    return True
+
+
+def zookeeper_watches_fire(s: State, a: Any, t: State) -> bool:
+    """A step that creates or deletes /controller, or adds or removes a child of /brokers/ids,
+    leaves at every other broker watching the path (alive, its session open) the event Kafka's
+    handler makes of the change: ``ControllerChange(owner)`` on a create, ``Reelect`` on a delete,
+    ``BrokerChange`` on a child change.
+
+    >>> from model.controller import ControllerConfig
+    >>> s = ControllerSystem(ControllerConfig(brokers=2)).init_states()[0]
+    >>> zookeeper_watches_fire(s, None, s)
+    True
+    >>> s.zk.controller[0], s.nodes[1].ctl_watch  # broker 0 is the controller, broker 1 watches
+    (0, True)
+    >>> t = s._replace(zk=s.zk._replace(controller=None))  # /controller deleted, nobody told
+    >>> zookeeper_watches_fire(s, None, t)
+    False
+    >>> told = tuple(n._replace(events=(Reelect(),)) for n in s.nodes)
+    >>> zookeeper_watches_fire(s, None, t._replace(nodes=told))
+    True
+    """
+    z0, z1 = s.zk, t.zk
+    if z0 is z1:
+        return True
+    writer = getattr(a, "broker", -1)
+    if z0.controller != z1.controller:
+        ev = Reelect() if z1.controller is None else ControllerChange(z1.controller[0])
+        if not _watchers_notified(s, t, writer, "ctl_watch", ev):
+            return False
+    if z0.brokers == z1.brokers or [e is None for e in z0.brokers] == [e is None for e in z1.brokers]:
+        return True
+    return _watchers_notified(s, t, writer, "watch", BrokerChange())
+
+
+def witnesses_follow_their_requests(s: State) -> bool:
+    """Each scenario flag of ``State.done`` that a witness reads is set only once ZooKeeper holds
+    the admin request that causes it: an unclean election under a dynamically enabled topic
+    config needs a topic in ``unclean_dyn``, an admin unclean election an ElectLeaders request, a
+    completed deletion, reassignment or partition addition its request.
+
+    >>> from model.controller import ControllerConfig
+    >>> s = ControllerSystem(ControllerConfig(brokers=2)).init_states()[0]
+    >>> witnesses_follow_their_requests(s), witnesses_follow_their_requests(s._replace(done=D_UNCLEAN_DYN))
+    (True, False)
+    """
+    d = s.done
+    if not d:
+        return True
+    z = s.zk
+    return not (
+        (d & D_UNCLEAN_DYN and not z.unclean_dyn)
+        or (d & D_ADMIN_UNCLEAN and not z.admin_elections)
+        or (d & D_DELETED and not z.deletes)
+        or (d & D_REASSIGNED and not z.reassigns)
+        or (d & D_ADDED and not z.expanded)
+    )
+
+
 def _deleted_topic_and_send(s: State, a: Any, t: State) -> bool:
     return bool(s.zk.gone) and t.chans is not s.chans
 
@@ -440,7 +538,9 @@ def fidelity_properties(config: Any, sys: ControllerSystem) -> list[Property]:
     >>> names = [p.name for p in fidelity_properties(ControllerConfig(), ControllerSystem(ControllerConfig()))]
     >>> names[:3]
     ['isr_order_kept', 'dead_broker_holds_no_process_memory', 'faults_within_budget']
-    >>> names[3:]
+    >>> names[3:5]
+    ['zookeeper_watches_fire', 'witnesses_follow_their_requests']
+    >>> names[5:]
     ['active_controller_id_from_zookeeper', 'new_session_knows_no_controller']
     """
     props = [
@@ -465,6 +565,21 @@ def fidelity_properties(config: Any, sys: ControllerSystem) -> list[Property]:
             "session expiries, records and controlled shutdowns within their max_* keys, the "
             "ZooKeeper sessions opened (one per restart or noticed expiry) within max_restarts + "
             "max_session_expiries, and the admin's requests within their keys",
+        ),
+        transition(
+            "zookeeper_watches_fire",
+            zookeeper_watches_fire,
+            "a create or delete of /controller, or a child change of /brokers/ids, notifies every "
+            "other live broker watching it (ZooKeeper watches; seed 004: /controller 节点被删除, 触发选举; "
+            "onControllerFailover registers brokerChangeHandler on /brokers/ids)",
+            guard=zk_changed,
+        ),
+        always(
+            "witnesses_follow_their_requests",
+            witnesses_follow_their_requests,
+            "a scenario flag the report's witnesses read is set only after the admin request that "
+            "causes it (a dynamic unclean enable, ElectLeaders, a deletion, reassignment or partition "
+            "addition), so no witness is met by a scenario no run reached",
         ),
     ]
     if config.elector is Elector.MODERN and config.zk_responses is ZkResponses.MERGED:

@@ -20,8 +20,11 @@ from model.controller.base import ControllerBase
 from model.controller.broker import Brokers
 from model.controller.config import ReplicaTable
 from model.controller.coverage import state_machine_graphs
+from model.controller.events import BrokerChange, ControllerChange, Reelect
 from model.controller.messages import S_CONTROLLED_SHUTDOWN
-from model.controller.state import D_ADMIN_UNCLEAN
+from model.controller.state import D_ADMIN_UNCLEAN, D_UNCLEAN_DYN
+from model.controller.state_machines import PartitionStateMachine
+from model.controller.zookeeper import ZooKeeperServer
 from model.election import LeaderAndIsr
 from model.state_machines import PartitionState, ReplicaState
 
@@ -543,3 +546,81 @@ def test_admin_unclean_election_property_catches_a_dropped_condition(
     assert [(v.property, v.length) for v in bad.violations] == [
         ("admin_unclean_election_elects_leaderless", length)
     ]
+
+
+class _DropsWatchEvent(ZooKeeperServer):
+    """A ZooKeeper server that never notifies the watchers of one event kind (``DROPPED``)."""
+
+    DROPPED: type = ControllerChange
+
+    def fire_watches(self, nodes: list[Any], ev: Any, who: str, skip: int = -1) -> None:
+        if type(ev) is not self.DROPPED:
+            super().fire_watches(nodes, ev, who, skip)
+
+
+@pytest.mark.parametrize(
+    ("dropped", "steps", "kind"),
+    [(ControllerChange, 6, "ZkServe"), (Reelect, 1, "SessionExpire"), (BrokerChange, 1, "SessionExpire")],
+)
+def test_zookeeper_watches_fire_holds_and_catches_a_dropped_notification(
+    dropped: type, steps: int, kind: str
+) -> None:
+    """``zookeeper_watches_fire`` holds on controller-small with a session expiry and fails once
+    ZooKeeper drops one kind of notification: a new controller's registration that tells nobody
+    (the 907ad5d measure's survivor ``zookeeper.py:146``: every broker still learns the winner from
+    its own failed create, so no other property sees it), a deleted /controller (``:169`` under
+    0.8), a broker's ephemeral gone with its session."""
+    c = load_config(ControllerConfig, "configs/controller-small.toml", ["max_session_expiries=1"])
+    props = [p for p in fidelity_properties(c, build(c)) if p.name == "zookeeper_watches_fire"]
+    assert len(props) == 1
+    ok = check_bfs(build(c), props, model="controller", config=c)
+    assert (ok.exit_reason.value, ok.violations, ok.distinct_states) == ("complete", [], 6271)
+    mutant = type("Mutant", (_DropsWatchEvent,), {"DROPPED": dropped})
+    bad = check_bfs(ControllerSystem(c, zookeeper=mutant), props, model="controller", config=c)
+    assert [(v.property, len(v.trace) - 1) for v in bad.violations] == [("zookeeper_watches_fire", steps)]
+    assert bad.violations[0].trace[-1].action_kind == kind
+
+
+@pytest.mark.slow
+def test_zookeeper_watches_fire_catches_the_0_8_resign_telling_nobody() -> None:
+    """Under 0.8 the elector's resign deletes /controller (seed 000: ``deletePath``); with that
+    delete's watch dropped (``zookeeper.py:169``) the property fails at the delete itself, where
+    ``controller-0.8``'s expected violations (``controller_converges`` among them) hid it."""
+    c = load_config(ControllerConfig, "configs/controller-0.8.toml", [])
+    props = [p for p in fidelity_properties(c, build(c)) if p.name == "zookeeper_watches_fire"]
+    ok = check_bfs(build(c), props, model="controller", config=c)
+    assert (ok.exit_reason.value, ok.violations) == ("complete", [])
+    mutant = type("Mutant", (_DropsWatchEvent,), {"DROPPED": Reelect})
+    bad = check_bfs(ControllerSystem(c, zookeeper=mutant), props, model="controller", config=c)
+    assert [v.property for v in bad.violations] == ["zookeeper_watches_fire"]
+
+
+class _StaticUncleanCountedDynamic(PartitionStateMachine):
+    """The 907ad5d measure's survivor ``state_machines.py:218:58`` (``1`` made ``2``): an unclean
+    election under the static topic config is recorded as one under a dynamically enabled config."""
+
+    def elect_leader_for_partitions_written(self, c: ControllerBase, *args: Any) -> None:
+        before = c.history & 1
+        super().elect_leader_for_partitions_written(c, *args)
+        if c.history & 1 and not before:
+            c.done |= D_UNCLEAN_DYN
+
+
+def test_witnesses_follow_their_requests_catches_a_flag_set_without_its_request() -> None:
+    """``witnesses_follow_their_requests`` holds on the release's static unclean entry and fails once
+    its unclean election is recorded as a dynamically enabled one: no admin ever set the topic
+    config, yet a witness reading the flag would count the dynamic scenario covered."""
+    c = load_config(
+        ControllerConfig, "configs/controller-small.toml", ["unclean_leader_election=true", "max_records=1"]
+    )
+    props = [p for p in fidelity_properties(c, build(c)) if p.name == "witnesses_follow_their_requests"]
+    assert len(props) == 1
+    ok = check_bfs(build(c), props, model="controller", config=c)
+    assert (ok.exit_reason.value, ok.violations) == ("complete", [])
+    bad = check_bfs(
+        ControllerSystem(c, partition_state_machine=_StaticUncleanCountedDynamic),
+        props,
+        model="controller",
+        config=c,
+    )
+    assert [v.property for v in bad.violations] == ["witnesses_follow_their_requests"]
