@@ -36,6 +36,8 @@ class Mistake(NamedTuple):
 #: the controller entries of the release suite but ``controller-ref``, cheapest first (by the
 #: seconds of the 907ad5d measure's baseline; the entries added since at their own cost)
 ENTRIES = (
+    "controller-admin-shutdowns",
+    "controller-admin-shutdowns-selectors-0.8",
     "controller-small",
     "controller-cold-start-symmetric",
     "controller-admin-reassign-follower",

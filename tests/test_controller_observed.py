@@ -200,3 +200,34 @@ def test_a_broker_stopping_before_its_answer_fails_completes_after_answer() -> N
     assert not any(type(x).__name__ == "ShutdownComplete" for x, _ in system.successors(t))
     stop, u = system.brokers.shutdown_complete(t, a.broker)
     assert type(stop).__name__ == "ShutdownComplete" and prop(t, stop, u) is False
+
+
+# the release entries controller-admin-shutdowns and controller-admin-shutdowns-selectors-0.8: two
+# brokers, two controlled shutdowns, the controller's first
+SHUTDOWNS = [
+    "brokers=2",
+    "replication_factor=2",
+    "max_crashes=0",
+    "max_restarts=0",
+    "max_session_expiries=0",
+    "send_update_metadata=false",
+    "max_controlled_shutdowns=2",
+    "liveness=true",
+]
+
+
+def test_two_shutdowns_part_the_0_8_and_2x_controlled_shutdown_selectors() -> None:
+    """After the first controller's controlled shutdown, the broker rejoins its partition's ISR by
+    fetching and then stops; the new controller, which read it dead at failover, shuts down too.
+    Kafka 2.x's strategy picks only a live ISR member and elects nobody (1,910 states, every
+    property holds); seed 000's ``ControlledShutdownLeaderSelector`` takes ``newIsr.headOption``
+    and hands the partition to the stopped broker: ``elected_leader_is_live`` fails in 18 steps.
+    The 907ad5d measure's survivor ``state_machines.py:154`` (0.8 configurations running the 2.x
+    strategies) gives the 2.x verdict on the 0.8 entry and so fails its expected violation."""
+    props = spec.properties
+    runs = {}
+    for sel in ("2.x", "0.8"):
+        c = load_config(ControllerConfig, None, [*SHUTDOWNS, f"leader_selectors={sel}"])
+        r = check_bfs(build(c), props(c), model="controller", config=c, keep_going=True)
+        runs[sel] = (r.distinct_states, [(v.property, len(v.trace) - 1) for v in r.violations])
+    assert runs == {"2.x": (1910, []), "0.8": (1934, [("elected_leader_is_live", 18)])}
