@@ -40,6 +40,7 @@ ENTRIES = (
     "controller-admin-shutdowns-selectors-0.8",
     "controller-small",
     "controller-cold-start-symmetric",
+    "controller-cold-start-symmetric-metadata",
     "controller-admin-reassign-follower",
     "controller-admin-delete-reassign",
     "controller-topic-creation",

@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from explorer.core import CheckResult, ExitReason
 from explorer.release import check_requirements
 from explorer.suite import SuiteEntry
@@ -116,3 +118,25 @@ def test_the_cold_start_symmetric_entry_is_pinned() -> None:
     assert (reduced.distinct_states, full.distinct_states) == (1_986, e.full_states) == (1_986, 3_968)
     assert reduced.violations == [] and symmetry_problem(system, props) is None
     assert any(g.brokers[0] != 0 for g in system.symmetries())
+
+
+@pytest.mark.slow
+def test_the_cold_start_symmetric_metadata_entry_is_pinned() -> None:
+    """controller-cold-start-symmetric-metadata: with UpdateMetadata, 17,341 orbit representatives
+    of 34,678 states (about 3 s for both searches); the brokers' metadata caches are renamed."""
+    from explorer.api import CheckOptions
+    from explorer.frontend import run_check
+    from explorer.release import load_suite
+
+    (e,) = [
+        e
+        for e in load_suite(str(Path(__file__).resolve().parent.parent / "configs" / "release.toml"))
+        if e.name == "controller-cold-start-symmetric-metadata"
+    ]
+    reduced, system, props = run_check(
+        e.model, CheckOptions(reduce="symmetry"), config_path=e.config, overrides=e.set
+    )
+    full, _, _ = run_check(e.model, CheckOptions(), config_path=e.config, overrides=e.set)
+    assert (reduced.distinct_states, full.distinct_states) == (17_341, e.full_states) == (17_341, 34_678)
+    assert reduced.violations == [] and symmetry_problem(system, props) is None
+    assert "metadata_cache_matches_zookeeper" in {p.name for p in props}
