@@ -64,6 +64,7 @@ ENTRIES = (
     "controller-admin-preferred",
     "controller-admin-delete-preferred",
     "controller-admin-shutdown",
+    "controller-admin-shutdown-single-replica",
     "controller-admin-unclean-election-shutdown",
     "controller-admin-metadata",
     "controller-admin-shutdown-selectors-0.8",

@@ -22,6 +22,11 @@ the step where it does so, named after the Kafka method that guarantees it.
   offline, reassignment, preferred and controlled shutdown, picks from ``liveReplicas``;
   ``initializeLeaderAndIsrForPartitions`` from the live assigned replicas), so no partition is
   handed to a broker the controller knows is gone;
+* ``controlled_shutdown_skips_single_replica_partitions`` (transition): a controller processing
+  a controlled shutdown leaves the partitions with a single assigned replica alone, no election
+  read and no StopReplica for them (seed 002: "这里的选举会将副本数量==1的分区给过滤掉";
+  Kafka 2.x ``doControlledShutdown``: ``partitionReplicaAssignment(partition).size > 1``); they
+  lose their leader only when the broker is gone;
 * ``controlled_shutdown_completes_after_answer`` (transition): a broker ends its controlled
   shutdown and stops only once no controller holding a context still has its request queued
   (Kafka 2.x ``KafkaServer.controlledShutdown`` waits for the ControlledShutdownResponse, retrying
@@ -44,6 +49,7 @@ from model.controller.messages import (
     S_OFFLINE,
     S_REMOVE,
     ControlledShutdownResponse,
+    GetTopicPartitionStates,
     StopReplicaRequest,
     UpdateLeaderAndIsr,
 )
@@ -53,6 +59,7 @@ __all__ = [
     "controlled_shutdown_answered_after_followers_offline",
     "controlled_shutdown_completes_after_answer",
     "controlled_shutdown_isr_excludes_shutting_down",
+    "controlled_shutdown_skips_single_replica_partitions",
     "elected_leader_is_live",
     "no_replica_deletion_while_reassigning",
     "observed_properties",
@@ -220,6 +227,43 @@ def controlled_shutdown_completes_after_answer(s: State, a: Any, t: State) -> bo
     return True
 
 
+def controlled_shutdown_skips_single_replica_partitions(nb: int) -> Any:
+    """The check of ``controlled_shutdown_skips_single_replica_partitions`` for ``nb`` brokers."""
+
+    def check(s: State, a: Any, t: State) -> bool:
+        """A step in which a controller processes a ControlledShutdown sends ZooKeeper no read of,
+        and no broker a StopReplica for, a partition its context assigns a single replica.
+
+        >>> from model.controller import ControllerConfig
+        >>> s = ControllerSystem(ControllerConfig(brokers=2)).init_states()[0]
+        >>> controlled_shutdown_skips_single_replica_partitions(2)(s, None, s)
+        True
+        """
+        if type(a) is not ProcessEvent or type(a.event) is not ControlledShutdown:
+            return True
+        c = a.broker
+        ctx = s.nodes[c].ctx
+        if ctx is None:
+            return True
+        single = [p for p, ar in enumerate(ctx.ar) if len(ar) <= 1]
+        if not single:
+            return True
+        old = s.nodes[c].zk_out
+        for req in t.nodes[c].zk_out[len(old) :]:
+            if type(req) is GetTopicPartitionStates and any(p in req.partitions for p in single):
+                return False
+        for i in range(c * nb, (c + 1) * nb):
+            q0, q1 = s.chans[i], t.chans[i]
+            if q1 is q0:
+                continue
+            for m in q1[len(q0) :]:
+                if type(m) is StopReplicaRequest and any((m.data.mask >> p) & 1 for p in single):
+                    return False
+        return True
+
+    return check
+
+
 def observed_properties(config: Any, sys: ControllerSystem) -> list[Property]:
     """The probe's properties that apply to ``config`` (``sys`` is the system built from it).
 
@@ -227,7 +271,8 @@ def observed_properties(config: Any, sys: ControllerSystem) -> list[Property]:
     >>> c = ControllerConfig(max_controlled_shutdowns=1)
     >>> [p.name for p in observed_properties(c, ControllerSystem(c))]
     ['elected_leader_is_live', 'controlled_shutdown_isr_excludes_shutting_down', \
-'controlled_shutdown_answered_after_followers_offline', 'controlled_shutdown_completes_after_answer']
+'controlled_shutdown_answered_after_followers_offline', 'controlled_shutdown_skips_single_replica_partitions', \
+'controlled_shutdown_completes_after_answer']
     """
     props: list[Property] = [
         transition(
@@ -256,6 +301,17 @@ def observed_properties(config: Any, sys: ControllerSystem) -> list[Property]:
                 "a controlled shutdown is answered only once the broker's follower replicas are out of "
                 "the ISR (doControlledShutdown: followers -> OfflineReplica before the response; seed 000 "
                 "[4] OnlineReplica -> OfflineReplica removes the replica from the ISR)",
+                guard=controller_stepped,
+            )
+        )
+    if config.max_controlled_shutdowns:
+        props.append(
+            transition(
+                "controlled_shutdown_skips_single_replica_partitions",
+                controlled_shutdown_skips_single_replica_partitions(sys.nb),
+                "a controlled shutdown leaves single-replica partitions alone: no election, no "
+                "StopReplica (seed 002: 这里的选举会将副本数量==1的分区给过滤掉; doControlledShutdown "
+                "acts on partitions whose assignment has more than one replica)",
                 guard=controller_stepped,
             )
         )

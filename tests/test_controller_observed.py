@@ -231,3 +231,43 @@ def test_two_shutdowns_part_the_0_8_and_2x_controlled_shutdown_selectors() -> No
         r = check_bfs(build(c), props(c), model="controller", config=c, keep_going=True)
         runs[sel] = (r.distinct_states, [(v.property, len(v.trace) - 1) for v in r.violations])
     assert runs == {"2.x": (1910, []), "0.8": (1934, [("elected_leader_is_live", 18)])}
+
+
+@pytest.mark.parametrize("faults", [0, 1])
+def test_a_controlled_shutdown_acting_on_a_single_replica_partition_fails_skips_single_replica(
+    monkeypatch: pytest.MonkeyPatch, faults: int
+) -> None:
+    """``controlled_shutdown_skips_single_replica_partitions`` holds where broker 0 shuts down
+    holding topic 1's only replica next to topic 0's two (with a crash and a restart: the release
+    entry ``controller-admin-shutdown-single-replica``) and fails in 2 steps once
+    ``doControlledShutdown`` acts on every partition of the broker (the 907ad5d measure's survivor
+    ``election.py:645`` or-drop#0: ``len(assignment) <= 1`` dropped)."""
+    import model.controller.admin as admin
+
+    c = load_config(
+        ControllerConfig,
+        None,
+        [
+            "brokers=2", "topics=2", "assignment=[[0, 1], [0]]", f"max_crashes={faults}", f"max_restarts={faults}",
+            "max_session_expiries=0", "send_update_metadata=false", "max_controlled_shutdowns=1",
+        ],
+    )  # fmt: skip
+    props = [
+        p
+        for p in observed_properties(c, build(c))
+        if p.name == "controlled_shutdown_skips_single_replica_partitions"
+    ]
+    assert len(props) == 1
+    if faults:  # the release entry: about 3 s
+        ok = check_bfs(build(c), props, model="controller", config=c)
+        assert (ok.exit_reason.value, ok.violations, ok.distinct_states) == ("complete", [], 71250)
+    real = admin.controlled_shutdown_partition_action
+
+    def acts_on_all(assignment: tuple[int, ...], *args: object) -> object:
+        return real(assignment * 2 if len(assignment) == 1 else assignment, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(admin, "controlled_shutdown_partition_action", acts_on_all)
+    bad = check_bfs(build(c), props, model="controller", config=c)
+    assert [(v.property, len(v.trace) - 1) for v in bad.violations] == [
+        ("controlled_shutdown_skips_single_replica_partitions", 2)
+    ]
