@@ -46,6 +46,8 @@ __all__ = [
     "always",
     "config_to_dict",
     "diff_states",
+    "effects",
+    "effects_of",
     "eventually",
     "reachable",
     "render_state",
@@ -228,12 +230,71 @@ def transition_groups(
     return list(groups.items())
 
 
+T = TypeVar("T")
+
+#: the class attribute :func:`effects` sets: the effects an action class declares
+EFFECTS_ATTR = "__effects__"
+
+
+def effects(*declared: enum.Enum) -> Callable[[type[T]], type[T]]:
+    """Declare what every step of the decorated action class does: its *effects*, members of
+    the model's own ``Enum`` (the controller's are ``model.controller.effects.Effect``).
+    Properties, guards (:class:`ActionGuard`) and coverage select steps by effect, never by
+    class, so a new action class that declares an effect is seen wherever that effect is.
+
+    An effect member may name, as ``fields``, the fields every action with that effect has
+    (the ZooKeeper request applied, the broker it reaches, ...): the declaration is refused
+    when the class lacks one. Declaring again adds to what the class declared (the fault
+    registry declares a fault's effects this way).
+
+    >>> class Does(enum.Enum):
+    ...     TICKS = "ticks"
+    ...     @property
+    ...     def fields(self): return ("n",)
+    >>> @effects(Does.TICKS)
+    ... class Tick(Action):
+    ...     n = 0
+    >>> effects_of(Tick) == {Does.TICKS}, effects_of(Tick()) == {Does.TICKS}, effects_of(3)
+    (True, True, frozenset())
+    >>> effects(Does.TICKS)(int)
+    Traceback (most recent call last):
+    ...
+    TypeError: int declares ticks but has no field n
+    """
+    for e in declared:
+        if not isinstance(e, enum.Enum):
+            raise TypeError(f"effects: members of an Enum, got {e!r}")
+
+    def declare(cls: type[T]) -> type[T]:
+        for e in declared:
+            missing = [f for f in getattr(e, "fields", ()) if not hasattr(cls, f)]
+            if missing:
+                raise TypeError(f"{cls.__name__} declares {e.value} but has no field {', '.join(missing)}")
+        setattr(cls, EFFECTS_ATTR, frozenset(getattr(cls, EFFECTS_ATTR, ())) | frozenset(declared))
+        return cls
+
+    return declare
+
+
+def effects_of(action: Any) -> frozenset[Any]:
+    """The effects an action (or action class) declares with :func:`effects` (none when it
+    declares none).
+
+    >>> effects_of(int)
+    frozenset()
+    """
+    tp = action if isinstance(action, type) else type(action)
+    return getattr(tp, EFFECTS_ATTR, frozenset())
+
+
 class ActionGuard:
-    """A transition guard decided by the action's type: true on an action of one of ``types``
-    (or a subclass) where ``then(s, action, s2)`` also holds (``then`` None: always there).
-    Engines look its verdict up per action type (:class:`TransitionChecks`) instead of calling
-    it per transition; where ``then`` is None they call nothing at all. Two guards of the same
-    types and ``then`` are equal, so properties built in different modules share one group.
+    """A transition guard decided by the action's type: true on an action that declares one of
+    the effects among ``selectors`` (:func:`effects`; a model's guards select so, by what a
+    step does) or is of one of the classes among them (or a subclass), where
+    ``then(s, action, s2)`` also holds (``then`` None: always there). Engines look its verdict
+    up per action type (:class:`TransitionChecks`) instead of calling it per transition; where
+    ``then`` is None they call nothing at all. Two guards of the same selectors and ``then``
+    are equal, so properties built in different modules share one group.
 
     >>> class Ping: pass
     >>> g = ActionGuard(Ping)
@@ -241,37 +302,48 @@ class ActionGuard:
     (True, False, True)
     >>> ActionGuard(Ping, then=lambda s, a, t: t > s)(1, Ping(), 0)
     False
+    >>> class Does(enum.Enum):
+    ...     PINGS = "pings"
+    >>> Pong = effects(Does.PINGS)(type("Pong", (), {}))
+    >>> ActionGuard(Does.PINGS)(None, Pong(), None), ActionGuard(Does.PINGS).matches(Ping)
+    (True, False)
     """
 
-    __slots__ = ("then", "types")
+    __slots__ = ("effects", "then", "types")
 
-    def __init__(self, *types: type, then: Callable[[Any, Any, Any], bool] | None = None):
-        if not types or not all(isinstance(t, type) for t in types):
-            raise TypeError(f"ActionGuard: one or more action classes, got {types!r}")
-        self.types = tuple(dict.fromkeys(types))
+    def __init__(self, *selectors: type | enum.Enum, then: Callable[[Any, Any, Any], bool] | None = None):
+        if not selectors or not all(isinstance(t, (type, enum.Enum)) for t in selectors):
+            raise TypeError(f"ActionGuard: one or more effects or action classes, got {selectors!r}")
+        self.types = tuple(t for t in dict.fromkeys(selectors) if isinstance(t, type))
+        self.effects = frozenset(e for e in selectors if isinstance(e, enum.Enum))
         self.then = then
 
+    def matches(self, tp: type) -> bool:
+        """Whether a step of action class ``tp`` is selected (before ``then``)."""
+        return issubclass(tp, self.types) or not self.effects.isdisjoint(effects_of(tp))
+
     def __call__(self, s: Any, a: Any, t: Any) -> bool:
-        return isinstance(a, self.types) and (self.then is None or self.then(s, a, t))
+        return self.matches(type(a)) and (self.then is None or self.then(s, a, t))
+
+    def _key(self) -> tuple[Any, ...]:
+        return (frozenset(self.types), self.effects, self.then)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ActionGuard) and (frozenset(self.types), self.then) == (
-            frozenset(other.types),
-            other.then,
-        )
+        return isinstance(other, ActionGuard) and self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash((frozenset(self.types), self.then))
+        return hash(self._key())
 
     def __repr__(self) -> str:
         then = "" if self.then is None else f", then={getattr(self.then, '__name__', self.then)}"
-        return f"ActionGuard({', '.join(t.__name__ for t in self.types)}{then})"
+        names = [t.__name__ for t in self.types] + sorted(str(e) for e in self.effects)
+        return f"ActionGuard({', '.join(names)}{then})"
 
     def __getstate__(self) -> tuple[Any, ...]:
-        return (self.types, self.then)
+        return (self.types, self.effects, self.then)
 
     def __setstate__(self, st: tuple[Any, ...]) -> None:
-        self.types, self.then = st
+        self.types, self.effects, self.then = st
 
 
 class TransitionChecks:
@@ -280,8 +352,9 @@ class TransitionChecks:
     Built from ``(guard, [item, ...])`` groups (:func:`transition_groups`; an item is a
     tuple with the property's index first and its check third). For an action type,
     :meth:`for_type` gives the groups to evaluate: the items of every :class:`ActionGuard`
-    without ``then`` whose types match, merged into one unguarded group in property order;
-    an :class:`ActionGuard` with ``then`` as ``(then, items)``; every other group as it is
+    without ``then`` that matches the type (by the effects it declares, or its class), merged
+    into one unguarded group in property order; an :class:`ActionGuard` with ``then`` as
+    ``(then, items)``; every other group as it is
     (its guard still called per step); groups whose action guard cannot match are left out.
 
     >>> class Ping: pass
@@ -318,7 +391,7 @@ class TransitionChecks:
             if not items:
                 continue
             if isinstance(g, ActionGuard):
-                if not issubclass(tp, g.types):
+                if not g.matches(tp):
                     continue
                 if g.then is None:
                     merged.extend(items)

@@ -1,5 +1,6 @@
 """The actions (one step each), as ``NamedTuple`` values whose ``str`` reads like a log line,
-and the action kind lists (all, admin, fair, faults).
+each declaring what it does (its effects, ``effects.py``: properties, guards and coverage
+select steps by effect), and the action kind lists (all, admin, fair, faults).
 
 >>> str(Crash(2))
 'broker 2: crashes'
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from explorer.core import effects
 from model.action_text import java, says
+from model.controller.effects import Effect
 from model.controller.events import ControllerChange, ControllerEvent
 from model.controller.messages import BrokerRequest, StopReplicaRequest
 
@@ -21,6 +24,7 @@ def _by_request_name(value: object) -> str:
     return call if call is not None else java(value)
 
 
+@effects(Effect.PROCESSES_CONTROLLER_EVENT)
 class ProcessEvent(NamedTuple):
     """The controller of a broker takes the head of its event queue."""
 
@@ -33,6 +37,7 @@ class ProcessEvent(NamedTuple):
         return f"broker {self.broker}: controller processes {ev.kafka_name}{extra}"
 
 
+@effects(Effect.APPLIES_ZK_REQUEST)
 @says("ZooKeeper: applies {req} from session {session} (broker {broker})", _by_request_name)
 class ZkServe(NamedTuple):
     """The ZooKeeper server applies the head request of a session."""
@@ -42,6 +47,7 @@ class ZkServe(NamedTuple):
     req: Any  #: a ZooKeeper request (``messages.py``)
 
 
+@effects(Effect.REPLIES_ZK_RESPONSE)
 @says("broker {broker}: receives the response to {resp}", _by_request_name)
 class ZkReply(NamedTuple):
     """A broker receives the head ZooKeeper response of its session."""
@@ -50,6 +56,7 @@ class ZkReply(NamedTuple):
     resp: Any  #: a ZooKeeper response (``responses.py``)
 
 
+@effects(Effect.DELIVERS_CONTROLLER_REQUEST)
 class Deliver(NamedTuple):
     """A broker receives the head request of a controller's channel to it."""
 
@@ -69,6 +76,7 @@ class Deliver(NamedTuple):
         )
 
 
+@effects(Effect.CRASHES_BROKER)
 @says("broker {broker}: crashes")
 class Crash(NamedTuple):
     """A broker process dies (its ZooKeeper session lives on until it expires)."""
@@ -76,6 +84,7 @@ class Crash(NamedTuple):
     broker: int
 
 
+@effects(Effect.RESTARTS_BROKER)
 @says("broker {broker}: restarts with ZooKeeper session {session}")
 class Restart(NamedTuple):
     """A crashed broker starts with a new ZooKeeper session and registers."""
@@ -84,6 +93,7 @@ class Restart(NamedTuple):
     session: int
 
 
+@effects(Effect.EXPIRES_SESSION)
 @says("broker {broker}: ZooKeeper session {session} expires (server side)")
 class SessionExpire(NamedTuple):
     """The ZooKeeper server expires a session (ephemerals deleted, watches fired)."""
@@ -92,6 +102,7 @@ class SessionExpire(NamedTuple):
     session: int
 
 
+@effects(Effect.NOTICES_SESSION_EXPIRY)
 @says("broker {broker}: notices its session expired, opens ZooKeeper session {session}")
 class SessionNotice(NamedTuple):
     """A broker's ZooKeeper client notices its session expired and opens a new one."""
@@ -100,6 +111,7 @@ class SessionNotice(NamedTuple):
     session: int
 
 
+@effects(Effect.PRODUCES)
 @says("producer: appends a record to partition {partition} at leader {broker}")
 class Produce(NamedTuple):
     """The producer appends a record (acks=all) at the broker that believes it leads."""
@@ -108,6 +120,7 @@ class Produce(NamedTuple):
     partition: int
 
 
+@effects(Effect.FETCHES)
 @says("broker {broker}: fetches partition {partition} from leader {leader}")
 class Fetch(NamedTuple):
     """A follower fetches from the leader it knows."""
@@ -117,6 +130,7 @@ class Fetch(NamedTuple):
     leader: int
 
 
+@effects(Effect.SHRINKS_ISR)
 @says("broker {broker}: shrinks the ISR of partition {partition}, removing {follower}")
 class ShrinkIsr(NamedTuple):
     """A leader removes a lagging, dead or stopped follower from the ISR (a ZooKeeper write)."""
@@ -126,6 +140,7 @@ class ShrinkIsr(NamedTuple):
     follower: int
 
 
+@effects(Effect.ADMIN_WRITES_ZK)
 @says("admin: creates topic {topic} (/brokers/topics/{topic} with its assignment)")
 class AdminCreateTopic(NamedTuple):
     """An admin client creates ``/brokers/topics/<t>`` with its assignment (one ZooKeeper write)."""
@@ -133,12 +148,14 @@ class AdminCreateTopic(NamedTuple):
     topic: int
 
 
+@effects(Effect.TIME_PASSES)
 @says("time passes")
 class TimePasses(NamedTuple):
     """Stuttering (``liveness`` only): time passes and nothing else happens, so that a
     behaviour stuck in a state is a lasso rather than an end."""
 
 
+@effects(Effect.ADMIN_WRITES_ZK)
 @says("admin: queues topic {topic} for deletion (create /admin/delete_topics/{topic})")
 class AdminDeleteTopic(NamedTuple):
     """An admin queues a topic for deletion: create ``/admin/delete_topics/<t>``."""
@@ -146,6 +163,7 @@ class AdminDeleteTopic(NamedTuple):
     topic: int
 
 
+@effects(Effect.ADMIN_WRITES_ZK)
 @says("admin: adds partitions to topic {topic} (setData /brokers/topics/{topic})")
 class AdminAddPartitions(NamedTuple):
     """An admin adds partitions to a topic: setData ``/brokers/topics/<t>`` with the new assignment."""
@@ -153,6 +171,7 @@ class AdminAddPartitions(NamedTuple):
     topic: int
 
 
+@effects(Effect.ADMIN_WRITES_ZK)
 @says("admin: reassigns partition {partition} to {target} (/admin/reassign_partitions)")
 class AdminReassign(NamedTuple):
     """An admin starts a reassignment: ``/admin/reassign_partitions`` gets ``{partition: RAR}``."""
@@ -161,6 +180,7 @@ class AdminReassign(NamedTuple):
     target: tuple[int, ...]
 
 
+@effects(Effect.ADMIN_WRITES_ZK)
 @says("admin: creates /admin/preferred_replica_election for partitions {partitions}")
 class AdminPreferredElection(NamedTuple):
     """An admin asks for a preferred replica election of every partition."""
@@ -168,6 +188,7 @@ class AdminPreferredElection(NamedTuple):
     partitions: tuple[int, ...]
 
 
+@effects(Effect.ADMIN_WRITES_ZK)
 @says("admin: enables unclean.leader.election.enable for topic {topic} (/config/topics)")
 class AdminEnableUnclean(NamedTuple):
     """An admin sets ``unclean.leader.election.enable=true`` on a topic (dynamic config)."""
@@ -175,6 +196,7 @@ class AdminEnableUnclean(NamedTuple):
     topic: int
 
 
+@effects(Effect.ADMIN_ELECTS_LEADERS)
 @says("admin: asks controller {controller} for an unclean leader election (ElectLeaders)")
 class AdminUncleanElection(NamedTuple):
     """An admin asks the controller for an unclean leader election of every partition
@@ -183,6 +205,7 @@ class AdminUncleanElection(NamedTuple):
     controller: int
 
 
+@effects(Effect.FIRES_AUTO_REBALANCE)
 @says("broker {broker}: scheduler queues AutoPreferredReplicaLeaderElection")
 class AutoRebalanceTick(NamedTuple):
     """The active controller's scheduler fires the auto leader rebalance task."""
@@ -190,6 +213,7 @@ class AutoRebalanceTick(NamedTuple):
     broker: int
 
 
+@effects(Effect.REQUESTS_CONTROLLED_SHUTDOWN)
 @says("broker {broker}: sends ControlledShutdownRequest to controller {controller}")
 class ControlledShutdown(NamedTuple):
     """A broker begins shutting down: it sends ControlledShutdownRequest to the controller."""
@@ -198,6 +222,7 @@ class ControlledShutdown(NamedTuple):
     controller: int
 
 
+@effects(Effect.COMPLETES_SHUTDOWN)
 @says("broker {broker}: stops after its controlled shutdown (closes ZooKeeper session {session})")
 class ShutdownComplete(NamedTuple):
     """A broker whose controlled shutdown was answered stops (its ZooKeeper session is closed)."""

@@ -8,7 +8,9 @@ its own actions; the action kinds, the fault kinds, the fair kinds and the budge
 A rule is a generator ``enabled(system, s)`` of ``(action, successor)`` pairs, written against
 the actors' methods as the built-in rules are; it does not count its budget (the registry
 counts each step it yields in ``State.spent`` and stops offering the rule once the budget is
-spent).
+spent). The registration declares what the fault's steps do (``effects=``, members of
+``model.controller.effects.Effect``), so every property, guard and coverage table that selects
+steps with such an effect sees the fault's steps too.
 
 >>> from model.controller import ControllerConfig
 >>> active_rules(ControllerConfig())  # every fault's budget is 0 by default
@@ -25,6 +27,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.core import effects as declare_effects
+from explorer.core import effects_of
 from model.controller.state import State
 
 __all__ = ["FaultRule", "active_rules", "fault", "rules", "spent", "successors"]
@@ -36,7 +40,8 @@ Enabled = Callable[[Any, State], Iterator[tuple[Any, State]]]
 class FaultRule:
     """One registered fault: its action class, the config key bounding how often it fires,
     whether it is weakly fair in the liveness properties (faults are not, as a rule), and the
-    generator of its enabled steps."""
+    generator of its enabled steps. What its steps do is its action class's effects
+    (:attr:`effects`)."""
 
     action: type
     budget: str
@@ -48,15 +53,25 @@ class FaultRule:
         """The action kind (its class name), as ``action_kinds()`` lists it."""
         return self.action.__name__
 
+    @property
+    def effects(self) -> frozenset[Any]:
+        """What the fault's steps do: the effects its action class declares."""
+        return effects_of(self.action)
+
 
 _REGISTRY: dict[str, FaultRule] = {}
 
 
-def fault(action: type, budget: str, *, fair: bool = False) -> Callable[[Enabled], Enabled]:
+def fault(
+    action: type, budget: str, *, fair: bool = False, effects: tuple[Any, ...] = ()
+) -> Callable[[Enabled], Enabled]:
     """Register the decorated generator as the rule enabling ``action``, bounded by the config
-    key ``budget``."""
+    key ``budget``; ``effects`` (``model.controller.effects.Effect`` members) are declared on
+    ``action`` (:func:`explorer.core.effects`): what each of its steps does."""
 
     def register(enabled: Enabled) -> Enabled:
+        if effects:
+            declare_effects(*effects)(action)
         rule = FaultRule(action, budget, enabled, fair)
         old = _REGISTRY.get(rule.kind)
         if old is not None and old.enabled is not enabled:

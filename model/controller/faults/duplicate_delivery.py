@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from model.controller.actions import Deliver
+from model.controller.effects import Effect
 from model.controller.faults import fault
 from model.controller.messages import BROKER_REQUESTS
 from model.controller.state import State
@@ -43,7 +44,7 @@ class DuplicateDelivery(NamedTuple):
         return f"broker {self.sender}", f"broker {self.dest}", f"{name} (resent after a reset)"
 
 
-@fault(DuplicateDelivery, "max_duplicate_deliveries")
+@fault(DuplicateDelivery, "max_duplicate_deliveries", effects=(Effect.DELIVERS_CONTROLLER_REQUEST,))
 def duplicate_deliveries(system: Any, s: State) -> Iterator[tuple[Any, State]]:
     """Each channel whose head request could be delivered may deliver it without consuming it."""
     nb = system.nb
