@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 __all__ = [
+    "EFFECTS_ATTR",
     "Action",
     "ActionGuard",
     "CheckResult",
@@ -174,17 +175,30 @@ class Property:
     #: every permutation the system's ``symmetries()`` declares (a property over all brokers
     #: or all partitions alike). False: the reduction is off for a run that checks it.
     symmetric: bool = False
+    #: says why a failing state (or step) fails, in the model's words: ``explain(s)``, or
+    #: ``explain(s, action, s2)`` for ``transition``; for ``eventually`` it is given the state
+    #: the counterexample ends (or cycles) in, where the goal does not hold. It returns a line
+    #: or a few (a string, or an iterable of strings) naming the entities and values at fault.
+    #: None: :func:`explorer.explain.explain_failure` lists the state fields ``check`` read.
+    explain: Callable[..., Any] | None = None
 
 
 def always(
-    name: str, check: Callable[[Any], bool], doc: str, applies: Callable[[Any], bool] | None = None
+    name: str,
+    check: Callable[[Any], bool],
+    doc: str,
+    applies: Callable[[Any], bool] | None = None,
+    *,
+    explain: Callable[[Any], Any] | None = None,
 ) -> Property:
-    """An invariant: ``check(s)`` holds in every reachable state.
+    """An invariant: ``check(s)`` holds in every reachable state; ``explain(s)`` (optional) says
+    why a state where it fails does (:attr:`Property.explain`).
 
-    >>> always("p", bool, "non-zero").kind.value
-    'always'
+    >>> p = always("p", bool, "non-zero", explain=lambda s: f"the counter is {s}")
+    >>> p.kind.value, p.explain(0)
+    ('always', 'the counter is 0')
     """
-    return Property(name, PropertyKind.ALWAYS, check, doc, applies)
+    return Property(name, PropertyKind.ALWAYS, check, doc, applies, explain=explain)
 
 
 def transition(
@@ -193,8 +207,11 @@ def transition(
     doc: str,
     applies: Callable[[Any, Any, Any], bool] | None = None,
     guard: Callable[[Any, Any, Any], bool] | None = None,
+    *,
+    explain: Callable[[Any, Any, Any], Any] | None = None,
 ) -> Property:
-    """A step property: ``check(s, action, s2)`` holds for every explored transition.
+    """A step property: ``check(s, action, s2)`` holds for every explored transition;
+    ``explain(s, action, s2)`` (optional) says why a step where it fails does.
 
     ``guard`` (optional) must be false only on transitions where ``check`` holds
     anyway; engines then skip ``check`` there (see :attr:`Property.guard`).
@@ -205,7 +222,7 @@ def transition(
     >>> transition("up", lambda s, a, t: t >= s, "never decreases", guard=changed).guard is changed
     True
     """
-    return Property(name, PropertyKind.TRANSITION, check, doc, applies, guard=guard)
+    return Property(name, PropertyKind.TRANSITION, check, doc, applies, guard=guard, explain=explain)
 
 
 def transition_groups(
@@ -427,8 +444,10 @@ def eventually(
     *,
     trigger: Callable[[Any], bool] | None = None,
     fairness: Iterable[str] | None = None,
+    explain: Callable[[Any], Any] | None = None,
 ) -> Property:
-    """Liveness: every weakly fair behaviour reaches a state satisfying ``check``.
+    """Liveness: every weakly fair behaviour reaches a state satisfying ``check``; ``explain(s)``
+    (optional) says why the state a counterexample ends or cycles in is not the goal.
 
     With ``trigger`` it is a leads-to property: from every reachable state where
     ``trigger`` holds, every weakly fair continuation reaches ``check``. Weak
@@ -440,7 +459,9 @@ def eventually(
     ('eventually', True)
     """
     fair = None if fairness is None else tuple(fairness)
-    return Property(name, PropertyKind.EVENTUALLY, check, doc, trigger=trigger, fairness=fair)
+    return Property(
+        name, PropertyKind.EVENTUALLY, check, doc, trigger=trigger, fairness=fair, explain=explain
+    )
 
 
 @dataclass(frozen=True)
@@ -495,6 +516,9 @@ class Violation:
     trace: list[TraceStep]
     #: for a liveness lasso: the index of the step whose state the trace returns to
     loop_start: int | None = None
+    #: why it fails, in the model's words (:mod:`explorer.explain`): the entities and values at
+    #: fault in the failing state or step, one line each
+    explanation: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, prop: Property, message: str, trace: list[TraceStep]) -> Violation:

@@ -475,6 +475,7 @@ def format_result(r: CheckResult, *, steps: bool = True) -> str:
             lines.append(f"  {v.message}")
             continue
         lines.append(f"  shortest counterexample: {v.length} steps")
+        lines += [f"  why: {line}" if i == 0 else f"       {line}" for i, line in enumerate(v.explanation)]
         if steps:
             for st in v.trace:
                 lines.append(f"  {st.index:>3}  {st.action or 'initial state'}")

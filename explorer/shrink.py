@@ -68,6 +68,7 @@ from explorer.config import ConfigError, load_config
 from explorer.core import ModelSpec, Property, TraceStep, config_to_dict
 from explorer.encoding import fingerprint
 from explorer.engines.bfs import check_bfs
+from explorer.explain import explain_end
 from explorer.frontend import SECONDS, Bounded, UsageError, check_output_dir
 from explorer.search import trace_steps
 from explorer.search.shrinking import (
@@ -479,6 +480,7 @@ def shrink_trace(
         original_config=original_config,
         system_ref=tgt.system_ref,
         notes=notes,
+        explanation=explain_end(prop, states, acts_obj),
     )
 
 

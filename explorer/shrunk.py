@@ -41,6 +41,8 @@ class Shrunk:
     original_config: dict[str, Any]
     system_ref: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: why it fails at its end, in the model's words (:mod:`explorer.explain`)
+    explanation: list[str] = field(default_factory=list)
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.config, self.steps))
@@ -61,7 +63,9 @@ class Shrunk:
     def violation(self) -> Violation:
         """The shrunk counterexample as a :class:`Violation`."""
         msg = "no successor (deadlock)" if self.property == "deadlock" else f"{self.property} does not hold"
-        return Violation(self.property, self.kind, self.doc, msg, self.length, self.steps)
+        return Violation(
+            self.property, self.kind, self.doc, msg, self.length, self.steps, explanation=list(self.explanation)
+        )
 
     def trace_document(self) -> dict[str, Any]:
         """The replayable trace file (schema ``kafka-mc/trace/1``)."""
@@ -70,7 +74,7 @@ class Shrunk:
     def readable(self) -> str:
         """The minimal trace as numbered steps with what each changed."""
         head = f"{self.model}: {self.property} ({self.kind}) violated after {self.length} steps"
-        lines = [head]
+        lines = [head, *(f"  why: {line}" for line in self.explanation)]
         if self.config:
             lines.append("  config: " + ", ".join(f"{k}={show_value(v)}" for k, v in self.config.items()))
         for st in self.steps:
@@ -224,6 +228,8 @@ def test_{identifier(shrunk.property)}_is_fixed_through_hypothesis():
     config_src = "{\n" + "".join(f"    {k!r}: {v!r},\n" for k, v in shrunk.config.items()) + "}"
     doc_line = _doc_safe(shrunk.doc)
     listing = _doc_safe(listing)
+    why = "".join(f"\n    {line}" for line in shrunk.explanation)
+    why = _doc_safe(f"\n\nWhy it fails at the end (when it was shrunk):{why}") if why else ""
     return f'''"""Counterexample of {shrunk.property} ({shrunk.kind}) in {shrunk.model}, shrunk by kafka-mc shrink.
 
 {doc_line}
@@ -231,7 +237,7 @@ def test_{identifier(shrunk.property)}_is_fixed_through_hypothesis():
 {purpose}
 
 Steps:
-{listing}
+{listing}{why}
 """
 
 {imports}

@@ -53,6 +53,7 @@ def trace_document(
         "kind": violation.kind,
         "doc": violation.doc,
         "length": violation.length,
+        "explanation": list(violation.explanation),
         "steps": [asdict(s) for s in violation.trace],
         "loop_start": violation.loop_start,
     }

@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "explorer.speedups",
             "explorer._speedups",
             "explorer.tracefile",
+            "explorer.explain",
             "explorer.report",
             "explorer.report_layout",
             "explorer.report_mutation",

@@ -24,6 +24,7 @@ from explorer.core import (
     Violation,
     config_to_dict,
 )
+from explorer.explain import explain_violations
 from explorer.search.coverage import Coverage, coverage_of, declared_labels
 
 __all__ = [
@@ -209,6 +210,7 @@ def exhaustive_result(
             live_status[name] = "held" if lv is None else "violated"
             if lv is not None:
                 violations.append(lv)
+    explain_violations(system, props, violations)
     levels = explored.levels
     table = property_table(
         [*props, *([DEADLOCK_PROPERTY] if options.deadlock else [])],
@@ -332,6 +334,7 @@ def sampled_result(
     if found:
         reason, budget = ExitReason.VIOLATION, None
     violations = [Violation.of(*f) for f in found]
+    explain_violations(system, props, violations)
     unchecked = [p.name for p in props if p.kind is PropertyKind.EVENTUALLY]
     notes = [*notes, *(f"{n}: eventually-properties are not checked by this engine" for n in unchecked)]
     table = property_table(
