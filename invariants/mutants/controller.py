@@ -648,14 +648,14 @@ class BrokerEpochCheckLe(ReplicaManager):
     "a leader's ISR shrink/expand write to ZooKeeper is not conditioned on the zkVersion it read",
 )
 class IsrUpdateUnconditional(ZooKeeperServer):
-    def serve(self, s: State, b: int) -> tuple[Any, State]:
+    def apply(self, s: State, b: int) -> tuple[Any, State, Any]:
         n = s.nodes[b]
         req: Any = n.zk_out[0]
         cur = s.zk.parts[req.partition] if type(req) is UpdateIsr else None
         if cur is not None:
             req = UpdateIsr(req.partition, req.state._replace(version=cur.version))
             s = s._replace(nodes=set_item(s.nodes, b, n._replace(zk_out=(req, *n.zk_out[1:]))))
-        return super().serve(s, b)
+        return super().apply(s, b)
 
 
 @mutant(
@@ -663,12 +663,12 @@ class IsrUpdateUnconditional(ZooKeeperServer):
     "reading /controller does not re-arm a watch the broker lost (after a session expiry no Reelect reaches it)",
 )
 class CtlWatchNotRearmed(ZooKeeperServer):
-    def serve(self, s: State, b: int) -> tuple[Any, State]:
+    def apply(self, s: State, b: int) -> tuple[Any, State, Any]:
         n = s.nodes[b]
-        act, t = super().serve(s, b)
+        act, t, resp = super().apply(s, b)
         if type(n.zk_out[0]) is GetControllerIdAndEpoch and not n.ctl_watch:
             t = t._replace(nodes=set_item(t.nodes, b, t.nodes[b]._replace(ctl_watch=False)))
-        return act, t
+        return act, t, resp
 
 
 # -- the probe of plausible mistakes (docs/mutation.md, "A probe of plausible mistakes") --------

@@ -36,6 +36,7 @@ from model.controller.config import ControllerConfig, KafkaVersion, Start
 from model.controller.controller import KafkaController
 from model.controller.coverage import ZK_LABELLED, expected_labels, report_layout, sequence_arrow, zk_labels
 from model.controller.elector import ZookeeperLeaderElector
+from model.controller.network import CONTROLLER_CHANNELS, ZK_SESSIONS
 from model.controller.replica_manager import ReplicaManager
 from model.controller.state import State
 from model.controller.state_machines import PartitionStateMachine, ReplicaStateMachine
@@ -239,20 +240,9 @@ class ControllerSystem(Cluster):
             n = nodes[b]
             if n.alive and n.pending is None and n.events:
                 yield self._process_event(s, b)
-        for b in range(nb):
-            n = nodes[b]
-            if n.zk_out and n.session != 0 and not n.expired:
-                yield zookeeper.serve(s, b)
-        for b in range(nb):
-            n = nodes[b]
-            if n.alive and n.zk_in:
-                yield zookeeper.reply(s, b)
-        chans = s.chans
-        for i in range(nb * nb):
-            if chans[i]:
-                d = i % nb
-                if nodes[d].alive and not replica_manager.isr_write_in_flight(nodes[d], chans[i][0]):
-                    yield replica_manager.deliver(s, i // nb, d)
+        # the network (``network.py``): ZooKeeper sessions served and answered, controller channels
+        yield from ZK_SESSIONS.steps(self, s)
+        yield from CONTROLLER_CHANNELS.steps(self, s)
         yield from replica_manager.data_plane(s)
         fault_ok = s.zk.epoch < cfg.max_controller_epoch
         for b in range(nb):

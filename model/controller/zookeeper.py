@@ -46,6 +46,7 @@ from model.controller.messages import (
     UpdateIsr,
     UpdateLeaderAndIsr,
 )
+from model.controller.network import ZK_SESSIONS
 from model.controller.responses import (
     BrokerEpochs,
     BrokerRegistered,
@@ -103,9 +104,9 @@ class ZooKeeperServer(Actor):
         self.system.kafka_controller.resume(w, resp)
         return ZkReply(b, resp), w.commit(s1)
 
-    def serve(self, s: State, b: int) -> tuple[Any, State]:
-        """Apply the head request of broker ``b``'s session: a ``match`` on its class
-        (``messages.py``; a plain tuple is read as its record, ``REQUESTS.view``)."""
+    def apply(self, s: State, b: int) -> tuple[Any, State, Any]:
+        """Apply the head request of ``b``'s session (a ``match`` on its class, ``messages.py``): the step,
+        its successor and the response (or None), which the network hands on (``network.py``) or loses."""
         cfg = self.cfg
         n = s.nodes[b]
         req = n.zk_out[0]
@@ -239,13 +240,13 @@ class ZooKeeperServer(Actor):
                     resp = IsrUpdated(p, None)
             case _:  # the admin workflows' requests
                 zk, resp = self.admin_request(zk, req)
-        if resp is not None and node.alive:
-            node = node._replace(zk_in=(*node.zk_in, resp))
         nodes[b] = node
-        t = s._replace(zk=zk, nodes=tuple(nodes))
-        if resp is not None and node.alive and self.merged:
-            t = self.reply(t, b)[1]
-        return ZkServe(b, sess, req), t
+        return ZkServe(b, sess, req), s._replace(zk=zk, nodes=tuple(nodes)), resp
+
+    def serve(self, s: State, b: int) -> tuple[Any, State]:
+        """The ordinary step on broker ``b``'s session (:meth:`apply`, its response handed to the
+        broker): ``network.ZK_SESSIONS.serve``."""
+        return ZK_SESSIONS.serve(self.system, s, b)
 
     @staticmethod
     def epoch_fence_holds(zk: Zk, fence: int) -> bool:

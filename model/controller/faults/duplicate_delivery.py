@@ -3,7 +3,8 @@ of a broker's queue and, if the connection fails before the response arrives, re
 sends it again (``isSendSuccessful = false; backoff()``), so the broker may apply a request it
 already applied. The model's step: the broker applies the head request of the channel, its
 response is lost (no response callback runs) and the request stays at the head, to be delivered
-again. Bounded by ``max_duplicate_deliveries``.
+again: the network's lost response on the controller channels (``network.py``). Bounded by
+``max_duplicate_deliveries``.
 
 >>> from model.controller import ControllerConfig, ControllerSystem
 >>> sys = ControllerSystem(ControllerConfig(max_duplicate_deliveries=1, start="cold"))
@@ -20,6 +21,7 @@ from model.controller.actions import Deliver
 from model.controller.effects import Effect
 from model.controller.faults import fault
 from model.controller.messages import BROKER_REQUESTS
+from model.controller.network import CONTROLLER_CHANNELS
 from model.controller.state import State
 
 
@@ -46,18 +48,9 @@ class DuplicateDelivery(NamedTuple):
 
 @fault(DuplicateDelivery, "max_duplicate_deliveries", effects=(Effect.DELIVERS_CONTROLLER_REQUEST,))
 def duplicate_deliveries(system: Any, s: State) -> Iterator[tuple[Any, State]]:
-    """Each channel whose head request could be delivered may deliver it without consuming it."""
+    """The network's lost response on the controller channels (``network.py``): each channel
+    whose head request could be delivered may deliver it without consuming it."""
     nb = system.nb
-    nodes = s.nodes
-    replica_manager = system.replica_manager
-    for i, q in enumerate(s.chans):
-        if not q:
-            continue
+    for i, _, t in CONTROLLER_CHANNELS.lose_response(system, s):
         sender, d = divmod(i, nb)
-        if not nodes[d].alive or replica_manager.isr_write_in_flight(nodes[d], q[0]):
-            continue
-        _, t = replica_manager.deliver(s, sender, d)
-        # the request stays queued and its response (with any callback at the sender) is lost
-        sender_node = t.nodes[sender]._replace(events=nodes[sender].events)
-        t = t._replace(chans=s.chans, nodes=(*t.nodes[:sender], sender_node, *t.nodes[sender + 1 :]))
-        yield DuplicateDelivery(sender, d, q[0]), t
+        yield DuplicateDelivery(sender, d, s.chans[i][0]), t
