@@ -46,7 +46,8 @@ from invariants.controller_observed import observed_properties
 from invariants.controller_replication import replication_properties
 from invariants.mutants.controller import ControllerConfig, build
 from model.controller import ControllerSystem, Elector, State
-from model.controller.actions import FAIR_KINDS, Deliver, SessionExpire, ZkServe
+from model.controller.actions import FAIR_KINDS
+from model.controller.effects import Effect, delivered_message_of, does, zk_request_of
 from model.controller.messages import (
     FENCED_ADMIN_WRITES,
     S_CONTROLLED_SHUTDOWN,
@@ -209,54 +210,55 @@ def controller_znode_removed_by_owner(s: State, a: Any, t: State) -> bool:
     c = s.zk.controller
     if c is None or t.zk.controller == c:
         return True
-    if isinstance(a, SessionExpire):
+    if does(a, Effect.EXPIRES_SESSION):
         return a.session == c[1]
-    if isinstance(a, ZkServe) and type(a.req) is DeleteControllerPath:
+    if type(zk_request_of(a)) is DeleteControllerPath:
         return a.broker == c[0] and a.session == c[1]
     return True
 
 
 def zk_writes_fenced(s: State, a: Any, t: State) -> bool:
     """No ZooKeeper write of a controller lands unless its epoch is the current one."""
-    if t.zk is s.zk or not isinstance(a, ZkServe):
+    req = zk_request_of(a)
+    if t.zk is s.zk or req is None:
         return True
-    kind = type(a.req)
+    kind = type(req)
     if kind in FENCED_ADMIN_WRITES:
         if t.zk == s.zk:
             return True
-        return a.req.controller_epoch == s.zk.epoch
+        return req.controller_epoch == s.zk.epoch
     if kind is UpdateLeaderAndIsr:
         if t.zk.parts == s.zk.parts:
             return True
-        return a.req.controller_epoch == s.zk.epoch
+        return req.controller_epoch == s.zk.epoch
     if kind is DeleteIsrChangeNotifications:
         if t.zk.isr_changes == s.zk.isr_changes:
             return True
-        return a.req.controller_epoch == s.zk.epoch
+        return req.controller_epoch == s.zk.epoch
     return True
 
 
 def zk_writes_fenced_applies(s: State, a: Any, t: State) -> bool:
-    return isinstance(a, ZkServe) and (
-        type(a.req) in (UpdateLeaderAndIsr, DeleteIsrChangeNotifications)
-        or type(a.req) in FENCED_ADMIN_WRITES
-    )
+    kind = type(zk_request_of(a))
+    return kind in (UpdateLeaderAndIsr, DeleteIsrChangeNotifications) or kind in FENCED_ADMIN_WRITES
 
 
 def brokers_reject_stale_controller_epoch(s: State, a: Any, t: State) -> bool:
     """A broker never applies a controller request older than the newest controller epoch it saw."""
-    if not isinstance(a, Deliver):
+    msg = delivered_message_of(a)
+    if msg is None:
         return True
     n = s.nodes[a.dest]
-    return a.msg.controller_epoch >= n.seen_epoch or t.nodes[a.dest] == n
+    return msg.controller_epoch >= n.seen_epoch or t.nodes[a.dest] == n
 
 
 def brokers_reject_stale_broker_epoch(s: State, a: Any, t: State) -> bool:
     """A broker never applies a controller request addressed to an earlier incarnation of itself."""
-    if not isinstance(a, Deliver):
+    msg = delivered_message_of(a)
+    if msg is None:
         return True
     n = s.nodes[a.dest]
-    return a.msg.broker_epoch >= n.bepoch or t.nodes[a.dest] == n
+    return msg.broker_epoch >= n.bepoch or t.nodes[a.dest] == n
 
 
 def brokers_record_accepted_epochs(sys: ControllerSystem):
@@ -268,10 +270,10 @@ def brokers_record_accepted_epochs(sys: ControllerSystem):
         it saw, and addressed to this incarnation) records its controller epoch: the stale-epoch
         check is only as good as what the broker remembers (ReplicaManager: controllerEpoch =
         request.controllerEpoch)."""
-        if not isinstance(a, Deliver):
+        msg = delivered_message_of(a)
+        if msg is None:
             return True
         n = s.nodes[a.dest]
-        msg = a.msg
         acceptable = msg.controller_epoch >= n.seen_epoch and not (
             broker_epoch and msg.broker_epoch < n.bepoch
         )
@@ -471,12 +473,13 @@ def deleted_topics_gone(sys: ControllerSystem):
 def reassignment_complete(s: State, a: Any, t: State) -> bool:
     """When a finished reassignment leaves ``/admin/reassign_partitions``, the partition's
     assignment (AR) is its target (RAR) and its ISR lies within it."""
-    if not (isinstance(a, ZkServe) and type(a.req) is RemovePartitionsFromReassignment and a.req.completed):
+    req = zk_request_of(a)
+    if not (type(req) is RemovePartitionsFromReassignment and req.completed):
         return True
     if t.zk.reassign == s.zk.reassign:
         return True
     for p, rar in s.zk.reassign:
-        if p not in a.req.partitions:
+        if p not in req.partitions:
             continue
         if t.zk.ar[p] != rar:
             return False
@@ -487,19 +490,16 @@ def reassignment_complete(s: State, a: Any, t: State) -> bool:
 
 
 def _reassignment_completes(s: State, a: Any, t: State) -> bool:
-    return (
-        isinstance(a, ZkServe)
-        and type(a.req) is RemovePartitionsFromReassignment
-        and a.req.completed
-        and t.zk.reassign != s.zk.reassign
-    )
+    req = zk_request_of(a)
+    return type(req) is RemovePartitionsFromReassignment and req.completed and t.zk.reassign != s.zk.reassign
 
 
 def _landed_leaders(s: State, a: Any, t: State) -> list[tuple[int, Any, Any]]:
     """(partition, old, new) state znodes a landing partition-state write changed."""
-    if not (isinstance(a, ZkServe) and type(a.req) is UpdateLeaderAndIsr) or t.zk.parts == s.zk.parts:
+    req = zk_request_of(a)
+    if type(req) is not UpdateLeaderAndIsr or t.zk.parts == s.zk.parts:
         return []
-    return [(p, s.zk.parts[p], t.zk.parts[p]) for p, _ in a.req.writes if t.zk.parts[p] != s.zk.parts[p]]
+    return [(p, s.zk.parts[p], t.zk.parts[p]) for p, _ in req.writes if t.zk.parts[p] != s.zk.parts[p]]
 
 
 # the partition-state writes that elect a leader (not an epoch bump or an ISR removal)

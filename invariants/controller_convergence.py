@@ -60,7 +60,7 @@ from __future__ import annotations
 from typing import Any
 
 from model.controller import ControllerSystem, KafkaVersion, State
-from model.controller.actions import Deliver, ZkServe
+from model.controller.effects import Effect, does, zk_request_of
 from model.controller.messages import (
     S_ADMIN_UNCLEAN,
     S_CONTROLLED_SHUTDOWN,
@@ -349,11 +349,8 @@ def no_dead_broker_in_written_isr(s: State, a: Any, t: State) -> bool:
     ISR they read (``newLeader``, an epoch bump) or remove one replica
     (``doRemoveReplicasFromIsr``), so they may carry a broker whose death the controller has
     not handled yet, as Kafka's do."""
-    if (
-        not isinstance(a, ZkServe)
-        or type(a.req) is not UpdateLeaderAndIsr
-        or a.req.strategy not in (S_OFFLINE, S_INIT)
-    ):
+    req = zk_request_of(a)
+    if type(req) is not UpdateLeaderAndIsr or req.strategy not in (S_OFFLINE, S_INIT):
         return True
     ctx = s.nodes[a.broker].ctx
     if ctx is None:
@@ -390,13 +387,14 @@ def resigned_controller_sends_nothing(s: State, a: Any, t: State) -> bool:
     ``ControllerChannelManager`` and its queues go with it.
 
     >>> from invariants.mutants.controller import ControllerConfig, build
+    >>> from model.controller.actions import Deliver
     >>> s = build(ControllerConfig(brokers=2)).init_states()[0]
     >>> resigned_controller_sends_nothing(s, Deliver(0, 1, (0, 1, 1, ())), s)
     True
     >>> resigned_controller_sends_nothing(s, Deliver(1, 0, (0, 1, 1, ())), s)
     False
     """
-    if not isinstance(a, Deliver):
+    if not does(a, Effect.DELIVERS_CONTROLLER_REQUEST):
         return True
     return s.nodes[a.sender].ctx is not None
 
@@ -481,11 +479,8 @@ def no_election_for_a_topic_being_deleted(sys: ControllerSystem):
         Checked when the write lands, against the context the controller wrote with (it is
         parked on the write's response from the moment it sends it, and only a processed
         TopicDeletion event changes the queue)."""
-        if (
-            not isinstance(a, ZkServe)
-            or type(a.req) is not UpdateLeaderAndIsr
-            or a.req.strategy not in _ELECTIONS
-        ):
+        req = zk_request_of(a)
+        if type(req) is not UpdateLeaderAndIsr or req.strategy not in _ELECTIONS:
             return True
         ctx = s.nodes[a.broker].ctx
         if ctx is None or not ctx.deleting or t.zk.parts is s.zk.parts:

@@ -85,8 +85,8 @@ from invariants.controller_guards import (
     zk_changed,
 )
 from model.controller import ControllerSystem, State
-from model.controller.actions import Deliver, ProcessEvent, ZkServe
 from model.controller.config import Elector, ExpiryHandling, ZkResponses
+from model.controller.effects import CONTROLLER_STEPS, delivered_message_of, does_any
 from model.controller.events import (
     BrokerChange,
     ControllerChange,
@@ -235,6 +235,7 @@ def admin_unclean_election_elects_leaderless(sys: ControllerSystem) -> Any:
         seed 002: allowUnclean).
 
         >>> from model.controller import ControllerConfig
+        >>> from model.controller.actions import ProcessEvent
         >>> sys = ControllerSystem(ControllerConfig(max_admin_unclean_elections=1))
         >>> s = sys.init_states()[0]
         >>> check = admin_unclean_election_elects_leaderless(sys)
@@ -351,10 +352,11 @@ def stop_replica_response_answers_request(s: State, a: Any, t: State) -> bool:
     >>> stop_replica_response_answers_request(s, None, s)
     True
     """
-    if type(a) is not Deliver or type(a.msg) is not StopReplicaRequest or not a.msg.data.callback:
+    msg = delivered_message_of(a)
+    if type(msg) is not StopReplicaRequest or not msg.data.callback:
         return True
     before = s.nodes[a.sender].events
-    mask = a.msg.data.mask
+    mask = msg.data.mask
     return not any(
         type(ev) in _STOP_REPLICA_RESPONSES
         and ev not in before
@@ -397,7 +399,7 @@ def no_request_for_a_deleted_topic(sys: ControllerSystem) -> Any:
         True
         """
         gone = s.zk.gone
-        if not gone or t.chans is s.chans or type(a) not in (ZkServe, ProcessEvent):
+        if not gone or t.chans is s.chans or not does_any(a, CONTROLLER_STEPS):
             return True
         epoch = t.zk.epoch
         for i, (q0, q1) in enumerate(zip(s.chans, t.chans, strict=True)):
@@ -527,7 +529,7 @@ def _deleted_topic_and_send(s: State, a: Any, t: State) -> bool:
 
 
 def _delivers_stop_replica(s: State, a: Any, t: State) -> bool:
-    return type(a) is Deliver and type(a.msg) is StopReplicaRequest
+    return type(delivered_message_of(a)) is StopReplicaRequest
 
 
 def fidelity_properties(config: Any, sys: ControllerSystem) -> list[Property]:

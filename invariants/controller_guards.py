@@ -1,9 +1,10 @@
 """The guards of the controller's transition properties (``Property.guard``): where each is
 false its properties hold by construction, so the engines skip them there.
 
-Most are :class:`~explorer.core.ActionGuard` values, decided by the step's action type: the
-engines look them up once per action type instead of calling them on every step
-(:class:`~explorer.core.TransitionChecks`). ``zk_changed`` reads the states and is called per
+Most are :class:`~explorer.core.ActionGuard` values of effects (``model/controller/effects.py``),
+decided by what the step's action class declares it does, so a new action with the effect is
+guarded like the others: the engines look them up once per action type instead of calling them
+on every step (:class:`~explorer.core.TransitionChecks`). ``zk_changed`` reads the states and is called per
 step. ``tests/test_guards.py`` checks each against its properties on every step of small
 configurations.
 
@@ -21,7 +22,7 @@ from typing import Any
 
 from explorer.core import ActionGuard
 from model.controller import State
-from model.controller.actions import Deliver, Fetch, ProcessEvent, Produce, ShutdownComplete, ZkServe
+from model.controller.effects import CONTROLLER_STEPS, Effect, processed_event_of
 from model.controller.events import AutoPreferredReplicaLeaderElection, ReplicaLeaderElection
 
 __all__ = [
@@ -48,27 +49,29 @@ def zk_changed(s: State, a: Any, t: State) -> bool:
 
 
 def _auto_rebalance_event(s: State, a: Any, t: State) -> bool:
-    return type(a.event) is AutoPreferredReplicaLeaderElection
+    return type(processed_event_of(a)) is AutoPreferredReplicaLeaderElection
 
 
 def _admin_unclean_election_event(s: State, a: Any, t: State) -> bool:
-    return type(a.event) is ReplicaLeaderElection
+    return type(processed_event_of(a)) is ReplicaLeaderElection
 
 
 #: the step is a controller request's delivery (guard and ``applies`` of the broker-side
 #: properties: they hold on every other step)
-delivers = ActionGuard(Deliver)
+delivers = ActionGuard(Effect.DELIVERS_CONTROLLER_REQUEST)
 #: the step was a controller's: an event processed or a ZooKeeper request served (whose reply
 #: continues a parked controller), the only steps that change a controller context's state
 #: machines (a crash or an expiry drops the context whole)
-controller_stepped = ActionGuard(ZkServe, ProcessEvent)
+controller_stepped = ActionGuard(*CONTROLLER_STEPS)
 #: the controller processed the auto-rebalance task's event
-processes_auto_rebalance = ActionGuard(ProcessEvent, then=_auto_rebalance_event)
+processes_auto_rebalance = ActionGuard(Effect.PROCESSES_CONTROLLER_EVENT, then=_auto_rebalance_event)
 #: the controller processed an admin unclean election (ElectLeaders, ElectionType.UNCLEAN)
-processes_admin_unclean_election = ActionGuard(ProcessEvent, then=_admin_unclean_election_event)
+processes_admin_unclean_election = ActionGuard(
+    Effect.PROCESSES_CONTROLLER_EVENT, then=_admin_unclean_election_event
+)
 #: a broker ends its controlled shutdown and stops
-completes_shutdown = ActionGuard(ShutdownComplete)
+completes_shutdown = ActionGuard(Effect.COMPLETES_SHUTDOWN)
 #: a record appended or fetched (the high-watermark properties)
-produces_or_fetches = ActionGuard(Produce, Fetch)
+produces_or_fetches = ActionGuard(Effect.PRODUCES, Effect.FETCHES)
 #: a follower fetched (the truncation property)
-fetches = ActionGuard(Fetch)
+fetches = ActionGuard(Effect.FETCHES)

@@ -40,7 +40,14 @@ from typing import Any
 from explorer.core import Property, transition
 from invariants.controller_guards import completes_shutdown, controller_stepped, zk_changed
 from model.controller import ControllerSystem, State
-from model.controller.actions import ProcessEvent, ShutdownComplete, ZkServe
+from model.controller.effects import (
+    CONTROLLER_STEPS,
+    Effect,
+    does,
+    does_any,
+    processed_event_of,
+    zk_request_of,
+)
 from model.controller.events import ControlledShutdown
 from model.controller.messages import (
     S_ADMIN_UNCLEAN,
@@ -69,7 +76,8 @@ __all__ = [
 def _landed(s: State, a: Any, t: State, strategy: int) -> list[tuple[int, Any, Any]]:
     """The partition-state writes of ``strategy`` that the step ``a`` (a ZooKeeper server step)
     landed: (partition, state before, state after)."""
-    if type(a) is not ZkServe or type(a.req) is not UpdateLeaderAndIsr or a.req.strategy != strategy:
+    req = zk_request_of(a)
+    if type(req) is not UpdateLeaderAndIsr or req.strategy != strategy:
         return []
     before, after = s.zk.parts, t.zk.parts
     if before is after:
@@ -118,7 +126,7 @@ def controlled_shutdown_answered_after_followers_offline(sys: ControllerSystem) 
         >>> controlled_shutdown_answered_after_followers_offline(sys)(s, None, s)
         True
         """
-        if t.chans is s.chans or type(a) not in (ZkServe, ProcessEvent):
+        if t.chans is s.chans or not does_any(a, CONTROLLER_STEPS):
             return True
         for i, (q0, q1) in enumerate(zip(s.chans, t.chans, strict=True)):
             if q1 is q0 or not any(type(m) is ControlledShutdownResponse and m not in q0 for m in q1):
@@ -153,7 +161,7 @@ def no_replica_deletion_while_reassigning(nb: int) -> Any:
         >>> no_replica_deletion_while_reassigning(2)(s, None, s)
         True
         """
-        if t.chans is s.chans or type(a) not in (ZkServe, ProcessEvent):
+        if t.chans is s.chans or not does_any(a, CONTROLLER_STEPS):
             return True
         for i, (q0, q1) in enumerate(zip(s.chans, t.chans, strict=True)):
             if q1 is q0:
@@ -189,7 +197,8 @@ def elected_leader_is_live(s: State, a: Any, t: State) -> bool:
     >>> elected_leader_is_live(s, None, s)
     True
     """
-    if type(a) is not ZkServe or type(a.req) is not UpdateLeaderAndIsr or a.req.strategy not in _ELECTING:
+    req = zk_request_of(a)
+    if type(req) is not UpdateLeaderAndIsr or req.strategy not in _ELECTING:
         return True
     before, after = s.zk.parts, t.zk.parts
     if before is after:
@@ -216,7 +225,7 @@ def controlled_shutdown_completes_after_answer(s: State, a: Any, t: State) -> bo
     >>> controlled_shutdown_completes_after_answer(s, None, s)
     True
     """
-    if type(a) is not ShutdownComplete:
+    if not does(a, Effect.COMPLETES_SHUTDOWN):
         return True
     b = a.broker
     for n in s.nodes:
@@ -239,7 +248,7 @@ def controlled_shutdown_skips_single_replica_partitions(nb: int) -> Any:
         >>> controlled_shutdown_skips_single_replica_partitions(2)(s, None, s)
         True
         """
-        if type(a) is not ProcessEvent or type(a.event) is not ControlledShutdown:
+        if type(processed_event_of(a)) is not ControlledShutdown:
             return True
         c = a.broker
         ctx = s.nodes[c].ctx

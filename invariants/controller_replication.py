@@ -30,8 +30,8 @@ from typing import Any
 from explorer.core import Property, transition
 from invariants.controller_guards import fetches, produces_or_fetches
 from model.controller import State
-from model.controller.actions import Fetch, Produce
 from model.controller.config import FollowerTruncation
+from model.controller.effects import Effect, does, does_any
 from model.controller.state import Rep
 
 __all__ = [
@@ -60,8 +60,12 @@ def leader_high_watermark(r: Rep, me: int) -> int:
     return max(hw, r.hw)
 
 
+#: the steps after which a leader's high watermark may move: an append or a follower's fetch
+_APPENDS = frozenset({Effect.PRODUCES, Effect.FETCHES})
+
+
 def _leader_of(a: Any) -> int:
-    return a.broker if type(a) is Produce else a.leader
+    return a.broker if does(a, Effect.PRODUCES) else a.leader
 
 
 def leader_hw_follows_isr(s: State, a: Any, t: State) -> bool:
@@ -69,6 +73,7 @@ def leader_hw_follows_isr(s: State, a: Any, t: State) -> bool:
     is what ``maybeIncrementLeaderHW`` computes (``leader_high_watermark``).
 
     >>> from model.controller import ControllerConfig, ControllerSystem
+    >>> from model.controller.actions import Produce
     >>> s = ControllerSystem(ControllerConfig(brokers=2, max_records=1)).init_states()[0]
     >>> r = Rep(leader=0, epoch=1, isr=(0,), zkv=0, log=(1,), hw=1, known=(1, 0), pend=False)
     >>> t = s._replace(nodes=(s.nodes[0]._replace(reps=(r,)), s.nodes[1]))
@@ -77,7 +82,7 @@ def leader_hw_follows_isr(s: State, a: Any, t: State) -> bool:
     >>> leader_hw_follows_isr(s, Produce(0, 0), t._replace(nodes=(t.nodes[0]._replace(reps=(r._replace(hw=0),)), t.nodes[1])))
     False
     """
-    if type(a) is not Produce and type(a) is not Fetch:
+    if not does_any(a, _APPENDS):
         return True
     b = _leader_of(a)
     r = t.nodes[b].reps[a.partition]
@@ -90,6 +95,7 @@ def follower_log_is_leader_prefix(s: State, a: Any, t: State) -> bool:
     """After a fetch the follower's log is a prefix of the leader's (leader-epoch truncation).
 
     >>> from model.controller import ControllerConfig, ControllerSystem
+    >>> from model.controller.actions import Fetch
     >>> s = ControllerSystem(ControllerConfig(brokers=2, max_records=1)).init_states()[0]
     >>> lead = Rep(leader=0, epoch=2, isr=(0, 1), zkv=0, log=(2,), hw=0, known=(1, 0), pend=False)
     >>> fol = Rep(leader=0, epoch=2, isr=(), zkv=0, log=(2,), hw=0, known=(), pend=False)
@@ -100,7 +106,7 @@ def follower_log_is_leader_prefix(s: State, a: Any, t: State) -> bool:
     >>> follower_log_is_leader_prefix(s, Fetch(1, 0, 0), t)  # kept a record of epoch 1 at offset 0
     False
     """
-    if type(a) is not Fetch:
+    if not does(a, Effect.FETCHES):
         return True
     flog = t.nodes[a.broker].reps[a.partition].log
     llog = t.nodes[a.leader].reps[a.partition].log

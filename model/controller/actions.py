@@ -140,12 +140,16 @@ class ShrinkIsr(NamedTuple):
     follower: int
 
 
-@effects(Effect.ADMIN_WRITES_ZK)
+@effects(Effect.ADMIN_REQUEST)
 @says("admin: creates topic {topic} (/brokers/topics/{topic} with its assignment)")
 class AdminCreateTopic(NamedTuple):
     """An admin client creates ``/brokers/topics/<t>`` with its assignment (one ZooKeeper write)."""
 
     topic: int
+
+    def arrow(self) -> tuple[str, str, str]:
+        """The sequence-diagram arrow: admin to ZooKeeper, the topic created."""
+        return "admin", "ZooKeeper", f"create topic {self.topic}"
 
 
 @effects(Effect.TIME_PASSES)
@@ -155,7 +159,7 @@ class TimePasses(NamedTuple):
     behaviour stuck in a state is a lasso rather than an end."""
 
 
-@effects(Effect.ADMIN_WRITES_ZK)
+@effects(Effect.ADMIN_REQUEST)
 @says("admin: queues topic {topic} for deletion (create /admin/delete_topics/{topic})")
 class AdminDeleteTopic(NamedTuple):
     """An admin queues a topic for deletion: create ``/admin/delete_topics/<t>``."""
@@ -163,7 +167,7 @@ class AdminDeleteTopic(NamedTuple):
     topic: int
 
 
-@effects(Effect.ADMIN_WRITES_ZK)
+@effects(Effect.ADMIN_REQUEST)
 @says("admin: adds partitions to topic {topic} (setData /brokers/topics/{topic})")
 class AdminAddPartitions(NamedTuple):
     """An admin adds partitions to a topic: setData ``/brokers/topics/<t>`` with the new assignment."""
@@ -171,7 +175,7 @@ class AdminAddPartitions(NamedTuple):
     topic: int
 
 
-@effects(Effect.ADMIN_WRITES_ZK)
+@effects(Effect.ADMIN_REQUEST)
 @says("admin: reassigns partition {partition} to {target} (/admin/reassign_partitions)")
 class AdminReassign(NamedTuple):
     """An admin starts a reassignment: ``/admin/reassign_partitions`` gets ``{partition: RAR}``."""
@@ -180,7 +184,7 @@ class AdminReassign(NamedTuple):
     target: tuple[int, ...]
 
 
-@effects(Effect.ADMIN_WRITES_ZK)
+@effects(Effect.ADMIN_REQUEST)
 @says("admin: creates /admin/preferred_replica_election for partitions {partitions}")
 class AdminPreferredElection(NamedTuple):
     """An admin asks for a preferred replica election of every partition."""
@@ -188,7 +192,7 @@ class AdminPreferredElection(NamedTuple):
     partitions: tuple[int, ...]
 
 
-@effects(Effect.ADMIN_WRITES_ZK)
+@effects(Effect.ADMIN_REQUEST)
 @says("admin: enables unclean.leader.election.enable for topic {topic} (/config/topics)")
 class AdminEnableUnclean(NamedTuple):
     """An admin sets ``unclean.leader.election.enable=true`` on a topic (dynamic config)."""
@@ -196,7 +200,7 @@ class AdminEnableUnclean(NamedTuple):
     topic: int
 
 
-@effects(Effect.ADMIN_ELECTS_LEADERS)
+@effects(Effect.ADMIN_REQUEST, Effect.ADMIN_ELECTS_LEADERS)
 @says("admin: asks controller {controller} for an unclean leader election (ElectLeaders)")
 class AdminUncleanElection(NamedTuple):
     """An admin asks the controller for an unclean leader election of every partition

@@ -32,34 +32,24 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from explorer.core import effects_of
 from model.controller import messages as msg
-from model.controller.actions import (
-    ADMIN_REQUESTS,
-    AdminCreateTopic,
-    AdminUncleanElection,
-    AutoRebalanceTick,
-    ControlledShutdown,
-    Crash,
-    Deliver,
-    Fetch,
-    ProcessEvent,
-    Produce,
-    Restart,
-    SessionExpire,
-    SessionNotice,
-    ShrinkIsr,
-    ShutdownComplete,
-    TimePasses,
-    ZkReply,
-    ZkServe,
-)
 from model.controller.cluster import Cluster
+from model.controller.effects import (
+    Effect,
+    delivered_message_of,
+    does,
+    processed_event_of,
+    zk_request_of,
+    zk_response_of,
+)
 from model.controller.messages import WRITES
 from model.controller.state import State, Zk
 from model.state_machines import StateMachine, TableVersion, transition_graph
 
 __all__ = [
-    "ZK_LABELLED",
+    "ZK_LABELLED_BY_TYPE",
+    "ZK_WRITING",
     "expected_labels",
     "partition_path",
     "report_layout",
@@ -74,8 +64,27 @@ ISR_CHANGE = "/isr_change_notification"
 DELETE_TOPICS = "/admin/delete_topics"
 REASSIGN = "/admin/reassign_partitions"
 PREFERRED = "/admin/preferred_replica_election"
-#: the action types :func:`zk_labels` can label (every other step writes nothing to ZooKeeper)
-ZK_LABELLED = frozenset({ZkServe, SessionExpire, *ADMIN_REQUESTS})
+#: the effects of the steps :func:`zk_labels` can label (every other step writes nothing to
+#: ZooKeeper): a ZooKeeper request applied, a session expired, an admin client's request
+ZK_WRITING = frozenset({Effect.APPLIES_ZK_REQUEST, Effect.EXPIRES_SESSION, Effect.ADMIN_REQUEST})
+
+
+class _ZkLabelledByType(dict[type, bool]):
+    """Action class -> whether :func:`zk_labels` can label its steps (it declares one of
+    :data:`ZK_WRITING`), derived from the class's effects the first time it is looked up.
+
+    >>> from model.controller.actions import Crash, ZkServe
+    >>> ZK_LABELLED_BY_TYPE[ZkServe], ZK_LABELLED_BY_TYPE[Crash]
+    (True, False)
+    """
+
+    def __missing__(self, tp: type) -> bool:
+        got = self[tp] = not ZK_WRITING.isdisjoint(effects_of(tp))
+        return got
+
+
+#: the hot path's lookup (``ControllerSystem.successors_labelled``): ``ZK_LABELLED_BY_TYPE[type(a)]``
+ZK_LABELLED_BY_TYPE = _ZkLabelledByType()
 
 
 @lru_cache(maxsize=2)
@@ -182,17 +191,18 @@ def zk_labels(sys: Cluster, s: State, a: Any, t: State) -> tuple[tuple[str, str,
     >>> str(a), zk_labels(sys, s, a, t)
     ('ZooKeeper: applies create /brokers/ids/<id> (ephemeral) from session 1 (broker 0)', (('zk_writes', '/brokers/ids/0', 'changed'),))
     """
-    if isinstance(a, ZkServe):
-        if type(a.req) not in _WRITE_OPS:
+    req = zk_request_of(a)
+    if req is not None:
+        if type(req) not in _WRITE_OPS:
             return ()
         changed = _changed(sys, s.zk, t.zk) if s.zk != t.zk else set()
         return tuple(
             ("zk_writes", path, "changed" if path in changed else "unchanged")
-            for path in _requested(sys, a.broker, a.req)
+            for path in _requested(sys, a.broker, req)
         )
-    if isinstance(a, ADMIN_REQUESTS) and s.zk != t.zk:
+    if does(a, Effect.ADMIN_REQUEST) and s.zk != t.zk:
         return tuple(("zk_writes", path, "changed") for path in sorted(_changed(sys, s.zk, t.zk)))
-    if isinstance(a, SessionExpire) and s.zk != t.zk:
+    if does(a, Effect.EXPIRES_SESSION) and s.zk != t.zk:
         return tuple(("zk_writes", path, "expired") for path in sorted(_changed(sys, s.zk, t.zk)))
     return ()
 
@@ -325,11 +335,13 @@ def report_layout(partitions: int = 1, ppt: int = 1) -> dict[str, Any]:
 
 
 def sequence_arrow(a: Any) -> tuple[str, str, str]:
-    """(from actor, to actor, label) of a controller action, for a sequence diagram.
+    """(from actor, to actor, label) of a controller action, for a sequence diagram: its own
+    (``arrow()``) or the one of what it does (its effects).
 
     Actors are ``ZooKeeper``, ``broker <i>``, ``producer`` and ``admin``; a step inside
     one actor is a self-arrow.
 
+    >>> from model.controller.actions import Crash, Deliver
     >>> from model.controller.messages import LeaderAndIsrRequest
     >>> sequence_arrow(Deliver(0, 1, LeaderAndIsrRequest(2, 1, ())))
     ('broker 0', 'broker 1', 'LeaderAndIsr (controller epoch 2)')
@@ -339,47 +351,45 @@ def sequence_arrow(a: Any) -> tuple[str, str, str]:
     arrow = getattr(a, "arrow", None)
     if arrow is not None:  # an action that draws itself (a plug-in fault)
         return arrow()
-    if isinstance(a, ProcessEvent):
+    if (event := processed_event_of(a)) is not None:
         b = f"broker {a.broker}"
-        return b, b, f"controller processes {a.event.kafka_name}"
-    if isinstance(a, ZkServe):
-        return f"broker {a.broker}", "ZooKeeper", a.req.kafka_call
-    if isinstance(a, ZkReply):
-        return "ZooKeeper", f"broker {a.broker}", "response: " + a.resp.kafka_call
-    if isinstance(a, Deliver):
-        msg = a.msg
+        return b, b, f"controller processes {event.kafka_name}"
+    if (req := zk_request_of(a)) is not None:
+        return f"broker {a.broker}", "ZooKeeper", req.kafka_call
+    if (resp := zk_response_of(a)) is not None:
+        return "ZooKeeper", f"broker {a.broker}", "response: " + resp.kafka_call
+    if (msg := delivered_message_of(a)) is not None:
         return (
             f"broker {a.sender}",
             f"broker {a.dest}",
             f"{msg.kafka_name} (controller epoch {msg.controller_epoch})",
         )
-    if isinstance(a, Crash):
+    done = effects_of(a)
+    if Effect.CRASHES_BROKER in done:
         return f"broker {a.broker}", f"broker {a.broker}", "crashes"
-    if isinstance(a, Restart):
+    if Effect.RESTARTS_BROKER in done:
         return f"broker {a.broker}", "ZooKeeper", f"restarts: new session {a.session}"
-    if isinstance(a, SessionExpire):
+    if Effect.EXPIRES_SESSION in done:
         return "ZooKeeper", f"broker {a.broker}", f"session {a.session} expires"
-    if isinstance(a, SessionNotice):
+    if Effect.NOTICES_SESSION_EXPIRY in done:
         return f"broker {a.broker}", "ZooKeeper", f"notices expiry: new session {a.session}"
-    if isinstance(a, Produce):
+    if Effect.PRODUCES in done:
         return "producer", f"broker {a.broker}", f"produce to partition {a.partition}"
-    if isinstance(a, Fetch):
+    if Effect.FETCHES in done:
         return f"broker {a.broker}", f"broker {a.leader}", f"fetch partition {a.partition}"
-    if isinstance(a, ShrinkIsr):
+    if Effect.SHRINKS_ISR in done:
         return f"broker {a.broker}", "ZooKeeper", f"shrink ISR of partition {a.partition} (drop {a.follower})"
-    if isinstance(a, AdminCreateTopic):
-        return "admin", "ZooKeeper", f"create topic {a.topic}"
-    if isinstance(a, AdminUncleanElection):
+    if Effect.ADMIN_ELECTS_LEADERS in done:
         return "admin", f"broker {a.controller}", "ElectLeaders (unclean)"
-    if isinstance(a, ADMIN_REQUESTS):
+    if Effect.ADMIN_REQUEST in done:
         return "admin", "ZooKeeper", str(a).removeprefix("admin: ")
-    if isinstance(a, AutoRebalanceTick):
+    if Effect.FIRES_AUTO_REBALANCE in done:
         b = f"broker {a.broker}"
         return b, b, "scheduler: auto preferred replica election"
-    if isinstance(a, ControlledShutdown):
+    if Effect.REQUESTS_CONTROLLED_SHUTDOWN in done:
         return f"broker {a.broker}", f"broker {a.controller}", "ControlledShutdownRequest"
-    if isinstance(a, ShutdownComplete):
+    if Effect.COMPLETES_SHUTDOWN in done:
         return f"broker {a.broker}", "ZooKeeper", f"stops: closes session {a.session}"
-    if isinstance(a, TimePasses):
+    if Effect.TIME_PASSES in done:
         return "system", "system", "time passes"
     return "system", "system", str(a)

@@ -26,13 +26,15 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from explorer.core import effects_of
+from explorer.core import EFFECTS_ATTR
 from model.controller.messages import BROKER_REQUESTS
 
 __all__ = [
+    "CONTROLLER_STEPS",
     "Effect",
     "delivered_message_of",
     "does",
+    "does_any",
     "processed_event_of",
     "zk_request_of",
     "zk_response_of",
@@ -54,7 +56,7 @@ class Effect(enum.Enum):
     PRODUCES = "appends a record at a leader"
     FETCHES = "a follower fetches from a leader"
     SHRINKS_ISR = "a leader shrinks an ISR"
-    ADMIN_WRITES_ZK = "an admin client writes ZooKeeper"
+    ADMIN_REQUEST = "an admin client's request (a ZooKeeper write, or ElectLeaders)"
     ADMIN_ELECTS_LEADERS = "an admin client sends ElectLeaders to the controller"
     FIRES_AUTO_REBALANCE = "the controller's scheduler fires the auto rebalance task"
     REQUESTS_CONTROLLED_SHUTDOWN = "a broker sends ControlledShutdownRequest"
@@ -92,6 +94,9 @@ _FIELDS: dict[Effect, tuple[str, ...]] = {
 }
 
 
+_NONE: frozenset[Effect] = frozenset()
+
+
 def does(a: Any, effect: Effect) -> bool:
     """Whether step ``a`` has ``effect`` (its class declares it).
 
@@ -99,7 +104,22 @@ def does(a: Any, effect: Effect) -> bool:
     >>> does(Crash(1), Effect.CRASHES_BROKER), does(Crash(1), Effect.RESTARTS_BROKER)
     (True, False)
     """
-    return effect in effects_of(type(a))
+    return effect in getattr(type(a), EFFECTS_ATTR, _NONE)
+
+
+#: the steps that run a controller's code: an event processed, or a ZooKeeper request applied
+#: (whose response continues the parked controller)
+CONTROLLER_STEPS = frozenset({Effect.PROCESSES_CONTROLLER_EVENT, Effect.APPLIES_ZK_REQUEST})
+
+
+def does_any(a: Any, effects: frozenset[Effect]) -> bool:
+    """Whether step ``a`` has one of ``effects``.
+
+    >>> from model.controller.actions import Crash
+    >>> does_any(Crash(1), CONTROLLER_STEPS)
+    False
+    """
+    return not effects.isdisjoint(getattr(type(a), EFFECTS_ATTR, _NONE))
 
 
 def zk_request_of(a: Any) -> Any:
@@ -110,7 +130,7 @@ def zk_request_of(a: Any) -> Any:
     >>> zk_request_of(ZkServe(0, 1, DeleteControllerPath())).kafka_call
     'delete /controller'
     """
-    return a.req if Effect.APPLIES_ZK_REQUEST in effects_of(type(a)) else None
+    return a.req if Effect.APPLIES_ZK_REQUEST in getattr(type(a), EFFECTS_ATTR, _NONE) else None
 
 
 def zk_response_of(a: Any) -> Any:
@@ -121,7 +141,7 @@ def zk_response_of(a: Any) -> Any:
     >>> zk_response_of(Crash(0)) is None
     True
     """
-    return a.resp if Effect.REPLIES_ZK_RESPONSE in effects_of(type(a)) else None
+    return a.resp if Effect.REPLIES_ZK_RESPONSE in getattr(type(a), EFFECTS_ATTR, _NONE) else None
 
 
 def delivered_message_of(a: Any) -> Any:
@@ -133,7 +153,7 @@ def delivered_message_of(a: Any) -> Any:
     >>> delivered_message_of(Deliver(0, 1, LeaderAndIsrRequest(2, 1, ()))).controller_epoch
     2
     """
-    if Effect.DELIVERS_CONTROLLER_REQUEST not in effects_of(type(a)):
+    if Effect.DELIVERS_CONTROLLER_REQUEST not in getattr(type(a), EFFECTS_ATTR, _NONE):
         return None
     return BROKER_REQUESTS.view(a.msg)
 
@@ -147,4 +167,4 @@ def processed_event_of(a: Any) -> Any:
     >>> processed_event_of(ProcessEvent(0, ControllerChange(1))).kafka_name
     'ControllerChange'
     """
-    return a.event if Effect.PROCESSES_CONTROLLER_EVENT in effects_of(type(a)) else None
+    return a.event if Effect.PROCESSES_CONTROLLER_EVENT in getattr(type(a), EFFECTS_ATTR, _NONE) else None

@@ -34,7 +34,13 @@ from model.controller.broker_lifecycle import BrokerLifecycle
 from model.controller.cluster import Cluster
 from model.controller.config import ControllerConfig, KafkaVersion, Start
 from model.controller.controller import KafkaController
-from model.controller.coverage import ZK_LABELLED, expected_labels, report_layout, sequence_arrow, zk_labels
+from model.controller.coverage import (
+    ZK_LABELLED_BY_TYPE,
+    expected_labels,
+    report_layout,
+    sequence_arrow,
+    zk_labels,
+)
 from model.controller.elector import ZookeeperLeaderElector
 from model.controller.network import CONTROLLER_CHANNELS, ZK_SESSIONS
 from model.controller.replica_manager import ReplicaManager
@@ -198,7 +204,7 @@ class ControllerSystem(Cluster):
         labels: tuple[Any, ...]
         for a, t in self.successors(s):
             labels, self._last_labels = self._last_labels, ()  # set by commit() during this step
-            if type(a) in ZK_LABELLED and (extra := zk_labels(self, s, a, t)):
+            if ZK_LABELLED_BY_TYPE[type(a)] and (extra := zk_labels(self, s, a, t)):
                 labels += extra  # only these steps can write to ZooKeeper
             yield a, t, labels
 
@@ -210,7 +216,7 @@ class ControllerSystem(Cluster):
         labels: tuple[Any, ...]
         for a, t in self.successors(s):
             labels, self._last_labels = self._last_labels, ()
-            if type(a) in ZK_LABELLED and (extra := zk_labels(self, s, a, t)):
+            if ZK_LABELLED_BY_TYPE[type(a)] and (extra := zk_labels(self, s, a, t)):
                 labels += extra
             if labels:
                 for lb in labels:
