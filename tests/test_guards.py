@@ -22,6 +22,7 @@ from explorer.config import load_config
 from explorer.core import PropertyKind, TransitionChecks, transition, transition_groups
 from explorer.engines.bfs import check_bfs
 from invariants.mutants.controller import ControllerConfig  # with the test-only mutant key
+from model.controller import faults
 from model.controller.actions import Crash, Deliver, ProcessEvent, ShutdownComplete, ZkServe
 from tests.test_pbfs import comparable, same
 from tests.toys import Grid
@@ -128,7 +129,13 @@ GUARD_CASES = [
     (None, [*TWO, "mutant=no-leader-epoch-bump"]),
     (None, [*TWO, "mutant=no-controller-epoch-check"]),
     ("configs/controller-admin.toml", []),
+    # every registered fault (model/controller/faults/), its budget at 1 on the two-broker
+    # configuration: generated from the registry, so a new fault's steps are checked against
+    # every guard without an edit here (the test also checks that the fault fired)
+    *((None, [*TWO, f"{r.budget}=1"]) for r in faults.rules()),
 ]
+#: the fault kind each generated case must exercise, by its budget override
+FAULT_OF_CASE = {f"{r.budget}=1": r.kind for r in faults.rules()}
 
 
 @pytest.mark.parametrize("limit", [5_000, pytest.param(20_000, marks=pytest.mark.slow)])
@@ -140,7 +147,9 @@ def test_controller_guards_are_sound(path: str | None, overrides: list[str], lim
     skipped: dict[str, int] = {}
     entered: dict[str, int] = {}
     names: set[str] = set()
+    kinds: set[str] = set()
     for props, s, a, t in _edges(overrides, path, limit):
+        kinds.add(type(a).__name__)
         for p in props:
             if p.guard is None:
                 continue
@@ -151,6 +160,7 @@ def test_controller_guards_are_sound(path: str | None, overrides: list[str], lim
                 assert p.check(s, a, t), (p.name, a)
                 skipped[p.name] = skipped.get(p.name, 0) + 1
     assert names and set(skipped) == names == set(entered)  # every guard both skips and lets through
+    assert {FAULT_OF_CASE[o] for o in overrides if o in FAULT_OF_CASE} <= kinds  # a fault case's fault fired
 
 
 @pytest.mark.parametrize("path", ["configs/controller-admin-shutdown.toml", "configs/controller-admin.toml"])
