@@ -26,6 +26,7 @@ from typing import Any, NoReturn
 from explorer.api import CheckOptions
 from explorer.config import ConfigError, describe_keys, did_you_mean, load_config
 from explorer.core import CheckResult, Violation
+from explorer.datafiles import DataFileError, check_named_system, model_digest
 from explorer.frontend import (
     MAX_WORKERS,
     MUTATE_HELP,
@@ -52,6 +53,7 @@ from explorer.frontend import (
 )
 from explorer.search import Progress, stop_on_signals, stop_requested
 from explorer.search.progress import log_every_from_env
+from explorer.state_view import step_view, view_steps
 from explorer.tracefile import ReplayError, load_trace, trace_document, trace_file_name, write_json_atomic
 
 __all__ = ["EXIT_MODEL_ERROR", "build_parser", "main", "reference_config"]
@@ -192,6 +194,7 @@ def _write_outputs(args: argparse.Namespace, result: CheckResult, error: ModelEr
     doc = result.to_json()
     if args.system:
         doc["system"] = args.system
+    doc["digest"] = model_digest(doc.get("model"), doc.get("config"))  # checked when it is replayed
     violations = list(result.violations)
     if error is not None:
         doc["exit_code"] = EXIT_MODEL_ERROR
@@ -378,20 +381,53 @@ _RESUMED = (
 )
 
 
+#: the types of the ``run`` values of a manifest that are not text (or absent)
+_RESUMED_TYPES: dict[str, tuple[type, ...]] = {
+    "defaults": (bool, type(None)),
+    "keep_going": (bool, type(None)),
+    "no_deadlock": (bool, type(None)),
+    "set": (list,),
+    "engine": (str,),
+    "workers": (int,),
+    "max_depth": (int, type(None)),
+    "max_states": (int, type(None)),
+    "max_seconds": (int, float, type(None)),
+    "frontier_batch": (int, type(None)),
+    "checkpoint_every": (int, float, type(None)),
+}
+
+
 def _resume_args(args: argparse.Namespace) -> None:
     """Fill ``args`` from the checkpoint's manifest for ``--resume DIR``; UsageError (exit 2)
     on an option given on the command line that differs from the checkpoint's, except
     ``--max-seconds`` (the whole run's, over every session), which may give it more time."""
-    from explorer.search.checkpoint import CheckpointError, read_manifest
+    from explorer.search.checkpoint import CheckpointError, read_manifest, refuse_links
 
     try:
-        run = read_manifest(Path(args.resume)).get("run") or {}
+        run = read_manifest(refuse_links(Path(args.resume), "--resume")).get("run") or {}
     except CheckpointError as e:
         raise UsageError(str(e)) from None
-    if not run:
+    if not run or not isinstance(run, dict):
         raise UsageError(f"--resume {args.resume}: the checkpoint was not written by kafka-mc check")
     if args.checkpoint is not None and os.path.abspath(args.checkpoint) != os.path.abspath(args.resume):
         raise UsageError(f"--checkpoint {args.checkpoint}: conflicts with --resume {args.resume}")
+    for key in _RESUMED:  # data from a file: each value of the type its option has
+        kinds = _RESUMED_TYPES.get(key, (str, type(None)))
+        value = run.setdefault(key, []) if key == "set" else run.get(key)
+        bad = isinstance(value, bool) and bool not in kinds
+        if (
+            bad
+            or not isinstance(value, kinds)
+            or (isinstance(value, list) and not all(isinstance(x, str) for x in value))
+        ):
+            shown = repr(value)[:60]
+            raise UsageError(
+                f"--resume {args.resume}: manifest.json run.{key} is not a valid value ({shown})"
+            )
+    try:  # a file names, it never loads: a --system checkpoint resumes on the --system given
+        check_named_system(run.get("system"), args.system, f"--resume {args.resume}: manifest.json run")
+    except DataFileError as e:
+        raise UsageError(str(e)) from None
     defaults = build_parser().parse_args(["check"])
     for key in _RESUMED:
         given, stored = getattr(args, key), run.get(key)
@@ -438,11 +474,18 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
 def _cmd_replay(args: argparse.Namespace) -> int:
     try:
         doc = load_trace(args.trace, args.property)
-    except ReplayError as e:
+        # a file names, it never loads: a --system trace replays on the --system the user gives
+        check_named_system(doc.get("system"), args.system, args.trace)
+    except (ReplayError, DataFileError) as e:
         raise UsageError(str(e)) from None
-    if doc.get("system"):
+    asked = [args.state] if args.state is not None else args.diff or []
+    try:  # --state K, --diff K1 K2: the full state at a step, or what changed between two
+        views = view_steps(asked, len(doc["steps"]))
+    except ValueError as e:
+        raise UsageError(f"{args.trace}: {e}") from None
+    if args.system:
         overrides = [f"{k}={json.dumps(v)}" for k, v in doc.get("config", {}).items()]
-        system, props = resolve_system(doc["system"], overrides)
+        system, props = resolve_system(args.system, overrides)
     else:
         spec = model_spec(str(doc.get("model")))
         config = load_config(spec.config_cls, values=doc.get("config") or {})
@@ -452,6 +495,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     except ReplayError as e:
         print(f"replay failed: {e}", file=sys.stderr)
         return 1
+    if views:
+        print(step_view(system, states, doc["steps"], views))
+        return 0
     print(
         f"{doc['model']}: {len(states) - 1} steps replayed; every action, state and change matches the trace"
     )
@@ -659,6 +705,15 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     )
     r.add_argument("trace", help="a trace file (--save-traces) or a result file (--json)")
     r.add_argument("--property", help="which violation of a result file to replay")
+    r.add_argument(
+        "--system",
+        metavar="MODULE:FACTORY",
+        help="replay a trace made with --system on this factory (it must be the one the file names: "
+        "a file never chooses the code kafka-mc runs)",
+    )
+    shown = r.add_mutually_exclusive_group()
+    shown.add_argument("--state", type=int, metavar="K", help="print the full state at step K (0: initial)")
+    shown.add_argument("--diff", type=int, nargs=2, metavar=("K1", "K2"), help="what changed from K1 to K2")
     r.set_defaults(func=_cmd_replay)
 
     pr = sub.add_parser(

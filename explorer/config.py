@@ -31,6 +31,8 @@ import typing
 from collections.abc import Iterable
 from typing import Any
 
+from explorer.datafiles import DataFileError, read_toml
+
 __all__ = ["ConfigError", "describe_keys", "did_you_mean", "key", "load_config", "parse_override", "validate"]
 
 
@@ -163,21 +165,18 @@ def parse_override(text: str) -> tuple[str, Any]:
 
 
 def _read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A configuration file's TOML document, read as data (:func:`explorer.datafiles.read_toml`:
+    bounded size and depth); ConfigError (one line naming the file) otherwise.
+
+    >>> _read_toml("/nonexistent.toml")
+    Traceback (most recent call last):
+    ...
+    explorer.config.ConfigError: /nonexistent.toml: no such file
+    """
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: is a directory, not a TOML file") from None
-    except PermissionError:
-        raise ConfigError(f"{path}: cannot be read (permission denied)") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: malformed TOML: {e}") from None
-    except (ValueError, RecursionError) as e:  # e.g. an integer of thousands of digits
-        raise ConfigError(f"{path}: unreadable TOML ({str(e).splitlines()[0][:80]})") from None
+        return read_toml(path)
+    except DataFileError as e:
+        raise ConfigError(str(e)) from None
 
 
 def load_config(

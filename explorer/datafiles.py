@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tomllib
 from typing import Any
 
@@ -43,10 +44,13 @@ __all__ = [
     "MAX_DEPTH",
     "DataFileError",
     "check_depth",
+    "check_digest",
     "check_named_system",
+    "check_system_ref",
     "digest",
     "loads_json",
     "loads_toml",
+    "model_digest",
     "read_bytes",
     "read_json",
     "read_toml",
@@ -133,7 +137,7 @@ def read_bytes(path: str | os.PathLike[str], where: str | None = None, max_bytes
     except FileNotFoundError:
         raise DataFileError(f"{where}: no such file") from None
     except IsADirectoryError:
-        raise DataFileError(f"{where}: is a folder, not a file") from None
+        raise DataFileError(f"{where}: is a directory, not a file") from None
     except OSError as e:
         raise DataFileError(f"{where}: cannot be read ({e.strerror or type(e).__name__})") from None
     if len(data) > max_bytes:
@@ -255,23 +259,88 @@ def check_named_system(named: Any, given: str | None, where: str) -> None:
     >>> check_named_system("os:system", None, "t.json")
     Traceback (most recent call last):
     ...
-    explorer.datafiles.DataFileError: t.json: made with --system 'os:system'; kafka-mc never loads code a file names: give --system os:system on the command line if you trust it
+    explorer.datafiles.DataFileError: t.json: 'system' is 'os:system' (made with --system); kafka-mc never loads code a file names: give that --system on the command line if you trust it
     >>> check_named_system("tests.toys:Grid", "tests.toys:Line", "t.json")
     Traceback (most recent call last):
     ...
-    explorer.datafiles.DataFileError: t.json: made with --system 'tests.toys:Grid', not the --system tests.toys:Line given
+    explorer.datafiles.DataFileError: t.json: 'system' is 'tests.toys:Grid', not the --system tests.toys:Line given
     """
     if named is None or named == "":
         if given is not None:
-            raise DataFileError(f"{where}: made with a registered model, not a --system; leave out --system")
+            raise DataFileError(
+                f"{where}: 'system' is absent: made with a registered model, not a --system; leave out --system"
+            )
         return
     if not isinstance(named, str):
         raise DataFileError(f"{where}: 'system' must be a string")
-    shown = named if len(named) <= 120 else named[:117] + "..."
+    shown = repr(named if len(named) <= 120 else named[:117] + "...")
     if given is None:
         raise DataFileError(
-            f"{where}: made with --system {shown!r}; kafka-mc never loads code a file names: "
-            f"give --system {shown} on the command line if you trust it"
+            f"{where}: 'system' is {shown} (made with --system); kafka-mc never loads code a file names: "
+            "give that --system on the command line if you trust it"
         )
     if given != named:
-        raise DataFileError(f"{where}: made with --system {shown!r}, not the --system {given} given")
+        raise DataFileError(f"{where}: 'system' is {shown}, not the --system {given} given")
+
+
+#: a ``--system`` reference: a dotted module path, a colon, a dotted attribute path
+_SYSTEM_REF = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
+)
+
+
+def check_system_ref(ref: Any, where: str) -> str:
+    """``ref`` itself if it is a ``package.module:factory`` reference made of Python identifiers
+    (ASCII letters, digits, ``_``, dots between them): what may be imported as a ``--system`` and
+    written into a generated test; DataFileError (one line) for anything else.
+
+    >>> check_system_ref("tests.toys:Grid", "--system")
+    'tests.toys:Grid'
+    >>> check_system_ref("os:system('id')", "--system")
+    Traceback (most recent call last):
+    ...
+    explorer.datafiles.DataFileError: --system: expected package.module:factory (dotted Python names), got "os:system('id')"
+    """
+    if not isinstance(ref, str) or len(ref) > 300 or not _SYSTEM_REF.fullmatch(ref):
+        shown = repr(ref if not isinstance(ref, str) or len(ref) <= 80 else ref[:77] + "...")
+        raise DataFileError(f"{where}: expected package.module:factory (dotted Python names), got {shown}")
+    return ref
+
+
+def model_digest(model: Any, config: Any) -> str:
+    """The digest a file records of the model (a registered name, or a ``--system``'s
+    ``package.module:factory``) and its configuration, under the key ``digest``.
+
+    >>> model_digest("grid", {"n": 3}) == digest({"model": "grid", "config": {"n": 3}})
+    True
+    """
+    return digest({"model": model, "config": config})
+
+
+def check_digest(
+    doc: dict[str, Any], where: str, field: str = "digest", fields: tuple[str, ...] = ("model", "config")
+) -> None:
+    """The rule for a file's recorded digest: where ``doc`` has ``field``, it must be the
+    :func:`digest` of its ``fields`` (by default :func:`model_digest` of its model and
+    configuration); a file without it (written before digests were recorded) passes.
+    DataFileError naming the field otherwise: a configuration edited by hand, say.
+
+    >>> doc = {"model": "grid", "config": {"n": 3}}
+    >>> doc["digest"] = model_digest("grid", {"n": 3}); check_digest(doc, "t.json")
+    >>> doc["config"]["n"] = 4; check_digest(doc, "t.json")
+    Traceback (most recent call last):
+    ...
+    explorer.datafiles.DataFileError: t.json: 'digest' does not match its 'model' and 'config' (one was changed after the file was written)
+    """
+    if field not in doc:
+        return
+    want = digest({k: doc.get(k) for k in fields})
+    if doc[field] != want:
+        named = (
+            " and ".join(f"{k!r}" for k in fields)
+            if len(fields) <= 2
+            else ", ".join(f"{k!r}" for k in fields)
+        )
+        raise DataFileError(
+            f"{where}: {field!r} does not match its {named} (one was changed after the file was written)"
+        )

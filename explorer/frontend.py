@@ -31,6 +31,7 @@ from typing import Any
 from explorer.api import CheckOptions, EngineSetupError, ModelError, UntrustedResultError, check
 from explorer.config import did_you_mean, load_config, parse_override
 from explorer.core import CheckResult, ExitReason, ModelSpec
+from explorer.datafiles import DataFileError, check_system_ref
 from explorer.encoding import EncodingError, encode
 from explorer.engines import ENGINES
 from explorer.engines.options import refusal
@@ -58,6 +59,8 @@ __all__ = [
     "resolve_system",
     "run_check",
     "run_proofs",
+    "system_factory",
+    "system_module",
     "verify_trace",
     "wrap_columns",
 ]
@@ -117,17 +120,7 @@ def resolve_system(ref: str, overrides: Sequence[str] = ()) -> tuple[Any, list[A
     >>> len(list(system.init_states())), [p.name for p in props]
     (1, ['monotone', 'corner'])
     """
-    mod_name, sep, attr = ref.partition(":")
-    if not sep or not mod_name or not attr:
-        raise UsageError(f"--system {ref}: expected package.module:factory")
-    try:
-        module = importlib.import_module(mod_name)
-    except ImportError as e:
-        raise UsageError(f"--system {ref}: cannot import {mod_name} ({e})") from None
-    factory = getattr(module, attr, None)
-    if factory is None or not callable(factory):
-        raise UsageError(f"--system {ref}: {mod_name} has no callable {attr!r}")
-    codec.trust_package(mod_name.split(".")[0])  # its states may be in a checkpoint to resume
+    factory = system_factory(ref)
     kwargs = dict(parse_override(o) for o in overrides)
     try:
         system = factory(**kwargs)
@@ -135,14 +128,64 @@ def resolve_system(ref: str, overrides: Sequence[str] = ()) -> tuple[Any, list[A
         raise UsageError(f"--system {ref}: {_one_line(e)}") from None
     except Exception as e:
         raise ModelError(f"--system {ref}: the factory raised {_one_line(e)}") from None
+    except SystemExit as e:
+        raise ModelError(f"--system {ref}: the factory called sys.exit({e.code!r})") from None
     if not (hasattr(system, "init_states") and hasattr(system, "successors")):
         raise UsageError(f"--system {ref}: the factory's result has no init_states/successors")
     try:
         props = list(system.properties()) if hasattr(system, "properties") else []
     except Exception as e:
         raise ModelError(f"--system {ref}: properties() raised {_one_line(e)}") from None
+    except SystemExit as e:
+        raise ModelError(f"--system {ref}: properties() called sys.exit({e.code!r})") from None
     check_state_values(system, f"--system {ref}")
     return system, props
+
+
+def system_module(ref: str) -> Any:
+    """The module of a ``--system package.module:factory`` **given on the command line** (or by a
+    caller in Python): the one place kafka-mc imports a module a user names. A file may only name
+    a system (:func:`explorer.datafiles.check_named_system`), never have it imported. UsageError
+    for a reference that is not dotted Python names or a module that does not import; ModelError
+    (exit 4) when importing it raises or calls ``sys.exit``.
+
+    >>> system_module("tests.toys:Grid").__name__
+    'tests.toys'
+    >>> system_module("os:system('id')")
+    Traceback (most recent call last):
+    ...
+    explorer.frontend.UsageError: --system: expected package.module:factory (dotted Python names), got "os:system('id')"
+    """
+    try:
+        mod_name = check_system_ref(ref, "--system").partition(":")[0]
+    except DataFileError as e:
+        raise UsageError(str(e)) from None
+    try:
+        module = importlib.import_module(mod_name)
+    except ImportError as e:
+        raise UsageError(f"--system {ref}: cannot import {mod_name} ({e})") from None
+    except Exception as e:
+        raise ModelError(f"--system {ref}: importing {mod_name} raised {_one_line(e)}") from None
+    except SystemExit as e:
+        raise ModelError(f"--system {ref}: importing {mod_name} called sys.exit({e.code!r})") from None
+    codec.trust_package(mod_name.split(".")[0])  # its states may be in a checkpoint to resume
+    return module
+
+
+def system_factory(ref: str) -> Any:
+    """The callable a ``--system package.module:factory`` names (its module imported by
+    :func:`system_module`); UsageError when there is none.
+
+    >>> system_factory("tests.toys:Grid").__name__
+    'Grid'
+    """
+    module = system_module(ref)
+    obj: Any = module
+    for part in ref.partition(":")[2].split("."):
+        obj = getattr(obj, part, None)
+    if obj is None or not callable(obj):
+        raise UsageError(f"--system {ref}: {module.__name__} has no callable {ref.partition(':')[2]!r}")
+    return obj
 
 
 def _one_line(e: BaseException) -> str:
@@ -186,6 +229,10 @@ def check_state_values(system: Any, where: str) -> None:
         raise
     except Exception as e:
         raise ModelError(f"{where}: the system raised {_one_line(e)} computing its first states") from None
+    except SystemExit as e:
+        raise ModelError(
+            f"{where}: the system called sys.exit({e.code!r}) computing its first states"
+        ) from None
     check("successor of the first initial state", firsts)
 
 
@@ -359,6 +406,8 @@ def _run_check(
         raise UsageError(str(e).splitlines()[0]) from None
     except Exception as e:  # an engine without its own account of the model's exceptions
         raise ModelError(f"{name}: the system raised {_one_line(e)} during the search") from None
+    except SystemExit as e:  # a model calling sys.exit is a model error, not the end of kafka-mc
+        raise ModelError(f"{name}: the system called sys.exit({e.code!r}) during the search") from None
     if system_ref is not None:
         result.config = cfg["args"]
     return result, system, props

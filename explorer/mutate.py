@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import json
 import os
 import shutil
@@ -43,7 +42,6 @@ import sys
 import tempfile
 import threading
 import time
-import tomllib
 import traceback
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -52,6 +50,7 @@ from typing import Any
 
 from explorer.api import CheckOptions
 from explorer.config import ConfigError, did_you_mean
+from explorer.datafiles import DataFileError, loads_json, read_toml
 from explorer.frontend import (
     MAX_WORKERS,
     MUTATE_HELP,
@@ -63,6 +62,7 @@ from explorer.frontend import (
     model_spec,
     positive,
     run_check,
+    system_module,
 )
 from explorer.line_coverage import entries_for_mutant, model_coverage
 from explorer.mutation_score import (
@@ -79,7 +79,7 @@ from explorer.mutation_score import (
 )
 from explorer.release import SuiteEntry, _verdict, check_requirements, load_suite, pinned_lengths_moved
 from explorer.source_mutants import SourceMutant, apply_mutant, generate_files, resolve_anchored, sample
-from explorer.tracefile import write_json_atomic
+from explorer.tracefile import MUTANT_STATUSES, write_json_atomic
 
 __all__ = ["SCHEMA", "add_parser", "run_mutants", "score_of"]
 
@@ -144,8 +144,8 @@ def _entries(args: argparse.Namespace) -> list[SuiteEntry]:
 def _catalogue(model: str) -> list[str]:
     """The model's catalogue mutant names, ``none`` left out: the choices of its config key
     ``mutant`` (registered model) or the names of ``MUTANTS`` in the factory's module."""
-    if ":" in model:
-        module = importlib.import_module(model.partition(":")[0])
+    if ":" in model:  # the --system of the command line
+        module = system_module(model)
         cat = getattr(module, "MUTANTS", ())
         names = list(cat.names() if hasattr(cat, "names") else cat)
     else:
@@ -158,8 +158,8 @@ def _catalogue(model: str) -> list[str]:
 def _default_sources(model: str) -> list[Path]:
     """The source files of a model: the package defining its system class (its ``*.py``, not
     recursive) or, for a top-level module or a class in a top-level package, that one file."""
-    if ":" in model:
-        module = importlib.import_module(model.partition(":")[0])
+    if ":" in model:  # the --system of the command line
+        module = system_module(model)
     else:
         spec = model_spec(model)
         from explorer.config import load_config
@@ -206,9 +206,9 @@ def load_equivalent(path: Path | None, table: str = "equivalent") -> dict[str, s
     if path is None or not path.is_file():
         return {}
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: malformed TOML: {e}") from None
+        doc = read_toml(path)
+    except DataFileError as e:
+        raise ConfigError(str(e)) from None
     found = doc.get(table, {})
     if not isinstance(found, dict) or not all(isinstance(v, str) and v for v in found.values()):
         key = "mutant" if table == "equivalent" else "file::function"
@@ -263,6 +263,7 @@ def _open_results(
         "keep_going": keep_going,
         "first_kill": first_kill,
         "crash_kills": crash_kills,
+        "code": model_code_digest(entries[0].model) if entries else None,
     }
     if not results.exists() or results.stat().st_size == 0:
         results.parent.mkdir(parents=True, exist_ok=True)
@@ -273,21 +274,36 @@ def _open_results(
     if not data.endswith(b"\n"):  # a line torn by a kill: dropped, so the next one starts clean
         os.truncate(results, data.rfind(b"\n") + 1)
         data = data[: data.rfind(b"\n") + 1]
-    lines = data.decode("utf-8").splitlines()
+    where = f"--results {results}"
     try:
-        first = json.loads(lines[0])["header"]
-    except (ValueError, KeyError, IndexError, TypeError):
-        raise UsageError(f"--results {results}: not a results file of kafka-mc mutate") from None
+        lines = data.decode("utf-8").splitlines()
+        first = loads_json(lines[0], f"{where}: line 1")["header"]
+        if not isinstance(first, dict):
+            raise TypeError
+    except (ValueError, KeyError, IndexError, TypeError):  # DataFileError is a ValueError
+        raise UsageError(f"{where}: not a results file of kafka-mc mutate") from None
     for k, v in header.items():
+        if k == "code" and k not in first:
+            continue  # a file of before the code digest was recorded: its verdicts are trusted as before
         if json.loads(json.dumps(v)) != first.get(k):
+            if k == "code":
+                raise UsageError(
+                    f"{where}: its header's 'code' ({str(first.get(k))[:20]}) is not the digest of this "
+                    f"model's code ({v}): its verdicts are another version's; use a new file"
+                )
             raise UsageError(
-                f"--results {results}: written by another run (its {k} setting is not this run's); use a new file"
+                f"{where}: written by another run (its {k} setting is not this run's); use a new file"
             )
-    for line in lines[1:]:
+    for i, line in enumerate(lines[1:], start=2):
         try:
-            d = json.loads(line)
-        except ValueError:  # a line cut by a kill: that mutant runs again
-            continue
+            d = loads_json(line, f"{where}: line {i}")
+        except DataFileError as e:
+            if "not JSON" in str(e):  # a line cut by a kill: that mutant runs again
+                continue
+            raise UsageError(str(e)) from None
+        problem = _record_problem(d)
+        if problem is not None:
+            raise UsageError(f"{where}: line {i}: {problem}")
         if "baseline" in d:
             out["baseline"] = d["baseline"]
         elif "lines" in d:
@@ -295,6 +311,54 @@ def _open_results(
         elif "mutant" in d:
             out["mutants"][d["mutant"]["name"]] = d["mutant"]
     return out
+
+
+def _record_problem(d: Any) -> str | None:
+    """What is wrong with one record of a results file (the field named), or None.
+
+    >>> _record_problem({"mutant": {"name": "m", "status": "killed", "cells": {}}}) is None
+    True
+    >>> _record_problem({"baseline": {"e": {"status": 3}}})
+    'baseline.e.status: expected a string'
+    """
+    if not isinstance(d, dict) or len(d) != 1 or next(iter(d)) not in ("baseline", "lines", "mutant"):
+        return "expected one of the records baseline, lines, mutant"
+    kind, rec = next(iter(d.items()))
+    if not isinstance(rec, dict):
+        return f"{kind}: expected an object"
+    if kind == "baseline":
+        for name, cell in rec.items():
+            if not isinstance(cell, dict) or not isinstance(cell.get("status"), str):
+                return f"baseline.{name}.status: expected a string"
+    elif kind == "lines":
+        if not isinstance(rec.get("by_entry"), dict) or not isinstance(rec.get("partial"), list):
+            return "lines: expected by_entry (an object) and partial (a list)"
+    else:
+        if not isinstance(rec.get("name"), str) or rec.get("status") not in MUTANT_STATUSES:
+            return f"mutant: expected a name and a status ({', '.join(MUTANT_STATUSES)})"
+        cells = rec.get("cells", {})
+        if not isinstance(cells, dict) or not all(isinstance(c, dict) for c in cells.values()):
+            return f"mutant {rec['name']!r:.40}: cells: expected an object of objects"
+    return None
+
+
+def model_code_digest(model: str) -> str:
+    """The digest of the code a mutation verdict depends on: the source of the packages behind
+    ``model``'s system class and its properties (:func:`explorer.search.checkpoint.code_digest`),
+    which a ``--results`` file's header records; a file of other code is refused.
+
+    >>> model_code_digest("tests.toys:grid") == model_code_digest("tests.toys:Grid")
+    True
+    """
+    from explorer.search.checkpoint import code_digest, module_code_digest
+
+    if ":" in model:  # the --system of the command line
+        return module_code_digest([system_module(model).__name__])
+    from explorer.config import load_config
+
+    spec = model_spec(model)
+    config = load_config(spec.config_cls)
+    return code_digest(spec.build(config), [p.check for p in spec.properties(config)])
 
 
 def _run_worker(

@@ -437,10 +437,12 @@ def _point_latest(report_dir: str, run_id: str) -> None:
 
 def _read_mutation(path: str) -> dict[str, Any]:
     """A ``kafka-mc mutate --json`` result; ConfigError (one line) if it is not one."""
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise ConfigError(f"--mutation {path}: cannot be read ({type(e).__name__})") from None
+    from explorer.datafiles import DataFileError, read_json
+
+    try:  # as data: bounded size and depth (explorer.datafiles)
+        doc = read_json(path, f"--mutation {path}")
+    except DataFileError as e:
+        raise ConfigError(str(e)) from None
     if not isinstance(doc, dict) or doc.get("schema") != "kafka-mc/mutation/1":
         raise ConfigError(f"--mutation {path}: not a kafka-mc mutate result (schema kafka-mc/mutation/1)")
     problem = mutation_problem(doc)

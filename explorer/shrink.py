@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import math
 import os
 import sys
@@ -66,10 +65,12 @@ from typing import Any, NoReturn
 
 from explorer.config import ConfigError, load_config
 from explorer.core import ModelSpec, Property, TraceStep, config_to_dict
+from explorer.datafiles import DataFileError, check_named_system
 from explorer.encoding import fingerprint
+from explorer.engines.base import ModelError
 from explorer.engines.bfs import check_bfs
 from explorer.explain import explain_end
-from explorer.frontend import SECONDS, Bounded, UsageError, check_output_dir
+from explorer.frontend import SECONDS, Bounded, UsageError, check_output_dir, model_spec, system_factory
 from explorer.search import trace_steps
 from explorer.search.shrinking import (
     SHRINKABLE,
@@ -126,20 +127,31 @@ def _spec_target(spec: ModelSpec) -> Target:
 
 
 def _factory_target(ref: str) -> Target:
-    mod_name, sep, attr = ref.partition(":")
-    if not sep or not mod_name or not attr:
-        raise ShrinkError(f"system {ref}: expected package.module:factory")
+    """The target of a ``--system package.module:factory`` the user gave (imported by
+    :func:`explorer.frontend.system_factory`, the one place a named module is imported)."""
     try:
-        factory = getattr(importlib.import_module(mod_name), attr)
-    except (ImportError, AttributeError) as e:
-        raise ShrinkError(f"system {ref}: cannot load it ({e})") from None
+        factory = system_factory(ref)
+    except UsageError as e:
+        raise ShrinkError(str(e).removeprefix("--system ")) from None
 
     def build(values: dict[str, Any]) -> tuple[Any, list[Property], dict[str, Any]]:
-        system = factory(**values)
-        props = list(system.properties()) if hasattr(system, "properties") else []
+        try:
+            system = factory(**values)
+            props = list(system.properties()) if hasattr(system, "properties") else []
+        except SystemExit as e:  # a model error (exit 4), not the end of kafka-mc
+            raise ModelError(f"--system {ref}: the factory called sys.exit({e.code!r})") from None
         return system, props, dict(values)
 
     return Target(ref, build, None, ref)
+
+
+def _registered_target(name: str) -> Target:
+    """The target of the registered model ``name`` (looked up in the registry, never imported by
+    name): what a trace file's ``model`` may choose."""
+    try:
+        return _spec_target(model_spec(name))
+    except UsageError as e:
+        raise ShrinkError(str(e)) from None
 
 
 def target_for(what: Any, properties: Iterable[Property] | None = None) -> Target:
@@ -159,10 +171,7 @@ def target_for(what: Any, properties: Iterable[Property] | None = None) -> Targe
     if isinstance(what, str):
         if ":" in what:
             return _factory_target(what)
-        reg = importlib.import_module("invariants")
-        if what not in reg.MODEL_MODULES:
-            raise ShrinkError(f"unknown model {what!r} (known models: {', '.join(reg.MODEL_MODULES)})")
-        return _spec_target(reg.get_model(what))
+        return _registered_target(what)
     if hasattr(what, "init_states") and hasattr(what, "successors"):
         fixed = list(properties) if properties is not None else None
 
@@ -508,6 +517,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("trace", help="a trace file (--save-traces) or a result file (--json)")
     p.add_argument("--property", help="which violation of a result file to shrink")
     p.add_argument(
+        "--system",
+        metavar="MODULE:FACTORY",
+        help="shrink a trace made with --system on this factory (it must be the one the file names: "
+        "a file never chooses the code kafka-mc runs)",
+    )
+    p.add_argument(
         "--out-dir", metavar="DIR", help="where to write the outputs (default: the trace's directory)"
     )
     p.add_argument("--no-config", action="store_true", help="shrink the steps only, keep the configuration")
@@ -574,7 +589,11 @@ def shrink_main(argv: Sequence[str] | None = None) -> int:
             raise _UsageError(
                 f"{args.trace}: property {prop} is {doc.get('kind')}: only {', '.join(SHRINKABLE)} shrink"
             )
-        target = target_for(doc["system"] if doc.get("system") else str(doc.get("model")))
+        try:  # a file names, it never loads: a --system trace shrinks on the --system the user gives
+            check_named_system(doc.get("system"), args.system, args.trace)
+        except DataFileError as e:
+            raise _UsageError(str(e)) from None
+        target = _factory_target(args.system) if args.system else _registered_target(str(doc.get("model")))
         # the trace must replay exactly (fingerprints) before it is shrunk
         try:
             system, _, _ = target.build(dict(doc.get("config") or {}))

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.core import TraceStep, Violation
+from explorer.datafiles import check_system_ref
 from explorer.tracefile import trace_document
 
 __all__ = ["Shrunk", "identifier", "pytest_source", "show_value"]
@@ -156,7 +157,8 @@ def pytest_source(shrunk: Shrunk, mode: str = "bug") -> str:
     steps_src = "[\n" + "".join(f"    {s!r},\n" for s in steps) + "]"
     listing = "\n".join(f"    {s.index:>3}  {s.action or 'initial state'}" for s in shrunk.steps)
     if shrunk.system_ref:
-        build = f'''SYSTEM = {shrunk.system_ref!r}
+        # the generated test imports this module: dotted Python names only, written as a literal
+        build = f'''SYSTEM = {check_system_ref(shrunk.system_ref, "system")!r}
 
 
 def build():
@@ -230,7 +232,8 @@ def test_{identifier(shrunk.property)}_is_fixed_through_hypothesis():
     listing = _doc_safe(listing)
     why = "".join(f"\n    {line}" for line in shrunk.explanation)
     why = _doc_safe(f"\n\nWhy it fails at the end (when it was shrunk):{why}") if why else ""
-    return f'''"""Counterexample of {shrunk.property} ({shrunk.kind}) in {shrunk.model}, shrunk by kafka-mc shrink.
+    head = _doc_safe(f"{shrunk.property} ({shrunk.kind}) in {shrunk.model}").replace("\n", " ")
+    return f'''"""Counterexample of {head}, shrunk by kafka-mc shrink.
 
 {doc_line}
 

@@ -36,11 +36,11 @@ from __future__ import annotations
 
 import math
 import os
-import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.config import ConfigError, load_config, parse_override
+from explorer.datafiles import DataFileError, read_toml
 from explorer.frontend import CHECK_ENGINES, registry
 from explorer.search import REDUCTIONS
 
@@ -121,17 +121,10 @@ def load_suite(path: str) -> list[SuiteEntry]:
     ...
     explorer.config.ConfigError: /nonexistent.toml: no such file
     """
-    try:
-        with open(path, "rb") as fh:
-            doc = tomllib.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot be read ({type(e).__name__})") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: malformed TOML: {e}") from None
-    except (ValueError, RecursionError) as e:  # e.g. an integer of thousands of digits
-        raise ConfigError(f"{path}: unreadable TOML ({str(e).splitlines()[0][:80]})") from None
+    try:  # as data: bounded size and depth (explorer.datafiles)
+        doc = read_toml(path)
+    except DataFileError as e:
+        raise ConfigError(str(e)) from None
     if not isinstance(doc, dict) or set(doc) - {"check"}:
         extra = sorted(set(doc) - {"check"})
         raise ConfigError(f"{path}: unknown top-level key {extra[0]!r} (a suite holds [[check]] tables)")
@@ -228,8 +221,15 @@ def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> Sui
         if engine == "symbolic":
             from explorer.symbolic import list_targets
 
-            if model not in list_targets() and ":" not in model:
-                raise ConfigError(f"unknown proof target {model!r} (known: {', '.join(list_targets())})")
+            if model not in list_targets():  # a file names, it never loads: no module:function here
+                how = (
+                    " (a suite names registered targets only; prove it with `kafka-mc prove`)"
+                    if ":" in model
+                    else ""
+                )
+                raise ConfigError(
+                    f"unknown proof target {model!r:.80}{how} (known: {', '.join(list_targets())})"
+                )
             if config is not None:
                 raise ConfigError("config: engine 'symbolic' takes a proof target and set, not a config file")
             from explorer.symbolic.targets import TargetConfigError, target_obligations

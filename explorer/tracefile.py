@@ -30,6 +30,7 @@ from typing import Any
 
 from explorer.config import did_you_mean
 from explorer.core import Violation
+from explorer.datafiles import DataFileError, check_digest, model_digest, read_json
 from explorer.encoding import fingerprint
 
 __all__ = ["TRACE_SCHEMA", "ReplayError", "load_trace", "replay_steps", "trace_document", "write_json_atomic"]
@@ -44,7 +45,10 @@ class ReplayError(Exception):
 def trace_document(
     model: str, config: dict[str, Any], violation: Violation, system_ref: str | None = None
 ) -> dict[str, Any]:
-    """The JSON document of one counterexample (see README, "Trace files")."""
+    """The JSON document of one counterexample (see README, "Trace files"): it names its model
+    (and ``system``, the ``--system`` it was made with) and records ``digest``, the
+    :func:`explorer.datafiles.model_digest` of its model and configuration, which
+    :func:`load_trace` checks."""
     doc: dict[str, Any] = {
         "schema": TRACE_SCHEMA,
         "model": model,
@@ -59,6 +63,7 @@ def trace_document(
     }
     if system_ref is not None:
         doc["system"] = system_ref
+    doc["digest"] = model_digest(model, config)
     return doc
 
 
@@ -106,19 +111,23 @@ def write_json_atomic(path: str | os.PathLike[str], doc: Any) -> None:
 def load_trace(path: str, prop: str | None = None) -> dict[str, Any]:
     """Read a trace file, or pick one violation out of a ``check --json`` result file.
 
-    Raises ReplayError (one line) for anything that is not such a file.
+    The file is read as data (:func:`explorer.datafiles.read_json`: bounded size and depth) and
+    nothing it names is loaded: its ``system``, if any, is only returned, for the caller to
+    compare with the ``--system`` the user gave (:func:`explorer.datafiles.check_named_system`).
+    A ``digest`` that does not match the file's model and configuration is refused. Raises
+    ReplayError (one line) for anything that is not such a file.
+
+    >>> load_trace("/nonexistent.json")
+    Traceback (most recent call last):
+    ...
+    explorer.tracefile.ReplayError: /nonexistent.json: no such file
     """
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except FileNotFoundError:
-        raise ReplayError(f"{path}: no such file") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
-        raise ReplayError(f"{path}: cannot be read ({type(e).__name__})") from None
-    except json.JSONDecodeError as e:
-        raise ReplayError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
-    except (ValueError, RecursionError) as e:  # e.g. an integer of thousands of digits
-        raise ReplayError(f"{path}: not a readable JSON document ({str(e).splitlines()[0][:80]})") from None
+        doc = read_json(path)
+        if isinstance(doc, dict):
+            check_digest(doc, path)  # a model or configuration edited after the file was written
+    except DataFileError as e:
+        raise ReplayError(str(e)) from None
     if not isinstance(doc, dict):
         raise ReplayError(f"{path}: not a kafka-mc trace or result file")
     if doc.get("schema") == "kafka-mc/check-result/1":

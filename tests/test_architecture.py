@@ -36,6 +36,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "explorer._speedups",
             "explorer.tracefile",
             "explorer.explain",
+            "explorer.state_view",
             "explorer.report",
             "explorer.report_layout",
             "explorer.report_mutation",

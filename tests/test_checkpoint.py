@@ -63,6 +63,16 @@ def reference(tmp: Path, model_args: list[str]) -> dict[str, Any]:
     return a
 
 
+def system_of(model_args: list[str]) -> list[str]:
+    """The ``--system`` of ``model_args``, which a resume repeats (a file names, never loads: the
+    checkpoint's system is the one the user gives)."""
+    return (
+        model_args[model_args.index("--system") : model_args.index("--system") + 2]
+        if "--system" in model_args
+        else []
+    )
+
+
 def killed_then_resumed(tmp: Path, model_args: list[str], crashes: list[str], batch: int) -> dict[str, Any]:
     """Start with a checkpoint, die at ``crashes[0]``, resume and die at the next ones, then
     resume to the end; the final result document."""
@@ -71,9 +81,9 @@ def killed_then_resumed(tmp: Path, model_args: list[str], crashes: list[str], ba
     r = kafka_mc([*first, "--quiet"], crash=crashes[0])
     assert r.returncode == -signal.SIGKILL, (r.returncode, r.stderr)
     for crash in crashes[1:]:
-        r = kafka_mc(["check", "--resume", str(ck), "--quiet"], crash=crash)
+        r = kafka_mc(["check", "--resume", str(ck), *system_of(model_args), "--quiet"], crash=crash)
         assert r.returncode == -signal.SIGKILL, (crash, r.returncode, r.stderr)
-    r = kafka_mc(["check", "--resume", str(ck), "--quiet", "--json", str(out)])
+    r = kafka_mc(["check", "--resume", str(ck), *system_of(model_args), "--quiet", "--json", str(out)])
     assert r.returncode in (0, 1), r.stderr
     return comparable(json.loads(out.read_text()))
 
@@ -120,7 +130,7 @@ def test_sigkill_at_a_random_moment(tmp_path: Path) -> None:
         time.sleep(0.01)
     p.send_signal(signal.SIGKILL)
     p.wait()
-    r = kafka_mc(["check", "--resume", str(ck), "--quiet", "--json", str(out)])
+    r = kafka_mc(["check", "--resume", str(ck), *system_of(model_args), "--quiet", "--json", str(out)])
     assert r.returncode in (0, 1), r.stderr
     assert comparable(json.loads(out.read_text())) == reference(tmp_path, model_args)
 
@@ -212,10 +222,11 @@ def test_resume_conflicts_are_exit_2(tmp_path: Path, capsys: Any) -> None:
         (["--continue"], "--keep-going"),
         (["--checkpoint", str(tmp_path / "other")], "--checkpoint"),
     ):
-        assert main(["check", "--resume", str(ck), *extra]) == 2
+        assert main(["check", "--resume", str(ck), "--system", "tests.toys:grid", *extra]) == 2
         err = capsys.readouterr().err
         assert err.startswith("kafka-mc: error:") and word in err and err.count("\n") == 1
-    assert main(["check", "--resume", str(ck), "--set", "n=4", "--quiet"]) == 0  # the same option: fine
+    resume = ["check", "--resume", str(ck), "--system", "tests.toys:grid"]
+    assert main([*resume, "--set", "n=4", "--quiet"]) == 0  # the same option: fine
     assert main([*base, "--checkpoint", str(ck)]) == 2  # an existing checkpoint is not overwritten
     assert "already holds a checkpoint" in capsys.readouterr().err
     assert main(["check", "--resume", str(tmp_path / "none")]) == 2
@@ -232,7 +243,8 @@ def test_resume_may_give_a_run_more_time(tmp_path: Path, capsys: Any) -> None:
     assert main([*base, "--checkpoint", str(ck), "--max-seconds", "0.02"]) == 3
     first = capsys.readouterr().out
     assert "max_seconds" in first
-    assert main(["check", "--resume", str(ck), "--max-seconds", "600", "--json", str(out)]) == 0
+    resume = ["check", "--resume", str(ck), "--system", "tests.toys:grid"]
+    assert main([*resume, "--max-seconds", "600", "--json", str(out)]) == 0
     r = json.loads(out.read_text())
     assert r["exit_reason"] == "complete" and r["distinct_states"] == 401 * 401
 
@@ -243,7 +255,7 @@ def test_resume_refuses_a_changed_model(tmp_path: Path, capsys: Any, monkeypatch
     import json
     import sys
 
-    from explorer.search.checkpoint import code_digest
+    from explorer.search.checkpoint import code_digest, run_identity
 
     pkg = tmp_path / "src" / "ringtoy"
     pkg.mkdir(parents=True)
@@ -267,9 +279,10 @@ def test_resume_refuses_a_changed_model(tmp_path: Path, capsys: Any, monkeypatch
     )
     manifest = json.loads((ck / "manifest.json").read_text())
     manifest["code"] = "0" * 16  # as if model/ had changed since
+    manifest["identity"] = run_identity(manifest)  # as the run of that older model recorded it
     (ck / "manifest.json").write_text(json.dumps(manifest))
     capsys.readouterr()
-    assert main(["check", "--resume", str(ck), "--quiet"]) == 2
+    assert main(["check", "--resume", str(ck), "--system", "tests.toys:grid", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "the model's code differs from the checkpoint's" in err and err.count("\n") == 1
 
@@ -319,14 +332,17 @@ def test_a_folder_in_use_is_refused_naming_the_holder(tmp_path: Path, capsys: An
     holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(ck)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        for argv in (["check", "--resume", str(ck)], [*base, "--checkpoint", str(ck)]):
+        for argv in (
+            ["check", "--resume", str(ck), "--system", "tests.toys:grid"],
+            [*base, "--checkpoint", str(ck)],
+        ):
             assert main(argv) == 2
             err = capsys.readouterr().err
             assert f"in use by process {holder.pid}" in err and err.count("\n") == 1
     finally:
         holder.kill()
         holder.wait()
-    assert main(["check", "--resume", str(ck)]) == 0
+    assert main(["check", "--resume", str(ck), "--system", "tests.toys:grid"]) == 0
 
 
 @pytest.mark.slow  # over a CPU-second: the ci selection runs it
@@ -339,7 +355,7 @@ def test_killed_before_its_first_snapshot_the_folder_starts_again(tmp_path: Path
     ck = tmp_path / "ck"
     assert kafka_mc([*args, "--checkpoint", str(ck)], crash=point).returncode == -9
     assert not (ck / "CURRENT").exists()
-    assert kafka_mc(["check", "--resume", str(ck), "--quiet"]).returncode in (0, 1)
+    assert kafka_mc(["check", "--resume", str(ck), *system_of(TOY), "--quiet"]).returncode in (0, 1)
     ck2 = tmp_path / "ck2"
     assert kafka_mc([*args, "--checkpoint", str(ck2)], crash=point).returncode == -9
     r = kafka_mc([*args, "--checkpoint", str(ck2), "--json", str(tmp_path / "r.json")])

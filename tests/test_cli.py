@@ -81,7 +81,7 @@ def test_system_violation_exit_1_and_replay(tmp_path: Path, capsys: pytest.Captu
     trace = tmp_path / "tests.toys_grid-sum_below_limit.json"
     assert trace.exists()
     for path in (trace, res):
-        code, out, _ = run(["replay", str(path)], capsys)
+        code, out, _ = run(["replay", str(path), "--system", "tests.toys:grid"], capsys)
         assert code == 0, out
         assert "3 steps replayed" in out and "violation reproduced" in out
 
@@ -94,12 +94,12 @@ def test_replay_detects_a_trace_that_no_longer_matches(
     doc = json.loads(trace.read_text())
     doc["steps"][2]["action"] = "counter 7 increments"
     trace.write_text(json.dumps(doc))
-    code, _, err = run(["replay", str(trace)], capsys)
+    code, _, err = run(["replay", str(trace), "--system", "tests.toys:grid"], capsys)
     assert code == 1 and "step 2: action not enabled" in err
     doc["steps"][2]["action"] = "counter 0 increments"
     doc["steps"][2]["fingerprint"] = "0" * 16
     trace.write_text(json.dumps(doc))
-    code, _, err = run(["replay", str(trace)], capsys)
+    code, _, err = run(["replay", str(trace), "--system", "tests.toys:grid"], capsys)
     assert code == 1 and "step 2: state after" in err
 
 
@@ -257,7 +257,15 @@ def test_liveness_lasso_printed_saved_and_replayed(
         capsys,
     )
     assert code == 1 and "VIOLATION of delivered (eventually)" in out and "loop:" in out
-    code, out, _ = run(["replay", str(tmp_path / "tests.toys_retransmit-delivered.json")], capsys)
+    code, out, _ = run(
+        [
+            "replay",
+            str(tmp_path / "tests.toys_retransmit-delivered.json"),
+            "--system",
+            "tests.toys:retransmit",
+        ],
+        capsys,
+    )
     assert code == 0 and "violation reproduced" in out and "repeat forever" in out
 
 

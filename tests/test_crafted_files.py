@@ -52,7 +52,7 @@ def _checkpoint(tmp: Path, extra: list[str]) -> Path:
 
 
 def _refused(ck: Path, marker: Path, why: str) -> None:
-    r = kafka_mc(["check", "--resume", str(ck), "--quiet"])
+    r = kafka_mc(["check", "--resume", str(ck), "--system", "tests.toys:Grid", "--quiet"])
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
     assert why in lines[0], lines[0]

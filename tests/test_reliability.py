@@ -177,11 +177,11 @@ def trace_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 def test_replay_of_an_edited_trace_fails_naming_the_step(
     trace_file: Path, capsys: pytest.CaptureFixture[str], field: str, value: Any
 ) -> None:
-    assert run(["replay", str(trace_file)], capsys)[0] == 0
+    assert run(["replay", str(trace_file), "--system", "tests.toys:grid"], capsys)[0] == 0
     doc = json.loads(trace_file.read_text())
     doc["steps"][2][field] = value
     trace_file.write_text(json.dumps(doc))
-    code, out, err = run(["replay", str(trace_file)], capsys)
+    code, out, err = run(["replay", str(trace_file), "--system", "tests.toys:grid"], capsys)
     assert code == 1 and "matches" not in out
     one_line(err, "replay failed: step 2", field)
 
@@ -192,7 +192,7 @@ def test_replay_of_a_bad_loop_start_is_a_usage_error(
     doc = json.loads(trace_file.read_text())
     doc["loop_start"] = 99
     trace_file.write_text(json.dumps(doc))
-    code, _, err = run(["replay", str(trace_file)], capsys)
+    code, _, err = run(["replay", str(trace_file), "--system", "tests.toys:grid"], capsys)
     assert code == 2
     one_line(err, "loop_start")
 

@@ -14,6 +14,7 @@ import pytest
 import invariants
 from explorer.config import load_config
 from explorer.core import transition
+from explorer.datafiles import model_digest
 from explorer.engines.bfs import check_bfs
 from explorer.engines.simulate import check_simulate
 from explorer.shrink import ShrinkError, ddmin, shrink_main, shrink_trace, target_for
@@ -183,6 +184,10 @@ def test_registered_model_trace_shrinks_and_its_test_runs() -> None:
 # --------------------------------------------------------------------------- CLI
 
 
+#: a trace made with --system shrinks on the --system given (a file names, it never loads)
+SYS = ["--system", "tests.toys:grid"]
+
+
 def _trace_file(tmp_path: Path, name: str = "t.json") -> Path:
     g = Grid(6, limit=5)
     r = check_simulate(g, g.properties(), seed=2, walks=10, depth=40)
@@ -196,20 +201,20 @@ def _trace_file(tmp_path: Path, name: str = "t.json") -> Path:
 def test_cli_shrinks_and_writes_trace_and_test(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _trace_file(tmp_path)
     out_dir = tmp_path / "out" / "new"  # a missing output folder is made (as check --save-traces does)
-    assert shrink_main([str(path), "--out-dir", str(out_dir), "--no-config"]) == 0
+    assert shrink_main([str(path), *SYS, "--out-dir", str(out_dir), "--no-config"]) == 0
     printed = capsys.readouterr().out
     assert printed.splitlines()[0] == "tests.toys:grid: sum_below_limit: 5 steps -> 5 steps"
     written = sorted(p.name for p in out_dir.iterdir())  # named as check --save-traces names traces
     assert written == ["test_grid_sum_below_limit_shrunk.py", "tests.toys_grid-sum_below_limit-shrunk.json"]
     doc = load_trace(str(out_dir / written[1]))
     assert doc["config"] == {"n": 6, "limit": 5} and doc["length"] == 5
-    assert shrink_main([str(path), "--quiet"]) == 0  # default: next to the trace; config shrinks
+    assert shrink_main([str(path), *SYS, "--quiet"]) == 0  # default: next to the trace; config shrinks
     first = capsys.readouterr().out.splitlines()[0]
     assert (
         first.startswith("tests.toys:grid: sum_below_limit: 5 steps -> 0 steps; config: ")
         and "limit 5 -> 0" in first
     )
-    assert shrink_main([str(path), "--quiet", "--keep", "limit"]) == 0
+    assert shrink_main([str(path), *SYS, "--quiet", "--keep", "limit"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first == "tests.toys:grid: sum_below_limit: 5 steps -> 5 steps; config: n 6 -> 3"
 
@@ -220,8 +225,8 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path, capsys: pytest.Capt
     cases = [
         [str(tmp_path / "missing.json")],
         [str(bad_json)],
-        [str(_trace_file(tmp_path)), "--out-dir", str(bad_json / "nope")],
-        [str(_trace_file(tmp_path)), "--max-seconds", "0"],
+        [str(_trace_file(tmp_path)), *SYS, "--out-dir", str(bad_json / "nope")],
+        [str(_trace_file(tmp_path)), *SYS, "--max-seconds", "0"],
         ["--bogus"],
     ]
     for argv in cases:
@@ -235,12 +240,13 @@ def test_cli_trace_that_no_longer_replays_exits_1(tmp_path: Path, capsys: pytest
     doc = json.loads(path.read_text())
     doc["steps"][2]["fingerprint"] = "0" * 16
     path.write_text(json.dumps(doc))
-    assert shrink_main([str(path)]) == 1
+    assert shrink_main([str(path), *SYS]) == 1
     assert "no longer replays: step 2" in capsys.readouterr().err
     doc = json.loads(_trace_file(tmp_path, "u.json").read_text())
     doc["config"]["limit"] = 50  # replays, but the property holds throughout
+    doc["digest"] = model_digest(doc["model"], doc["config"])  # as written for that configuration
     path.write_text(json.dumps(doc))
-    assert shrink_main([str(path)]) == 1
+    assert shrink_main([str(path), *SYS]) == 1
 
 
 def test_cli_accepts_a_result_file(tmp_path: Path) -> None:
@@ -250,5 +256,5 @@ def test_cli_accepts_a_result_file(tmp_path: Path) -> None:
     doc["model"], doc["system"], doc["config"] = "tests.toys:grid", "tests.toys:grid", {"n": 4, "limit": 3}
     path = tmp_path / "result.json"
     path.write_text(json.dumps(doc))
-    assert shrink_main([str(path), "--property", "sum_below_limit", "--no-config", "--quiet"]) == 0
+    assert shrink_main([str(path), *SYS, "--property", "sum_below_limit", "--no-config", "--quiet"]) == 0
     assert asdict(r.violations[0].trace[0])["index"] == 0

@@ -139,7 +139,7 @@ def test_cli_replays_a_simulated_trace(tmp_path: Path, capsys: pytest.CaptureFix
     write_json_atomic(
         path, trace_document("tests.toys:grid", {"n": 4, "limit": 3}, r.violations[0], "tests.toys:grid")
     )
-    assert cli_main(["replay", str(path)]) == 0
+    assert cli_main(["replay", str(path), "--system", "tests.toys:grid"]) == 0
     assert "sum_below_limit: violation reproduced" in capsys.readouterr().out
 
 

@@ -45,6 +45,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import sys
@@ -53,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.core import config_to_dict
+from explorer.datafiles import DataFileError, check_digest, digest, model_digest, read_json
 from explorer.search import codec
 from explorer.search.iopath import naming
 from explorer.search.visited import load_table, save_table
@@ -66,10 +68,12 @@ __all__ = [
     "code_digest",
     "crash_point",
     "lock_folder",
+    "module_code_digest",
     "open_checkpoint",
     "prepare_folder",
     "read_manifest",
     "read_snapshot",
+    "run_identity",
     "write_manifest",
     "write_snapshot",
 ]
@@ -229,6 +233,16 @@ def code_digest(system: Any, checks: Iterable[Any] = ()) -> str:
     """
     mods = {c.__module__ for c in type(system).__mro__}
     mods |= {getattr(c, "__module__", None) or "" for c in checks}
+    return module_code_digest(mods)
+
+
+def module_code_digest(mods: Iterable[str]) -> str:
+    """:func:`code_digest` of the top-level packages of the (imported) modules ``mods``.
+
+    >>> from tests.toys import Grid
+    >>> module_code_digest(["tests.toys"]) == code_digest(Grid(3))
+    True
+    """
     roots: set[Path] = set()
     for name in sorted(mods):
         top = sys.modules.get(name.split(".")[0])
@@ -248,8 +262,32 @@ def code_digest(system: Any, checks: Iterable[Any] = ()) -> str:
     return h.hexdigest()
 
 
+def run_identity(manifest: dict[str, Any]) -> str:
+    """The identity of the run a manifest describes: the :func:`explorer.datafiles.digest` of its
+    layout, model, configuration, code digest and search options (but the time budget, which a
+    resumed run may change). Every snapshot records it (``snapshot.json``), and ``--resume``
+    refuses a snapshot of another run copied into the folder.
+
+    >>> a = {"model": "m", "config": {"n": 3}, "options": {"max_seconds": 1}, "code": "c"}
+    >>> run_identity(a) == run_identity({**a, "options": {"max_seconds": 9}})
+    True
+    >>> run_identity(a) == run_identity({**a, "config": {"n": 4}})
+    False
+    """
+    options = manifest.get("options")
+    if isinstance(options, dict):
+        options = {k: v for k, v in options.items() if k not in RESUMABLE_BUDGETS}
+    fields = {k: manifest.get(k) for k in ("layout", "model", "config", "code")}
+    return digest({**fields, "options": options})
+
+
 def write_manifest(folder: Path, doc: dict[str, Any]) -> None:
-    """Write ``manifest.json`` (atomically), adding the format number."""
+    """Write ``manifest.json`` (atomically), adding the format number, the ``digest`` of its
+    model and configuration and the run's ``identity`` (:func:`run_identity`)."""
+    doc = as_json(doc)
+    if "model" in doc:
+        doc["digest"] = model_digest(doc.get("model"), doc.get("config"))
+        doc["identity"] = run_identity(doc)
     data = json.dumps({"format": FORMAT, **doc}, indent=2, sort_keys=True, default=str)
     _write_atomic(Path(folder) / "manifest.json", data.encode())
 
@@ -263,17 +301,26 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     explorer.search.checkpoint.CheckpointError: --resume /nonexistent: no checkpoint there (no manifest.json)
     """
     path = Path(folder) / "manifest.json"
-    try:
-        doc = json.loads(path.read_text())
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         started = (Path(folder) / "frontier").is_dir()
         why = "; a run started there died before writing it: start again with --checkpoint" if started else ""
-        raise CheckpointError(f"--resume {folder}: no checkpoint there (no manifest.json{why})") from None
-    except (OSError, ValueError) as e:
-        raise CheckpointError(f"--resume {folder}: unreadable manifest.json ({e})") from None
+        raise CheckpointError(f"--resume {folder}: no checkpoint there (no manifest.json{why})")
+    where = f"--resume {folder}: manifest.json"
+    try:
+        doc = read_json(path, where, max_bytes=MAX_MANIFEST_BYTES)
+    except DataFileError as e:
+        raise CheckpointError(str(e)) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        found = doc.get("format") if isinstance(doc, dict) else None
+        raise CheckpointError(f"--resume {folder}: checkpoint format {found!r:.40}, expected {FORMAT}")
+    try:
+        check_digest(doc, where)  # a configuration edited by hand, its digest not
+    except DataFileError as e:
+        raise CheckpointError(str(e)) from None
+    if "identity" in doc and doc["identity"] != run_identity(doc):
         raise CheckpointError(
-            f"--resume {folder}: checkpoint format {doc.get('format')!r}, expected {FORMAT}"
+            f"{where}: 'identity' does not match its layout, model, config, code and options "
+            "(one was changed after the file was written)"
         )
     return doc
 
@@ -315,8 +362,10 @@ def _write_snapshot(
         fh.flush()
         os.fsync(fh.fileno())
     files = {p.name: _digest(p) for p in sorted(tmp.iterdir())}
+    identity = read_manifest(folder).get("identity")  # whose run this snapshot is (run_identity)
+    snap_doc = {"format": FORMAT, "files": files, **({"identity": identity} if identity else {})}
     with open(tmp / SNAPSHOT_NAME, "wb") as fh:
-        fh.write(json.dumps({"format": FORMAT, "files": files}, indent=1, sort_keys=True).encode())
+        fh.write(json.dumps(snap_doc, indent=1, sort_keys=True).encode())
         fh.flush()
         os.fsync(fh.fileno())
     _fsync_dir(tmp)
@@ -333,24 +382,44 @@ def _write_snapshot(
 
 #: the file of a snapshot that lists its other files with their sizes and checksums
 SNAPSHOT_NAME = "snapshot.json"
+#: the name of a snapshot folder (what ``CURRENT`` may name) and of a file in it
+_SNAP_NAME = re.compile(r"snap-[0-9]{6}")
+_FILE_NAME = re.compile(r"(state|table)\.bin|F[0-9]{6}\.bin")
+#: the largest manifest.json or snapshot.json read (theirs are a few KB)
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 
 
 def _verified(folder: Path, snap: Path) -> dict[str, Any]:
-    """The state of snapshot ``snap`` once every file it lists matches its size and checksum
-    and no file is missing or extra; CheckpointError (one line) otherwise."""
+    """The state of snapshot ``snap`` once it is this run's (its ``identity`` is the manifest's,
+    where the manifest records one), every file it lists matches its size and checksum and no
+    file is missing or extra; CheckpointError (one line) otherwise."""
 
     def bad(why: str) -> CheckpointError:
         return CheckpointError(f"--resume {folder}: snapshot {snap.name} {why}")
 
+    if not (snap / SNAPSHOT_NAME).exists():
+        raise bad(f"has no {SNAPSHOT_NAME} (written by another version, or damaged)")
     try:
-        doc = json.loads((snap / SNAPSHOT_NAME).read_bytes())
-    except FileNotFoundError:
-        raise bad(f"has no {SNAPSHOT_NAME} (written by another version, or damaged)") from None
-    except (OSError, ValueError) as e:
-        raise bad(f"has an unreadable {SNAPSHOT_NAME} ({e})") from None
+        doc = read_json(
+            snap / SNAPSHOT_NAME,
+            f"--resume {folder}: {snap.name}/{SNAPSHOT_NAME}",
+            max_bytes=MAX_MANIFEST_BYTES,
+        )
+    except DataFileError as e:
+        raise CheckpointError(str(e)) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("files"), dict):
         raise bad(f"has a {SNAPSHOT_NAME} of another format (expected format {FORMAT})")
+    identity = read_manifest(folder).get("identity")
+    if identity is not None and doc.get("identity") != identity:
+        raise bad(
+            f"is another run's: its {SNAPSHOT_NAME} 'identity' is not manifest.json's (copied in from a run "
+            "of another model, configuration, options or code); resume the folder it came from"
+        )
     listed = doc["files"]
+    if not all(
+        isinstance(n, str) and _FILE_NAME.fullmatch(n) and isinstance(v, dict) for n, v in listed.items()
+    ):
+        raise bad(f"has a {SNAPSHOT_NAME} listing a file name it may not hold")
     present = {p.name for p in snap.iterdir()} - {SNAPSHOT_NAME}
     if present != set(listed):
         odd = sorted(present ^ set(listed))[0]
@@ -379,11 +448,16 @@ def read_snapshot(folder: Path) -> tuple[dict[str, Any], Any, list[Path]] | None
             shutil.rmtree(old)
     if name is None:
         return None
+    if not _SNAP_NAME.fullmatch(name):
+        raise CheckpointError(f"--resume {folder}: CURRENT names {name[:40]!r}, not a snapshot (snap-NNNNNN)")
     snap = folder / name
     try:
         state = _verified(folder, snap)
+        counts = [state.get(k) for k in ("table_capacity", "table_count", "frontier_files", "seq")]
+        if not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c < 2**48 for c in counts):
+            raise ValueError("its counters are not whole numbers")
         table = load_table(snap / "table.bin", state["table_capacity"], state["table_count"])
-    except (OSError, KeyError, ValueError) as e:
+    except (OSError, KeyError, ValueError, TypeError) as e:
         if isinstance(e, CheckpointError):
             raise
         raise CheckpointError(f"--resume {folder}: snapshot {snap.name} unreadable ({e})") from None

@@ -43,6 +43,7 @@ from model.controller.coverage import (
 )
 from model.controller.elector import ZookeeperLeaderElector
 from model.controller.network import CONTROLLER_CHANNELS, ZK_SESSIONS
+from model.controller.render import state_tree
 from model.controller.replica_manager import ReplicaManager
 from model.controller.state import State
 from model.controller.state_machines import PartitionStateMachine, ReplicaStateMachine
@@ -226,6 +227,10 @@ class ControllerSystem(Cluster):
     def coverage_labels(self) -> list[tuple[str, ...]]:
         """Every label ``successors_labelled`` is meant to hit (for coverage's never-hit list)."""
         return expected_labels(self)
+
+    def state_tree(self, s: State) -> tuple[Any, ...]:
+        """The whole state in Kafka's terms (``render.py``), which ``explorer.state_view`` renders."""
+        return state_tree(self, s)
 
     def report_layout(self) -> dict[str, Any]:
         """How the report draws this model's coverage and counterexamples."""
