@@ -71,7 +71,12 @@ figcaption{font-size:.9em;color:#667085} .figs{font-size:1.05em} .met{color:#177
 
 
 def _e(x: Any) -> str:
-    return _html.escape(str(x))
+    """``x`` as HTML text, quotes escaped too (safe in text and in attribute values).
+
+    >>> _e('<img src=x onerror="a()">')
+    '&lt;img src=x onerror=&quot;a()&quot;&gt;'
+    """
+    return _html.escape(str(x), quote=True)
 
 
 def _summary(entries: list[dict[str, Any]], pages: list[str]) -> str:
@@ -89,7 +94,7 @@ def _summary(entries: list[dict[str, Any]], pages: list[str]) -> str:
                 "<td class=num>–</td><td class=num>–</td>"
                 f"<td class=num>{r['seconds']:.2f}</td><td class=num>–</td></tr>"
                 if r["engine"] == "symbolic"
-                else f"<td class=num>{r['distinct_states']:,}</td><td class=num>{r['max_depth']}</td>"
+                else f"<td class=num>{r['distinct_states']:,}</td><td class=num>{_e(r['max_depth'])}</td>"
                 f"<td class=num>{r['seconds']:.2f}</td><td class=num>{r['states_per_second']:,.0f}</td></tr>"
             )
         )
@@ -328,12 +333,14 @@ def _violation(
             )
             cells.append(f"<td><ul class=changes>{items}</ul></td>")
         rows.append(
-            f"<tr{cls}><td class=num>{st['index']}</td><td>{_e(st['action'] or 'initial state')}</td>"
+            f"<tr{cls}><td class=num>{_e(st['index'])}</td><td>{_e(st['action'] or 'initial state')}</td>"
             + "".join(cells)
             + f"<td class='mono muted'>{_e(st['fingerprint'])}</td></tr>"
         )
     loop_note = (
-        f"<p>Lasso: the highlighted steps after step {loop} repeat forever.</p>" if loop is not None else ""
+        f"<p>Lasso: the highlighted steps after step {_e(loop)} repeat forever.</p>"
+        if loop is not None
+        else ""
     )
     heads = "".join(f"<th>{_e(a if a != 'other' else 'other changes')}</th>" for a in cols)
     body = (
@@ -354,7 +361,7 @@ def _violation(
     cls = "expected" if expected else "violated"
     return (
         f"<details class=counterexample{ident}><summary><h4 class={cls}>{_e(v['property'])} ({_e(v['kind'])}): "
-        f"{v['length']} steps{tag}</h4></summary>"
+        f"{_e(v['length'])} steps{tag}</h4></summary>"
         f"<p>{_e(v['doc'])}</p>{loop_note}{seq_html}{body}</details>"
     )
 
@@ -390,7 +397,8 @@ def _suite(summary: dict[str, Any], layout: dict[str, Any] | None = None) -> str
         return ""
     sm = summary.get("state_machines", {})
     figs = [
-        f"{_e(m)} state machine: <b>{x['covered']}/{x['edges']}</b> transitions taken" for m, x in sm.items()
+        f"{_e(m)} state machine: <b>{_e(x['covered'])}/{_e(x['edges'])}</b> transitions taken"
+        for m, x in sm.items()
     ]
     ak = summary.get("action_kinds", {})
     pr = summary.get("properties", {})
@@ -399,15 +407,15 @@ def _suite(summary: dict[str, Any], layout: dict[str, Any] | None = None) -> str
         f"(searches {summary.get('search_seconds', 0):.1f} s)",
         f"{summary.get('distinct_states', 0):,} distinct states explored",
         *figs,
-        f"action kinds enabled: <b>{ak.get('enabled', 0)}/{ak.get('declared', 0)}</b>"
+        f"action kinds enabled: <b>{_e(ak.get('enabled', 0))}/{_e(ak.get('declared', 0))}</b>"
         + (
             " (never enabled: " + ", ".join(f"<code>{_e(k)}</code>" for k in ak["never_enabled"]) + ")"
             if ak.get("never_enabled")
             else ""
         ),
-        f"properties: {pr.get('held', 0)} held, {pr.get('violated', 0)} violated"
-        + _expected_note(pr.get("violated", 0), pr.get("expected_violations", 0))
-        + f", {pr.get('witnessed', 0)} witnessed, {pr.get('vacuous', 0)} vacuous",
+        f"properties: {_e(pr.get('held', 0))} held, {_e(pr.get('violated', 0))} violated"
+        + _e(_expected_note(pr.get("violated", 0), pr.get("expected_violations", 0)))
+        + f", {_e(pr.get('witnessed', 0))} witnessed, {_e(pr.get('vacuous', 0))} vacuous",
     ]
     variants = summary.get("variants", {})
     vrows = "".join(
@@ -575,7 +583,7 @@ def property_matrix(entries: list[dict[str, Any]], pages: list[str] | None = Non
                 if p is None:
                     cells.append("<td class=muted>·</td>")
                     continue
-                text, cls = _CELL.get(p["status"], (p["status"], "muted"))
+                text, cls = _CELL.get(p["status"], (_e(p["status"]), "muted"))
                 if p["status"] == "violated" and name in entries[i].get("violates", []):
                     text, cls = "expected", "expected"
                 vac = " (vacuous)" if p.get("vacuous") else ""
@@ -704,7 +712,7 @@ def render_entry_html(doc: dict[str, Any], k: int) -> str:
     else:
         parts.append(
             f"<p>{r['distinct_states']:,} distinct states, {r['generated_states']:,} generated, depth "
-            f"{r['max_depth']}, {r['seconds']:.2f} s, {r['states_per_second']:,.0f} states/s</p>"
+            f"{_e(r['max_depth'])}, {r['seconds']:.2f} s, {r['states_per_second']:,.0f} states/s</p>"
         )
     parts.append(_reduction(en))
     parts.append(_requirements(en.get("requirements", [])))

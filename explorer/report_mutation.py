@@ -19,7 +19,8 @@ __all__ = ["mutation_summary"]
 
 
 def _e(x: Any) -> str:
-    return _html.escape(str(x))
+    """``x`` as HTML text, quotes escaped too (mutant names and reasons come from a results file)."""
+    return _html.escape(str(x), quote=True)
 
 
 def mutation_summary(doc: dict[str, Any]) -> dict[str, Any]:

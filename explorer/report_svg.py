@@ -6,14 +6,25 @@ from __future__ import annotations
 
 import html as _html
 import math
+import re
 from typing import Any
 
 from explorer.report_layout import actor_key
 
 
 def _e(x: Any) -> str:
-    """``x`` escaped for HTML."""
-    return _html.escape(str(x))
+    """``x`` escaped for HTML (quotes included: safe in text and in attribute values)."""
+    return _html.escape(str(x), quote=True)
+
+
+def _id(uid: str) -> str:
+    """An element id made of a caller's ``uid`` (which may carry a model's machine name): kept to
+    letters, digits, ``_`` and ``-``, so it is safe in an attribute and in ``url(#...)``.
+
+    >>> _id("e0-partition"), _id('x"><b>')
+    ('e0-partition', 'x___b_')
+    """
+    return re.sub(r"[^A-Za-z0-9_-]", "_", str(uid))
 
 
 def level_chart_svg(levels: list[dict[str, Any]], width: int = 560, height: int = 140) -> str:
@@ -34,7 +45,7 @@ def level_chart_svg(levels: list[dict[str, Any]], width: int = 560, height: int 
         y = height - 20 - h
         bars.append(
             f'<rect x="{x:.1f}" y="{y:.1f}" width="{max(bw - 1, 0.5):.1f}" height="{h:.1f}" fill="#4c78a8">'
-            f"<title>depth {lv['depth']}: {lv['new_states']:,} new states</title></rect>"
+            f"<title>depth {_e(lv['depth'])}: {lv['new_states']:,} new states</title></rect>"
         )
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
@@ -43,7 +54,7 @@ def level_chart_svg(levels: list[dict[str, Any]], width: int = 560, height: int 
         f'<line x1="34" y1="{height - 20}" x2="{width}" y2="{height - 20}" stroke="#999"/>'
         + "".join(bars)
         + f'<text x="35" y="{height - 5}" font-size="11" fill="#667085">depth 0</text>'
-        f'<text x="{width - 60}" y="{height - 5}" font-size="11" fill="#667085">depth {levels[-1]["depth"]}</text>'
+        f'<text x="{width - 60}" y="{height - 5}" font-size="11" fill="#667085">depth {_e(levels[-1]["depth"])}</text>'
         "</svg>"
     )
 
@@ -93,6 +104,7 @@ def state_machine_svg(
     (1, 1)
     """
     invalid = invalid or {}
+    uid = _id(uid)
     pairs: list[tuple[str, str, int, str]] = []
     for key, n in edges.items():
         u, _, v = key.partition("->")
@@ -151,7 +163,7 @@ def state_machine_svg(
             anchor = "start" if nx > 4 else "end" if nx < -4 else "middle"
             lx += 3 if anchor == "start" else -3 if anchor == "end" else 0
         parts.append(
-            f'<g class="edge {c}" data-edge="{_e(u)}->{_e(v)}" data-hits="{n}"><title>{_e(tip)}</title>'
+            f'<g class="edge {c}" data-edge="{_e(u)}->{_e(v)}" data-hits="{_e(n)}"><title>{_e(tip)}</title>'
             f'<path d="{d}" fill="none" stroke="{colour[c]}" stroke-width="{sw:.1f}"{dash[c]} '
             f'marker-end="url(#{uid}-{c})"/>'
             f'<text x="{lx:.1f}" y="{ly:.1f}" font-size="11" text-anchor="{anchor}" fill="{colour[c]}" '
@@ -232,6 +244,7 @@ def sequence_svg(arrows: list[list[str]], uid: str = "seq", layout: dict[str, An
     >>> svg.count('class="lifeline"'), svg.count('class="msg"')
     (2, 2)
     """
+    uid = _id(uid)
     actors = sorted({x for a in arrows for x in a[:2]}, key=lambda a: actor_key(a, layout))
     idx = {a: i for i, a in enumerate(actors)}
     wrapped = [wrap_label(str(label)) for _, _, label in arrows]
