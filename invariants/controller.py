@@ -40,6 +40,7 @@ from invariants.controller_convergence import (
     serving,
     shutting_down_brokers_are_live,
 )
+from invariants.controller_explain import with_explanations
 from invariants.controller_fidelity import fidelity_properties
 from invariants.controller_guards import controller_stepped, delivers, zk_changed
 from invariants.controller_observed import observed_properties
@@ -935,6 +936,7 @@ def properties(config: ControllerConfig) -> list[Property]:
                 "unclean_election", lambda s: bool(s.history & 1), "an unclean leader election is written"
             )
         )
+    props = with_explanations(props, sys)  # each property says why it fails (controller_explain.py)
     return [dataclasses.replace(p, symmetric=True) if p.name in SYMMETRIC else p for p in props]
 
 

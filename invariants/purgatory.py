@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from explorer.core import ModelSpec, Property, always, reachable, transition
 from invariants.mutants.purgatory import PurgatoryConfig, build
+from invariants.timing_explain import attach, purgatory_explanations
 from model.purgatory.actions import CheckAndCompleteDone, PurgeKey
 from model.purgatory.state import (
     PATH_CHECK_AND_COMPLETE,
@@ -256,7 +257,7 @@ def properties(config: PurgatoryConfig) -> list[Property]:
         ),
     ]
     props += [reachable(name, check, doc) for cond, name, check, doc in witnesses if cond]
-    return props
+    return attach(props, purgatory_explanations(sys))  # each says why it fails (timing_explain.py)
 
 
 SPEC = ModelSpec(

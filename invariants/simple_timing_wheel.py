@@ -30,6 +30,7 @@ from typing import Any
 
 from explorer.core import ModelSpec, Property, always, reachable, transition
 from invariants.mutants.simple_timing_wheel import SimpleTimingWheelConfig, build
+from invariants.timing_explain import attach, simple_timing_wheel_explanations
 from model.simple_timing_wheel.actions import Shutdown, Submit
 from model.simple_timing_wheel.state import CallerPc, Exc, State, StopMode, TriggerPc
 from model.simple_timing_wheel.system import SimpleTimingWheel, live_tasks, trigger_bounded
@@ -246,7 +247,8 @@ def properties(config: SimpleTimingWheelConfig) -> list[Property]:
                 "remove()'s for-each throws ConcurrentModificationException",
             )
         )
-    return props
+    # each says why it fails (timing_explain.py)
+    return attach(props, simple_timing_wheel_explanations(config, added_count, projected_fire_tick))
 
 
 SPEC = ModelSpec(

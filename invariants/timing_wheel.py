@@ -30,6 +30,7 @@ from typing import Any
 
 from explorer.core import ModelSpec, Property, always, reachable
 from invariants.mutants.timing_wheel import TimingWheelConfig, build
+from invariants.timing_explain import attach, timing_wheel_explanations
 from model.timing_wheel import (
     CANCELLED,
     CANCELLED_IN_WHEEL,
@@ -324,7 +325,7 @@ def properties(config: TimingWheelConfig) -> list[Property]:
                 "SystemTimer.add's timingWheel.add refuses an already expired entry, which runs at once",
             )
         )
-    return props
+    return attach(props, timing_wheel_explanations(config))  # each says why it fails (timing_explain.py)
 
 
 SPEC = ModelSpec(
