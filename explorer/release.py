@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -26,9 +27,10 @@ from typing import Any
 from explorer.api import CheckOptions
 from explorer.config import ConfigError, did_you_mean
 from explorer.core import CheckResult, ExitReason
+from explorer.datafiles import DataFileError
 from explorer.frontend import format_result, run_check, run_proofs
 from explorer.report import mutation_summary, provenance, report_pages
-from explorer.report_history import changes, index_html, read_run, runs
+from explorer.report_history import changes, index_html, load_run, scan, shown_name
 from explorer.report_layout import LayoutError, layout_of
 from explorer.search import Progress, not_run_result, stop_requested
 from explorer.suite import (
@@ -375,18 +377,34 @@ def suite_summary(doc_entries: list[dict[str, Any]], wall_seconds: float) -> dic
 
 def _previous_run(report_dir: str, compare: str | None) -> dict[str, Any] | None:
     """The run this one is compared with: ``compare`` (a run id in ``report_dir`` or a run
-    folder; ConfigError in one line if it holds no release report), else the newest run in
-    ``report_dir`` (None if there is none)."""
-    if compare is None:
-        kept = runs(report_dir)
-        return kept[-1] if kept else None
+    folder; ConfigError in one line if its report is missing or does not validate), else the
+    newest run in ``report_dir`` whose report validates (None if there is none). A run folder
+    whose report does not is never compared with: one warning line on stderr each
+    (:func:`explorer.report_history.scan`)."""
+    kept, unreadable = scan(report_dir)
+    previous = kept[-1] if kept else None
+    if compare is not None:
+        previous = _named_run(report_dir, compare, kept)
+    for name, why in unreadable:
+        print(
+            f"release: warning: {report_dir}/{shown_name(name)} is unreadable, left out of the history "
+            f"and never compared with: {why}",
+            file=sys.stderr,
+            flush=True,
+        )
+    return previous
+
+
+def _named_run(report_dir: str, compare: str, kept: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run ``--compare`` names (a run id in ``report_dir`` or a run folder); ConfigError in
+    one line when there is none or its report does not validate."""
     for candidate in (Path(report_dir) / compare, Path(compare)):
         if candidate.exists():
-            doc = read_run(candidate)
-            if doc is None:
-                raise ConfigError(f"--compare {compare}: {candidate} holds no release report (report.json)")
-            return doc
-    known = [str(d.get("run_id")) for d in runs(report_dir)]
+            try:
+                return load_run(candidate)
+            except DataFileError as e:
+                raise ConfigError(f"--compare {compare}: {candidate}: {e}") from None
+    known = [str(d.get("run_id")) for d in kept]
     hint = f" (runs in {report_dir}: {', '.join(known[-5:])})" if known else f" ({report_dir} holds no run)"
     raise ConfigError(f"--compare {compare}: no such run{hint}")
 
@@ -606,7 +624,8 @@ def run_release(
         '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(junit, encoding="unicode") + "\n",
     )
     _point_latest(report_dir, run_id)
-    _write_text_atomic(Path(report_dir) / "index.html", index_html(runs(report_dir)))
+    kept, unreadable = scan(report_dir)
+    _write_text_atomic(Path(report_dir) / "index.html", index_html(kept, unreadable=unreadable))
     failed = [e.name for e, _, s, _, _ in done if s == "fail"]
     budget = [e.name for e, _, s, _, _ in done if s == "budget"]
     not_run = [e.name for e, _, s, _, _ in done if s == "not-run"]
