@@ -78,6 +78,7 @@ from explorer.mutation_score import (
     score_of,
 )
 from explorer.release import SuiteEntry, _verdict, check_requirements, load_suite, pinned_lengths_moved
+from explorer.search import safeio
 from explorer.source_mutants import SourceMutant, apply_mutant, generate_files, resolve_anchored, sample
 from explorer.tracefile import MUTANT_STATUSES, write_json_atomic
 
@@ -267,12 +268,12 @@ def _open_results(
     }
     if not results.exists() or results.stat().st_size == 0:
         results.parent.mkdir(parents=True, exist_ok=True)
-        results.write_text(json.dumps({"header": header}) + "\n", encoding="utf-8")
+        safeio.write_atomic(results, (json.dumps({"header": header}) + "\n").encode(), sync=False)
         return {}
     out: dict[str, Any] = {"mutants": {}}
     data = results.read_bytes()
     if not data.endswith(b"\n"):  # a line torn by a kill: dropped, so the next one starts clean
-        os.truncate(results, data.rfind(b"\n") + 1)
+        safeio.truncate(results, data.rfind(b"\n") + 1)  # never through a link (refused)
         data = data[: data.rfind(b"\n") + 1]
     where = f"--results {results}"
     try:
@@ -549,8 +550,8 @@ def run_mutants(
     def keep(kind: str, rec: Any) -> None:
         if results is None:
             return
-        with write_lock, open(results, "a", encoding="utf-8") as f:
-            f.write(json.dumps({kind: rec}) + "\n")
+        with write_lock, safeio.open_append(results) as f:  # never through a link (refused)
+            f.write((json.dumps({kind: rec}) + "\n").encode())
             f.flush()
             os.fsync(f.fileno())
 

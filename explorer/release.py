@@ -32,7 +32,7 @@ from explorer.frontend import format_result, run_check, run_proofs
 from explorer.report import mutation_summary, provenance, report_pages
 from explorer.report_history import changes, index_html, load_run, scan, shown_name
 from explorer.report_layout import LayoutError, layout_of
-from explorer.search import Progress, not_run_result, stop_requested
+from explorer.search import Progress, not_run_result, safeio, stop_requested
 from explorer.suite import (
     _MACHINES,
     SuiteEntry,
@@ -431,14 +431,10 @@ def _run_dir(report_dir: str) -> tuple[str, Path]:
 
 
 def _write_text_atomic(path: Path, text: str) -> None:
-    """Write ``path`` through a temporary file in its folder, then rename it into place."""
+    """Write ``path`` through a temporary file in its folder, then rename it into place (the
+    temporary file is made new: a link at either name is replaced, never written through)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    safeio.write_atomic(path, text.encode("utf-8"), tmp=tmp, sync=False)
 
 
 def _point_latest(report_dir: str, run_id: str) -> None:
@@ -614,7 +610,7 @@ def run_release(
         doc["changes"] = changes(doc, previous)
     write_json_atomic(out / "report.json", doc)
     pages = report_pages(doc)
-    (out / "entries").mkdir(exist_ok=True)
+    safeio.make_dir(out / "entries", exist_ok=True)  # a link there is refused, never written into
     for rel in sorted(pages, key=lambda r: r == "index.html"):  # the front page last
         _write_text_atomic(out / rel, pages[rel])
     junit = _junit(done, prov)

@@ -71,7 +71,7 @@ from explorer.engines.base import ModelError
 from explorer.engines.bfs import check_bfs
 from explorer.explain import explain_end
 from explorer.frontend import SECONDS, Bounded, UsageError, check_output_dir, model_spec, system_factory
-from explorer.search import trace_steps
+from explorer.search import safeio, trace_steps
 from explorer.search.shrinking import (
     SHRINKABLE,
     Checker,
@@ -630,10 +630,8 @@ def shrink_main(argv: Sequence[str] | None = None) -> int:
     test_path = os.path.join(out_dir, f"test_{stem}_shrunk.py")
     os.makedirs(out_dir, exist_ok=True)
     write_json_atomic(trace_path, out.trace_document())
-    tmp = test_path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(out.pytest_source(args.mode))
-    os.replace(tmp, test_path)
+    source = out.pytest_source(args.mode).encode("utf-8")  # links replaced, never written through:
+    safeio.write_atomic(test_path, source, tmp=test_path + ".tmp", sync=False)
     changes = out.config_changes()
     print(
         f"{out.model}: {out.property}: {out.original_length} steps -> {out.length} steps"

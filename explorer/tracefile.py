@@ -80,7 +80,9 @@ def trace_file_name(model: str, prop: str, suffix: str = "") -> str:
 
 def write_json_atomic(path: str | os.PathLike[str], doc: Any) -> None:
     """Write JSON to ``path`` through a temporary file, so nothing is half-written. An
-    OSError (a full disk, a folder gone) names ``path``, not the temporary file.
+    OSError (a full disk, a folder gone) names ``path``, not the temporary file. The temporary
+    file is a new name (``mkstemp``: ``O_EXCL``) and a link at ``path`` is replaced by the
+    rename, never written through.
 
     >>> write_json_atomic("/nonexistent-dir/r.json", {})
     Traceback (most recent call last):
@@ -94,7 +96,7 @@ def write_json_atomic(path: str | os.PathLike[str], doc: Any) -> None:
         raise type(e)(e.errno, e.strerror, os.fspath(path)) from None
     umask = os.umask(0)
     os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; give it a normal file's mode
+    os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes it private (the descriptor: never a link put at tmp)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(doc, fh, indent=1, default=str)

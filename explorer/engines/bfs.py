@@ -48,7 +48,7 @@ from typing import Any
 from explorer.core import CheckResult, Property, PropertyKind
 from explorer.engines.base import CheckOptions, ModelError, UntrustedResultError
 from explorer.engines.options import DEFAULT_BATCH, DEFAULT_EVERY, BfsOptions, refusal
-from explorer.search import por_setup
+from explorer.search import por_setup, safeio
 from explorer.search.checkpoint import CheckpointError, open_checkpoint
 from explorer.search.monitor import PropertyMonitor
 from explorer.search.serial import Budgets, Checkpointer, ModelErrorResult, breadth_first, finish
@@ -225,7 +225,7 @@ def _with_workers(
     if monitor.live:
         assert work is not None
         live_dir = work / "live"
-        live_dir.mkdir(exist_ok=True)
+        safeio.make_dir(live_dir, exist_ok=True)  # a link there is refused, never written into
     key = signed_fingerprint if lean else hash
     exp = Expander(
         system, monitor.props, options.deadlock, o.batch, key, pack=pack, canon=canon, live_dir=live_dir

@@ -46,7 +46,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import signal
 import sys
 from collections.abc import Iterable
@@ -55,7 +54,7 @@ from typing import Any
 
 from explorer.core import config_to_dict
 from explorer.datafiles import DataFileError, check_digest, digest, model_digest, read_json
-from explorer.search import codec
+from explorer.search import codec, safeio
 from explorer.search.iopath import naming
 from explorer.search.visited import load_table, save_table
 
@@ -73,6 +72,7 @@ __all__ = [
     "prepare_folder",
     "read_manifest",
     "read_snapshot",
+    "refuse_links",
     "run_identity",
     "write_manifest",
     "write_snapshot",
@@ -120,14 +120,8 @@ def _fsync_dir(path: Path) -> None:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with naming(path):
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        _fsync_dir(path.parent)
+    with naming(path):  # through NAME.tmp, a new file (a link there is replaced, never written through)
+        safeio.write_atomic(path, data, tmp=path.with_name(path.name + ".tmp"))
 
 
 #: the lock file of a checkpoint folder: held (``flock``) by the run using the folder
@@ -155,7 +149,9 @@ def lock_folder(folder: Path, flag: str) -> None:
     if key in _held:
         return
     try:
-        fd = os.open(Path(folder) / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = safeio.open_lock(Path(folder) / LOCK_NAME)  # never a link's target (it is truncated)
+    except safeio.LinkError:
+        raise CheckpointError(f"{flag} {folder}: {LOCK_NAME} is a symbolic link; {_NO_LINK}") from None
     except OSError as e:
         raise CheckpointError(f"{flag} {folder}: cannot create its lock file ({e.strerror})") from None
     try:
@@ -173,6 +169,31 @@ def lock_folder(folder: Path, flag: str) -> None:
         os.close(fd)
         raise CheckpointError(f"{flag} {folder}: cannot write its lock file ({e.strerror or e})") from None
     _held[key] = fd
+
+
+#: why a link in a checkpoint folder is refused
+_NO_LINK = "kafka-mc follows no link inside a checkpoint folder (remove it, or copy what it points at)"
+
+
+def refuse_links(folder: Path, flag: str) -> Path:
+    """``folder`` (for chaining) if no entry of it, nor of its sub-folders (``frontier/``,
+    ``snap-*/``, ``tmp-*/``), is a symbolic link; else a one-line :class:`CheckpointError`
+    naming the first. A checkpoint comes from elsewhere: a link in it would make the run
+    truncate, write or delete what it points at (the lock, the parent log, the frontier).
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()); (d / "frontier").mkdir(); refuse_links(d, "--resume") == d
+    True
+    >>> (d / "parents.bin").symlink_to("/etc/passwd"); refuse_links(d, "--resume")
+    Traceback (most recent call last):
+    ...
+    explorer.search.checkpoint.CheckpointError: --resume ...: parents.bin is a symbolic link; kafka-mc follows \
+no link inside a checkpoint folder (remove it, or copy what it points at)
+    """
+    link = safeio.find_link(folder)
+    if link is not None:
+        raise CheckpointError(f"{flag} {folder}: {link.relative_to(folder)} is a symbolic link; {_NO_LINK}")
+    return Path(folder)
 
 
 def prepare_folder(folder: Path) -> None:
@@ -208,14 +229,11 @@ def prepare_folder(folder: Path) -> None:
     names = [p.name for p in folder.iterdir() if p.name != LOCK_NAME]
     if any(n not in _OWN and not n.startswith(("snap-", "tmp-")) for n in names):
         raise CheckpointError(f"--checkpoint {folder}: not empty; name an empty or new folder")
+    refuse_links(folder, "--checkpoint")  # no leftover of kafka-mc's is a link
     try:
         for n in names:  # the leftovers of a start that never completed a snapshot
-            p = folder / n
-            if p.is_dir() and not p.is_symlink():
-                shutil.rmtree(p)
-            else:
-                p.unlink()
-        (folder / "frontier").mkdir()
+            safeio.remove(folder / n)
+        safeio.make_dir(folder / "frontier")
     except OSError as e:
         raise CheckpointError(f"--checkpoint {folder}: cannot prepare it ({e.strerror})") from None
 
@@ -345,12 +363,11 @@ def write_snapshot(folder: Path, seq: int, state: dict[str, Any], table: Any, fr
 def _write_snapshot(
     folder: Path, tmp: Path, seq: int, state: dict[str, Any], table: Any, frontier: list[Path]
 ) -> None:
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    safeio.remove(tmp)  # an unfinished one (a link there: only the link)
     tmp.mkdir()
     save_table(table, tmp / "table.bin")
     for k, f in enumerate(frontier):
-        os.link(f, tmp / f"F{k:06d}.bin")
+        safeio.hard_link(f, tmp / f"F{k:06d}.bin")
     doc = {
         **state,
         "frontier_files": len(frontier),
@@ -376,8 +393,8 @@ def _write_snapshot(
     crash_point("snapshot-renamed")
     _write_atomic(folder / "CURRENT", final.name.encode())
     for old in folder.iterdir():
-        if old.is_dir() and old.name.startswith(("snap-", "tmp-")) and old.name != final.name:
-            shutil.rmtree(old)
+        if old.name.startswith(("snap-", "tmp-")) and old.name != final.name:
+            safeio.remove(old)  # a folder, or a link (only the link)
 
 
 #: the file of a snapshot that lists its other files with their sizes and checksums
@@ -444,8 +461,8 @@ def read_snapshot(folder: Path) -> tuple[dict[str, Any], Any, list[Path]] | None
     current = folder / "CURRENT"
     name = current.read_text().strip() if current.exists() else None
     for old in folder.iterdir():
-        if old.is_dir() and old.name.startswith(("tmp-", "snap-")) and old.name != name:
-            shutil.rmtree(old)
+        if old.name.startswith(("tmp-", "snap-")) and old.name != name:
+            safeio.remove(old)  # a folder, or a link (only the link)
     if name is None:
         return None
     if not _SNAP_NAME.fullmatch(name):
@@ -540,6 +557,7 @@ def open_checkpoint(
         )
         return folder, None
     if folder.is_dir():  # locked before anything is read: a run preparing the folder has it
+        refuse_links(folder, "--resume")
         lock_folder(folder, "--resume")
     manifest = read_manifest(folder)
     stored_layout = manifest.get("layout", "lean")

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from explorer.search import safeio
 from explorer.search.codec import UnsafeFileError
 from explorer.search.iopath import naming
 from explorer.search.statepack import dumps_states, loads_states
@@ -85,7 +86,7 @@ class LevelQueue:
     def _write(self, states: list[Any], sync: bool = False) -> Path:
         path = self.folder / f"L{self.depth:06d}-{self._written:06d}.bin"
         self._written += 1
-        with naming(path), open(path, "wb") as f:
+        with naming(path), safeio.create(path) as f:  # a link at the name replaced, not written through
             f.write(dumps_states(states))
             if sync:
                 f.flush()

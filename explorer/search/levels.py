@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 
 from explorer import speedups
+from explorer.search import safeio
 from explorer.search.checkpoint import crash_point
 from explorer.search.coverage import Coverage
 from explorer.search.live_graph import FingerprintGraph, check_eventually
@@ -280,7 +281,9 @@ class PoolLevels:
     def _shares(self, dump: bool = False) -> list[Path]:
         """The files of each process's frontier share in the checkpoint (``dump``: written)."""
         assert self.checkpointer is not None
-        paths = [self.checkpointer.folder / "frontier" / f"W{i}.bin" for i in range(self.pool.n)]
+        frontier = self.checkpointer.folder / "frontier"
+        safeio.make_dir(frontier, exist_ok=True)  # a link there is refused, never written into
+        paths = [frontier / f"W{i}.bin" for i in range(self.pool.n)]
         if dump:
             self.pool.call("dump", [(p,) for p in paths])
         return paths

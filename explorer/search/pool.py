@@ -44,7 +44,7 @@ import numpy as np
 
 from explorer import speedups
 from explorer.core import Property, PropertyKind, action_kind
-from explorer.search import codec, label_counting
+from explorer.search import codec, label_counting, safeio
 from explorer.search.iopath import naming
 from explorer.search.live_graph import LiveRecorder
 from explorer.search.monitor import CheckTables
@@ -162,8 +162,8 @@ class PackedStates:
 
 def dump_share(path: Path, frontier: list[Any], ranks: list[int]) -> int:
     """Write one process's frontier share (its states and their ranks) to ``path``, synced;
-    the number of states. A file already there is unlinked first, never written through: it
-    may be a hard link into a snapshot. The file is data only (:mod:`explorer.search.codec`
+    the number of states. A file already there (or a link) is unlinked first, never written
+    through (:func:`explorer.search.safeio.create`): it may be a hard link into a snapshot. The file is data only (:mod:`explorer.search.codec`
     and :mod:`explorer.search.statepack`, never a pickle): the share count, then per chunk
     its packed states and its ranks, each prefixed by its length.
 
@@ -173,8 +173,7 @@ def dump_share(path: Path, frontier: list[Any], ranks: list[int]) -> int:
     (2, ([(0, 1), (1, 0)], [0, 3]))
     """
     path = Path(path)
-    path.unlink(missing_ok=True)
-    with naming(path), open(path, "wb") as fh:
+    with naming(path), safeio.create(path) as fh:
         fh.write(_SHARE_MAGIC + _LEN8.pack(len(frontier)))
         for i in range(0, len(frontier), _DUMP_CHUNK):
             for blob in (

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.core import CheckResult, ExitReason, LevelStats, render_state
-from explorer.search import codec
+from explorer.search import codec, safeio
 from explorer.search.checkpoint import crash_point, write_snapshot
 from explorer.search.coverage import Coverage, label_counting
 from explorer.search.frontier import LevelQueue
@@ -174,10 +174,10 @@ class SerialLevels:
             work = Path(tempfile.mkdtemp(prefix="kafka-mc-frontier-"))
         self.work = work
         self.frontier_dir = frontier_dir = (work / "frontier") if work is not None else Path(".")
-        if work is not None:
-            frontier_dir.mkdir(exist_ok=True)
+        if work is not None:  # a link for the folder is refused; one in it removed, not followed
+            safeio.make_dir(frontier_dir, exist_ok=True)
             for stale in frontier_dir.iterdir():
-                stale.unlink()
+                safeio.remove(stale)
         self.limit = limit = sys.maxsize if frontier_batch is None else frontier_batch
         self.label_counts: dict[Any, int] = {}
         self.successors = label_counting(system, self.label_counts) or system.successors
@@ -195,7 +195,7 @@ class SerialLevels:
             linked = []
             for k, f in enumerate(files):
                 dst = frontier_dir / f"R{k:06d}.bin"
-                dst.hardlink_to(f)
+                safeio.hard_link(f, dst)
                 linked.append(dst)
             self.frontier = LevelQueue(frontier_dir, book.depth, limit, linked, st["frontier_size"])
         else:

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer import encoding, speedups
+from explorer.search import safeio
 from explorer.search.iopath import naming
 
 __all__ = [
@@ -201,8 +202,9 @@ class ParentLog:
 
     def __init__(self, path: Path, resume_count: int | None = None):
         self.path = Path(path)
-        if resume_count is None:
-            self.path.write_bytes(b"")
+        if resume_count is None:  # a new file (a link there is replaced, never truncated through)
+            with naming(self.path):
+                safeio.create(self.path).close()
             self.flushed = 0
         else:
             self.truncate(resume_count)
@@ -222,7 +224,7 @@ class ParentLog:
     def flush(self, sync: bool = False) -> None:
         """Append the buffered records to the file (``sync``: and to the disk)."""
         if self.buf:
-            with naming(self.path), open(self.path, "ab") as f:
+            with naming(self.path), safeio.open_append(self.path) as f:
                 self.buf.tofile(f)
                 if sync:
                     f.flush()
@@ -230,15 +232,18 @@ class ParentLog:
             self.flushed += len(self.buf) // 2
             del self.buf[:]
         elif sync:
-            with naming(self.path), open(self.path, "ab") as f:
+            with naming(self.path), safeio.open_append(self.path) as f:
                 os.fsync(f.fileno())
 
     def truncate(self, count: int) -> None:
-        """Keep the first ``count`` records of the file (those a snapshot knows)."""
+        """Keep the first ``count`` records of the file (those a snapshot knows); a link there
+        is refused (:class:`explorer.search.safeio.LinkError`), never truncated through."""
+        if self.path.is_symlink():
+            raise safeio.LinkError(self.path)
         size = self.path.stat().st_size
         if size < count * self.RECORD:
             raise ValueError(f"{self.path}: {size // self.RECORD} records, the snapshot needs {count}")
-        os.truncate(self.path, count * self.RECORD)
+        safeio.truncate(self.path, count * self.RECORD)
         self.flushed = count
 
     def record(self, index: int) -> tuple[int, int, int]:
