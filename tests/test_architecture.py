@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "explorer.speedups",
             "explorer._speedups",
             "explorer.tracefile",
+            "explorer.datafiles",
             "explorer.explain",
             "explorer.state_view",
             "explorer.report",
