@@ -33,6 +33,7 @@ from explorer.report import mutation_summary, provenance, report_pages
 from explorer.report_history import changes, index_html, load_run, scan, shown_name
 from explorer.report_layout import LayoutError, layout_of
 from explorer.search import Progress, not_run_result, safeio, stop_requested
+from explorer.state_view import trace_views
 from explorer.suite import (
     _MACHINES,
     SuiteEntry,
@@ -531,6 +532,7 @@ def run_release(
     done: list[tuple[SuiteEntry, CheckResult, str, str, list[dict[str, Any]]]] = []
     arrows: dict[str, list[list[list[str]] | None]] = {}
     layouts: dict[str, dict[str, Any] | None] = {}
+    views: dict[str, list[list[list[Any]] | None]] = {}  # each counterexample's states, in full
     interrupted = False
     for e in entries:
         if interrupted:
@@ -558,6 +560,7 @@ def run_release(
                     sequence_of(system, [{"action": s.action, "fingerprint": s.fingerprint} for s in v.trace])
                     for v in r.violations
                 ]
+                views[e.name] = [trace_views(system, v.trace) for v in r.violations]
         except KeyboardInterrupt:
             interrupted = True
             done.append((e, _not_run(e), "not-run", "not run: the release was interrupted", []))
@@ -577,6 +580,9 @@ def run_release(
         for v, seq in zip(res["violations"], arrows.get(e.name, [])):
             if seq is not None:
                 v["sequence"] = seq
+        for v, tv in zip(res["violations"], views.get(e.name, []), strict=False):
+            if tv is not None:
+                v["state_views"] = tv  # the report's "full state" of each step (explorer.state_view)
         doc_entries.append(
             {
                 "name": e.name,

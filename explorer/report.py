@@ -40,6 +40,8 @@ from explorer.report_svg import (
     sequence_svg,
     state_machine_svg,
 )
+from explorer.state_view import as_node
+from explorer.state_view import render_html as state_html
 
 __all__ = [
     "entry_pages",
@@ -320,6 +322,7 @@ def _violation(
     )
     split = any(a != "other" for a in actors)
     cols = actors if split else ["what changed"]
+    views = v.get("state_views") or []  # each step's full state (explorer.state_view), when recorded
     rows = []
     for st in trace:
         cls = ' class="loop"' if loop is not None and st["index"] > loop else ""
@@ -335,6 +338,7 @@ def _violation(
         rows.append(
             f"<tr{cls}><td class=num>{_e(st['index'])}</td><td>{_e(st['action'] or 'initial state')}</td>"
             + "".join(cells)
+            + (_full_state(views[st["index"]]) if st["index"] < len(views) else "")
             + f"<td class='mono muted'>{_e(st['fingerprint'])}</td></tr>"
         )
     loop_note = (
@@ -343,6 +347,7 @@ def _violation(
         else ""
     )
     heads = "".join(f"<th>{_e(a if a != 'other' else 'other changes')}</th>" for a in cols)
+    heads += "<th>full state</th>" if views else ""
     body = (
         f"<table><tr><th>step</th><th>action</th>{heads}<th>fingerprint</th></tr>"
         + "".join(rows)
@@ -362,8 +367,33 @@ def _violation(
     return (
         f"<details class=counterexample{ident}><summary><h4 class={cls}>{_e(v['property'])} ({_e(v['kind'])}): "
         f"{_e(v['length'])} steps{tag}</h4></summary>"
-        f"<p>{_e(v['doc'])}</p>{loop_note}{seq_html}{body}</details>"
+        f"<p>{_e(v['doc'])}</p>{_why(v.get('explanation'))}{loop_note}{seq_html}{body}</details>"
     )
+
+
+def _why(lines: Any) -> str:
+    """A violation's explanation (:mod:`explorer.explain`), escaped, one line each.
+
+    >>> _why(["node 1 holds t0, its set (2,) <not> it"])
+    '<p class=why><b>Why:</b> node 1 holds t0, its set (2,) &lt;not&gt; it</p>'
+    """
+    if not lines or not isinstance(lines, list):
+        return ""
+    return "<p class=why><b>Why:</b> " + "<br>".join(_e(line) for line in lines) + "</p>"
+
+
+def _full_state(view: Any) -> str:
+    """One step's "full state" cell: the state's tree (:mod:`explorer.state_view`), folded, every
+    label and value escaped.
+
+    >>> _full_state(["state", None, [["/owner", "<none>", []]]])
+    '<td><details><summary>full state</summary><details class="state"><summary>state</summary><ul><li><b>/owner</b>: &lt;none&gt;</li></ul></details></details></td>'
+    """
+    try:
+        tree = as_node(view)
+    except (TypeError, ValueError):  # not a tree: a report.json edited by hand
+        return "<td></td>"
+    return f"<td><details><summary>full state</summary>{state_html(tree, open_depth=0)}</details></td>"
 
 
 # --------------------------------------------------------------------------- the page

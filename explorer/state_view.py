@@ -48,12 +48,14 @@ from explorer.core import describe
 __all__ = [
     "StateNode",
     "as_node",
+    "compact",
     "diff_trees",
     "flatten",
     "render_html",
     "render_text",
     "state_tree",
     "step_view",
+    "trace_views",
     "tree_of",
     "view_steps",
 ]
@@ -281,3 +283,42 @@ def step_view(system: Any, states: list[Any], steps: list[dict[str, Any]], ks: l
     return "\n".join(
         [head, *(f"  {c}" for c in changes)] if changes else [head, "  the two states are equal"]
     )
+
+
+def compact(node: StateNode) -> list[Any]:
+    """The tree as nested ``[label, value, children]`` lists (what a result file keeps; read back
+    by :func:`as_node`).
+
+    >>> compact(StateNode("zk", None, (StateNode("epoch", "1"),)))
+    ['zk', None, [['epoch', '1', []]]]
+    >>> as_node(compact(StateNode("zk", None, (StateNode("epoch", "1"),)))).children[0].value
+    '1'
+    """
+    return [node.label, node.value, [compact(c) for c in node.children]]
+
+
+#: the longest counterexample whose every state :func:`trace_views` renders (a report's size)
+MAX_VIEWED_STEPS = 60
+
+
+def trace_views(system: Any, steps: list[Any]) -> list[list[Any]] | None:
+    """Each state of a counterexample (its steps, as :class:`~explorer.core.TraceStep` or dicts)
+    as :func:`compact` trees, the trace replayed on ``system``; None when it does not replay or
+    is longer than :data:`MAX_VIEWED_STEPS`.
+
+    >>> from tests.toys import Grid
+    >>> from explorer.search.traces import trace_steps
+    >>> g = Grid(2)
+    >>> s0 = next(iter(g.init_states())); a, s1 = next(iter(g.successors(s0)))
+    >>> trace_views(g, trace_steps([s0, s1], [a]))
+    [['state', '(0, 0)', []], ['state', '(1, 0)', []]]
+    """
+    from explorer.explain import replay_path
+
+    if not steps or len(steps) > MAX_VIEWED_STEPS + 1:
+        return None
+    try:
+        path = replay_path(system, steps)
+    except Exception:  # the model's code: a view is never worth a failed run
+        return None
+    return None if path is None else [compact(tree_of(system, s)) for s in path[0]]
