@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.api import CheckOptions
-from explorer.config import ConfigError, did_you_mean
+from explorer.config import ConfigError, did_you_mean, load_config
 from explorer.datafiles import DataFileError, loads_json, read_toml
 from explorer.frontend import (
     MAX_WORKERS,
@@ -134,12 +134,20 @@ def _entries(args: argparse.Namespace) -> list[SuiteEntry]:
             scoped.setdefault(head, []).append(rest)
         else:
             common.append(s)
-    return [
+    merged = [
         dataclasses.replace(
             e, set=(*e.set, *common, *scoped.get(e.name, [])), max_seconds=args.max_seconds, max_states=None
         )
         for e in chosen
     ]
+    for e in merged:  # each entry's configuration with every override, before any worker runs
+        if ":" not in e.model:
+            try:
+                load_config(model_spec(e.model).config_cls, e.config, list(e.set))
+            except ConfigError as err:
+                flag = "--set" if common or scoped.get(e.name) else "--config"
+                raise UsageError(f"{flag}: entry {e.name}: {err}") from None
+    return merged
 
 
 def _catalogue(model: str) -> list[str]:

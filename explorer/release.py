@@ -415,10 +415,11 @@ def _not_run(e: SuiteEntry) -> CheckResult:
     return not_run_result(e.model, e.engine, "not run: the release was interrupted before this entry")
 
 
-def _run_dir(report_dir: str) -> tuple[str, Path]:
-    """A new, unused ``report_dir/<run-id>`` (a suffix ``-2``, ``-3``, ... when two runs
-    start in the same second): created here, so no two runs ever share a folder."""
-    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+def _run_dir(report_dir: str, stamp: str | None = None) -> tuple[str, Path]:
+    """A new, unused ``report_dir/<run-id>``: ``stamp`` (the second the run started; default
+    now), with a suffix ``-2``, ``-3``, ... when two runs started in the same second: created
+    here, so no two runs ever share a folder."""
+    stamp = stamp or _run_stamp()
     root = Path(report_dir)
     root.mkdir(parents=True, exist_ok=True)
     for n in range(1, 10_000):
@@ -429,6 +430,23 @@ def _run_dir(report_dir: str) -> tuple[str, Path]:
             continue
         return run_id, root / run_id
     raise ConfigError(f"{report_dir}: no free run folder for {stamp}")  # pragma: no cover
+
+
+def _run_stamp() -> str:
+    """The run id of a run starting now (before its ``-2`` suffix, if any)."""
+    return _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def _check_report_dir(report_dir: str) -> None:
+    """ConfigError (one line) unless a run folder can be made in ``report_dir`` (made if
+    missing): asked before the first entry runs, while the run folder itself is made only
+    when the report is written, so a run that ends in an error leaves none behind."""
+    try:
+        Path(report_dir).mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ConfigError(f"--report-dir {report_dir}: cannot create a run folder ({err.strerror})") from None
+    if not os.access(report_dir, os.W_OK | os.X_OK):
+        raise ConfigError(f"--report-dir {report_dir}: cannot create a run folder (not writable)")
 
 
 def _write_text_atomic(path: Path, text: str) -> None:
@@ -520,10 +538,8 @@ def run_release(
     if os.path.exists(report_dir) and not os.path.isdir(report_dir):
         raise ConfigError(f"--report-dir {report_dir}: not a directory")
     previous = _previous_run(report_dir, compare)
-    try:
-        run_id, out = _run_dir(report_dir)
-    except OSError as err:
-        raise ConfigError(f"--report-dir {report_dir}: cannot create a run folder ({err.strerror})") from None
+    _check_report_dir(report_dir)
+    stamp = _run_stamp()  # the run folder is named by the start, made at the end (_run_dir)
     t_start = time.monotonic()
     prov = provenance(
         suite_path,
@@ -600,6 +616,10 @@ def run_release(
                 "result": res,
             }
         )
+    try:
+        run_id, out = _run_dir(report_dir, stamp)
+    except OSError as err:
+        raise ConfigError(f"--report-dir {report_dir}: cannot create a run folder ({err.strerror})") from None
     doc: dict[str, Any] = {
         "schema": "kafka-mc/release-report/2",
         "run_id": run_id,

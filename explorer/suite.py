@@ -3,7 +3,8 @@
 A suite is TOML with one ``[[check]]`` table per entry::
 
     [[check]]
-    name = "timing-wheel-ref"          # unique; used in the report and JUnit
+    name = "timing-wheel-ref"          # unique; used in the report and JUnit, and a file name:
+                                       # 1 to 100 of A-Z a-z 0-9 . _ -, a letter or digit first
     model = "timing-wheel"             # a registered model (or, with engine "symbolic", a proof target)
     config = "timing-wheel-ref.toml"   # relative to the suite file
     set = ["tick_ms=1"]                # optional overrides
@@ -29,18 +30,24 @@ A suite is TOML with one ``[[check]]`` table per entry::
     require_non_vacuous = true         # every guarded property applied at least once
 
 Every mistake is a one-line :class:`~explorer.config.ConfigError` naming the entry and the
-key; :mod:`explorer.release` runs the entries and publishes the results.
+key, found before the first entry runs: whatever a run of an entry would refuse (its model,
+configuration and overrides, a budget or reduction its engine does not take, an explore
+option naming an unknown action kind, a requirement or expected violation its model or
+proof target cannot meet) is asked when the suite loads. :mod:`explorer.release` runs the
+entries and publishes the results.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.config import ConfigError, load_config, parse_override
+from explorer.config import ConfigError, did_you_mean, load_config, parse_override
 from explorer.datafiles import DataFileError, read_toml
+from explorer.engines.options import SAMPLING_ENGINES, refusal
 from explorer.frontend import CHECK_ENGINES, registry
 from explorer.search import REDUCTIONS
 
@@ -69,11 +76,16 @@ _KEYS = {
     "explore",
     *_REQUIRE_KEYS,
 }
+#: the explore options keyed by action kind (the simulate engine's)
+_KIND_OPTIONS = {"weights", "fault_probabilities"}
 #: the engines an ``explore`` entry may run, with the options its ``explore`` table gives
 _EXPLORE_ENGINES = ("simulate", "hypothesis")
 _MACHINES = ("partition", "replica")
 #: the registered model whose coverage labels name the state machines' edges
 _STATE_MACHINE_MODEL = "controller"
+#: an entry's name: it names a file (the entry's page ``entries/<name>.html``), so it is a short
+#: plain file name, never a path, ``.``/``..``, an option (``-x``) or a name with a control character
+NAME_RULE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
 @dataclass(frozen=True)
@@ -135,7 +147,9 @@ def load_suite(path: str) -> list[SuiteEntry]:
     entries: list[SuiteEntry] = []
     seen: set[str] = set()
     for i, c in enumerate(checks):
-        where = f"{path}: check {i + 1}" + (f" ({c['name']})" if isinstance(c.get("name"), str) else "")
+        name = c.get("name")  # in the message when it can be shown on one line
+        shown = isinstance(name, str) and name.isprintable() and 0 < len(name) <= 100
+        where = f"{path}: check {i + 1}" + (f" ({name})" if shown else "")
         entries.append(_load_entry(where, base, c, seen))
     return entries
 
@@ -181,6 +195,11 @@ def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> Sui
     for k in ("name", "model"):
         if not isinstance(c.get(k), str) or not c[k]:
             raise ConfigError(f"{where}: {k} must be a non-empty string")
+    if not NAME_RULE.fullmatch(c["name"]):
+        raise ConfigError(
+            f"{where}: name must be 1 to 100 letters, digits, '.', '_' or '-', the first a letter or "
+            f"digit (it names the file entries/<name>.html), got {c['name']!r:.60}"
+        )
     if c["name"] in seen:
         raise ConfigError(f"{where}: duplicate name {c['name']!r}")
     seen.add(c["name"])
@@ -190,6 +209,8 @@ def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> Sui
     violates = _strings(where, c, "violates")
     if expect == "violation" and not violates:
         raise ConfigError(f"{where}: expect = 'violation' needs the list 'violates'")
+    if expect != "violation" and violates:
+        raise ConfigError(f"{where}: violates lists the expected violations of an expect = 'violation' entry")
     violates_at = _violates_at(where, c, violates)
     overrides = _strings(where, c, "set")
     engine = c.get("engine", "bfs")
@@ -216,6 +237,7 @@ def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> Sui
         raise ConfigError(f"{where}: config must be a non-empty file name, got {cfg!r}")
     config = None if cfg is None else os.path.join(base, cfg)
     require = _validate_requirements(where, c)
+    _engine_takes(where, c, engine, max_states, reduce, require)
     model: str = c["model"]
     try:
         if engine == "symbolic":
@@ -235,9 +257,10 @@ def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> Sui
             from explorer.symbolic.targets import TargetConfigError, target_obligations
 
             try:  # every bound checked when the suite loads, not when the entry's turn comes
-                target_obligations(model, dict(parse_override(o) for o in overrides))
+                obligations = target_obligations(model, dict(parse_override(o) for o in overrides))
             except TargetConfigError as e:
                 raise ConfigError(f"set: {str(e).removeprefix(f'{model}: ')}") from None
+            _known_names("violates", violates, [o.name for o in obligations], f"an obligation of {model}")
         else:
             reg = registry()
             if model not in reg.MODEL_MODULES:
@@ -245,12 +268,15 @@ def _load_entry(where: str, base: str, c: dict[str, Any], seen: set[str]) -> Sui
             spec = reg.get_model(model)
             loaded = load_config(spec.config_cls, config, list(overrides))
             if violates:
-                names = {p.name for p in spec.properties(loaded)} | {"deadlock"}
-                bad = [v for v in violates if v not in names]
-                if bad:
-                    raise ConfigError(f"violates: {bad[0]!r} is not a property of {model}")
-            if isinstance(require.get("require_actions"), tuple):
-                _check_action_kinds(model, spec, loaded, require)
+                names = [p.name for p in spec.properties(loaded)] + ["deadlock"]
+                _known_names("violates", violates, names, f"a property of {model}")
+            kinds = isinstance(require.get("require_actions"), tuple) or explore.keys() & _KIND_OPTIONS
+            if kinds or "require_transitions" in require:  # what the entry's own system declares
+                system = spec.build(loaded)
+                if kinds:
+                    _check_action_kinds(model, system, require, explore)
+                if "require_transitions" in require:
+                    _check_transitions(model, system, require["require_transitions"])
     except ConfigError as e:
         raise ConfigError(f"{where}: {e}") from None
     return SuiteEntry(
@@ -298,6 +324,10 @@ def _explore_options(where: str, c: dict[str, Any], expect: str, engine: str) ->
     ):
         raise ConfigError(
             f"{where}: explore must be a table with an integer seed (a run that can be repeated)"
+        )
+    if "database" in table:  # a release's Hypothesis run keeps none (SuiteEntry.engine_options)
+        raise ConfigError(
+            f"{where}: explore: database: a suite entry's Hypothesis run keeps no example database"
         )
     from explorer.engines.options import HypothesisOptions, SimulateOptions
 
@@ -352,17 +382,7 @@ def _validate_requirements(where: str, c: dict[str, Any]) -> dict[str, Any]:
                     f"{where}: require_transitions must be a fraction in [0, 1] or a list like "
                     f'["partition/OfflinePartition->OnlinePartition"], got {v!r}'
                 )
-            if strings:
-                edges = _state_machine_edges()
-                for x in v:
-                    if x not in edges:
-                        raise ConfigError(
-                            f"{where}: require_transitions: {x!r} is no edge of the partition or replica "
-                            "state machine (write machine/From->To)"
-                        )
-                v = tuple(v)
-            else:
-                v = float(v)
+            v = tuple(v) if strings else float(v)  # the edges are the model's: _check_transitions
         elif key == "require_labels":
             if not strings or any(len(x.split("/")) < 2 for x in v):
                 raise ConfigError(
@@ -375,29 +395,95 @@ def _validate_requirements(where: str, c: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _state_machine_edges() -> set[str]:
-    """Every edge of the partition and replica state machines, as ``machine/From->To``.
+def _state_machine_edges(system: Any) -> set[str]:
+    """Every edge of the state machines a system declares, as ``machine/From->To``: read from
+    its coverage labels (``state_machines/...``); empty when it declares none.
 
-    Read from the coverage labels (``state_machines/...``) the controller model declares,
-    reached through the model registry.
-
-    >>> "partition/OfflinePartition->OnlinePartition" in _state_machine_edges()
+    >>> spec = registry().get_model(_STATE_MACHINE_MODEL)
+    >>> "partition/OfflinePartition->OnlinePartition" in _state_machine_edges(spec.build(load_config(spec.config_cls)))
     True
     """
-    spec = registry().get_model(_STATE_MACHINE_MODEL)
-    system = spec.build(load_config(spec.config_cls))
-    return {"/".join(lb[1:]) for lb in system.coverage_labels() if lb[0] == "state_machines"}
+    labels = system.coverage_labels() if hasattr(system, "coverage_labels") else ()
+    return {"/".join(lb[1:]) for lb in labels if lb[0] == "state_machines"}
 
 
-def _check_action_kinds(model: str, spec: Any, config: Any, require: dict[str, Any]) -> None:
-    """``require_actions`` names only action kinds the model declares (when it declares them)."""
-    system = spec.build(config)
+def _check_transitions(model: str, system: Any, required: float | tuple[str, ...]) -> None:
+    """``require_transitions`` asks for edges of state machines the model declares: a model
+    without one could never meet it, and a name that is no edge could never be taken."""
+    edges = _state_machine_edges(system)
+    if not edges:
+        raise ConfigError(
+            f"require_transitions: {model} declares no state machine (no state_machines labels)"
+        )
+    for x in required if isinstance(required, tuple) else ():
+        if x not in edges:
+            raise ConfigError(
+                f"require_transitions: {x!r} is no edge of the partition or replica state machine "
+                "(write machine/From->To)"
+            )
+
+
+def _check_action_kinds(model: str, system: Any, require: dict[str, Any], explore: dict[str, Any]) -> None:
+    """``require_actions`` and an explore table's ``weights`` and ``fault_probabilities`` name
+    only action kinds the model declares (when it declares them): the simulate engine would
+    refuse an unknown one only when the entry's turn came."""
     kinds = getattr(system, "action_kinds", None)
     if kinds is None:
         return
-    declared = set(kinds())
-    for k in require["require_actions"]:
-        if k not in declared:
-            raise ConfigError(
-                f"require_actions: {k!r} is not an action kind of {model} (kinds: {', '.join(sorted(declared))})"
-            )
+    declared = list(kinds())
+    if isinstance(require.get("require_actions"), tuple):
+        for k in require["require_actions"]:
+            if k not in declared:
+                raise ConfigError(
+                    f"require_actions: {k!r} is not an action kind of {model} (kinds: {', '.join(sorted(declared))})"
+                )
+    from explorer.engines.simulate import _known_kinds  # the engine's own check, asked now
+
+    try:
+        for option in sorted(explore.keys() & _KIND_OPTIONS):
+            _known_kinds(option, explore[option], declared)
+    except ValueError as e:
+        raise ConfigError(f"explore: {e}") from None
+
+
+def _known_names(key: str, given: tuple[str, ...], known: list[str], what: str) -> None:
+    """ConfigError naming the first of ``given`` not in ``known`` (with the nearest known name).
+
+    >>> _known_names("violates", ("dedlock",), ["deadlock"], "a property of m")
+    Traceback (most recent call last):
+    ...
+    explorer.config.ConfigError: violates: 'dedlock' is not a property of m (did you mean 'deadlock'?)
+    """
+    for name in given:
+        if name not in known:
+            raise ConfigError(f"{key}: {name!r} is not {what}{did_you_mean(name, known)}")
+
+
+def _engine_takes(
+    where: str, c: dict[str, Any], engine: str, max_states: int | None, reduce: str, require: dict[str, Any]
+) -> None:
+    """The entry's keys are ones its engine uses: a budget or requirement it would ignore, or
+    a combination it refuses when it starts (:func:`explorer.engines.options.refusal`), is a
+    one-line error now, not after the entries before it ran.
+
+    >>> _engine_takes("s: check 2", {}, "simulate", 10, "none", {})
+    Traceback (most recent call last):
+    ...
+    explorer.config.ConfigError: s: check 2: max_states applies to the exhaustive engines, not to engine simulate (a walk has no state set to bound)
+    """
+    if engine == "symbolic":
+        for key in ("max_states", *sorted(require)):
+            if key in c:
+                raise ConfigError(
+                    f"{where}: {key} applies to a search; engine 'symbolic' proves obligations (no states "
+                    "to bound or cover)"
+                )
+        return
+    if engine in SAMPLING_ENGINES and max_states is not None:
+        raise ConfigError(
+            f"{where}: max_states applies to the exhaustive engines, not to engine {engine} (a walk has no "
+            "state set to bound)"
+        )
+    why = refusal(engine, reduce=reduce, max_states=max_states)
+    if why is not None:
+        raise ConfigError(f"{where}: {why}")
