@@ -1,0 +1,174 @@
+"""Issue 53, item 4: validate up front, fail whole. Every suite entry, explore table and name is
+checked before the first entry runs (a suite error found after earlier entries ran leaves a
+half-written run folder), and input nested too deeply is one line, exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from explorer.cli import main
+
+#: a first entry that is good and quick: the bad second one must stop the suite before it runs
+GOOD = '[[check]]\nname = "toy"\nmodel = "timing-wheel"\n\n'
+SMALL = str(Path(__file__).resolve().parents[1] / "configs" / "controller-small.toml")
+EXPLORE = f'model = "controller"\nconfig = "{SMALL}"\nengine = "simulate"\nexpect = "explore"\n'
+
+
+def one_line(err: str, *needles: str, prefix: str = "kafka-mc: error: ") -> None:
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(prefix), err
+    assert "Traceback" not in err
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+
+
+@pytest.mark.parametrize(
+    "second, needles",
+    [
+        # found only when the entry ran: the run folder was made and the first entry had run
+        (
+            f'name = "b"\n{EXPLORE}explore = {{ seed = 0, walks = 2, depth = 5 }}\nmax_states = 10\n',
+            ["check 2 (b)", "max_states", "simulate"],
+        ),
+        (
+            f'name = "b"\n{EXPLORE}explore = {{ seed = 0, walks = 2, depth = 5, weights = {{ Crsh = 2.0 }} }}\n',
+            ["check 2 (b)", "explore: weights", "'Crsh'", "did you mean 'Crash'?"],
+        ),
+        (
+            f'name = "b"\n{EXPLORE}explore = {{ seed = 0, walks = 2, fault_probabilities = {{ Nosuch = 0.1 }} }}\n',
+            ["check 2 (b)", "explore: fault_probabilities", "'Nosuch'"],
+        ),
+        # found only when the report was written, after every entry ran
+        (f'name = "{"x" * 300}"\nmodel = "timing-wheel"\n', ["check 2", "name", "100"]),
+        # names that are no file name (each entry has its page entries/<name>.html)
+        ('name = "a/b"\nmodel = "timing-wheel"\n', ["check 2 (a/b)", "name"]),
+        ('name = ".."\nmodel = "timing-wheel"\n', ["check 2 (..)", "name"]),
+        ('name = "-rf"\nmodel = "timing-wheel"\n', ["check 2 (-rf)", "name"]),
+        ('name = "a\\u0000b"\nmodel = "timing-wheel"\n', ["check 2", "name"]),
+        ('name = "a\\nb"\nmodel = "timing-wheel"\n', ["check 2", "name"]),
+        # never found: the key was silently ignored, or the entry could only ever fail
+        ('name = "b"\nmodel = "timing-wheel"\nviolates = ["deadlock"]\n', ["check 2 (b)", "violates"]),
+        (
+            'name = "b"\nmodel = "timing-wheel"\nrequire_transitions = ["partition/OfflinePartition->OnlinePartition"]\n',
+            ["check 2 (b)", "require_transitions", "timing-wheel"],
+        ),
+        (
+            'name = "b"\nmodel = "timing-wheel"\nrequire_transitions = 0.5\n',
+            ["check 2 (b)", "require_transitions", "timing-wheel"],
+        ),
+        (
+            'name = "b"\nmodel = "timing-wheel"\nengine = "symbolic"\nmax_states = 5\n',
+            ["check 2 (b)", "max_states", "symbolic"],
+        ),
+        (
+            'name = "b"\nmodel = "timing-wheel"\nengine = "symbolic"\nrequire_witnesses = true\n',
+            ["check 2 (b)", "require_witnesses", "symbolic"],
+        ),
+        (
+            'name = "b"\nmodel = "timing-wheel"\nengine = "symbolic"\nexpect = "violation"\nviolates = ["no_early_expire"]\n',
+            ["check 2 (b)", "violates", "'no_early_expire'", "did you mean 'no_early_expiry'?"],
+        ),
+        (
+            'name = "b"\nmodel = "timing-wheel"\nengine = "hypothesis"\nexpect = "explore"\n'
+            'explore = { seed = 0, database = "db" }\n',
+            ["check 2 (b)", "explore", "database"],
+        ),
+    ],
+    ids=[
+        "max-states-sampling",
+        "weights-kind",
+        "fault-kind",
+        "name-too-long",
+        "name-slash",
+        "name-dotdot",
+        "name-dash",
+        "name-nul",
+        "name-newline",
+        "violates-without-violation",
+        "transitions-no-state-machine",
+        "transitions-fraction-no-state-machine",
+        "symbolic-max-states",
+        "symbolic-require",
+        "symbolic-violates-name",
+        "hypothesis-database",
+    ],
+)
+def test_a_bad_second_entry_stops_the_suite_before_the_first_runs(
+    second: str, needles: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 2 with one line naming the entry and the key; nothing printed, no entry run, and
+    no run folder (the report folder is not even made)."""
+    suite = tmp_path / "s.toml"
+    suite.write_text(GOOD + "[[check]]\n" + second)
+    rep = tmp_path / "rep"
+    assert main(["release", "--quiet", "--suite", str(suite), "--report-dir", str(rep)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and not rep.exists(), out
+    one_line(err, *needles)
+
+
+def test_every_entry_of_the_release_suite_has_a_valid_name() -> None:
+    """The project's own suite satisfies the name rule (it loads: the rule is checked there)."""
+    from explorer.suite import NAME_RULE, load_suite
+
+    suite = Path(__file__).resolve().parents[1] / "configs" / "release.toml"
+    names = [e.name for e in load_suite(str(suite))]
+    assert len(names) > 40 and all(NAME_RULE.fullmatch(n) for n in names)
+
+
+def test_an_entry_that_raises_at_run_time_leaves_no_run_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What no up-front check can see (the model raises during the second entry's search) still
+    fails whole: exit 4, one line, and no run folder nor ``latest`` in the report folder (the
+    folder is made when the report is written, named by the run's start)."""
+    import explorer.release as release
+    from explorer.api import ModelError
+
+    real = release.run_check
+
+    def second_raises(model: str, options: object, **kw: object) -> object:
+        if model == "simple-timing-wheel":
+            raise ModelError("simple-timing-wheel: the system raised KeyError during the search")
+        return real(model, options, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(release, "run_check", second_raises)
+    suite = tmp_path / "s.toml"
+    suite.write_text(GOOD + '[[check]]\nname = "b"\nmodel = "simple-timing-wheel"\n')
+    rep = tmp_path / "rep"
+    assert main(["release", "--quiet", "--suite", str(suite), "--report-dir", str(rep)]) == 4
+    one_line(capsys.readouterr().err, "simple-timing-wheel", "KeyError", prefix="kafka-mc: model error: ")
+    assert not rep.exists() or list(rep.iterdir()) == [], list(rep.iterdir())
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        ["--suite", "configs/release.toml", "--entries", "controller-small", "--set", "nosuch=1"],
+        [
+            "--suite",
+            "configs/release.toml",
+            "--entries",
+            "controller-small",
+            "--set",
+            "controller-small:brokers=0",
+        ],
+        ["controller", "--config", "configs/controller-small.toml", "--set", "nosuch=1"],
+    ],
+    ids=["set", "scoped-set", "config-set"],
+)
+def test_mutate_checks_its_overrides_before_the_baseline_runs(
+    how: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``mutate --set`` (every entry's, or ``ENTRY:KEY=VALUE``) is checked with each entry's
+    configuration before any worker runs: exit 2, one line naming the key, no results file
+    (it held a crashed baseline before, and the hint said to raise --max-seconds)."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    results = tmp_path / "res.jsonl"
+    assert main(["mutate", *how, "--results", str(results), "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and not results.exists()
+    one_line(err, "--set", "brokers" if "brokers=0" in how[-1] else "nosuch")
+    assert "max-seconds" not in err
