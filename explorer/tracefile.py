@@ -139,7 +139,7 @@ def load_trace(path: str, prop: str | None = None) -> dict[str, Any]:
         vs = [v for v in listed if v.get("trace")]
         named = [str(v.get("property")) for v in vs]
         if prop is not None:
-            vs = [v for v in vs if v["property"] == prop]
+            vs = [v for v in vs if v.get("property") == prop]
         if not vs:
             what = f"of property {prop!r} " if prop else ""
             hint = f"{did_you_mean(prop, named)} (it holds: {', '.join(named)})" if prop and named else ""

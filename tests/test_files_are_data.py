@@ -449,3 +449,14 @@ def test_no_import_of_a_name_that_came_from_a_file() -> None:
 def test_the_checker_flags_a_forbidden_call(snippet: str) -> None:
     """The grep test can fail: each of these, in a function ``load`` not on the allow-list, is found."""
     assert dynamic_imports(snippet) == [("load", snippet.count("\n"))]
+
+
+def test_a_result_violation_without_its_property_is_one_line(tmp_path: Path) -> None:
+    """Found by tests/test_file_readers_hypothesis.py: ``--property`` over a result file whose
+    violation lacks its ``property`` was a KeyError (exit 4)."""
+    from explorer.tracefile import ReplayError, load_trace
+
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"schema": "kafka-mc/check-result/1", "violations": [{"trace": [{}]}]}))
+    with pytest.raises(ReplayError, match="holds no counterexample of property 'p' to replay"):
+        load_trace(str(path), "p")
