@@ -26,12 +26,11 @@ import dataclasses
 import difflib
 import enum
 import os
-import tomllib
 import typing
 from collections.abc import Iterable
 from typing import Any
 
-from explorer.datafiles import DataFileError, read_toml
+from explorer.datafiles import DataFileError, loads_toml, read_toml
 
 __all__ = ["ConfigError", "describe_keys", "did_you_mean", "key", "load_config", "parse_override", "validate"]
 
@@ -147,20 +146,25 @@ def parse_override(text: str) -> tuple[str, Any]:
     ('delays', [1, 2])
     >>> parse_override("elector=legacy")
     ('elector', 'legacy')
+    >>> parse_override("delays=" + "[" * 100 + "]" * 100)
+    Traceback (most recent call last):
+    ...
+    explorer.config.ConfigError: --set delays: nested deeper than 64 levels
     """
     if "=" not in text:
-        raise ConfigError(f"--set {text}: expected key=value")
+        raise ConfigError(f"--set {text[:80]}: expected key=value")
     name, _, raw = text.partition("=")
     name = name.strip()
     raw = raw.strip()
     if not name:
-        raise ConfigError(f"--set {text}: empty key")
-    try:
-        value = tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
-        value = raw
-    except ValueError as e:  # e.g. an integer of thousands of digits
-        raise ConfigError(f"--set {name}: unreadable value ({str(e).splitlines()[0][:80]})") from None
+        raise ConfigError(f"--set {text[:80]}: empty key")
+    where = f"--set {name[:80]}"
+    try:  # as data (explorer.datafiles): nesting bounded, so no RecursionError at any depth
+        value = loads_toml(f"v = {raw}", where)["v"]
+    except DataFileError as e:
+        if not str(e).startswith(f"{where}: malformed TOML"):  # too deep, a huge integer, ...
+            raise ConfigError(str(e)) from None
+        value = raw  # not a TOML value: a bare string
     return name, value
 
 

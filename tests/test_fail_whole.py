@@ -172,3 +172,46 @@ def test_mutate_checks_its_overrides_before_the_baseline_runs(
     assert out == "" and not results.exists()
     one_line(err, "--set", "brokers" if "brokers=0" in how[-1] else "nosuch")
     assert "max-seconds" not in err
+
+
+DEEP = "[" * 10_000 + "]" * 10_000
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "timing-wheel", "--set", f"delays={DEEP}"],
+        ["check", "--system", "tests.toys:grid", "--set", f"n={DEEP}"],
+        ["prove", "election-rules", "--set", f"max_replicas={DEEP}"],
+        [
+            "mutate",
+            "--suite",
+            "configs/release.toml",
+            "--entries",
+            "controller-small",
+            "--set",
+            f"brokers={DEEP}",
+        ],
+    ],
+    ids=["check", "check-system", "prove", "mutate"],
+)
+def test_a_set_value_nested_ten_thousand_deep_is_one_line(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--set x=[[[...]]]`` (10,000 deep) is refused in one line naming the key, exit 2 (it was
+    a RecursionError: exit 4, 'model error'), whichever verb reads it."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    assert main(argv) == 2
+    one_line(capsys.readouterr().err, "--set", "nested deeper than")
+
+
+def test_a_suite_set_value_nested_deeply_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same value in a suite entry's ``set`` names the entry and is refused before any runs."""
+    suite = tmp_path / "s.toml"
+    suite.write_text(GOOD + f'[[check]]\nname = "b"\nmodel = "timing-wheel"\nset = ["delays={DEEP}"]\n')
+    rep = tmp_path / "rep"
+    assert main(["release", "--quiet", "--suite", str(suite), "--report-dir", str(rep)]) == 2
+    assert not rep.exists()
+    one_line(capsys.readouterr().err, "check 2 (b)", "nested deeper than")
