@@ -712,8 +712,9 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         "a file never chooses the code kafka-mc runs)",
     )
     shown = r.add_mutually_exclusive_group()
-    shown.add_argument("--state", type=int, metavar="K", help="print the full state at step K (0: initial)")
-    shown.add_argument("--diff", type=int, nargs=2, metavar=("K1", "K2"), help="what changed from K1 to K2")
+    step = Bounded(int, -(10**6), 10**6)  # a step; a negative one counts from the end
+    shown.add_argument("--state", type=step, metavar="K", help="print the full state at step K (0: initial)")
+    shown.add_argument("--diff", type=step, nargs=2, metavar=("K1", "K2"), help="what changed from K1 to K2")
     r.set_defaults(func=_cmd_replay)
 
     pr = sub.add_parser(
