@@ -5,6 +5,7 @@ half-written run folder), and input nested too deeply is one line, exit 2."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -215,3 +216,79 @@ def test_a_suite_set_value_nested_deeply_is_one_line(
     assert main(["release", "--quiet", "--suite", str(suite), "--report-dir", str(rep)]) == 2
     assert not rep.exists()
     one_line(capsys.readouterr().err, "check 2 (b)", "nested deeper than")
+
+
+class Switches:
+    """Three switches, ``flip i`` toggles one; bad when all are on (three flips at least): a
+    trace Hypothesis's shrinker draws fresh choices for, which is when it reads and caches the
+    constants of the local modules (in ``.hypothesis/constants`` under its home)."""
+
+    def init_states(self) -> list[tuple[int, ...]]:
+        return [(0, 0, 0)]
+
+    def successors(self, s: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
+        return [(f"flip {i}", tuple(1 - v if j == i else v for j, v in enumerate(s))) for i in range(3)]
+
+    def properties(self) -> list[Any]:
+        from explorer.core import always
+
+        return [always("not_all_on", lambda s: sum(s) < 3, "some switch is off")]
+
+
+def switches() -> Switches:
+    """The factory of ``--system tests.test_fail_whole:switches``."""
+    return Switches()
+
+
+def test_shrink_leaves_nothing_of_hypothesis_in_the_working_directory(tmp_path: Path) -> None:
+    """``kafka-mc shrink`` runs Hypothesis with its home in a temporary folder: no
+    ``.hypothesis`` (example database, constants cache) appears where it was started, and the
+    outputs go where they were asked to."""
+    import os
+    import subprocess
+    import sys
+
+    from explorer.engines.simulate import check_simulate
+    from explorer.tracefile import trace_document, write_json_atomic
+
+    root = Path(__file__).resolve().parents[1]
+    v = check_simulate(Switches(), Switches().properties(), seed=3, walks=50, depth=40).violations[0]
+    ref = "tests.test_fail_whole:switches"
+    trace = tmp_path / "t.json"
+    write_json_atomic(trace, trace_document(ref, {}, v, ref))
+    cwd, out = tmp_path / "cwd", tmp_path / "out"
+    cwd.mkdir()
+    argv = [sys.executable, "-m", "explorer", "shrink", str(trace), "--system", ref, "--no-bfs"]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    env.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
+    r = subprocess.run(
+        [*argv, "--out-dir", str(out)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr
+    assert "by Hypothesis" in r.stdout, r.stdout  # Hypothesis did run
+    assert list(cwd.iterdir()) == []
+    assert sorted(p.name for p in out.iterdir()) == [
+        "test_switches_not_all_on_shrunk.py",
+        "tests.test_fail_whole_switches-not_all_on-shrunk.json",
+    ]
+
+
+def test_the_hypothesis_engine_with_a_database_folder_leaves_nothing_in_the_working_directory(
+    tmp_path: Path,
+) -> None:
+    """``check --engine hypothesis --database DIR`` keeps its examples in DIR and nothing else
+    of Hypothesis's (its constants cache went to ``.hypothesis`` in the working directory)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    cwd, db = tmp_path / "cwd", tmp_path / "db"
+    cwd.mkdir()
+    argv = [sys.executable, "-m", "explorer", "check", "--system", "tests.test_fail_whole:switches"]
+    argv += ["--engine", "hypothesis", "--seed", "0", "--database", str(db), "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    env.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
+    r = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr  # the violation is found (and kept in db)
+    assert list(cwd.iterdir()) == [] and db.is_dir()

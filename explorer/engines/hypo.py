@@ -62,7 +62,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import time
 import unittest
 from collections.abc import Iterable
@@ -639,16 +638,9 @@ def run(system: Any, properties: Iterable[Property], options: CheckOptions) -> C
     why = options.refusal()
     if why is not None:
         raise ValueError(why)
-    if o.database is not False:
-        return _check(system, properties, options, o)
-    # no database: nothing of Hypothesis's (its constants cache, ...) is left in the working
-    # directory either; its home is a temporary folder for the run
-    from hypothesis import configuration
+    from explorer.search.shrink_hypothesis import hypothesis_home
 
-    old = getattr(configuration, "__hypothesis_home_directory", None)
-    with tempfile.TemporaryDirectory(prefix="kafka-mc-hypothesis-") as home:
-        configuration.set_hypothesis_home_dir(home)
-        try:
-            return _check(system, properties, options, o)
-        finally:
-            configuration.set_hypothesis_home_dir(old)
+    # Hypothesis's home (its constants cache, ...) is a temporary folder for the run: nothing
+    # of it is left in the working directory; the example database is where ``database`` says
+    with hypothesis_home():
+        return _check(system, properties, options, o)

@@ -45,9 +45,11 @@ Example
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
 import time
 import unittest
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +66,7 @@ from explorer.search.shrinking import (
 __all__ = [
     "HypothesisShrunk",
     "StepsShrunk",
+    "hypothesis_home",
     "hypothesis_shrink",
     "reproduces",
     "shrink_steps",
@@ -189,6 +192,31 @@ class _SeedDatabase:
                 pass
 
         return SeedDatabase()
+
+
+@contextlib.contextmanager
+def hypothesis_home() -> Iterator[str]:
+    """Run Hypothesis with its home (``.hypothesis``: the default example database, the cache
+    of the local modules' constants, ...) in a temporary folder, deleted on leaving: nothing of
+    it is left in the working directory, which is the user's. An example database given by
+    path is kept where it says; the previous home is restored.
+
+    >>> import os
+    >>> from hypothesis.configuration import storage_directory
+    >>> with hypothesis_home() as home:
+    ...     inside = str(storage_directory("constants").path).startswith(home)
+    >>> inside, os.path.exists(home)
+    (True, False)
+    """
+    from hypothesis import configuration
+
+    old = getattr(configuration, "__hypothesis_home_directory", None)
+    with tempfile.TemporaryDirectory(prefix="kafka-mc-hypothesis-") as home:
+        configuration.set_hypothesis_home_dir(home)
+        try:
+            yield home
+        finally:
+            configuration.set_hypothesis_home_dir(old)
 
 
 def hypothesis_shrink(
@@ -352,7 +380,7 @@ def hypothesis_shrink(
         max_examples=10**6,
     )(seed(0)(given(st.data())(test)))
     try:
-        with with_reporter(lambda _msg: None):
+        with with_reporter(lambda _msg: None), hypothesis_home():  # nothing left in the cwd
             wrapped()
     except _Interesting:
         pass
