@@ -24,7 +24,11 @@ violated, a witness or coverage requirement unmet). The score is killed / (mutan
 marked equivalent); ``--crash-kills`` counts crashed mutants as killed. Equivalent
 mutants (a change that cannot alter behaviour) are listed, with a one-line reason each,
 in a TOML file (``--equivalent``; default ``invariants/mutants/<model>_equivalent.toml``)
-keyed by catalogue name or source-mutant id; they are reported but neither run nor scored.
+keyed by catalogue name or source-mutant key (``file::Class.method@path:operator``, which
+survives edits outside the function; an id ``file:line:col:operator`` is read too); they are
+reported but neither run nor scored. A source mutant is named by its id in a run's output and
+results (the code a results file measured is pinned by its header's digest), so a results
+file written before the keys is read as it was.
 
 ``--json FILE`` writes the matrix (schema ``kafka-mc/mutation/1``), which
 ``kafka-mc release --mutation FILE`` summarises in the release report.
@@ -79,7 +83,7 @@ from explorer.mutation_score import (
 )
 from explorer.release import SuiteEntry, _verdict, check_requirements, load_suite, pinned_lengths_moved
 from explorer.search import safeio
-from explorer.source_mutants import SourceMutant, apply_mutant, generate_files, resolve_anchored, sample
+from explorer.source_mutants import SourceMutant, apply_mutant, generate_files, resolve_keys, sample
 from explorer.tracefile import MUTANT_STATUSES, write_json_atomic
 
 __all__ = ["SCHEMA", "add_parser", "run_mutants", "score_of"]
@@ -196,7 +200,7 @@ def _source_mutants(args: argparse.Namespace, model: str) -> list[SourceMutant]:
         raise UsageError(f"--source: {e}") from None
     if args.ids:
         want = args.ids.split(",")
-        by_id = {m.id: m for m in muts}
+        by_id = {**{m.key: m for m in muts}, **{m.id: m for m in muts}}
         missing = [i for i in want if i not in by_id]
         if missing:
             raise UsageError(f"--ids: no source mutant {missing[0]!r}")
@@ -208,8 +212,8 @@ def _source_mutants(args: argparse.Namespace, model: str) -> list[SourceMutant]:
 
 def load_equivalent(path: Path | None, table: str = "equivalent") -> dict[str, str]:
     """Mutant (name or id) -> why it is equivalent, from the TOML file's ``[equivalent]`` table
-    (a key anchored at its function, ``file::Class.method:+offset:col:operator``, is read as the
-    id it names in today's code: :func:`explorer.source_mutants.resolve_anchored`); with
+    (a source mutant's key, ``file::Class.method@path:operator``, is read as the id it names
+    in today's code: :func:`explorer.source_mutants.resolve_keys`); with
     ``table="unreached"``, ``"file::Class.function"`` -> why no entry executes the statements of
     it that none does (:func:`explorer.line_coverage.model_coverage`)."""
     if path is None or not path.is_file():
@@ -222,7 +226,7 @@ def load_equivalent(path: Path | None, table: str = "equivalent") -> dict[str, s
     if not isinstance(found, dict) or not all(isinstance(v, str) and v for v in found.values()):
         key = "mutant" if table == "equivalent" else "file::function"
         raise ConfigError(f'{path}: expected an [{table}] table of "{key}" = "reason"')
-    return resolve_anchored(found, PROJECT_ROOT) if table == "equivalent" else dict(found)
+    return resolve_keys(found, PROJECT_ROOT) if table == "equivalent" else dict(found)
 
 
 # -- running one mutant -----------------------------------------------------------------------
@@ -765,7 +769,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--seed", type=SEED, default=0, help="seed of the sample (default 0)")
     p.add_argument("--all-source", action="store_true", help="run every source mutant (many)")
-    p.add_argument("--ids", metavar="IDS", help="run these source mutants (comma-separated ids)")
+    p.add_argument("--ids", metavar="IDS", help="run these source mutants (comma-separated ids or keys)")
     p.add_argument(
         "--source", action="append", default=[], metavar="PATH", help="files or directories to mutate"
     )
@@ -836,7 +840,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
             print(f"catalogue  {n}" + (f"  [equivalent: {equivalent[n]}]" if n in equivalent else ""))
         for m in sources:
             print(
-                f"source     {m.id}  {m.description}"
+                f"source     {m.id}  {m.key}  {m.description}"
                 + (f"  [equivalent: {equivalent[m.id]}]" if m.id in equivalent else "")
             )
         return 0

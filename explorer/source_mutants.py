@@ -1,8 +1,13 @@
 """Source mutants: small syntactic changes to a model's Python source, generated from its AST.
 
-Each :class:`SourceMutant` changes one place of one file and has a stable id
+Each :class:`SourceMutant` changes one place of one file and has two names: its id
 ``file:line:col:operator`` (the file relative to the project root, the node's 1-based line
-and 0-based column). The operators:
+and 0-based column), which says where it is in the code a run measured, and its key
+``file::Anchor@path:operator`` (the innermost enclosing function, class or named assignment by
+qualified name, and the path of fields and indexes from it to the node), which an edit outside
+that function leaves as it is: moving the function, lines added above it, comments, docstrings,
+reformatting. Tables that must outlive edits (the equivalent mutants) are keyed by it. The
+operators:
 
 ========== ============================================================================
 operator   change
@@ -38,12 +43,22 @@ def f(x):
 from __future__ import annotations
 
 import ast
+import hashlib
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["OPERATORS", "SourceMutant", "apply_mutant", "generate", "generate_files", "sample"]
+__all__ = [
+    "OPERATORS",
+    "SourceMutant",
+    "apply_mutant",
+    "generate",
+    "generate_files",
+    "is_key",
+    "resolve_keys",
+    "sample",
+]
 
 _CMP = {
     ast.Lt: (ast.LtE, "lt", "le"),
@@ -74,18 +89,31 @@ SMALL_INTS = range(0, 9)
 @dataclass(frozen=True)
 class SourceMutant:
     """One change at one node: the file (relative path), the node's position, the operator,
-    and a one-line description of the change."""
+    a one-line description of the change, and the node's place in the file's syntax tree
+    (``Anchor@path``: :func:`_locations`)."""
 
     file: str
     line: int
     col: int
     operator: str
     description: str
+    place: str = ""
 
     @property
     def id(self) -> str:
         """``file:line:col:operator``, stable while the file's text above the node is."""
         return f"{self.file}:{self.line}:{self.col}:{self.operator}"
+
+    @property
+    def key(self) -> str:
+        """``file::Anchor@path:operator``, stable while the anchor's own syntax tree is: the
+        innermost function, class or named module/class-level assignment holding the node
+        (qualified name) and the fields and list indexes leading from it to the node.
+
+        >>> [m.key for m in generate("m.py", "def f(x):\\n    return x < 2\\n")]
+        ['m.py::f@body[0].value:lt-le', 'm.py::f@body[0].value.comparators[0]:int+1', 'm.py::f@body[0].value.comparators[0]:int-1']
+        """
+        return f"{self.file}::{self.place}:{self.operator}"
 
 
 def _in_fstring(tree: ast.AST) -> set[int]:
@@ -125,10 +153,12 @@ def _function_statements(tree: ast.AST) -> Iterable[ast.stmt]:
 
 def _mutants_of(file: str, tree: ast.AST) -> list[SourceMutant]:
     skip = _in_fstring(tree)
+    places = _locations(tree)
     out: list[SourceMutant] = []
 
     def add(node: ast.AST, op: str, desc: str) -> None:
-        out.append(SourceMutant(file, node.lineno, node.col_offset, op, desc))  # type: ignore[attr-defined]
+        line, col = node.lineno, node.col_offset  # type: ignore[attr-defined]
+        out.append(SourceMutant(file, line, col, op, desc, places[id(node)]))
 
     # annotations are never evaluated by the models: leave their constants alone
     for node in ast.walk(tree):
@@ -209,8 +239,10 @@ def generate(file: str, source: str) -> list[SourceMutant]:
     [(2, 'drop'), (2, 'and-drop#0'), (2, 'and-drop#1'), (2, 'and-or'), (3, 'ret-flip')]
     """
     tree = ast.parse(source, file)
-    muts = _mutants_of(file, tree)
-    return sorted(set(muts), key=lambda m: (m.line, m.col, m.operator))
+    # one mutant per id: of two nodes at one position (``f(a, b).g(c, d)``'s calls) the first
+    # met, the one apply_mutant changes
+    muts = {m.id: m for m in reversed(_mutants_of(file, tree))}
+    return sorted(muts.values(), key=lambda m: (m.line, m.col, m.operator))
 
 
 def generate_files(root: Path, files: Sequence[Path]) -> list[SourceMutant]:
@@ -222,72 +254,105 @@ def generate_files(root: Path, files: Sequence[Path]) -> list[SourceMutant]:
     return out
 
 
-def function_spans(source: str) -> dict[str, tuple[int, int]]:
-    """The qualified name (``Class.method``) of every function of ``source`` -> the lines of
-    its ``def`` and its last line.
+def _anchor_name(child: ast.AST, parent: ast.AST, field: str) -> str | None:
+    """The name ``child`` anchors keys at, or None: a function's or class's name; for any other
+    statement of a module's or class's body, the names it assigns (``X = ...``, ``X: T = ...``,
+    ``A, B = ...``: ``A,B``), else ``<Kind:digest>`` (its kind and a digest of its syntax tree,
+    which no line or column enters), so that no key depends on what lies above it there.
 
-    >>> function_spans("class A:\\n    def f(self):\\n        return 2\\n\\ndef g():\\n    pass\\n")
-    {'A.f': (2, 3), 'g': (5, 6)}
+    >>> body = ast.parse("A, B = 1, 2\\nif A:\\n    pass\\n").body
+    >>> [_anchor_name(s, ast.Module(), "body") for s in body]
+    ['A,B', '<If:bf345026>']
     """
-    out: dict[str, tuple[int, int]] = {}
+    if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return child.name
+    if field != "body" or not isinstance(parent, (ast.Module, ast.ClassDef)):
+        return None
+    targets: list[ast.expr] = []
+    if isinstance(child, ast.Assign):
+        targets = list(child.targets)
+    elif isinstance(child, ast.AnnAssign):
+        targets = [child.target]
+    names: list[str] = []
+    for t in targets:
+        for e in t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]:
+            names.append(e.id if isinstance(e, ast.Name) else "")
+    if names and all(names):
+        return ",".join(names)
+    digest = hashlib.sha1(ast.dump(child).encode("utf-8")).hexdigest()[:8]
+    return f"<{type(child).__name__}:{digest}>"
 
-    def visit(node: ast.AST, name: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                qual = f"{name}.{child.name}" if name else child.name
-                if not isinstance(child, ast.ClassDef):
-                    out[qual] = (child.lineno, child.end_lineno or child.lineno)
-                visit(child, qual)
 
-    visit(ast.parse(source), "")
+def _locations(tree: ast.AST) -> dict[int, str]:
+    """Every node's place, ``Anchor@path``, by ``id(node)``: the anchor is the innermost
+    function, class or statement of a module's or class's body holding the node
+    (:func:`_anchor_name`), by qualified name (``Class.method``; a name met again in the file
+    gets ``#2``, ``#3``, ...), and the path the fields and list indexes that lead from the
+    anchor's node to it. Lines, columns and whatever lies outside the anchor play no part.
+
+    >>> tree = ast.parse("class A:\\n    N = 3\\n    def f(self):\\n        return self.x < 2\\n")
+    >>> sorted(v for v in _locations(tree).values() if "@body" in v or "@value" in v)[:3]
+    ['A.N@value', 'A.f@body[0]', 'A.f@body[0].value']
+    """
+    out: dict[int, str] = {}
+    seen: dict[str, int] = {}
+
+    def visit(node: ast.AST, anchor: str, path: tuple[str, ...], scope: str) -> None:
+        out[id(node)] = f"{anchor}@{'.'.join(path)}"
+        for field, value in ast.iter_fields(node):
+            items = list(enumerate(value)) if isinstance(value, list) else [(None, value)]
+            for i, child in items:
+                if not isinstance(child, ast.AST):
+                    continue
+                name = _anchor_name(child, node, field)
+                if name is None:
+                    visit(child, anchor, (*path, field if i is None else f"{field}[{i}]"), scope)
+                    continue
+                qual = f"{scope}.{name}" if scope else name
+                seen[qual] = seen.get(qual, 0) + 1
+                qual += f"#{seen[qual]}" if seen[qual] > 1 else ""
+                named_scope = isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                visit(child, qual, (), qual if named_scope else scope)
+
+    visit(tree, "<module>", (), "")
     return out
 
 
-def anchored_id(m: SourceMutant, spans: dict[str, tuple[int, int]]) -> str:
-    """The mutant's id anchored at its innermost function,
-    ``file::Class.method:+offset:col:operator`` (``offset``: lines below the ``def``), which
-    stays valid while the function itself is unchanged, whatever is edited elsewhere in the
-    file; its plain :attr:`SourceMutant.id` when it is in no function.
+def is_key(name: str) -> bool:
+    """Whether ``name`` is a source mutant's :attr:`SourceMutant.key` (not an id or a
+    catalogue name).
 
-    >>> src = "X = 1\\ndef f(a):\\n    return a < 2\\n"
-    >>> first, lt = generate("m.py", src)[0], generate("m.py", src)[2]
-    >>> first.id, anchored_id(first, function_spans(src)), anchored_id(lt, function_spans(src))
-    ('m.py:1:4:int+1', 'm.py:1:4:int+1', 'm.py::f:+1:11:lt-le')
+    >>> is_key("m.py::f@body[0].value:lt-le"), is_key("m.py:2:11:lt-le"), is_key("stuck")
+    (True, False, False)
     """
-    inside = [(lo, q) for q, (lo, hi) in spans.items() if lo <= m.line <= hi]
-    if not inside:
-        return m.id
-    lo, qual = max(inside)
-    return f"{m.file}::{qual}:+{m.line - lo}:{m.col}:{m.operator}"
+    file, sep, rest = name.partition("::")
+    return bool(sep) and "@" in rest and bool(file)
 
 
-def resolve_anchored(keys: dict[str, str], root: Path) -> dict[str, str]:
-    """``keys`` (an equivalent-mutant catalogue) with every anchored key
-    (:func:`anchored_id`) turned into the plain id it names in the code under ``root`` as it
-    is now; plain ids and catalogue names are kept, and so is an anchored key whose file or
-    function is gone (so that the catalogue's test reports it as stale).
+def resolve_keys(keys: dict[str, str], root: Path) -> dict[str, str]:
+    """``keys`` (an equivalent-mutant table: mutant -> reason) with every
+    :attr:`SourceMutant.key` turned into the :attr:`SourceMutant.id` of the mutant it names in
+    the code under ``root`` as it is now; ids and catalogue names are kept as they are, and
+    so is a key that names no mutant of today's code (its file, function or node gone), so
+    that the table's test reports it as stale.
 
     >>> import tempfile
-    >>> d = Path(tempfile.mkdtemp()); _ = (d / "m.py").write_text("X = 1\\ndef f(a):\\n    return a < 2\\n")
-    >>> resolve_anchored({"m.py::f:+1:11:lt-le": "why", "m.py::g:+1:0:drop": "gone"}, d)
-    {'m.py:3:11:lt-le': 'why', 'm.py::g:+1:0:drop': 'gone'}
+    >>> d = Path(tempfile.mkdtemp()); _ = (d / "m.py").write_text("X = 1\\n\\ndef f(a):\\n    return a < 2\\n")
+    >>> resolve_keys({"m.py::f@body[0].value:lt-le": "why", "m.py::g@body[0].value:lt-le": "gone"}, d)
+    {'m.py:4:11:lt-le': 'why', 'm.py::g@body[0].value:lt-le': 'gone'}
     """
-    spans: dict[str, dict[str, tuple[int, int]]] = {}
+    by_file: dict[str, dict[str, str]] = {}
     out: dict[str, str] = {}
-    for key, why in keys.items():
-        rel, sep, rest = key.partition("::")
-        qual, _, pos = rest.partition(":+")
-        if not sep or not pos:
-            out[key] = why
+    for name, why in keys.items():
+        if not is_key(name):
+            out[name] = why
             continue
-        if rel not in spans:
+        rel = name.partition("::")[0]
+        if rel not in by_file:
             path = root / rel
-            spans[rel] = function_spans(path.read_text(encoding="utf-8")) if path.is_file() else {}
-        if qual not in spans[rel]:
-            out[key] = why
-            continue
-        offset, _, col_op = pos.partition(":")
-        out[f"{rel}:{spans[rel][qual][0] + int(offset)}:{col_op}"] = why
+            text = path.read_text(encoding="utf-8") if path.is_file() else ""
+            by_file[rel] = {m.key: m.id for m in generate(rel, text)}
+        out[by_file[rel].get(name, name)] = why
     return out
 
 

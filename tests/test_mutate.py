@@ -370,22 +370,22 @@ def test_every_equivalent_mutant_names_a_mutant_of_the_code_as_it_is() -> None:
     assert keys and stale == []
 
 
-def test_an_anchored_equivalent_survives_an_edit_elsewhere_in_the_file(tmp_path: Path) -> None:
-    """A catalogue key anchored at its function (``file::f:+offset:col:op``) names the same
-    mutant after lines are added above the function, where a ``file:line:col:op`` key would
-    name another place; a key whose function is gone stays unresolved, so it shows as stale."""
-    from explorer.source_mutants import anchored_id, function_spans, generate, resolve_anchored
+def test_a_keyed_equivalent_survives_an_edit_elsewhere_in_the_file(tmp_path: Path) -> None:
+    """A table key (:attr:`SourceMutant.key`, ``file::f@path:op``) names the same mutant after
+    lines are added above the function and inside it above the node's statement, where a
+    ``file:line:col:op`` key would name another place; a key whose function is gone stays
+    unresolved, so it shows as stale."""
+    from explorer.source_mutants import generate, resolve_keys
 
     src = "def f(a):\n    return a < 2\n"
     (tmp_path / "m.py").write_text(src)
     m = next(x for x in generate("m.py", src) if x.operator == "lt-le")
-    key = anchored_id(m, function_spans(src))
-    assert key == "m.py::f:+1:11:lt-le"
-    (tmp_path / "m.py").write_text("X = 1\nY = 2\n\n" + src)
-    moved = resolve_anchored({key: "why", "m.py::g:+1:11:lt-le": "gone"}, tmp_path)
+    assert m.key == "m.py::f@body[0].value:lt-le"
+    (tmp_path / "m.py").write_text("X = 1\nY = 2\n\ndef f(a):\n    # why\n    return a < 2\n")
+    moved = resolve_keys({m.key: "why", "m.py::g@body[0].value:lt-le": "gone"}, tmp_path)
     ids = {x.id for x in generate("m.py", (tmp_path / "m.py").read_text())}
-    assert moved == {"m.py:5:11:lt-le": "why", "m.py::g:+1:11:lt-le": "gone"}
-    assert "m.py:5:11:lt-le" in ids and "m.py::g:+1:11:lt-le" not in ids
+    assert moved == {"m.py:6:11:lt-le": "why", "m.py::g@body[0].value:lt-le": "gone"}
+    assert "m.py:6:11:lt-le" in ids and m.id not in ids
 
 
 @pytest.mark.slow  # two traced entries and a mutant, each in a subprocess: about 2 CPU-s
