@@ -241,7 +241,66 @@ class ZooKeeperServer(Actor):
             case _:  # the admin workflows' requests
                 zk, resp = self.admin_request(zk, req)
         nodes[b] = node
-        return ZkServe(b, sess, req), s._replace(zk=zk, nodes=tuple(nodes)), resp
+        return (
+            ZkServe(b, sess, req),
+            s._replace(zk=zk, nodes=tuple(nodes)),
+            self.check_retried(zk, b, sess, req, resp),
+        )
+
+    def check_retried(self, zk: Zk, b: int, sess: int, req: Any, resp: Any) -> Any:
+        """The checks Kafka's client code makes when a write fails with NodeExists or BadVersion,
+        which is what a write resent after a lost response (``network.py``) meets where its first
+        copy landed: ``resp`` as the client ends up seeing it, with the reads the checks make
+        merged into this step (``zk``: the tree after it). Only a failure whose check passes
+        changes; without a lost response none does (the writer's own first copy is the only
+        one that leaves what the check looks for).
+
+        * 2.x election (``KafkaZkClient.registerControllerAndIncrementControllerEpoch``'s
+          ``checkControllerAndEpoch``): ``/controller`` holds this broker's id and
+          ``/controller_epoch`` the epoch it wrote: elected, at the epoch znode's version.
+        * 0.8 election (``ZkUtils.createEphemeralPathExpectConflict``, seed 000: 129): the
+          stored ``/controller`` data are what this broker wrote (its id, in this session):
+          created.
+        * a leader's ISR write (``ReplicationUtils.updateLeaderAndIsr`` with
+          ``checkLeaderAndIsrZkData``, 0.8.2 and 2.x alike): the stored leader, leader epoch,
+          ISR and controller epoch equal the written ones: written, at the stored version (the
+          ISR change notification the first copy created stays the one).
+        * not the controller's partition-state writes: 2.x's (``KafkaZkClient.updateLeaderAndIsr``)
+          have no checker (BadVersion puts the partition in ``updatesToRetry``, read and elected
+          again); 0.8.2's (seed 000: 588, ``ReplicationUtils.updateLeaderAndIsr``) pass the same
+          checker, which the model leaves out: it also passes without a lost response, where a
+          leader's ISR shrink and expand restored the data the controller writes
+          (``docs/fidelity.md``).
+
+        Retried deletes meet NoNode, which Kafka's callers ignore (``deleteRecursive``,
+        ``deleteIsrChangeNotifications``), and retried registrations of the same session
+        succeed (``registerBroker``'s ``checkedEphemeralCreate``): those requests' own
+        semantics. The 0.8 epoch increment (``incrementControllerEpoch``'s conditional update,
+        no checker) and partition-state creates (NodeExists: a failed state change in both
+        versions) are not checked, as in Kafka.
+
+        >>> from model.controller import ControllerConfig, ControllerSystem
+        >>> from model.controller.messages import RegisterControllerAndIncrementControllerEpoch as Reg
+        >>> server = ControllerSystem(ControllerConfig()).zookeeper
+        >>> zk = server.system.init_states()[0].zk  # broker 0 won epoch 1 at version 1
+        >>> server.check_retried(zk, 0, 1, Reg(1, 0), ControllerRegistered(False, 0, 0))
+        ControllerRegistered(ok=True, epoch=1, epoch_zk_version=1)
+        >>> server.check_retried(zk, 1, 2, Reg(1, 0), ControllerRegistered(False, 0, 0)).ok
+        False
+        """
+        match resp:
+            case ControllerRegistered(ok=False):
+                ctl = zk.controller
+                if ctl is not None and ctl[0] == b and zk.epoch == req.epoch:
+                    return ControllerRegistered(True, zk.epoch, zk.epoch_version)
+            case ControllerPathCreated(ok=False):
+                if zk.controller == (b, sess):
+                    return ControllerPathCreated(True, b)
+            case IsrUpdated(partition=p, state=None):
+                cur = zk.parts[p]
+                if cur is not None and cur[:4] == req.state[:4]:
+                    return IsrUpdated(p, cur)
+        return resp
 
     def serve(self, s: State, b: int) -> tuple[Any, State]:
         """The ordinary step on broker ``b``'s session (:meth:`apply`, its response handed to the
@@ -288,7 +347,7 @@ class ZooKeeperServer(Actor):
                     parts = set_item(parts, p, None)
                 zk = zk._replace(
                     parts=parts,
-                    gone=tuple(sorted((*zk.gone, t))),
+                    gone=tuple(sorted({*zk.gone, t})),  # a retried delete: NoNode, ignored
                     delete_topics=tuple(x for x in zk.delete_topics if x != t),
                     isr_changes=tuple(e for e in zk.isr_changes if e[0] not in ps),
                 )
