@@ -51,6 +51,7 @@ from explorer.frontend import (
     verify_trace,
     wrap_columns,
 )
+from explorer.resume import RESUMED, resume_args
 from explorer.search import Progress, stop_on_signals, stop_requested
 from explorer.search.progress import log_every_from_env
 from explorer.state_view import step_view, view_steps
@@ -132,7 +133,7 @@ def reference_config(model: str) -> Path | None:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     if args.resume is not None:
-        _resume_args(args)
+        resume_args(args, build_parser().parse_args(["check"]))
     if (args.model is None) == (args.system is None):
         raise UsageError("name a MODEL or give --system package.module:factory (not both)")
     if args.defaults and args.config is not None:
@@ -355,93 +356,10 @@ def _lean_options(args: argparse.Namespace) -> dict[str, Any]:
         if args.checkpoint_every is not None:
             out["checkpoint_every"] = args.checkpoint_every
         out["resume"] = bool(getattr(args, "resuming", False))
-        out["run_info"] = {k: getattr(args, k) for k in _RESUMED}
+        out["run_info"] = {k: getattr(args, k) for k in RESUMED}
         if args.config is not None:  # a resumed run may start in another folder
             out["run_info"]["config"] = os.path.abspath(args.config)
     return out
-
-
-#: what ``--resume DIR`` takes from the checkpoint (the command line may repeat it, not change it)
-_RESUMED = (
-    "model",
-    "system",
-    "config",
-    "defaults",
-    "set",
-    "engine",
-    "workers",
-    "max_depth",
-    "max_states",
-    "max_seconds",
-    "keep_going",
-    "no_deadlock",
-    "visited",
-    "frontier_batch",
-    "checkpoint_every",
-)
-
-
-#: the types of the ``run`` values of a manifest that are not text (or absent)
-_RESUMED_TYPES: dict[str, tuple[type, ...]] = {
-    "defaults": (bool, type(None)),
-    "keep_going": (bool, type(None)),
-    "no_deadlock": (bool, type(None)),
-    "set": (list,),
-    "engine": (str,),
-    "workers": (int,),
-    "max_depth": (int, type(None)),
-    "max_states": (int, type(None)),
-    "max_seconds": (int, float, type(None)),
-    "frontier_batch": (int, type(None)),
-    "checkpoint_every": (int, float, type(None)),
-}
-
-
-def _resume_args(args: argparse.Namespace) -> None:
-    """Fill ``args`` from the checkpoint's manifest for ``--resume DIR``; UsageError (exit 2)
-    on an option given on the command line that differs from the checkpoint's, except
-    ``--max-seconds`` (the whole run's, over every session), which may give it more time."""
-    from explorer.search.checkpoint import CheckpointError, read_manifest, refuse_links
-
-    try:
-        run = read_manifest(refuse_links(Path(args.resume), "--resume")).get("run") or {}
-    except CheckpointError as e:
-        raise UsageError(str(e)) from None
-    if not run or not isinstance(run, dict):
-        raise UsageError(f"--resume {args.resume}: the checkpoint was not written by kafka-mc check")
-    if args.checkpoint is not None and os.path.abspath(args.checkpoint) != os.path.abspath(args.resume):
-        raise UsageError(f"--checkpoint {args.checkpoint}: conflicts with --resume {args.resume}")
-    for key in _RESUMED:  # data from a file: each value of the type its option has
-        kinds = _RESUMED_TYPES.get(key, (str, type(None)))
-        value = run.setdefault(key, []) if key == "set" else run.get(key)
-        bad = isinstance(value, bool) and bool not in kinds
-        if (
-            bad
-            or not isinstance(value, kinds)
-            or (isinstance(value, list) and not all(isinstance(x, str) for x in value))
-        ):
-            shown = repr(value)[:60]
-            raise UsageError(
-                f"--resume {args.resume}: manifest.json run.{key} is not a valid value ({shown})"
-            )
-    try:  # a file names, it never loads: a --system checkpoint resumes on the --system given
-        check_named_system(run.get("system"), args.system, f"--resume {args.resume}: manifest.json run")
-    except DataFileError as e:
-        raise UsageError(str(e)) from None
-    defaults = build_parser().parse_args(["check"])
-    for key in _RESUMED:
-        given, stored = getattr(args, key), run.get(key)
-        if key == "config" and given is not None and stored is not None:
-            given = os.path.abspath(given)
-        if key == "max_seconds" and given != getattr(defaults, key):
-            continue  # a time budget may change: more time for a run that ran out (all sessions')
-        if given != getattr(defaults, key) and given != stored:
-            flag = "MODEL" if key == "model" else "--" + key.replace("_", "-")
-            raise UsageError(
-                f"{flag} {given}: conflicts with the checkpoint's {stored} (options come from it)"
-            )
-        setattr(args, key, stored)
-    args.checkpoint, args.resuming = args.resume, True
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
