@@ -230,7 +230,10 @@ def simple_timing_wheel_explanations(
         ]
 
     def stop_terminates_trigger(s: Any) -> list[str]:
-        return [f"the caller is done and the timer stopped, but the trigger thread is at {s.trigger.pc.name}"]
+        return [
+            f"the caller thread returned from stop() (stop = {s.stop}), but the trigger thread is still at "
+            f"{s.trigger.pc.name} at tick {s.tick}"
+        ]
 
     def schedule_consistent(s: Any) -> list[str]:
         out = []
