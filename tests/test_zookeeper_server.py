@@ -3,8 +3,11 @@ no temporary folder, also when the test body fails; and it says in one line why 
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,3 +86,118 @@ def test_the_server_dies_with_a_killed_test_process(tmp_path: Path) -> None:
     assert Path(folder).exists()
     with ZooKeeperServer():
         assert not Path(folder).exists()
+
+
+class _FakeServer:
+    """A TCP server on 127.0.0.1 that answers every connection with ``answer()`` (what a
+    ZooKeeper server says to ``conf``) and records the words it was sent."""
+
+    def __init__(self, answer: Callable[[], str]) -> None:
+        import socket
+        import threading
+
+        self.answer = answer
+        self.words: list[str] = []
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        self.port = int(self.sock.getsockname()[1])
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                self.words.append(conn.recv(4).decode())
+                conn.sendall(self.answer().encode())
+
+    def close(self) -> None:
+        import socket
+
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread: nothing listens
+        self.sock.close()
+
+
+def _conf(data_dir: Path | str) -> str:
+    return f"clientPort=2181\nsecureClientPort=-1\ndataDir={data_dir}/version-2\ndataDirSize=0\n"
+
+
+def test_a_server_that_is_not_the_fixtures_own_is_recognised(tmp_path: Path) -> None:
+    """The fixture asks the server on its port ``conf`` and believes it its own only when the
+    answer names its own data folder: another fixture's server (another dataDir) is refused,
+    no answer is 'not yet'. No Java needed."""
+    server = ZooKeeperServer()
+    other = _FakeServer(lambda: _conf(tmp_path / "another-fixture" / "data"))
+    own = _FakeServer(lambda: _conf(server.folder / "data"))
+    try:
+        server.port = other.port
+        assert server.answers_as_own() is False and other.words == ["conf"]
+        server.port = own.port
+        assert server.answers_as_own() is True
+        own.close()
+        assert server.answers_as_own() is None  # nothing listens: not (yet) a verdict
+    finally:
+        other.close()
+        own.close()
+        server.stop()
+
+
+def _pretend_java(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Start ``sleep`` where the fixture starts Java, and count the starts; the session check
+    (kazoo) always succeeds: what is tested is whose server answers ``conf``."""
+    import subprocess
+
+    launched: list[int] = []
+    real = subprocess.Popen
+
+    def popen(args: Any, **kw: Any) -> Any:
+        launched.append(1)
+        kw.pop("preexec_fn", None)
+        return real(["sleep", "60"], **kw)
+
+    monkeypatch.setattr(zookeeper_server.subprocess, "Popen", popen)
+    monkeypatch.setattr(ZooKeeperServer, "_serves_a_session", lambda self: True)
+    return launched
+
+
+def test_the_fixture_moves_to_another_port_when_its_port_was_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A port probed free and taken before the server bound it: the server answering there is
+    another's, so the fixture stops its own and starts again on another port."""
+    launched = _pretend_java(monkeypatch)
+    server = ZooKeeperServer(start_timeout=10)
+    intruder = _FakeServer(lambda: _conf("/elsewhere/data"))
+    own = _FakeServer(lambda: _conf(server.folder / "data"))
+    ports = iter([own.port])
+    monkeypatch.setattr(zookeeper_server, "free_port", lambda: next(ports))
+    server.port, server.hosts = intruder.port, f"127.0.0.1:{intruder.port}"
+    try:
+        server.start()
+        assert server.port == own.port and server.hosts == f"127.0.0.1:{own.port}" and len(launched) == 2
+    finally:
+        server.stop()
+        intruder.close()
+        own.close()
+
+
+def test_the_fixture_gives_up_in_one_line_when_every_port_is_anothers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    launched = _pretend_java(monkeypatch)
+    intruder = _FakeServer(lambda: _conf("/elsewhere/data"))
+    monkeypatch.setattr(zookeeper_server, "free_port", lambda: intruder.port)
+    server = ZooKeeperServer(start_timeout=10)
+    folder = server.folder
+    try:
+        with pytest.raises(RuntimeError) as err:
+            server.start()
+        assert "\n" not in str(err.value) and "another server" in str(err.value), err.value
+        assert len(launched) == zookeeper_server.START_ATTEMPTS
+        assert server.proc is None and not folder.exists() and server not in zookeeper_server._RUNNING
+    finally:
+        intruder.close()
+        server.stop()
