@@ -138,6 +138,13 @@ class ControllerConfig:
     max_duplicate_deliveries: int = key(
         0, "controller requests applied twice (response lost, resent: model/controller/faults)", min=0, max=9
     )
+    max_zk_connection_losses: int = key(
+        0,
+        "ZooKeeper connections lost after the server applied a request, re-established in the same "
+        "session (response lost, request resent: model/controller/faults)",
+        min=0,
+        max=9,
+    )
     send_update_metadata: bool = key(True, "model UpdateMetadata requests")
     session_expiry_handling: ExpiryHandling = key(
         ByVersion(ExpiryHandling.CLEAR_AND_PUT, ExpiryHandling.QUEUED),
