@@ -36,6 +36,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tomllib
 from typing import Any
 
@@ -123,7 +124,7 @@ def _bracket_depth(text: str) -> int:
 
 def read_bytes(path: str | os.PathLike[str], where: str | None = None, max_bytes: int = MAX_BYTES) -> bytes:
     """The bytes of the file at ``path`` (at most ``max_bytes``); DataFileError naming it
-    otherwise (missing, a folder, unreadable, too large).
+    otherwise (missing, a folder, not a regular file, unreadable, too large).
 
     >>> read_bytes("/nonexistent.json")
     Traceback (most recent call last):
@@ -132,7 +133,15 @@ def read_bytes(path: str | os.PathLike[str], where: str | None = None, max_bytes
     """
     where = where or os.fspath(path)
     try:
-        with open(path, "rb") as fh:
+        # O_NONBLOCK: a FIFO or a device put where a file was expected must not block the read;
+        # only a regular file is read (a crafted folder cannot make kafka-mc hang on a pipe)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as fh:
+            mode = os.fstat(fh.fileno()).st_mode
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError
+            if not stat.S_ISREG(mode):
+                raise DataFileError(f"{where}: not a regular file (a pipe, a socket or a device)")
             data = fh.read(max_bytes + 1)
     except FileNotFoundError:
         raise DataFileError(f"{where}: no such file") from None

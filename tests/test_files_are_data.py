@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -460,3 +461,15 @@ def test_a_result_violation_without_its_property_is_one_line(tmp_path: Path) -> 
     path.write_text(json.dumps({"schema": "kafka-mc/check-result/1", "violations": [{"trace": [{}]}]}))
     with pytest.raises(ReplayError, match="holds no counterexample of property 'p' to replay"):
         load_trace(str(path), "p")
+
+
+def test_a_pipe_or_device_where_a_file_was_expected_is_refused_without_blocking(tmp_path: Path) -> None:
+    """A FIFO put in a checkpoint folder (or named as a trace) must not hang the reader: only a
+    regular file is read, anything else is a one-line refusal (it blocked forever before)."""
+    from explorer.datafiles import DataFileError, read_json
+
+    fifo = tmp_path / "manifest.json"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero")):
+        with pytest.raises(DataFileError, match="not a regular file"):
+            read_json(path)
