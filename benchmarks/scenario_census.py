@@ -30,7 +30,7 @@ from typing import Any
 from explorer.config import load_config
 from explorer.suite import load_suite
 from invariants.mutants.controller import ControllerConfig, build
-from model.controller.actions import ZkServe
+from model.controller.effects import zk_request_of
 from model.controller.messages import UpdateLeaderAndIsr
 
 SCENARIOS = (
@@ -48,8 +48,8 @@ def scenarios(system: Any, s: Any, a: Any, t: Any) -> Iterator[str]:
     >>> list(scenarios(system, s, None, s))
     []
     """
-    if type(a) is ZkServe and type(a.req) is UpdateLeaderAndIsr:
-        req = a.req
+    req = zk_request_of(a)  # any step that applies a ZooKeeper request (by effect, not class)
+    if type(req) is UpdateLeaderAndIsr:
         for p, z in req.writes:
             if req.create:
                 if any(not s.nodes[b].alive for b in system.slots[p]):

@@ -43,10 +43,12 @@ by the re-check; and a proper end state where a completed operation is still wat
 
 from __future__ import annotations
 
+from typing import Any
+
 from explorer.core import ModelSpec, Property, always, reachable, transition
 from invariants.mutants.purgatory import PurgatoryConfig, build
 from invariants.timing_explain import attach, purgatory_explanations
-from model.purgatory.actions import CheckAndCompleteDone, PurgeKey
+from model.purgatory.effects import Effect, does
 from model.purgatory.state import (
     PATH_CHECK_AND_COMPLETE,
     PATH_EXPIRY,
@@ -121,16 +123,16 @@ def properties(config: PurgatoryConfig) -> list[Property]:
     def wakeup_applies(s: State) -> bool:
         return wakeup(s)[2]
 
-    def removed_by_traversal(s: State, a: object, t: State) -> bool:
-        if type(a) is CheckAndCompleteDone:
+    def removed_by_traversal(s: State, a: Any, t: State) -> bool:
+        if does(a, Effect.ENDS_WATCHER_TRAVERSAL):
             th = s.threads[thread_index[a.who]]
             return not (th.snap & t.watched[a.key])
-        if type(a) is PurgeKey:
+        if does(a, Effect.PURGES_KEY):
             return not (t.watched[a.key] & sys.completed_mask(t))
         return True
 
-    def traversal_applies(s: State, a: object, t: State) -> bool:
-        return type(a) is CheckAndCompleteDone or type(a) is PurgeKey
+    def traversal_applies(s: State, a: Any, t: State) -> bool:
+        return does(a, Effect.ENDS_WATCHER_TRAVERSAL) or does(a, Effect.PURGES_KEY)
 
     end_cache: list = [None, False]  # state, quiescent
 

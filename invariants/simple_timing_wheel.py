@@ -31,7 +31,7 @@ from typing import Any
 from explorer.core import ModelSpec, Property, always, reachable, transition
 from invariants.mutants.simple_timing_wheel import SimpleTimingWheelConfig, build
 from invariants.timing_explain import attach, simple_timing_wheel_explanations
-from model.simple_timing_wheel.actions import Shutdown, Submit
+from model.simple_timing_wheel.effects import Effect, does
 from model.simple_timing_wheel.state import CallerPc, Exc, State, StopMode, TriggerPc
 from model.simple_timing_wheel.system import SimpleTimingWheel, live_tasks, trigger_bounded
 
@@ -99,7 +99,7 @@ def properties(config: SimpleTimingWheelConfig) -> list[Property]:
     forced = _force_stopped(cfg)
 
     def first_submit(s: State, a: Any, t: State) -> bool:
-        return type(a) is Submit and s.tasks[a.task].fires == 0
+        return does(a, Effect.FIRES_TASK) and s.tasks[a.task].fires == 0
 
     def not_early(s: State, a: Any, t: State) -> bool:
         if not first_submit(s, a, t):
@@ -114,10 +114,10 @@ def properties(config: SimpleTimingWheelConfig) -> list[Property]:
         return ts.added_tick is not None and a.tick <= ts.added_tick + keys[a.task] + 1
 
     def not_twice(s: State, a: Any, t: State) -> bool:
-        return type(a) is not Submit or s.tasks[a.task].fires == 0
+        return not does(a, Effect.FIRES_TASK) or s.tasks[a.task].fires == 0
 
     def is_submit(s: State, a: Any, t: State) -> bool:
-        return type(a) is Submit
+        return does(a, Effect.FIRES_TASK)
 
     def placed_pending(s: State) -> bool:
         return not forced(s) and any(ts.placed and ts.fires == 0 for ts in s.tasks)
@@ -143,10 +143,10 @@ def properties(config: SimpleTimingWheelConfig) -> list[Property]:
         return s.task_count == added_count(s) - sum(ts.fires for ts in s.tasks)
 
     def graceful_return(s: State, a: Any, t: State) -> bool:
-        return type(a) is Shutdown
+        return does(a, Effect.STOP_RETURNS)
 
     def graceful_ok(s: State, a: Any, t: State) -> bool:
-        return type(a) is not Shutdown or all(ts.fires > 0 for ts in s.tasks)
+        return not does(a, Effect.STOP_RETURNS) or all(ts.fires > 0 for ts in s.tasks)
 
     def stop_applies(s: State) -> bool:
         return s.caller.pc is CallerPc.DONE and system.is_terminal(s)

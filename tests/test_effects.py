@@ -22,6 +22,9 @@ import pytest
 
 import invariants.controller as spec
 import model.controller.actions as actions
+import model.purgatory.actions as purgatory_actions
+import model.simple_timing_wheel.actions as simple_timing_wheel_actions
+import model.timing_wheel as timing_wheel
 from explorer.config import load_config
 from explorer.core import ActionGuard, PropertyKind, TransitionChecks, effects, effects_of, transition_groups
 from invariants.mutants.controller import ControllerConfig  # with the test-only mutant key
@@ -193,15 +196,27 @@ def test_the_synthetic_fault_s_rule_yields_the_twins(twins: dict[type, faults.Fa
 
 # -- the grep target: no step is selected by its class -------------------------------------------
 
-#: where steps are selected (the properties, their guards, coverage and the tests' configuration
-#: lists); a selection of an action by class there is an error
+#: where steps are selected (every model's properties and guards, its explanations, the
+#: catalogue mutants, coverage, the tests' configuration lists and the scenario census); a
+#: selection of an action by class there is an error
 SELECTING = [
-    *sorted((ROOT / "invariants").glob("controller*.py")),
+    *sorted((ROOT / "invariants").rglob("*.py")),
     ROOT / "model/controller/coverage.py",
     ROOT / "tests/test_guards.py",
     ROOT / "tests/test_search_core.py",
+    ROOT / "benchmarks/scenario_census.py",
 ]
-ACTION_NAMES = "|".join(c.__name__ for c in BUILT_IN)
+#: the action classes of every model: the controller's, the timing wheels' and the purgatory's
+OTHER_ACTIONS = [
+    c
+    for m in (simple_timing_wheel_actions, purgatory_actions, timing_wheel)
+    for c in vars(m).values()
+    if isinstance(c, type)
+    and c.__module__ == m.__name__
+    and hasattr(c, "_fields")
+    and c.__name__ not in ("TWState", "Wheel")  # model/timing_wheel.py's state records
+]
+ACTION_NAMES = "|".join(sorted({c.__name__ for c in [*BUILT_IN, *OTHER_ACTIONS]}))
 #: ``type(a) is X`` / ``type(a) in (...)`` / ``isinstance(a, X)`` on a step, or an action class in
 #: an ``ActionGuard`` or ``isinstance``
 EXACT_CLASS = re.compile(
@@ -222,6 +237,9 @@ def exact_class_selections(text: str) -> list[str]:
 
 
 def test_no_step_is_selected_by_its_class() -> None:
+    assert len(SELECTING) > 20 and {"Submit", "Shutdown", "PurgeKey", "CheckAndCompleteDone"} <= {
+        c.__name__ for c in OTHER_ACTIONS
+    }
     found = {
         str(p.relative_to(ROOT)): hits for p in SELECTING if (hits := exact_class_selections(p.read_text()))
     }
@@ -236,8 +254,23 @@ def test_no_step_is_selected_by_its_class() -> None:
         "delivers = ActionGuard(Deliver)",
         "    return type(a) in (ZkServe, ProcessEvent)",
         "    if isinstance(x, (ZkServe, Deliver)):",
+        "        return type(a) is Submit and s.tasks[a.task].fires == 0",
+        "        if type(a) is CheckAndCompleteDone:",
+        "        return type(a) is not Shutdown or all(ts.fires > 0 for ts in s.tasks)",
+        "fires = ActionGuard(Submit)",
+        "            assert isinstance(a, demo.TempAdd)",
     ],
 )
-def test_the_grep_finds_a_planted_selection(line: str) -> None:
-    text = (ROOT / "invariants/controller_guards.py").read_text() + "\n" + line + "\n"
-    assert exact_class_selections(text) == [line.strip()]
+@pytest.mark.parametrize(
+    "where",
+    [
+        "invariants/controller_guards.py",
+        "invariants/simple_timing_wheel.py",
+        "invariants/purgatory.py",
+        "invariants/mutants/simple_timing_wheel.py",
+        "tests/test_guards.py",
+    ],
+)
+def test_the_grep_finds_a_planted_selection(line: str, where: str) -> None:
+    text = (ROOT / where).read_text() + "\n" + line + "\n"
+    assert ROOT / where in SELECTING and exact_class_selections(text) == [line.strip()]

@@ -17,6 +17,7 @@ explorer.config.ConfigError: mutant: expected one of none, early_cycle, ..., got
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from explorer.config import key
 from invariants.mutants import Catalogue
@@ -73,9 +74,8 @@ class DropPending(SimpleTimingWheel):
     def _trigger_step(self, s: State) -> tuple[object, State] | None:
         step = super()._trigger_step(s)
         if s.trigger.pc is TriggerPc.TEMP_ADD and step is not None:
-            a, n = step
-            assert isinstance(a, demo.TempAdd)
-            return TempAdd(*a), n._replace(heap=s.heap)  # tempTasksSet.add(task) left out
+            a, n = step  # at TEMP_ADD the trigger's step is a TempAdd
+            return TempAdd(*cast(demo.TempAdd, a)), n._replace(heap=s.heap)  # tempTasksSet.add(task) left out
         return step
 
 

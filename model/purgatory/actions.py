@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from explorer.core import effects
 from model.action_text import says, says_if
+from model.purgatory.effects import Effect
 from model.purgatory.state import _PATH_NAMES, Pc, Thread
 
 # ----------------------------------------------------------------------------- actions
@@ -246,6 +248,7 @@ class IteratorNext(NamedTuple):
         return _iterator_step(self) + f"iter.next() = op {self.cur} (next: {after})"
 
 
+@effects(Effect.ENDS_WATCHER_TRAVERSAL)
 class CheckAndCompleteDone(NamedTuple):
     who: str
     key: int
@@ -298,6 +301,7 @@ class PurgeStart(NamedTuple):
     delayed: int
 
 
+@effects(Effect.PURGES_KEY)
 class PurgeKey(NamedTuple):
     key: int
     removed: int

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from explorer.core import effects
 from model.action_text import java, says, says_if
+from model.simple_timing_wheel.effects import Effect
 from model.simple_timing_wheel.state import Exc
 
 # ---------------------------------------------------------------- actions (log lines)
@@ -161,6 +163,7 @@ class StopUnlock(NamedTuple):
     holds: int
 
 
+@effects(Effect.STOP_RETURNS)
 @says("caller: stop(false): executorService.shutdown(); stop returns")
 class Shutdown(NamedTuple):
     pass
@@ -256,6 +259,7 @@ class PublishTemp(NamedTuple):
     elems: tuple[int, ...]
 
 
+@effects(Effect.FIRES_TASK)
 @says("trigger: executorService.submit(task {task}): task fires at tick {tick}")
 class Submit(NamedTuple):
     task: int
