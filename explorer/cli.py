@@ -51,7 +51,9 @@ from explorer.frontend import (
     verify_trace,
     wrap_columns,
 )
+from explorer.release_output import check_progress, model_costs
 from explorer.resume import RESUMED, resume_args
+from explorer.run_traces import trace_path_of
 from explorer.search import Progress, stop_on_signals, stop_requested
 from explorer.search.progress import log_every_from_env
 from explorer.state_view import step_view, view_steps
@@ -115,6 +117,8 @@ def _cmd_models(args: argparse.Namespace) -> int:
                     wrap_columns(f"{k['key']} ({k['type']}, default {k['default']})", width, "  ", "      ")
                 )
                 print(wrap_columns(k["meaning"], width, "      ", "      "))
+        if args.name is not None:  # what its release entries cost in the last run
+            print("\n".join(["", *model_costs(args.name, PROJECT_ROOT)]).rstrip())
         print()
     if args.name is None:
         print("`kafka-mc models NAME`: one model's keys in full (type, default, bounds, meaning).")
@@ -171,7 +175,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
         deadlock=not args.no_deadlock,
         workers=args.workers,
         reduce=args.reduce,
-        progress=None if args.quiet else Progress(),
+        progress=None
+        if args.quiet
+        else check_progress(args.model, args.config, args.set),  # ETA: the last release
         engine_options=_engine_options(args),
     )
     try:
@@ -182,7 +188,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     try:
         if used_reference is not None:
             print(f"configuration: {used_reference} (the reference; --config FILE or --defaults to change)")
-        print(format_result(result), flush=True)
+        print(format_result(result, traces=not (args.keep_going and args.save_traces)), flush=True)
     except BrokenPipeError:  # `kafka-mc check ... | head`: the reader left; the outputs still get written
         _stdout_gone()
     say_if_interrupted(result)
@@ -216,11 +222,22 @@ def _write_outputs(args: argparse.Namespace, result: CheckResult, error: ModelEr
     if args.save_traces:
         if any(v.trace for v in violations):
             os.makedirs(args.save_traces, exist_ok=True)  # a missing folder is made when a trace is written
+        brief = args.keep_going and error is None  # --continue: one line per violation, the rest in the file
+        saved = []
         for v in violations:
             if v.trace:
-                path = os.path.join(args.save_traces, trace_file_name(result.model, v.property))
-                write_json_atomic(path, trace_document(result.model, result.config, v, args.system))
-                print(f"trace of {v.property} saved to {path}")
+                saved.append(os.path.join(args.save_traces, trace_file_name(result.model, v.property)))
+                write_json_atomic(saved[-1], trace_document(result.model, result.config, v, args.system))
+                said = (
+                    f"VIOLATION of {v.property} ({v.length} steps):"
+                    if brief
+                    else f"trace of {v.property} saved to"
+                )
+                print(f"{said} {saved[-1]}")
+        if saved:
+            print(
+                f"next: kafka-mc replay {saved[0]} --state -1 (its violating state), kafka-mc shrink {saved[0]}"
+            )
 
 
 def _model_error(args: argparse.Namespace, e: ModelError) -> int:
@@ -390,7 +407,8 @@ def _cmd_shrink(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    try:
+    try:  # a trace or result file, or a release's run folder with --entry (explorer.run_traces)
+        args.trace = trace_path_of(args.trace, args.entry, args.property)
         doc = load_trace(args.trace, args.property)
         # a file names, it never loads: a --system trace replays on the --system the user gives
         check_named_system(doc.get("system"), args.system, args.trace)
@@ -460,13 +478,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def _cmd_release(args: argparse.Namespace) -> int:
     from explorer.release import load_suite, run_release, select_entries
 
-    if args.list:
+    if args.list:  # with each entry's states and time in the last run (explorer.release_output)
+        from explorer.release_output import last_run, list_lines
+
         entries = select_entries(load_suite(args.suite), args.entries, args.suite)
-        width = max((len(e.name) for e in entries), default=0)
-        mwidth = max((len(e.model) for e in entries), default=0)
-        for e in entries:
-            what = "proofs" if e.engine == "symbolic" else f"{e.engine}, expect {e.expect}"
-            print(f"{e.name:<{width}}  {e.model:<{mwidth}}  {what}")
+        print("\n".join(list_lines(entries, last_run((args.report_dir, PROJECT_ROOT / "reports")))))
         return 0
     return run_release(
         args.suite,
@@ -475,6 +491,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
         mutation=args.mutation,
         entries_named=args.entries,
         compare=args.compare,
+        verbose=args.verbose,
     )
 
 
@@ -621,8 +638,11 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         "recorded action, state and change is recomputed the same and the violation still occurs; 1 "
         "when it no longer replays (naming the first step that differs).",
     )
-    r.add_argument("trace", help="a trace file (--save-traces) or a result file (--json)")
-    r.add_argument("--property", help="which violation of a result file to replay")
+    r.add_argument(
+        "trace", help="a trace file (--save-traces), a result file (--json) or a release run folder"
+    )
+    r.add_argument("--property", help="which violation of a result file (or a run folder's entry) to replay")
+    r.add_argument("--entry", help="a release run folder's entry whose counterexample to replay")
     r.add_argument(
         "--system",
         metavar="MODULE:FACTORY",
@@ -672,6 +692,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     rel.add_argument("--suite", default=str(PROJECT_ROOT / "configs" / "release.toml"), help="the suite TOML")
     rel.add_argument("--report-dir", default="reports", help="where reports/<run-id>/ is written")
     rel.add_argument("--quiet", action="store_true", help="no progress line")
+    rel.add_argument("--verbose", action="store_true", help="every entry's properties and requirements")
     rel.add_argument("--mutation", metavar="FILE", help="a `kafka-mc mutate --json` result to report")
     rel.add_argument(
         "--compare",

@@ -478,8 +478,14 @@ def run_proofs(
         raise UsageError(f"--only: {e}") from None
 
 
-def format_result(r: CheckResult, *, steps: bool = True) -> str:
+def format_result(r: CheckResult, *, steps: bool = True, verbose: bool = False, traces: bool = True) -> str:
     """A human-readable account of a result: summary, properties, counterexamples.
+
+    Each counterexample is printed once: violations found on the same trace (the same
+    states) share it. The properties a search did not decide (it stopped at a violation or a
+    budget) are counted, not listed (``verbose`` lists them); a search stopped by its budget
+    without a violation says so in one line. ``traces=False`` leaves the violations out (the
+    caller prints one line each, as ``check --continue --save-traces`` does).
 
     >>> from explorer.api import check
     >>> from tests.toys import Grid
@@ -506,9 +512,12 @@ def format_result(r: CheckResult, *, steps: bool = True) -> str:
     by_status: dict[str, list[str]] = {}
     for name, p in r.properties.items():
         by_status.setdefault(p["status"], []).append(name)
+    undecided = by_status.pop("unknown", []) if not verbose else []
     for status in ("held", "witnessed", "violated", "unreached", "unknown", "unchecked"):
         if status in by_status:
             lines.append(f"  {status}: {', '.join(by_status[status])}")
+    if undecided:
+        lines.append("  " + undecided_line(r, len(undecided)))
     vac = [n for n, p in r.properties.items() if p.get("vacuous")]
     if vac:
         lines.append(f"  vacuous (never applied): {', '.join(vac)}")
@@ -517,14 +526,56 @@ def format_result(r: CheckResult, *, steps: bool = True) -> str:
         lines.append(f"  actions never enabled: {', '.join(never)}")
     for note in r.notes:
         lines.append(f"  note: {note}")
+    if traces:
+        lines += _violation_lines(r, steps)
+    return "\n".join(lines)
+
+
+def undecided_line(r: CheckResult, n: int) -> str:
+    """What a search that stopped early leaves undecided, in one line: no violation in N
+    states (incomplete, and why), or the properties a stop at a violation left unchecked.
+
+    >>> from explorer.search import not_run_result
+    >>> undecided_line(not_run_result("m", "bfs", "not run"), 3)
+    'no violation in 0 states (incomplete: interrupted); 3 properties undecided'
+    """
+    if r.violations:
+        return f"{n} properties undecided: the search stopped at its first violation (--continue searches on)"
+    why = f"{r.budget} reached" if r.budget else r.exit_reason.value
+    if r.engine in ("simulate", "hypothesis"):
+        why += "; a sample: it proves nothing"
+    return f"no violation in {r.distinct_states:,} states (incomplete: {why}); {n} properties undecided"
+
+
+def _violation_lines(r: CheckResult, steps: bool) -> list[str]:
+    """Each violation's heading and explanation; each counterexample once, after the last
+    violation it shows (violations on the same states share it)."""
+    lines: list[str] = []
+    groups: dict[
+        Any, list[Any]
+    ] = {}  # a trace's states (or, without a trace, the violation) -> its violations
     for v in r.violations:
-        lines.append("")
-        lines.append(f"VIOLATION of {v.property} ({v.kind}): {v.doc}")
+        key = (tuple(st.fingerprint for st in v.trace), v.loop_start) if v.trace else id(v)
+        groups.setdefault(key, []).append(v)
+    for vs in groups.values():
+        for v in vs:
+            lines.append("")
+            if v.kind == "reachable" and not v.trace:
+                lines.append(f"UNREACHED witness {v.property} (reachable): {v.doc}")
+                lines.append(f"  {v.message}")
+                continue
+            lines.append(f"VIOLATION of {v.property} ({v.kind}): {v.doc}")
+            if not v.trace:
+                lines.append(f"  {v.message}")
+                continue
+            lines += [
+                f"  why: {line}" if i == 0 else f"       {line}" for i, line in enumerate(v.explanation)
+            ]
+        v = vs[0]
         if not v.trace:
-            lines.append(f"  {v.message}")
             continue
-        lines.append(f"  shortest counterexample: {v.length} steps")
-        lines += [f"  why: {line}" if i == 0 else f"       {line}" for i, line in enumerate(v.explanation)]
+        names = ", ".join(x.property for x in vs)
+        lines.append(f"  shortest counterexample{' of ' + names if len(vs) > 1 else ''}: {v.length} steps")
         if steps:
             for st in v.trace:
                 lines.append(f"  {st.index:>3}  {st.action or 'initial state'}")
@@ -532,7 +583,7 @@ def format_result(r: CheckResult, *, steps: bool = True) -> str:
                     lines.append(f"         {ch}")
                 if v.loop_start is not None and st.index == v.loop_start:
                     lines.append("       --- loop: the steps below repeat forever, back to this state ---")
-    return "\n".join(lines)
+    return lines
 
 
 def _plain(v: Any) -> Any:

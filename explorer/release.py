@@ -28,11 +28,13 @@ from explorer.api import CheckOptions
 from explorer.config import ConfigError, did_you_mean
 from explorer.core import CheckResult, ExitReason
 from explorer.datafiles import DataFileError
-from explorer.frontend import format_result, run_check, run_proofs
+from explorer.frontend import run_check, run_proofs
+from explorer.release_output import closing_lines, config_toml, entry_lines, entry_progress, toml_values
 from explorer.report import mutation_summary, provenance, report_pages
-from explorer.report_history import changes, index_html, load_run, scan, shown_name
+from explorer.report_history import changes, index_html, like_with_like, load_run, scan, shown_name
 from explorer.report_layout import LayoutError, layout_of
-from explorer.search import Progress, not_run_result, safeio, stop_requested
+from explorer.run_traces import RUN_TRACES, run_trace_name
+from explorer.search import not_run_result, safeio, stop_requested
 from explorer.state_view import trace_views
 from explorer.suite import (
     _MACHINES,
@@ -41,7 +43,7 @@ from explorer.suite import (
     reduction_factor,
 )
 from explorer.symmetry_probe import symmetry_problem
-from explorer.tracefile import ReplayError, mutation_problem, replay_steps, write_json_atomic
+from explorer.tracefile import ReplayError, mutation_problem, replay_steps, trace_document, write_json_atomic
 
 __all__ = ["SuiteEntry", "load_suite", "pinned_lengths_moved", "run_release"]
 
@@ -376,14 +378,17 @@ def suite_summary(doc_entries: list[dict[str, Any]], wall_seconds: float) -> dic
     }
 
 
-def _previous_run(report_dir: str, compare: str | None) -> dict[str, Any] | None:
-    """The run this one is compared with: ``compare`` (a run id in ``report_dir`` or a run
-    folder; ConfigError in one line if its report is missing or does not validate), else the
-    newest run in ``report_dir`` whose report validates (None if there is none). A run folder
-    whose report does not is never compared with: one warning line on stderr each
-    (:func:`explorer.report_history.scan`)."""
+def _previous_run(
+    report_dir: str, compare: str | None, names: list[str] | None = None
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The run this one is compared with, and every run kept (oldest first): ``compare`` (a run
+    id in ``report_dir`` or a run folder; ConfigError in one line if its report is missing or
+    does not validate), else the newest run in ``report_dir`` whose report validates and that
+    ran each of ``names`` (the entries this run runs; :func:`explorer.report_history.like_with_like`),
+    None if there is none. A run folder whose report does not validate is never compared with:
+    one warning line on stderr each (:func:`explorer.report_history.scan`)."""
     kept, unreadable = scan(report_dir)
-    previous = kept[-1] if kept else None
+    previous = like_with_like(kept, names or [])
     if compare is not None:
         previous = _named_run(report_dir, compare, kept)
     for name, why in unreadable:
@@ -393,7 +398,7 @@ def _previous_run(report_dir: str, compare: str | None) -> dict[str, Any] | None
             file=sys.stderr,
             flush=True,
         )
-    return previous
+    return previous, kept
 
 
 def _named_run(report_dir: str, compare: str, kept: list[dict[str, Any]]) -> dict[str, Any]:
@@ -518,6 +523,7 @@ def run_release(
     mutation: str | None = None,
     entries_named: str | None = None,
     compare: str | None = None,
+    verbose: bool = False,
 ) -> int:
     """Run every entry of the suite, print a summary, write ``report.json``,
     ``index.html`` (the run's page), ``entries/<name>.html`` (one page per entry) and
@@ -531,13 +537,23 @@ def run_release(
     Every entry is loaded and checked before the first search. An interrupt (Ctrl-C,
     SIGTERM) ends the entry that runs, marks the rest ``not-run``, still writes the
     report, and exits 3 (unless an entry failed: 1). ``entries_named`` (comma-separated) runs
-    those entries only.
+    those entries only: a subset run, recorded as one (``scope`` in ``report.json``),
+    compared with the newest run that ran those entries and never pointed at by ``latest``,
+    which stays the newest run of the whole suite. Each entry prints one line (``verbose``:
+    every property and requirement; :mod:`explorer.release_output`), and every counterexample
+    is saved as ``traces/<entry>--<property>.json`` in the run folder.
     """
-    entries = select_entries(load_suite(suite_path), entries_named, suite_path)
+    suite = load_suite(suite_path)
+    entries = select_entries(suite, entries_named, suite_path)
+    scope = {
+        "subset": len(entries) < len(suite),
+        "entries": [e.name for e in entries],
+        "suite_entries": len(suite),
+    }
     mutation_doc = None if mutation is None else mutation_summary(_read_mutation(mutation))
     if os.path.exists(report_dir) and not os.path.isdir(report_dir):
         raise ConfigError(f"--report-dir {report_dir}: not a directory")
-    previous = _previous_run(report_dir, compare)
+    previous, _ = _previous_run(report_dir, compare, [e.name for e in entries])
     _check_report_dir(report_dir)
     stamp = _run_stamp()  # the run folder is named by the start, made at the end (_run_dir)
     t_start = time.monotonic()
@@ -554,12 +570,14 @@ def run_release(
         if interrupted:
             done.append((e, _not_run(e), "not-run", "not run: the release was interrupted", []))
             continue
-        print(f"[{len(done) + 1}/{len(entries)}] {e.name}: {e.model} ({e.engine}) ...", flush=True)
+        progress = None if quiet else entry_progress(e)  # with an ETA from the last run
+        if progress is not None:
+            progress.note(f"[{len(done) + 1}/{len(entries)}] {e.name}: {e.model} ({e.engine}) ...")
         system: Any = None
         props: Any = ()
         try:
             if e.engine == "symbolic":
-                r = run_proofs(e.model, e.set, None, e.max_seconds, None if quiet else Progress())
+                r = run_proofs(e.model, e.set, None, e.max_seconds, progress)
             else:
                 options = CheckOptions(
                     engine=e.engine,
@@ -567,7 +585,7 @@ def run_release(
                     max_states=e.max_states,
                     reduce=e.reduce,
                     keep_going=e.expect == "violation",
-                    progress=None if quiet else Progress(),
+                    progress=progress,
                     engine_options=e.engine_options(),
                 )
                 r, system, props = run_check(e.model, options, config_path=e.config, overrides=e.set)
@@ -576,7 +594,7 @@ def run_release(
                     sequence_of(system, [{"action": s.action, "fingerprint": s.fingerprint} for s in v.trace])
                     for v in r.violations
                 ]
-                views[e.name] = [trace_views(system, v.trace) for v in r.violations]
+                views[e.name] = [_last_views(system, v.trace) for v in r.violations]
         except KeyboardInterrupt:
             interrupted = True
             done.append((e, _not_run(e), "not-run", "not run: the release was interrupted", []))
@@ -586,10 +604,8 @@ def run_release(
         reqs = check_requirements(e, r, system, props)
         status, msg = _verdict(e, r, reqs)
         done.append((e, r, status, msg, reqs))
-        print(format_result(r, steps=False))
-        for q in reqs:
-            print(f"  coverage {q['key']}: {'met' if q['met'] else 'UNMET'} ({q['detail']})")
-        print(f"  => {status.upper()}: {msg}\n", flush=True)
+        lines = entry_lines(e, r, status, msg, reqs, index=len(done), total=len(entries), verbose=verbose)
+        print("\n".join(lines), flush=True)  # one line when it passed (explorer.release_output)
     doc_entries = []
     for e, r, s, m, reqs in done:
         res = r.to_json()
@@ -598,7 +614,10 @@ def run_release(
                 v["sequence"] = seq
         for v, tv in zip(res["violations"], views.get(e.name, []), strict=False):
             if tv is not None:
-                v["state_views"] = tv  # the report's "full state" of each step (explorer.state_view)
+                v["state_views"] = tv  # the report's "full state" of the last steps (explorer.state_view)
+        for v in res["violations"]:
+            if v["trace"]:
+                v["trace_file"] = f"{RUN_TRACES}/{run_trace_name(e.name, v['property'])}"
         doc_entries.append(
             {
                 "name": e.name,
@@ -611,7 +630,8 @@ def run_release(
                 "status": s,
                 "message": m,
                 "requirements": reqs,
-                "variants": variants_of(res["config"]),
+                "variants": variants_of(toml_values(r.model, res["config"])),  # as a TOML file spells them
+                "config_toml": config_toml(r.model, res["config"]),
                 "layout": layouts.get(e.name),
                 "result": res,
             }
@@ -626,6 +646,7 @@ def run_release(
         "suite": prov["suite"],
         "provenance": prov,
         "summary": suite_summary(doc_entries, time.monotonic() - t_start),
+        "scope": scope,
         "entries": doc_entries,
     }
     if interrupted:
@@ -635,6 +656,7 @@ def run_release(
     if previous is not None:
         doc["changes"] = changes(doc, previous)
     write_json_atomic(out / "report.json", doc)
+    _save_traces(out, done)
     pages = report_pages(doc)
     safeio.make_dir(out / "entries", exist_ok=True)  # a link there is refused, never written into
     for rel in sorted(pages, key=lambda r: r == "index.html"):  # the front page last
@@ -645,7 +667,8 @@ def run_release(
         out / "junit.xml",
         '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(junit, encoding="unicode") + "\n",
     )
-    _point_latest(report_dir, run_id)
+    if not scope["subset"]:  # latest: the newest run of the whole suite
+        _point_latest(report_dir, run_id)
     kept, unreadable = scan(report_dir)
     _write_text_atomic(Path(report_dir) / "index.html", index_html(kept, unreadable=unreadable))
     failed = [e.name for e, _, s, _, _ in done if s == "fail"]
@@ -657,19 +680,59 @@ def run_release(
         f"{m} state machine {x['covered']}/{x['edges']} edges" for m, x in summ["state_machines"].items()
     )
     print(
-        f"release: {ran - len(failed) - len(budget)}/{len(done)} passed in {summ['wall_seconds']:.1f} s "
-        f"(search {summ['search_seconds']:.1f} s); coverage: {sm or 'no state machines'}, action kinds "
-        f"{summ['action_kinds']['enabled']}/{summ['action_kinds']['declared']} enabled; report in {out}"
+        f"coverage: {sm or 'no state machines'}, action kinds {summ['action_kinds']['enabled']}/"
+        f"{summ['action_kinds']['declared']} enabled; report: {out / 'index.html'}"
     )
     if interrupted:
         print(f"release: interrupted; not run: {', '.join(not_run) or 'none'}")
     if mutation_doc is not None:
         print(f"release: mutation score {mutation_doc['line']}")
+    subset = f" (a subset: {len(done)} of the suite's {len(suite)} entries)" if scope["subset"] else ""
+    timing = f"in {summ['wall_seconds']:.1f} s (search {summ['search_seconds']:.1f} s){subset}"
+    passed = ran - len(failed) - len(budget)
     if failed:
-        print(f"release: FAILED: {', '.join(failed)}")
+        verdict = f"release: FAILED: {len(failed)} of {len(done)} entries ({', '.join(failed)}), {passed} passed {timing}"
+    elif budget or interrupted:
+        verdict = f"release: INCOMPLETE: {passed}/{len(done)} passed {timing}" + (
+            f"; out of budget: {', '.join(budget)}" if budget else ""
+        )
+    else:
+        verdict = f"release: PASSED: {passed}/{len(done)} entries met their expectations {timing}"
+
+    def saved_trace(name: str, prop: str) -> str | None:
+        path = out / RUN_TRACES / run_trace_name(name, prop)
+        return str(path) if path.is_file() else None
+
+    failing = [(e, r) for e, r, st, _, _ in done if st == "fail"]
+    print("\n".join(closing_lines(failing, saved_trace, verdict)), flush=True)
+    if failed:
         return 1
-    if budget or interrupted:
-        if budget:
-            print(f"release: out of budget: {', '.join(budget)}")
-        return 3
-    return 0
+    return 3 if budget or interrupted else 0
+
+
+def _last_views(system: Any, trace: list[Any]) -> list[Any] | None:
+    """The "full state" views of a counterexample's last two steps (the violating state and the
+    one before it), None for the others: the other states are one ``kafka-mc replay --state K``
+    away in the saved trace file, and keeping every one made an entry's page hundreds of KB."""
+    tv = trace_views(system, trace)
+    if tv is None:
+        return None
+    return [x if i >= len(tv) - 2 else None for i, x in enumerate(tv)]
+
+
+def _save_traces(
+    out: Path, done: list[tuple[SuiteEntry, CheckResult, str, str, list[dict[str, Any]]]]
+) -> None:
+    """Each counterexample of the run, expected or not, as ``out/traces/<entry>--<property>.json``
+    (:mod:`explorer.run_traces`), the trace file ``kafka-mc replay`` and ``shrink`` read; written
+    through :mod:`explorer.search.safeio` (a link in the run folder is never followed)."""
+    folder = out / RUN_TRACES
+    for e, r, *_ in done:
+        for v in r.violations:
+            if not v.trace:
+                continue
+            safeio.make_dir(folder, exist_ok=True)
+            doc = trace_document(r.model, r.config, v)
+            path = folder / run_trace_name(e.name, v.property)
+            data = (json.dumps(doc, indent=1, default=str) + "\n").encode("utf-8")
+            safeio.write_atomic(path, data, tmp=path.with_name(f".{path.name}.{os.getpid()}.tmp"), sync=False)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import datetime
 import html as _html
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ from explorer.report_svg import (
     sequence_svg,
     state_machine_svg,
 )
+from explorer.report_tools import commands_html, config_html
 from explorer.state_view import as_node
 from explorer.state_view import render_html as state_html
 
@@ -309,6 +311,7 @@ def _violation(
     expected: bool = False,
     anchor: bool = True,
     layout: dict[str, Any] | None = None,
+    run_dir: str | None = None,
 ) -> str:
     """One counterexample, collapsed (``<details>``: opened on demand), marked when the entry
     expected it; ``anchor``: carries its property's :func:`_cx_id` (the first of a property's
@@ -367,7 +370,8 @@ def _violation(
     return (
         f"<details class=counterexample{ident}><summary><h4 class={cls}>{_e(v['property'])} ({_e(v['kind'])}): "
         f"{_e(v['length'])} steps{tag}</h4></summary>"
-        f"<p>{_e(v['doc'])}</p>{_why(v.get('explanation'))}{loop_note}{seq_html}{body}</details>"
+        f"<p>{_e(v['doc'])}</p>{_why(v.get('explanation'))}{commands_html(v, run_dir)}{loop_note}{seq_html}{body}"
+        "</details>"
     )
 
 
@@ -725,13 +729,14 @@ def render_entry_html(doc: dict[str, Any], k: int) -> str:
     cfg = ", ".join(f"{k2} = {v}" for k2, v in r["config"].items())
     parts.append(
         f"<p class=muted>model <code>{_e(r['model'])}</code>"
-        + (f"; configuration: <code>{_e(cfg)}</code>" if cfg else "")
+        + (f"; configuration: <code>{_e(cfg)}</code>" if cfg and not en.get("config_toml") else "")
         + "</p>"
+        + config_html(en)
     )
     if en.get("variants"):
         parts.append(
             "<p>variants: "
-            + ", ".join(f"<code>{_e(k2)} = {_e(v)}</code>" for k2, v in en["variants"].items())
+            + ", ".join(f"<code>{_e(k2)} = {_e(json.dumps(v))}</code>" for k2, v in en["variants"].items())
             + "</p>"
         )
     if r["engine"] == "symbolic":
@@ -760,12 +765,16 @@ def render_entry_html(doc: dict[str, Any], k: int) -> str:
     if labels:
         parts.append(_labels(labels, f"e{k}", en.get("layout")))
     if r["violations"]:
+        report_dir = ((doc.get("provenance") or {}).get("options") or {}).get("report_dir")
+        run_dir = f"{report_dir}/{doc.get('run_id')}" if isinstance(report_dir, str) else None
         parts.append("<h3>Counterexamples</h3>")
         wanted = set(en.get("violates", []))
         seen: set[str] = set()
         for i, v in enumerate(r["violations"]):
             first = v["property"] not in seen
-            parts.append(_violation(v, f"e{k}v{i}", v["property"] in wanted, first, en.get("layout")))
+            parts.append(
+                _violation(v, f"e{k}v{i}", v["property"] in wanted, first, en.get("layout"), run_dir)
+            )
             seen.add(v["property"])
     for note in r.get("notes", []):
         parts.append(f"<p class=muted>note: {_e(note)}</p>")

@@ -42,6 +42,8 @@ __all__ = [
     "changes",
     "changes_html",
     "index_html",
+    "is_subset",
+    "like_with_like",
     "load_run",
     "read_run",
     "report_problem",
@@ -158,6 +160,7 @@ _REPORT: dict[str, Any] = {
         "action_kinds": {"enabled": "count", "declared": "count", "never_enabled": ("list", "text")},
     },
     "mutation": {"score": {"score": "fraction?"}},
+    "scope": {"subset": "flag", "entries": ("list", "text"), "suite_entries": "count"},
 }
 _KINDS: dict[str, tuple[str, Any]] = {
     "text": ("a string", lambda v: isinstance(v, str)),
@@ -340,13 +343,53 @@ def _edges(summary: dict[str, Any]) -> set[str]:
     }
 
 
+def is_subset(doc: dict[str, Any]) -> bool:
+    """Whether a release report is of a subset run (``release --entries``): its ``scope``
+    says so (a report older than the field is a run of its whole suite).
+
+    >>> is_subset({"scope": {"subset": True}}), is_subset({})
+    (True, False)
+    """
+    sel = doc.get("scope")
+    return isinstance(sel, dict) and sel.get("subset") is True
+
+
+def _ran(doc: dict[str, Any]) -> set[str]:
+    """The entries a run ran (an entry it marked not-run is not among them)."""
+    return {str(en.get("name")) for en in _entries(doc) if en.get("status") != "not-run"}
+
+
+def like_with_like(kept: list[dict[str, Any]], names: list[str]) -> dict[str, Any] | None:
+    """The run a run of the entries ``names`` is compared with, among ``kept`` (oldest first):
+    the newest that ran every one of them (a subset run is compared with the same entries of
+    the newest run that had them, never with a run that lacked some), else the newest run of
+    the whole suite, else None.
+
+    >>> full = {"run_id": "1", "entries": [{"name": "a", "status": "pass"}, {"name": "b", "status": "pass"}]}
+    >>> only_b = {"run_id": "2", "scope": {"subset": True}, "entries": [{"name": "b", "status": "pass"}]}
+    >>> like_with_like([full, only_b], ["a"])["run_id"], like_with_like([full, only_b], ["b"])["run_id"]
+    ('1', '2')
+    """
+    for doc in reversed(kept):
+        if set(names) <= _ran(doc):
+            return doc
+    return next((doc for doc in reversed(kept) if not is_subset(doc)), None)
+
+
 def changes(cur: dict[str, Any], prev: dict[str, Any]) -> dict[str, Any]:
     """What changed from run ``prev`` to run ``cur``: per entry ``[before, after]`` of status,
     distinct states and seconds (None where an entry is new or gone); violations
     (``[entry, property]``) new and vanished; state-machine edges and action kinds gained and
-    lost; totals."""
-    before = {en["name"]: en for en in prev.get("entries", [])}
+    lost; totals.
+
+    Like is compared with like: when either run is a subset run (:func:`is_subset`) only the
+    entries ``cur`` ran are compared (an entry ``cur`` did not run is never "gone", its
+    violations never "vanished"), the totals are summed over those entries, and coverage (a
+    whole suite's) is compared only between two runs of the whole suite (``coverage_compared``).
+    """
+    partial = is_subset(cur) or is_subset(prev)
     after = {en["name"]: en for en in cur.get("entries", [])}
+    before = {en["name"]: en for en in prev.get("entries", []) if not partial or en["name"] in after}
     names = [*after, *(n for n in before if n not in after)]
 
     def field(en: dict[str, Any] | None, key: str) -> Any:
@@ -368,16 +411,21 @@ def changes(cur: dict[str, Any], prev: dict[str, Any]) -> dict[str, Any]:
         return {
             (en["name"], v["property"])
             for en in doc.get("entries", [])
+            if en["name"] in before or en["name"] in after
             for v in en.get("result", {}).get("violations", [])
         }
 
     vb, va = violations(prev), violations(cur)
     sb, sa = prev.get("summary", {}), cur.get("summary", {})
+    if partial:  # totals over the entries compared; coverage left out (it is the whole suite's)
+        sb, sa = _totals(before.values()), _totals(after.values())
     kinds_b = set((sb.get("action_kinds") or {}).get("never_enabled", []))
     kinds_a = set((sa.get("action_kinds") or {}).get("never_enabled", []))
     return {
         "since": prev.get("run_id"),
         "since_commit": (prev.get("provenance") or {}).get("commit"),
+        "subset": partial,
+        "coverage_compared": not partial,
         "entries": rows,
         "new_violations": sorted([list(x) for x in va - vb]),
         "vanished_violations": sorted([list(x) for x in vb - va]),
@@ -387,6 +435,18 @@ def changes(cur: dict[str, Any], prev: dict[str, Any]) -> dict[str, Any]:
         "kinds_no_longer_enabled": sorted(kinds_a - kinds_b),
         "states": [sb.get("distinct_states"), sa.get("distinct_states")],
         "seconds": [sb.get("wall_seconds"), sa.get("wall_seconds")],
+    }
+
+
+def _totals(entries: Any) -> dict[str, Any]:
+    """A summary's totals (distinct states, wall time) over some entries of a run (their search
+    time stands for the wall time); no coverage."""
+    ents = [en for en in entries if isinstance(en, dict)]
+    states = [_obj(en.get("result")).get("distinct_states") for en in ents]
+    secs = [_obj(en.get("result")).get("seconds") for en in ents]
+    return {
+        "distinct_states": sum(n for n in states if _is_count(n)),
+        "wall_seconds": sum(x for x in secs if _is_real(x)),
     }
 
 
@@ -434,9 +494,11 @@ def changes_html(ch: dict[str, Any]) -> str:
         f"<td>{_delta(r['states'])}</td><td>{_delta(r['seconds'], '{:.1f} s')}</td></tr>"
         for r in moved
     )
+    over = " (over the entries this run ran; coverage is compared between runs of the whole suite only)"
     head = (
         f"<h2>Changed since run {_e(ch['since'])}{commit}</h2>"
-        f"<p>distinct states {_delta(ch['states'])}; wall time {_delta(ch['seconds'], '{:.0f} s')}</p>"
+        f"<p>distinct states {_delta(ch['states'])}; {'search' if ch.get('subset') else 'wall'} time "
+        f"{_delta(ch['seconds'], '{:.0f} s')}{over if ch.get('subset') else ''}</p>"
     )
     if not lines and not moved:
         return head + "<p class=muted>no entry changed its verdict or its state count; coverage unchanged</p>"
@@ -460,19 +522,26 @@ def _num(v: float) -> str:
 
 
 def _chart(title: str, xs: list[str], series: dict[str, list[float | None]], unit: str = "") -> str:
-    """A line chart as inline SVG: one polyline per series over the runs ``xs``."""
+    """A line chart as inline SVG: one polyline per series over the runs ``xs``; its y-axis
+    starts at zero (so a small change looks small), and its title gives the last change in
+    percent.
+
+    >>> svg = _chart("states", ["1", "2"], {"states": [12_100_000.0, 12_101_210.0]})
+    >>> ">0<" in svg, "+0.01%" in svg
+    (True, True)
+    """
     w, h, pad = 640, 180, 40
     values = [v for vs in series.values() for v in vs if v is not None]
     if not values or len(xs) < 1:
         return ""
-    lo, hi = min(values), max(values)
+    lo, hi = min(0.0, min(values)), max(values)  # from zero: a 0.01% change stays a flat line
     span = (hi - lo) or 1.0
     step = (w - 2 * pad) / max(len(xs) - 1, 1)
     colours = ["#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#57606a"]
     parts = [
         f'<svg class=trend role=img aria-label="{_e(title)}" width="{w}" height="{h + 20 * len(series)}" '
         f'viewBox="0 0 {w} {h + 20 * len(series)}" xmlns="http://www.w3.org/2000/svg">',
-        f'<text x="{pad}" y="14" font-size="12">{_e(title)}</text>',
+        f'<text x="{pad}" y="14" font-size="12">{_e(title + _last_change(series))}</text>',
         f'<text x="4" y="{pad}" font-size="10">{_num(hi)}{_e(unit)}</text>',
         f'<text x="4" y="{h - pad + 10}" font-size="10">{_num(lo)}{_e(unit)}</text>',
         f'<line x1="{pad}" y1="{h - pad}" x2="{w - pad}" y2="{h - pad}" stroke="#999"/>',
@@ -498,6 +567,21 @@ def _chart(title: str, xs: list[str], series: dict[str, list[float | None]], uni
     return "".join(parts)
 
 
+def _last_change(series: dict[str, list[float | None]]) -> str:
+    """The change between a single series' last two values, in percent ("" otherwise).
+
+    >>> _last_change({"s": [None, 200.0, 150.0]}), _last_change({"s": [1.0]})
+    (' (last change -25%)', '')
+    """
+    if len(series) != 1:
+        return ""
+    vs = [v for v in next(iter(series.values())) if v is not None]
+    if len(vs) < 2 or not vs[-2]:
+        return ""
+    pct = (vs[-1] - vs[-2]) / vs[-2] * 100
+    return f" (last change {pct:+.2g}%)" if abs(pct) >= 1 else f" (last change {pct:+.2f}%)"
+
+
 def _obj(v: Any) -> dict[str, Any]:
     """``v`` when it is an object, else an empty one (the pages read what a report holds)."""
     return v if isinstance(v, dict) else {}
@@ -510,6 +594,22 @@ def _entries(d: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _real_or_none(v: Any) -> float | None:
     return v if _is_real(v) else None
+
+
+def _entries_cell(d: dict[str, Any]) -> str:
+    """The history table's "entries" cell: "all N" for a run of the whole suite, else the
+    entries the subset run ran (escaped; the first five, then how many more).
+
+    >>> _entries_cell({"entries": [{"name": "a"}, {"name": "b"}]})
+    'all 2'
+    >>> _entries_cell({"scope": {"subset": True}, "entries": [{"name": "<x>"}]})
+    'subset: &lt;x&gt;'
+    """
+    names = [str(en.get("name")) for en in _entries(d)]
+    if not is_subset(d):
+        return f"all {len(names)}"
+    more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+    return "subset: " + _e(", ".join(names[:5])) + more
 
 
 def _unreadable_html(unreadable: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> str:
@@ -553,6 +653,7 @@ def index_html(
         rows.append(
             f"<tr><td>{run_link(d.get('run_id'))}</td>"
             f"<td><code>{_e(commit)}</code></td><td>{_e(p.get('started', ''))}</td>"
+            f"<td>{_entries_cell(d)}</td>"
             f"<td class={'fail' if failed else 'pass'}>{verdict}</td>"
             f"<td>{_num_text(s.get('passed', 0))}/{_num_text(s.get('entries', len(ents)))}</td>"
             f"<td>{_num_text(s.get('distinct_states', 0))}</td>"
@@ -560,14 +661,17 @@ def index_html(
             f"<td>{_e(f'{score:.1%}') if isinstance(score, float) and _is_real(score) else ''}</td></tr>"
         )
 
-    def total(key: str) -> list[float | None]:
-        return [_real_or_none(_obj(d.get("summary")).get(key)) for d in shown]
+    def total(key: str) -> list[float | None]:  # a subset run's totals are no point of the suite's trend
+        return [None if is_subset(d) else _real_or_none(_obj(d.get("summary")).get(key)) for d in shown]
 
     def machines_of(d: dict[str, Any]) -> dict[str, Any]:
         return _obj(_obj(d.get("summary")).get("state_machines"))
 
     def covered(machine: str) -> list[float | None]:
-        return [_real_or_none(_obj(machines_of(d).get(machine)).get("covered")) for d in shown]
+        return [
+            None if is_subset(d) else _real_or_none(_obj(machines_of(d).get(machine)).get("covered"))
+            for d in shown
+        ]
 
     entry_names = list(dict.fromkeys(str(en.get("name")) for d in shown for en in _entries(d)))
     machines = sorted({str(m) for d in shown for m in machines_of(d)})
@@ -588,7 +692,9 @@ def index_html(
             {
                 **{f"{m} edges": covered(m) for m in machines},
                 "action kinds enabled": [
-                    _real_or_none(_obj(_obj(d.get("summary")).get("action_kinds")).get("enabled"))
+                    None
+                    if is_subset(d)
+                    else _real_or_none(_obj(_obj(d.get("summary")).get("action_kinds")).get("enabled"))
                     for d in shown
                 ],
             },
@@ -620,7 +726,9 @@ def index_html(
         f"<p>{len(docs)} run{'' if len(docs) == 1 else 's'} kept in this folder"
         + (f" ({len(unreadable)} more unreadable, listed below)" if unreadable else "")
         + "; each run's page is its own folder (copy the folder as is "
-        "to any static host).</p><table><tr><th>run</th><th>commit</th><th>started</th><th>verdict</th>"
+        "to any static host). The suite's trends are drawn from its whole runs; a subset run "
+        "(<code>release --entries</code>) counts in its entries' own charts only.</p>"
+        "<table><tr><th>run</th><th>commit</th><th>started</th><th>entries</th><th>verdict</th>"
         "<th>passed</th><th>distinct states</th><th>wall time</th><th>mutation score</th></tr>"
         + "".join(rows)
         + "</table>"

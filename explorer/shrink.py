@@ -71,6 +71,7 @@ from explorer.engines.base import ModelError
 from explorer.engines.bfs import check_bfs
 from explorer.explain import explain_end
 from explorer.frontend import SECONDS, Bounded, UsageError, check_output_dir, model_spec, system_factory
+from explorer.run_traces import trace_path_of
 from explorer.search import safeio, trace_steps
 from explorer.search.shrinking import (
     SHRINKABLE,
@@ -514,8 +515,11 @@ def _parser() -> argparse.ArgumentParser:
         "shrunk trace and a pytest test that reproduces it. Exit 0 when shrunk, 1 when the trace no "
         "longer replays to its violation, 2 on bad input.",
     )
-    p.add_argument("trace", help="a trace file (--save-traces) or a result file (--json)")
-    p.add_argument("--property", help="which violation of a result file to shrink")
+    p.add_argument(
+        "trace", help="a trace file (--save-traces), a result file (--json) or a release run folder"
+    )
+    p.add_argument("--property", help="which violation of a result file (or a run folder's entry) to shrink")
+    p.add_argument("--entry", help="a release run folder's entry whose counterexample to shrink")
     p.add_argument(
         "--system",
         metavar="MODULE:FACTORY",
@@ -569,7 +573,8 @@ def shrink_main(argv: Sequence[str] | None = None) -> int:
             raise _UsageError(f"--max-seconds: must be positive, got {args.max_seconds:g}")
         if args.bfs_max_states <= 0:
             raise _UsageError(f"--bfs-max-states: must be positive, got {args.bfs_max_states}")
-        try:
+        try:  # a trace or result file, or a release's run folder with --entry (explorer.run_traces)
+            args.trace = trace_path_of(args.trace, args.entry, args.property)
             doc = load_trace(args.trace, args.property)
         except ReplayError as e:
             raise _UsageError(str(e)) from None

@@ -43,6 +43,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "explorer.report_mutation",
             "explorer.report_svg",
             "explorer.report_history",
+            "explorer.run_traces",
+            "explorer.report_tools",
         ),
     ),
     ("search machinery and the symbolic harness", ("explorer.search", "explorer.symbolic")),

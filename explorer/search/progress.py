@@ -32,7 +32,7 @@ import sys
 import time
 from typing import TextIO
 
-__all__ = ["PROGRESS_EVERY_ENV", "Progress", "log_every_from_env", "memory_mb"]
+__all__ = ["PROGRESS_EVERY_ENV", "Progress", "eta", "log_every_from_env", "memory_mb"]
 
 #: seconds between two progress lines off a terminal (default 60)
 PROGRESS_EVERY_ENV = "KAFKA_MC_PROGRESS_EVERY"
@@ -70,6 +70,26 @@ def memory_mb() -> float:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
 
 
+def eta(distinct: int, rate: float, expected: int | None) -> str:
+    """The progress line's estimate of the time left, when the state count to expect is known
+    (a previous run's): the share done and the seconds left at the current rate.
+
+    >>> eta(500, 100.0, 2000), eta(2500, 100.0, 2000), eta(5, 100.0, None)
+    ('  25% of ~2,000, ETA 15 s', '  past the ~2,000 expected', '')
+    >>> eta(1000, 10.0, 100_000)
+    '  1% of ~100,000, ETA 2.8 h'
+    """
+    if not expected or rate <= 0:
+        return ""
+    if distinct > expected:
+        return f"  past the ~{expected:,} expected"
+    left = (expected - distinct) / rate
+    when = (
+        f"{left:.0f} s" if left < 120 else f"{left / 60:.0f} min" if left < 7200 else f"{left / 3600:.1f} h"
+    )
+    return f"  {distinct / expected:.0%} of ~{expected:,}, ETA {when}"
+
+
 class Progress:
     """A one-line progress display on a stream (stderr by default).
 
@@ -97,6 +117,8 @@ class Progress:
         self.enabled = self.tty or self.log_every is not None
         self._last = -1e18 if self.tty else time.monotonic()
         self._shown = False
+        #: the distinct states the search is expected to meet (a previous run's count), for an ETA
+        self.expected: int | None = None
 
     def show(self, line: str, force: bool = False) -> None:
         """Replace the progress line with ``line`` (rate-limited unless ``force``)."""
@@ -131,7 +153,9 @@ class Progress:
         """Show the current depth, frontier size, distinct states and states/s."""
         if self.enabled:
             self.show(
-                f"depth {depth}  frontier {frontier:,}  distinct {distinct:,}  {rate:,.0f} states/s", force
+                f"depth {depth}  frontier {frontier:,}  distinct {distinct:,}  {rate:,.0f} states/s"
+                + eta(distinct, rate, self.expected),
+                force,
             )
 
     def close(self) -> None:
