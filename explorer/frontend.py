@@ -160,6 +160,9 @@ def system_module(ref: str) -> Any:
         mod_name = check_system_ref(ref, "--system").partition(":")[0]
     except DataFileError as e:
         raise UsageError(str(e)) from None
+    here = os.getcwd()  # as `python3 -m explorer` finds it: the console script's path lacks the folder
+    if here not in sys.path and "" not in sys.path:
+        sys.path.append(here)  # last: an installed module of the same name still wins
     try:
         module = importlib.import_module(mod_name)
     except ImportError as e:

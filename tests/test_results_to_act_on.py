@@ -256,3 +256,11 @@ def test_list_and_models_give_the_last_runs_costs(
 
     lines = model_cost_lines("purgatory", load_suite(str(suite)), last_run((reports,)))
     assert re.fullmatch(r"    purgatory-small-wrong-expectation  4,074 states, [0-9.]+ s", lines[-1]), lines
+
+
+def test_an_unreached_witness_is_not_called_a_violation(capsys: pytest.CaptureFixture[str]) -> None:
+    """``unclean_leader_election=true`` on controller-small reaches no unclean election: its
+    witness is reported unreached, not as a VIOLATION heading."""
+    argv = ["check", "controller", "--config", "configs/controller-small.toml", "--quiet"]
+    code, out, _ = run([*argv, "--set", "unclean_leader_election=true"], capsys)
+    assert code == 1 and "UNREACHED witness unclean_election (reachable)" in out and "VIOLATION" not in out
