@@ -492,6 +492,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
         entries_named=args.entries,
         compare=args.compare,
         verbose=args.verbose,
+        jobs=args.jobs,
     )
 
 
@@ -705,6 +706,14 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     )
     rel.add_argument(
         "--list", action="store_true", help="list the suite's entries (model, engine, expectation)"
+    )
+    rel.add_argument(
+        "--jobs",
+        type=Bounded(int, 1, MAX_WORKERS),
+        default=None,
+        metavar="N",
+        help="entries run side by side, each in a worker process of its own, the longest first "
+        "(default: the processors available; 1: one after the other in this process)",
     )
     rel.set_defaults(func=_cmd_release)
 

@@ -29,12 +29,13 @@ from explorer.config import ConfigError, did_you_mean
 from explorer.core import CheckResult, ExitReason
 from explorer.datafiles import DataFileError
 from explorer.frontend import run_check, run_proofs
+from explorer.release_jobs import EntryRun, default_jobs, not_run_entry, run_entries
 from explorer.release_output import closing_lines, config_toml, entry_lines, entry_progress, toml_values
 from explorer.report import mutation_summary, provenance, report_pages
 from explorer.report_history import changes, index_html, like_with_like, load_run, scan, shown_name
 from explorer.report_layout import LayoutError, layout_of
 from explorer.run_traces import RUN_TRACES, run_trace_name
-from explorer.search import not_run_result, safeio, stop_requested
+from explorer.search import safeio, stop_requested
 from explorer.state_view import trace_views
 from explorer.suite import (
     _MACHINES,
@@ -415,9 +416,59 @@ def _named_run(report_dir: str, compare: str, kept: list[dict[str, Any]]) -> dic
     raise ConfigError(f"--compare {compare}: no such run{hint}")
 
 
-def _not_run(e: SuiteEntry) -> CheckResult:
-    """The placeholder result of an entry the release never ran (it was interrupted first)."""
-    return not_run_result(e.model, e.engine, "not run: the release was interrupted before this entry")
+#: the visited set of the release's bfs entries: 64-bit fingerprints, parents on disk, each
+#: counterexample rebuilt by replay (docs/scale.md); an entry with eventually properties keeps its
+#: states (the bfs engine's rule). The same counts, verdicts and counterexamples as "states".
+RELEASE_VISITED = "fingerprints"
+
+
+def run_entry(e: SuiteEntry, quiet: bool = True, visited: str = RELEASE_VISITED) -> EntryRun:
+    """Run one entry of the suite and judge it: its result, verdict and what its report draws
+    (a Ctrl-C outside the search: ``not-run``); a bfs entry with the ``visited`` set named."""
+    system: Any = None
+    props: Any = ()
+    layout = arrows = views = None
+    progress = None if quiet else entry_progress(e)  # with an ETA from the last run
+    try:
+        if e.engine == "symbolic":
+            r = run_proofs(e.model, e.set, None, e.max_seconds, progress)
+        else:
+            eo = e.engine_options()
+            if e.engine == "bfs" and eo is None:
+                eo = {"visited": visited}
+            options = CheckOptions(
+                engine=e.engine,
+                max_seconds=e.max_seconds,
+                max_states=e.max_states,
+                reduce=e.reduce,
+                keep_going=e.expect == "violation",
+                progress=progress,
+                engine_options=eo,
+            )
+            r, system, props = run_check(e.model, options, config_path=e.config, overrides=e.set)
+            layout = _layout(e.name, system)
+            arrows = [
+                sequence_of(system, [{"action": s.action, "fingerprint": s.fingerprint} for s in v.trace])
+                for v in r.violations
+            ]
+            views = [_last_views(system, v.trace) for v in r.violations]
+    except KeyboardInterrupt:
+        return not_run_entry(e, interrupted=True)
+    reqs = check_requirements(e, r, system, props)
+    status, msg = _verdict(e, r, reqs)
+    stopped = r.exit_reason is ExitReason.INTERRUPTED or stop_requested() is not None
+    return EntryRun(r, status, msg, reqs, layout, arrows, views, stopped)
+
+
+def print_entry(e: SuiteEntry, x: EntryRun, index: int, total: int, verbose: bool = False) -> None:
+    """What the release prints of an entry once it has run (the ``index``-th of ``total`` to end;
+    entries side by side end in any order)."""
+    if x.status == "not-run":
+        return
+    lines = entry_lines(
+        e, x.result, x.status, x.message, x.requirements, index=index, total=total, verbose=verbose
+    )
+    print("\n".join(lines), flush=True)  # one line when it passed (explorer.release_output)
 
 
 def _run_dir(report_dir: str, stamp: str | None = None) -> tuple[str, Path]:
@@ -524,6 +575,7 @@ def run_release(
     entries_named: str | None = None,
     compare: str | None = None,
     verbose: bool = False,
+    jobs: int | None = None,
 ) -> int:
     """Run every entry of the suite, print a summary, write ``report.json``,
     ``index.html`` (the run's page), ``entries/<name>.html`` (one page per entry) and
@@ -542,6 +594,11 @@ def run_release(
     which stays the newest run of the whole suite. Each entry prints one line (``verbose``:
     every property and requirement; :mod:`explorer.release_output`), and every counterexample
     is saved as ``traces/<entry>--<property>.json`` in the run folder.
+
+    ``jobs`` (default: the processors this process may use) entries run side by side, each in a
+    worker process of its own, the longest first (by the previous run's times, else by their
+    ``max_seconds``), each printed as it ends; the report lists them in the suite's order
+    (:func:`explorer.release_jobs.run_entries`). ``jobs=1`` runs them one after the other in this process.
     """
     suite = load_suite(suite_path)
     entries = select_entries(suite, entries_named, suite_path)
@@ -561,51 +618,18 @@ def run_release(
         suite_path,
         {"entries": entries_named, "mutation": mutation, "report_dir": report_dir, "quiet": quiet},
     )
-    done: list[tuple[SuiteEntry, CheckResult, str, str, list[dict[str, Any]]]] = []
-    arrows: dict[str, list[list[list[str]] | None]] = {}
-    layouts: dict[str, dict[str, Any] | None] = {}
-    views: dict[str, list[list[list[Any]] | None]] = {}  # each counterexample's states, in full
-    interrupted = False
-    for e in entries:
-        if interrupted:
-            done.append((e, _not_run(e), "not-run", "not run: the release was interrupted", []))
-            continue
-        progress = None if quiet else entry_progress(e)  # with an ETA from the last run
-        if progress is not None:
-            progress.note(f"[{len(done) + 1}/{len(entries)}] {e.name}: {e.model} ({e.engine}) ...")
-        system: Any = None
-        props: Any = ()
-        try:
-            if e.engine == "symbolic":
-                r = run_proofs(e.model, e.set, None, e.max_seconds, progress)
-            else:
-                options = CheckOptions(
-                    engine=e.engine,
-                    max_seconds=e.max_seconds,
-                    max_states=e.max_states,
-                    reduce=e.reduce,
-                    keep_going=e.expect == "violation",
-                    progress=progress,
-                    engine_options=e.engine_options(),
-                )
-                r, system, props = run_check(e.model, options, config_path=e.config, overrides=e.set)
-                layouts[e.name] = _layout(e.name, system)
-                arrows[e.name] = [
-                    sequence_of(system, [{"action": s.action, "fingerprint": s.fingerprint} for s in v.trace])
-                    for v in r.violations
-                ]
-                views[e.name] = [_last_views(system, v.trace) for v in r.violations]
-        except KeyboardInterrupt:
-            interrupted = True
-            done.append((e, _not_run(e), "not-run", "not run: the release was interrupted", []))
-            continue
-        if r.exit_reason is ExitReason.INTERRUPTED or stop_requested():
-            interrupted = True
-        reqs = check_requirements(e, r, system, props)
-        status, msg = _verdict(e, r, reqs)
-        done.append((e, r, status, msg, reqs))
-        lines = entry_lines(e, r, status, msg, reqs, index=len(done), total=len(entries), verbose=verbose)
-        print("\n".join(lines), flush=True)  # one line when it passed (explorer.release_output)
+    runs, interrupted = run_entries(
+        entries,
+        run_entry,
+        quiet=quiet,
+        jobs=default_jobs() if jobs is None else jobs,
+        previous=previous,
+        show=lambda e, x, k, n: print_entry(e, x, k, n, verbose),
+    )
+    done = [(e, x.result, x.status, x.message, x.requirements) for e, x in zip(entries, runs, strict=True)]
+    arrows = {e.name: x.arrows for e, x in zip(entries, runs, strict=True) if x.arrows is not None}
+    layouts = {e.name: x.layout for e, x in zip(entries, runs, strict=True)}
+    views = {e.name: x.views for e, x in zip(entries, runs, strict=True) if x.views is not None}
     doc_entries = []
     for e, r, s, m, reqs in done:
         res = r.to_json()

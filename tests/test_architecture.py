@@ -67,6 +67,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "explorer.cli",
             "explorer.release",
+            "explorer.release_jobs",
             "explorer.shrink",
             "explorer.mutate",
             "explorer.__main__",

@@ -461,6 +461,7 @@ def test_an_out_of_range_value_is_one_line_exit_2(
         "mutate": ["mutate", "--suite", "x"],
         "shrink": ["shrink", "t.json"],
         "replay": ["replay", "t.json"],
+        "release": ["release"],
     }
     code, out, err = run([*base[verb], f"{option}={value}"], capsys)
     assert code == 2 and out == "", (option, value)

@@ -267,8 +267,17 @@ def test_release_stops_at_the_first_interrupt_and_still_writes_its_report(
 
     monkeypatch.setattr(release, "run_check", interrupted)
     code, out, _ = run(
-        ["release", "--suite", str(_two_entry_suite(tmp_path)), "--report-dir", str(tmp_path / "r")], capsys
-    )
+        [
+            "release",
+            "--suite",
+            str(_two_entry_suite(tmp_path)),
+            "--report-dir",
+            str(tmp_path / "r"),
+            "--jobs",
+            "1",
+        ],
+        capsys,
+    )  # one after the other (entries side by side: tests/test_release_jobs.py)
     assert code == 3 and "not run: second" in out and "[2/" not in out
     doc = json.loads((tmp_path / "r" / "latest" / "report.json").read_text())
     assert [e["status"] for e in doc["entries"]] == ["budget", "not-run"] and doc["interrupted"]
