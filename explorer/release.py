@@ -468,7 +468,8 @@ def print_entry(e: SuiteEntry, x: EntryRun, index: int, total: int, verbose: boo
     lines = entry_lines(
         e, x.result, x.status, x.message, x.requirements, index=index, total=total, verbose=verbose
     )
-    print("\n".join(lines), flush=True)  # one line when it passed (explorer.release_output)
+    clear = "\r\x1b[K" if sys.stdout.isatty() else ""  # over the live "started" line on a terminal
+    print(clear + "\n".join(lines), flush=True)  # one line when it passed (explorer.release_output)
 
 
 def _run_dir(report_dir: str, stamp: str | None = None) -> tuple[str, Path]:

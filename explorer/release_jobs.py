@@ -41,6 +41,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar, cast
 
 from explorer.core import CheckResult
+from explorer.release_output import started_line
 from explorer.search import not_run_result, stopping
 from explorer.search.pool import die_with_parent
 
@@ -93,9 +94,8 @@ def run_entries(
 
     def start(i: int) -> None:
         started.append(i)
-        if not quiet:  # the entry's progress line, or with workers (which show none) this line
-            e = entries[i]
-            print(f"started {e.name}: {e.model} ({e.engine}), {len(started)} of {n} ...", flush=True)
+        if not quiet:  # a live line on a terminal only (explorer.release_output.started_line)
+            started_line(entries[i], len(started), n)
 
     if jobs <= 1 or n <= 1:
         runs: list[EntryRun] = []

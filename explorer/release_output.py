@@ -226,7 +226,9 @@ def list_lines(entries: list[Any], doc: dict[str, Any] | None) -> list[str]:
     out = []
     for e, what in zip(entries, whats, strict=True):
         cost = _cost(doc, e.name)
-        line = f"{e.name:<{width}}  {e.model:<{mwidth}}  {what:<{wwidth}}  {'last run: ' + cost if cost else ''}"
+        line = (
+            f"{e.name:<{width}}  {e.model:<{mwidth}}  {what:<{wwidth}}  {'last run: ' + cost if cost else ''}"
+        )
         out.append(line.rstrip())
     return out
 
@@ -352,3 +354,21 @@ def check_progress(model: str | None, config_path: str | None, overrides: Any) -
             p.expected = n if isinstance(n, int) and n > 0 else None
             break
     return p
+
+
+def started_line(e: Any, k: int, n: int, stream: Any = None) -> None:
+    """Say that entry ``e`` started (the ``k``-th of ``n``): on a terminal a live line on stderr,
+    replaced by the next one; elsewhere (a log, CI) nothing, so that a passing release stays one
+    line per entry: each entry's own line says when it ended.
+
+    >>> import io
+    >>> out = io.StringIO(); started_line(type("E", (), {"name": "a", "model": "m", "engine": "bfs"}), 1, 2, out)
+    >>> out.getvalue()
+    ''
+    """
+    import sys
+
+    stream = sys.stderr if stream is None else stream
+    if getattr(stream, "isatty", lambda: False)():
+        stream.write(f"\r\x1b[Kstarted {e.name}: {e.model} ({e.engine}), {k} of {n} ...")
+        stream.flush()

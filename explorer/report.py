@@ -64,7 +64,8 @@ h3{margin-top:1.5em} table{border-collapse:collapse;margin:.6em 0;font-size:.92e
 th,td{border:1px solid #d5dbe6;padding:.25em .6em;text-align:left;vertical-align:top}
 th{background:#f1f4f9} td.num{text-align:right;font-variant-numeric:tabular-nums}
 .pass{color:#17703a;font-weight:600} .fail{color:#b3261e;font-weight:600} .budget{color:#9a6700;font-weight:600}
-.held{color:#17703a} .expected{color:#8a5a00} table.matrix td,table.matrix th.col{font-size:.8em;padding:2px 4px;text-align:center} details.counterexample>summary h4{display:inline} .violated,.unreached{color:#b3261e;font-weight:600} .witnessed{color:#1f5fa8}
+.held{color:#17703a} .expected{color:#8a5a00} table.matrix td,table.matrix th.col{font-size:.8em;padding:1px 2px;text-align:center;min-width:1.3em} details.counterexample>summary h4{display:inline} .violated,.unreached{color:#b3261e;font-weight:600} .witnessed{color:#1f5fa8}
+table.matrix th{position:sticky;top:0;z-index:1} table.matrix td.prop{text-align:left;max-width:22em;font-size:.78em} table.matrix td.prop code{overflow-wrap:anywhere} table.matrix td a{color:inherit}
 .unknown,.unchecked{color:#9a6700} .muted{color:#667085} code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace}
 .changes{margin:0;padding-left:1.1em;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88em}
 .loop{background:#fff6e0} details{margin:.4em 0} summary{cursor:pointer}
@@ -569,29 +570,38 @@ def _provenance(p: dict[str, Any] | None) -> str:
     )
 
 
-#: a property's status in one entry, as the suite table shows it (text, CSS class)
+#: a property's status in one entry, as the suite table shows it (a glyph, CSS class); its
+#: name is the cell's title, and the legend under each table says what each glyph means
 _CELL = {
-    "held": ("held", "held"),
-    "witnessed": ("witnessed", "witnessed"),
-    "violated": ("violated", "violated"),
-    "unreached": ("unreached", "unreached"),
-    "unknown": ("unknown", "muted"),
-    "unchecked": ("unchecked", "muted"),
+    "held": ("✓", "held"),
+    "witnessed": ("✓", "witnessed"),
+    "violated": ("✗", "violated"),
+    "unreached": ("–", "unreached"),
+    "unknown": ("?", "muted"),
+    "unchecked": ("·", "muted"),
 }
+#: a property's kind in the suite table's narrow kind column (the full word is its title)
+_KIND = {"always": "A", "transition": "T", "reachable": "R", "eventually": "E"}
+_LEGEND = (
+    "✓ held (a witness: reached), ✗ violated (amber: expected), – witness never reached, ? not decided, "
+    "· not checked, v vacuous (never applied); kinds: A always, T transition, R reachable, E eventually"
+)
 
 
 def property_matrix(entries: list[dict[str, Any]], pages: list[str] | None = None) -> str:
-    """One property table for the suite: a row per property (by model), a column per entry
-    that checks it; a violation the entry expected reads ``expected``, one that ran vacuously
-    carries ``(vacuous)``. Column heads link to the entries' pages (``pages``, by default
-    :func:`entry_pages`), a violation to its counterexample there.
+    """One property table for the suite, per model: a row per property, a narrow column per
+    entry that checks it (numbered; the numbers link to the entries' pages and are listed under
+    the table), a glyph per cell with its status as the cell's title; a violation the entry
+    expected reads ``expected``, one that ran vacuously carries a ``v``, and a violation links to
+    its counterexample. The header row stays in view while the table scrolls, and the table
+    stays within 1,400 px for the whole suite (the browser test measures it).
 
     >>> e = {"name": "a", "violates": ["q"], "result": {"model": "m", "engine": "bfs", "properties": {
     ...     "p": {"kind": "always", "status": "held"}, "q": {"kind": "always", "status": "violated"}}}}
     >>> html = property_matrix([e])
-    >>> "<td class=held>held</td>" in html
+    >>> '<td class=held title="held">✓</td>' in html
     True
-    >>> '<td class=expected><a href="entries/a.html#cx-q">expected</a></td>' in html
+    >>> '<td class=expected title="expected"><a href="entries/a.html#cx-q">✗</a></td>' in html
     True
     """
     pages = entry_pages(entries) if pages is None else pages
@@ -615,23 +625,28 @@ def property_matrix(entries: list[dict[str, Any]], pages: list[str] | None = Non
             for i in idx:
                 p = entries[i]["result"]["properties"].get(name)
                 if p is None:
-                    cells.append("<td class=muted>·</td>")
+                    cells.append('<td class=muted title="not checked here"> </td>')
                     continue
-                text, cls = _CELL.get(p["status"], (_e(p["status"]), "muted"))
+                text, cls = _CELL.get(p["status"], ("?", "muted"))
+                title = str(p["status"])
                 if p["status"] == "violated" and name in entries[i].get("violates", []):
-                    text, cls = "expected", "expected"
-                vac = " (vacuous)" if p.get("vacuous") else ""
+                    cls = title = "expected"
+                vac = "<sup>v</sup>" if p.get("vacuous") else ""
                 if p["status"] == "violated":
                     text = f'<a href="{_e(pages[i])}#{_cx_id(name)}">{text}</a>'
-                cells.append(f"<td class={cls}>{text}{vac}</td>")
-            rows.append(f"<tr><td><code>{_e(name)}</code></td><td>{_e(kind)}</td>{''.join(cells)}</tr>")
+                title += " (vacuous)" if p.get("vacuous") else ""
+                cells.append(f'<td class={cls} title="{_e(title)}">{text}{vac}</td>')
+            rows.append(
+                f"<tr><td class=prop><code>{_e(name)}</code></td>"
+                f'<td title="{_e(kind)}">{_e(_KIND.get(kind, kind))}</td>{"".join(cells)}</tr>'
+            )
         legend = "; ".join(
             f'{n} <a href="{_e(pages[i])}">{_e(entries[i]["name"])}</a>' for n, i in enumerate(idx, start=1)
         )
         out.append(
             f"<h3>{_e(model)}: every property in every entry</h3>"
             f"<table class=matrix><tr><th>property</th><th>kind</th>{heads}</tr>{''.join(rows)}</table>"
-            f"<p class=muted>entries: {legend}</p>"
+            f"<p class=muted>{_e(_LEGEND)}</p><p class=muted>entries: {legend}</p>"
         )
     return "<h2>Properties over the suite</h2>" + "".join(out) if out else ""
 

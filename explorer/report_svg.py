@@ -138,10 +138,9 @@ def state_machine_svg(
             f'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{col}"/></marker>'
         )
     parts.append("</defs>")
+    drawn: list[tuple[str, str, int, str, str, float, float, str]] = []
     for u, v, n, c in pairs:
         (x1, y1), (x2, y2) = pos[u], pos[v]
-        sw = 1.4 if c != "covered" else 1.6 + 2.4 * math.log1p(n) / math.log1p(peak)
-        tip = f"{u} -> {v}: " + (f"{n:,} hits" if c != "invalid" else f"{n:,} invalid attempts")
         if u == v:
             up = y1 <= cy_mid
             sy = y1 - _NODE_H / 2 if up else y1 + _NODE_H / 2
@@ -162,12 +161,21 @@ def state_machine_svg(
             nx = -dy / dist * off
             anchor = "start" if nx > 4 else "end" if nx < -4 else "middle"
             lx += 3 if anchor == "start" else -3 if anchor == "end" else 0
+        drawn.append((u, v, n, c, d, lx, ly, anchor))
+    boxes = [
+        (px - _NODE_W / 2, py - _NODE_H / 2, px + _NODE_W / 2, py + _NODE_H / 2) for px, py in pos.values()
+    ]
+    for u, v, n, c, d, lx, ly, anchor in drawn:
+        sw = 1.4 if c != "covered" else 1.6 + 2.4 * math.log1p(n) / math.log1p(peak)
+        tip = f"{u} -> {v}: " + (f"{n:,} hits" if c != "invalid" else f"{n:,} invalid attempts")
+        label = f"{'✗' if c == 'invalid' else ''}{n:,}"
+        ly = _free_y(lx, ly, anchor, _text_px(label), boxes, height)
         parts.append(
             f'<g class="edge {c}" data-edge="{_e(u)}->{_e(v)}" data-hits="{_e(n)}"><title>{_e(tip)}</title>'
             f'<path d="{d}" fill="none" stroke="{colour[c]}" stroke-width="{sw:.1f}"{dash[c]} '
             f'marker-end="url(#{uid}-{c})"/>'
             f'<text x="{lx:.1f}" y="{ly:.1f}" font-size="11" text-anchor="{anchor}" fill="{colour[c]}" '
-            f'stroke="#fff" stroke-width="3" paint-order="stroke">{"✗" if c == "invalid" else ""}{n:,}</text></g>'
+            f'stroke="#fff" stroke-width="3" paint-order="stroke">{_e(label)}</text></g>'
         )
     for name, (px, py) in pos.items():
         parts.append(
@@ -185,6 +193,30 @@ _CHAR_PX, _WIDE_PX, _LABEL_FONT = 7.0, 12.0, 11
 #: a label longer than this many characters wraps at spaces onto further lines
 _WRAP = 56
 _LINE_PX = 14
+
+
+def _free_y(
+    x: float, y: float, anchor: str, w: float, boxes: list[tuple[float, float, float, float]], height: float
+) -> float:
+    """The baseline nearest ``y`` (in steps of a line, up to six either way) at which an edge
+    label ``w`` wide, anchored at ``x``, overlaps no box of ``boxes`` (the states, and the labels
+    placed before it, its own box added); ``y`` itself when none is free.
+
+    >>> boxes = [(0.0, 0.0, 100.0, 20.0)]
+    >>> _free_y(10.0, 15.0, "start", 30.0, boxes, 200.0), boxes[-1]
+    (33.0, (8.0, 22.0, 42.0, 35.0))
+    """
+    left = x - w if anchor == "end" else x - w / 2 if anchor == "middle" else x
+    for k in (0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6):
+        cy = y + 18 * k if k > 0 else y + 13 * k
+        box = (left - 2, cy - 11, left + w + 2, cy + 2)
+        if box[1] < 0 or box[3] > height:
+            continue
+        if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in boxes):
+            boxes.append(box)
+            return cy
+    boxes.append((left - 2, y - 11, left + w + 2, y + 2))
+    return y
 
 
 def _text_px(text: str) -> float:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["java", "says", "says_if"]
+__all__ = ["java", "says", "says_if", "thread_arrow"]
 
 T = TypeVar("T", bound=type)
 
@@ -67,3 +67,21 @@ def says(template: str, shown: Callable[[Any], str] = java) -> Callable[[T], T]:
     """Class decorator: the record's ``str`` is ``template`` formatted with its fields
     (``{name}``: the field ``shown``)."""
     return says_if("_fields", template, template, shown)
+
+
+def thread_arrow(action: object) -> tuple[str, str, str]:
+    """The report's sequence-diagram arrow of a step of a model of threads sharing memory: a
+    self-arrow on the lifeline of the thread that takes it, named by its log line's head (the
+    text before the first ``": "``, without an ``" at N ms"`` time stamp), labelled by the rest.
+
+    >>> thread_arrow("reaper at 3 ms: DelayQueue yields wheel 0 bucket 1")
+    ('reaper', 'reaper', 'at 3 ms: DelayQueue yields wheel 0 bucket 1')
+    >>> thread_arrow("caller: lock.lock()"), thread_arrow("no head here")
+    (('caller', 'caller', 'lock.lock()'), ('no head here', 'no head here', 'no head here'))
+    """
+    text = str(action)
+    head, sep, rest = text.partition(": ")
+    if not sep:
+        return (text, text, text)
+    actor, at, when = head.partition(" at ")
+    return (actor, actor, f"at {when}: {rest}" if at else rest)

@@ -66,6 +66,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from explorer.config import ConfigError, key, validate
+from model.action_text import thread_arrow
 
 __all__ = [
     "CANCELLED_STATUSES",
@@ -303,6 +304,11 @@ class TimingWheel:
         n, ws = self.config.entries, self.ws
         wheel0 = Wheel(self.tick, 0, (-1,) * ws, (0,) * ws)
         return [TWState(0, (wheel0,), (), (IDLE,) * n, (-1,) * n, (-1,) * n)]
+
+    def sequence_arrow(self, action: object) -> tuple[str, str, str]:
+        """The report's sequence diagrams: a lifeline per thread, each step on its own
+        (:func:`model.action_text.thread_arrow`)."""
+        return thread_arrow(action)
 
     def action_kinds(self) -> tuple[str, ...]:
         """Every action kind this model can take."""

@@ -165,9 +165,13 @@ def test_report_counterexample_sequence_and_step_table(report: Path) -> None:
     entry = next(e for e in doc["entries"] if e["name"] == "controller-leader-outside-isr")
     v = entry["result"]["violations"][0]
     assert v["sequence"][0] == ["broker 1", "broker 1", "crashes"] and len(v["sequence"]) == v["length"]
-    # other models: one "what changed" column and a single "system" lifeline
+    # the timing wheel's threads: one "what changed" column and a lifeline per thread (the caller
+    # and the trigger), never a single "system" one
     stw = _section(report, "stw-small")
-    assert "<th>what changed</th>" in stw and ">system</text>" in stw
+    assert "<th>what changed</th>" in stw and ">system</text>" not in stw
+    assert ">caller</text>" in stw and ">trigger</text>" in stw
+    stw_v = next(e for e in doc["entries"] if e["name"] == "stw-small")["result"]["violations"]
+    assert all({a for a, _, _ in v["sequence"]} <= {"caller", "trigger"} for v in stw_v)
 
 
 def test_junit_is_valid_xml_with_one_case_per_property(report: Path) -> None:
@@ -193,10 +197,11 @@ def _chromium() -> str | None:
 
 
 #: run in each page (a copy: the report itself holds no script) after it loads: the page's height
-#: with every ``<details>`` closed, then, every one opened, each SVG text that leaves its SVG,
-#: and the width of three CJK characters at 40 px against three characters no font has
+#: and width with every ``<details>`` closed, then, every one opened, each SVG text that leaves
+#: its SVG, each state-machine edge label that overlaps another or a state's box, and the width
+#: of three CJK characters at 40 px against three characters no font has
 _PAGE_CHECK = """(function(){
-  const r = {height: document.documentElement.scrollHeight};
+  const r = {height: document.documentElement.scrollHeight, width: document.documentElement.scrollWidth};
   document.querySelectorAll('details').forEach(d => d.open = true);
   r.overflow = [];
   document.querySelectorAll('svg').forEach((svg, i) => {
@@ -205,6 +210,17 @@ _PAGE_CHECK = """(function(){
       const c = t.getBoundingClientRect();
       if (c.width > 0 && (c.left < b.left - 1 || c.right > b.right + 1 || c.top < b.top - 1
           || c.bottom > b.bottom + 1)) r.overflow.push([i, t.textContent.slice(0, 80)]);
+    });
+  });
+  r.overlap = [];
+  const meets = (p, q) => p.left < q.right - 0.5 && q.left < p.right - 0.5 && p.top < q.bottom - 0.5
+    && q.top < p.bottom - 0.5;
+  document.querySelectorAll('svg').forEach((svg, i) => {
+    const labels = [...svg.querySelectorAll('g.edge text')].map(t => [t.textContent, t.getBoundingClientRect()]);
+    const states = [...svg.querySelectorAll('g.node rect')].map(x => x.getBoundingClientRect());
+    labels.forEach(([a, p], k) => {
+      labels.slice(k + 1).forEach(([b, q]) => { if (meets(p, q)) r.overlap.push([i, a, b]); });
+      states.forEach(q => { if (meets(p, q)) r.overlap.push([i, a, 'a state']); });
     });
   });
   const width = (txt) => { const s = document.createElement('span'); s.textContent = txt;
@@ -304,6 +320,8 @@ def test_report_checked_in_headless_chromium(report: Path, tmp_path: Path) -> No
     for rel in pages:
         got = _checked_in_browser(browser, run / rel, tmp_path / "profile")
         assert got["overflow"] == [], (rel, got["overflow"][:5])
+        assert got["overlap"] == [], (rel, got["overlap"][:5])
+        assert got["width"] <= 1_400, (rel, got["width"])  # readable at 1,400 px: nothing runs off
         if rel == "index.html":
             assert 1_000 < got["height"] < 8_000, got
         if cjk:
@@ -314,6 +332,41 @@ def test_report_checked_in_headless_chromium(report: Path, tmp_path: Path) -> No
                    '</text></svg><a href="gone.html">x</a><a href="#nowhere">y</a></body></html>')  # fmt: skip
     assert _checked_in_browser(browser, bad, tmp_path / "profile")["overflow"] == [[0, "a clipped label"]]
     assert _anchors_resolve(run) == ["bad.html: gone.html", "bad.html: #nowhere (no id nowhere)"]
+    # the controller's machines with every edge taken millions of times and invalid attempts: the
+    # labels of the densest diagrams (two overlapped here before they were placed apart)
+    from explorer.report_layout import positions
+    from explorer.report_svg import state_machine_svg
+    from model.controller.coverage import report_layout, state_machine_graphs
+
+    lay = report_layout()
+    invalid = {
+        "OnlineReplica->NewReplica": 7,
+        "OfflineReplica->NewReplica": 30,
+        "NewReplica->ReplicaDeletionStarted": 5,
+    }
+    svgs = "".join(
+        state_machine_svg(m, {f"{u}->{v}": 12_345_678 for u, v in g.edges}, invalid if m == "replica" else None, m,
+                          positions(m, lay))
+        for m, g in state_machine_graphs().items()
+    )  # fmt: skip
+    dense = run / "entries" / "dense.html"
+    dense.write_text(f"<!DOCTYPE html><html><body>{svgs}</body></html>")
+    assert _checked_in_browser(browser, dense, tmp_path / "profile")["overlap"] == []
+    # the suite's property table at the whole suite's size (45 entries of one model, 52 properties
+    # with long names): within 1,400 px (it was 3,154 px wide with words in its cells)
+    from explorer.report import _head, property_matrix
+
+    props = {f"a_property_named_at_length_{i:02d}_{'x' * (i % 20)}": {"kind": "always", "status": "held"}
+             for i in range(52)}  # fmt: skip
+    wide = [{"name": f"controller-entry-{k:02d}", "result": {"model": "c", "engine": "bfs", "properties": props}}
+            for k in range(45)]  # fmt: skip
+    table = run / "entries" / "table.html"
+    table.write_text(_head("t") + property_matrix(wide) + "</body></html>")
+    assert _checked_in_browser(browser, table, tmp_path / "profile")["width"] <= 1_400
+    crowded = run / "entries" / "crowded.html"  # two edge labels on each other
+    crowded.write_text('<!DOCTYPE html><html><body><svg width="200" height="40"><g class="edge"><text x="2" '
+                       'y="14">12,345</text></g><g class="edge"><text x="20" y="16">678</text></g></svg></body></html>')  # fmt: skip
+    assert _checked_in_browser(browser, crowded, tmp_path / "profile")["overlap"] == [[0, "12,345", "678"]]
 
 
 def test_junit_has_one_case_per_coverage_requirement(report: Path) -> None:
@@ -593,9 +646,11 @@ def test_one_property_table_for_the_suite(report: Path) -> None:
     )
     heads = re.findall(r'<th class=col title="([^"]+)">', table)
     assert heads == ["controller-small", "controller-leader-outside-isr"]
-    row = re.search(r"<tr><td><code>leader_in_isr</code></td><td>always</td>(.*?)</tr>", table)
+    row = re.search(
+        r'<tr><td class=prop><code>leader_in_isr</code></td><td title="always">A</td>(.*?)</tr>', table
+    )
     assert row is not None
-    assert re.findall(r"<td class=(\w+)>", row.group(1)) == ["held", "expected"]
+    assert re.findall(r"<td class=(\w+) ", row.group(1)) == ["held", "expected"]
     # the run's page holds no per-entry property table; each entry's page holds its own
     assert "<h3>Properties (" not in html and "<h3>Properties (" in _section(report, "controller-small")
 

@@ -4,6 +4,7 @@ the follower fetch, the reaper, the expiration executor) as a transition system.
 
 from __future__ import annotations
 
+from model.action_text import thread_arrow
 from model.purgatory.actions import (
     ACTION_KINDS,
     CheckAndCompleteDone,
@@ -164,6 +165,11 @@ class PurgatorySystem:
                 est=0,
             )
         ]
+
+    def sequence_arrow(self, action: object) -> tuple[str, str, str]:
+        """The report's sequence diagrams: a lifeline per thread, each step on its own
+        (:func:`model.action_text.thread_arrow`)."""
+        return thread_arrow(action)
 
     def action_kinds(self) -> tuple[str, ...]:
         """The action kinds the model can take.

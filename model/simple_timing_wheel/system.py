@@ -8,6 +8,7 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
+from model.action_text import thread_arrow
 from model.simple_timing_wheel.actions import (
     _ACTION_KINDS,
     AddTaskGet,
@@ -162,6 +163,11 @@ class SimpleTimingWheel:
         self.mask = config.wheel_size - 1
 
     # -- contract --------------------------------------------------------------
+
+    def sequence_arrow(self, action: object) -> tuple[str, str, str]:
+        """The report's sequence diagrams: a lifeline per thread, each step on its own
+        (:func:`model.action_text.thread_arrow`)."""
+        return thread_arrow(action)
 
     def action_kinds(self) -> list[str]:
         """Every action kind the model can take."""
