@@ -23,6 +23,7 @@ Example
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any
 
 from explorer.run_traces import trace_commands
@@ -326,7 +327,7 @@ def entry_progress(e: Any, report_dir: str = "reports") -> Progress:
     (:func:`known_states`: the last run of the whole suite in ``report_dir``, else the suite's
     ``full_states``)."""
     p = Progress()
-    last = _last_run_in(str(report_dir))
+    last = _last_run_in(os.path.abspath(report_dir))  # per folder: the cache outlives a chdir
     p.expected = known_states(e, [last] if last is not None else [])
     return p
 
@@ -340,7 +341,7 @@ def check_progress(model: str | None, config_path: str | None, overrides: Any) -
     from explorer.frontend import model_spec
 
     p = Progress()
-    doc = _last_run_in("reports") if model is not None else None
+    doc = _last_run_in(os.path.abspath("reports")) if model is not None else None
     if doc is None or model is None:
         return p
     try:

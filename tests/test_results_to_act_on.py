@@ -264,3 +264,22 @@ def test_an_unreached_witness_is_not_called_a_violation(capsys: pytest.CaptureFi
     argv = ["check", "controller", "--config", "configs/controller-small.toml", "--quiet"]
     code, out, _ = run([*argv, "--set", "unclean_leader_election=true"], capsys)
     assert code == 1 and "UNREACHED witness unclean_election (reachable)" in out and "VIOLATION" not in out
+
+
+def test_progress_gives_an_eta_from_the_last_run(
+    release: tuple[Path, Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``check`` on the model and configuration a release entry ran to the end, and that entry in
+    the next release, expect the state count the last run met (their progress line's ETA)."""
+    from explorer.release_output import check_progress, entry_progress
+    from explorer.search.progress import eta
+    from explorer.suite import load_suite
+
+    reports = release[0]
+    monkeypatch.chdir(reports.parent)  # reports/latest: the last run of the whole suite
+    small = str(ROOT / "configs" / "controller-small.toml")
+    assert check_progress("controller", small, []).expected == 74
+    assert check_progress("controller", small, ["max_crashes=0"]).expected is None  # another configuration
+    (entry,) = [e for e in load_suite(str(reports.parent / "suite.toml")) if e.name == "controller-small"]
+    assert entry_progress(entry).expected == 74
+    assert eta(37, 10.0, 74) == "  50% of ~74, ETA 4 s"
