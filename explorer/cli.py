@@ -3,7 +3,7 @@
 Commands: ``check`` (explore a model and check its properties), ``models`` (list the
 models and their config keys), ``replay`` (re-execute a saved counterexample),
 ``release`` (run a suite of checks: the main job) and ``mutate`` (which mutants of a model
-the checks kill, ``explorer/mutate.py``).
+the checks kill, ``explorer/mutate.py``); ``explore`` serves a page that walks one (``explorer/explore/``).
 
 Exit codes: 0 every property holds and the search completed; 1 a property is
 violated (or a trace no longer replays); 2 usage or configuration error; 3 a budget
@@ -236,7 +236,7 @@ def _write_outputs(args: argparse.Namespace, result: CheckResult, error: ModelEr
                 print(f"{said} {saved[-1]}")
         if saved:
             print(
-                f"next: kafka-mc replay {saved[0]} --state -1 (its violating state), kafka-mc shrink {saved[0]}"
+                f"next: kafka-mc replay {saved[0]} --state -1 (its violating state), kafka-mc shrink {saved[0]}, kafka-mc explore {saved[0]}"
             )
 
 
@@ -400,10 +400,8 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
-def _cmd_shrink(args: argparse.Namespace) -> int:
-    from explorer.shrink import shrink_main
-
-    return shrink_main(args.args)
+def _cmd_own(args: argparse.Namespace) -> int:  # shrink and explore parse their own arguments
+    return _dispatch([args.command, *args.args])
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -673,13 +671,14 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     )
     pr.set_defaults(func=_cmd_prove)
 
-    sh = sub.add_parser(
-        "shrink",
-        add_help=False,
-        help="minimise a counterexample (steps, faults, configuration); see `kafka-mc shrink --help`",
-    )
-    sh.add_argument("args", nargs=argparse.REMAINDER)
-    sh.set_defaults(func=_cmd_shrink)
+    own_parsers = {
+        "shrink": "minimise a counterexample (steps, faults, configuration); see `kafka-mc shrink --help`",
+        "explore": "walk a model's states, or a counterexample, in the browser (`kafka-mc explore --help`)",
+    }
+    for own, what in own_parsers.items():  # each parses its own arguments (_dispatch)
+        sh = sub.add_parser(own, add_help=False, help=what)
+        sh.add_argument("args", nargs=argparse.REMAINDER)
+        sh.set_defaults(func=_cmd_own)
 
     rel = sub.add_parser(
         "release",
@@ -787,10 +786,11 @@ def _dispatch(argv: list[str]) -> int:
         log_every_from_env()
     except ValueError as e:
         raise UsageError(str(e)) from None
-    if argv[:1] == ["shrink"]:  # its own parser, --help included
+    if argv[:1] in (["shrink"], ["explore"]):  # their own parsers, --help included
+        from explorer.explore.command import explore_main
         from explorer.shrink import shrink_main
 
-        return shrink_main(argv[1:])
+        return {"shrink": shrink_main, "explore": explore_main}[argv[0]](argv[1:])
     args = build_parser(argv[0] if argv and not argv[0].startswith("-") else "").parse_args(argv)
     code: int = args.func(args)
     return code

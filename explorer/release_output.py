@@ -129,6 +129,7 @@ def closing_lines(
     >>> print("\\n".join(closing_lines([(e, r)], lambda n, p: f"runs/1/traces/{n}--{p}.json", "release: FAILED")))
     <BLANKLINE>
     x: p (3 steps), saved as runs/1/traces/x--p.json:
+      kafka-mc explore runs/1/traces/x--p.json  # open it in the browser at its violating step: state, why, what else could happen
       kafka-mc replay runs/1/traces/x--p.json  # replay it step by step, checking every step
       kafka-mc replay runs/1/traces/x--p.json --state -1  # the violating state in full
       kafka-mc replay runs/1/traces/x--p.json --diff -2 -1  # what the last step changed

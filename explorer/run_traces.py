@@ -12,7 +12,7 @@ Example
 -------
 >>> run_trace_name("controller-0.8", "leader_in_isr")
 'controller-0.8--leader_in_isr.json'
->>> [c for c, _ in trace_commands("reports/r/traces/x--p.json")][1]
+>>> [c for c, _ in trace_commands("reports/r/traces/x--p.json")][2]
 'kafka-mc replay reports/r/traces/x--p.json --state -1'
 """
 
@@ -55,9 +55,10 @@ def run_trace_name(entry: str, prop: str) -> str:
 
 def trace_commands(path: str) -> list[tuple[str, str]]:
     """What to do with a saved counterexample: ``(command, what it does)``, in the order a
-    person uses them (a later ``kafka-mc explore`` adds its line here).
+    person uses them: open it in the browser first (``kafka-mc explore``, issue 57).
 
     >>> for c, what in trace_commands("t/a b.json"): print(c, "#", what)
+    kafka-mc explore 't/a b.json' # open it in the browser at its violating step: state, why, what else could happen
     kafka-mc replay 't/a b.json' # replay it step by step, checking every step
     kafka-mc replay 't/a b.json' --state -1 # the violating state in full
     kafka-mc replay 't/a b.json' --diff -2 -1 # what the last step changed
@@ -65,6 +66,10 @@ def trace_commands(path: str) -> list[tuple[str, str]]:
     """
     q = shlex.quote(path)
     return [
+        (
+            f"kafka-mc explore {q}",
+            "open it in the browser at its violating step: state, why, what else could happen",
+        ),
         (f"kafka-mc replay {q}", "replay it step by step, checking every step"),
         (f"kafka-mc replay {q} --state -1", "the violating state in full"),
         (f"kafka-mc replay {q} --diff -2 -1", "what the last step changed"),

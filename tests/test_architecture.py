@@ -70,6 +70,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "explorer.release_jobs",
             "explorer.shrink",
             "explorer.mutate",
+            "explorer.explore",
             "explorer.__main__",
             "explorer",
         ),
