@@ -19,17 +19,19 @@ explorer.config.ConfigError: mutant: expected one of none, no-epoch-bump, ..., g
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.config import key
+from explorer.config import ConfigError, key
 from explorer.speedups import set_item
 from invariants.mutants import Catalogue
 from model.controller import ControllerConfig as ModelControllerConfig
-from model.controller import ControllerSystem, Elector, Node, State, Zk
+from model.controller import ControllerSystem, Elector, Node, State, Zk, bugs
 from model.controller.admin import AdminWorkflows
 from model.controller.base import ControllerBase
 from model.controller.broker_lifecycle import BrokerLifecycle
+from model.controller.config import ByVersion
 from model.controller.continuations import InitializeLeaderAndIsrWritten, RegisterController
 from model.controller.controller import KafkaController
 from model.controller.events import ControllerEvent, Expire, PartitionReassignmentIsrChange, Reelect
@@ -797,18 +799,59 @@ class ShutdownFollowersStayInIsr(ReplicaStateMachine):
 @dataclass(frozen=True)
 class ControllerConfig(ModelControllerConfig):
     """``model.controller.ControllerConfig`` plus the test-only ``mutant`` key (this module's
-    catalogue); the configuration the CLI and the tests load."""
+    catalogue) and the ``bug`` key (a historic Kafka bug of the zoo, ``model/controller/bugs``,
+    which sets the variant keys it implies as ``kafka_version`` does); the configuration the
+    CLI and the tests load.
+
+    >>> ControllerConfig(bug="KAFKA-1120").broker_epoch
+    False
+    >>> ControllerConfig(bug="KAFKA-1120", broker_epoch=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    explorer.config.ConfigError: broker_epoch: True contradicts bug = KAFKA-1120 (which implies False)
+    """
 
     mutant: str = key(
         "none", "test-only: inject a named bug (invariants/mutants/controller.py)", choices=MUTANTS.names()
     )
+    bug: str = key(
+        "none",
+        "a historic Kafka controller bug brought back (model/controller/bugs, docs/bugs.md); it "
+        "implies the variant keys the bug needs",
+        choices=bugs.names(),
+    )
+
+    def __post_init__(self) -> None:
+        implied = bugs.BUGS[self.bug].implies if self.bug in bugs.BUGS else ()
+        given = []
+        for name, value in implied:
+            default = next(f.default for f in dataclasses.fields(self) if f.name == name)
+            current = getattr(self, name)
+            if current is default or (not isinstance(default, ByVersion) and current == default):
+                object.__setattr__(self, name, value)
+            else:
+                given.append((name, value))
+        super().__post_init__()
+        for name, value in given:
+            if getattr(self, name) != value:
+                raise ConfigError(
+                    f"{name}: {getattr(self, name)} contradicts bug = {self.bug} (which implies {value})"
+                )
 
 
 def build(config: ModelControllerConfig) -> ControllerSystem:
-    """The system of ``config``, with its ``mutant`` when it names one.
+    """The system of ``config``, with its ``mutant`` and its historic ``bug`` when it names them.
 
     >>> type(build(ControllerConfig(brokers=2))).__name__
     'ControllerSystem'
+    >>> type(build(ControllerConfig(brokers=2, bug="KAFKA-1681")).kafka_controller).__name__
+    'Kafka1681'
     """
-    system: ControllerSystem = MUTANTS.system(getattr(config, "mutant", "none"), config)
-    return system
+    name = getattr(config, "bug", bugs.NONE)
+    mutant_name = getattr(config, "mutant", "none")
+    if name == bugs.NONE:
+        system: ControllerSystem = MUTANTS.system(mutant_name, config)
+        return system
+    made = MUTANTS[mutant_name].build
+    seams = dict(made.seams) if isinstance(made, WithSeams) else {}
+    return ControllerSystem(config, **bugs.compose(name, {**SEAMS, **seams}))
