@@ -54,7 +54,7 @@ def unexpected(e: Any, r: Any) -> list[Any]:
     return [v for v in r.violations if v.property not in expected]
 
 
-def _shown(e: Any, r: Any, status: str) -> str:
+def _shown(e: Any, r: Any, status: str, message: str = "") -> str:
     """The few words that say what the entry showed (its line's last column)."""
     if status == "not-run":
         return "not run: the release was interrupted first"
@@ -62,7 +62,7 @@ def _shown(e: Any, r: Any, status: str) -> str:
         proved = sum(1 for p in r.properties.values() if p.get("status") == "held")
         return f"{proved} of {len(r.properties)} proof obligations proved"
     if e.expect == "explore" and status == "pass":
-        return "no violation sampled (an exploration: it proves nothing)"
+        return str(message)  # what was sampled, and that it proves nothing
     if status == "pass" and e.expect == "violation":
         n = len({v.property for v in r.violations})
         return f"the {n} expected violation{'s' if n != 1 else ''} found"
@@ -91,7 +91,7 @@ def entry_lines(
         f"{len(r.properties):>9,} proofs" if r.engine == "symbolic" else f"{r.distinct_states:>9,} states"
     )
     head = f"[{index:>{width}}/{total}] {e.name:<{_NAME}} {status.upper():<7} {counts} {r.seconds:>6.1f} s"
-    what = _shown(e, r, status)
+    what = _shown(e, r, status, message)
     lines = [f"{head}  {what}".rstrip()]
     if verbose:
         from explorer.frontend import format_result
