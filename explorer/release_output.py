@@ -17,7 +17,7 @@ Example
 >>> r = N(engine="bfs", distinct_states=74, seconds=0.12, violations=[], properties={}, exit_reason=N(value="complete"))
 >>> e = N(name="controller-small", expect="hold", violates=())
 >>> entry_lines(e, r, "pass", "every property held; search complete", [], index=4, total=47)
-['[ 4/47] controller-small                         PASS           74 states    0.1 s  every property held']
+['[ 4/47] controller-small                           PASS           74 states    0.1 s  every property held']
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 #: the width of an entry's name in its line (release.toml's longest is 42)
-_NAME = 40
+_NAME = 42
 
 
 def unexpected(e: Any, r: Any) -> list[Any]:
