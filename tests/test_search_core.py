@@ -54,8 +54,8 @@ def test_fingerprints_give_the_states_result_under_every_reduction(
         )
         _same_but_notes(lean, exact)
         _same_but_notes(spilled, exact)
-        live = any(p.kind.value == "eventually" for p in properties)  # they keep the exact set
-        assert any("collision odds" in n for n in lean.notes) is not live
+        # eventually properties too: their graph recorded as fingerprints (issue 56)
+        assert any("collision odds" in n for n in lean.notes)
         for v in lean.violations:
             assert _replays(system, v.trace), (name, v.property)
 
@@ -113,16 +113,25 @@ def test_the_parts_compose_by_hand() -> None:
     assert comparable(r) == comparable(check_bfs(g, g.properties()))
 
 
-def test_eventually_properties_keep_the_states(tmp_path: Path) -> None:
+def test_eventually_properties_are_decided_on_a_graph_of_fingerprints(tmp_path: Path) -> None:
+    """With fingerprints the serial search records the graph eventually properties need as
+    fingerprint records (as the workers do), in its work folder: the exact set's result."""
     g = Grid(2)
     from explorer.core import eventually
 
     live = [eventually("corner", lambda s: s == (2, 2), "reaches the corner")]
-    with pytest.raises(ValueError, match="exact visited set"):
-        breadth_first(g, PropertyMonitor(live), FingerprintVisited(tmp_path, g))
+    out = breadth_first(g, PropertyMonitor(live), FingerprintVisited(tmp_path, g), work=tmp_path)
+    assert out.decide_live is not None and out.edges is None
+    assert sorted(p.name for p in (tmp_path / "live").iterdir())[0] == "edges-000000.npz"
+    assert out.decide_live() == {"corner": None}
+    if out.frozen:
+        import gc
+
+        gc.unfreeze()
     r = check_bfs(g, live, visited="fingerprints")
-    assert r.properties["corner"]["status"] in ("held", "violated")
-    assert not any("collision odds" in n for n in r.notes)  # the exact set was used
+    assert r.properties["corner"]["status"] == "held"
+    assert any("collision odds" in n for n in r.notes)  # the fingerprints were used
+    _same_but_notes(r, check_bfs(g, live))
 
 
 # -- the worker processes compose with the symmetry reduction -------------------------------

@@ -22,9 +22,9 @@ chooses their parts from the options:
 Each state is checked against the ``always`` and ``reachable`` properties when it is first
 seen; every generated transition (including those to known states) against the
 ``transition`` properties; a state with no successor that the system does not call
-terminal is a deadlock. ``eventually`` properties need the whole graph: they keep the
-exact visited set (with fingerprints they are refused with a checkpoint, else the states
-are kept).
+terminal is a deadlock. ``eventually`` properties need the whole graph: the exact visited
+set keeps its edges, the fingerprint one records them as fingerprints (26 bytes an edge, as
+the ``--workers`` search does; refused with a checkpoint).
 
 Example
 -------
@@ -156,8 +156,9 @@ def search(system: Any, properties: Iterable[Property], options: CheckOptions) -
     canon, sym_off = symmetry_setup(system, props, options.reduce)
     ample, por_notes = por_setup(system, props, options.reduce)
     budgets = Budgets(options.max_depth, options.max_states, options.max_seconds)
-    # the serial search decides eventually properties on its edges, which need the states
-    lean = o.visited == "fingerprints" and (workers > 1 or not live)
+    # eventually properties: the serial search keeps every edge, as states with the exact set
+    # and as fingerprint records with the lean one (as the workers do)
+    lean = o.visited == "fingerprints"
     visited: Any = StateVisited() if workers == 1 else HashVisited(system, canon)
     folder = work = None
     try:

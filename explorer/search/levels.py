@@ -496,11 +496,7 @@ def _decide_live(
     the serial search's order with their parents (the visited set), the edges from
     ``live_dir`` (:func:`explorer.search.live_graph.check_eventually`)."""
     if isinstance(visited, FingerprintVisited):
-        visited.flush()
-        rec = np.fromfile(visited.log.path, dtype=np.uint64).reshape(-1, 2)[: len(visited)]
-        keys = rec[:, 1].copy()
-        link = rec[:, 0] >> np.uint64(32)
-        parent = np.where(link == np.uint64(NO_PARENT), -1, link.astype(np.int64))
+        keys, parent = visited.bfs_graph()
     else:
         seen = visited.parents
         keys = np.array(list(seen), dtype=np.int64).view(np.uint64)

@@ -11,8 +11,10 @@ expander of the one loop (:func:`explorer.search.loop.run_levels`). What varies 
 * the canonicaliser (:mod:`explorer.search.symmetry`: one state per orbit) and the
   successor filter (:mod:`explorer.search.reduction`: ample sets);
 * the property monitor (:mod:`explorer.search.monitor`), the stopper (budgets and signals,
-  :mod:`explorer.search.stopping`), a checkpointer (:class:`Checkpointer`), and the edges
-  ``eventually`` properties need (kept only with the exact visited set).
+  :mod:`explorer.search.stopping`), a checkpointer (:class:`Checkpointer`), and the graph
+  ``eventually`` properties need: with the exact visited set its edges, with fingerprints its
+  records as fingerprints (:class:`~explorer.search.live_graph.LiveRecorder`, 26 bytes an edge,
+  written to the work folder level by level and decided after the search as ``--workers`` does).
 
 :func:`finish` turns what the search found into the :class:`~explorer.core.CheckResult`
 (traces, liveness, the result builder :func:`explorer.search.results.exhaustive_result`).
@@ -40,7 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.core import CheckResult, ExitReason, LevelStats, render_state
+from explorer import speedups
+from explorer.core import CheckResult, ExitReason, LevelStats, action_kind, render_state
 from explorer.search import codec, safeio
 from explorer.search.checkpoint import crash_point, write_snapshot
 from explorer.search.coverage import Coverage, label_counting
@@ -127,8 +130,8 @@ def breadth_first(
     (also to a known state) as it is generated; the first transition in breadth-first
     order to reach a state makes its parent, so every path kept is a shortest one.
     ``frontier_batch`` states of a level stay in memory (None: all), the rest go to batch
-    files in ``work``. With ``eventually`` properties (``monitor.live``) every edge is kept,
-    which needs the exact visited set.
+    files in ``work``. With ``eventually`` properties (``monitor.live``) every edge is kept:
+    with the exact visited set as states, else as fingerprint records in ``work``.
     """
     search = SerialLevels(
         system, monitor, visited, budgets, canon, ample, work, frontier_batch, checkpointer, progress, clock
@@ -166,13 +169,23 @@ class SerialLevels:
         )
         self.checkpointer, self.progress, self.clock = checkpointer, progress, clock
         self.keeps = keeps = visited.keeps_states
-        self.edges: dict[Any, list[tuple[Any, Any]]] | None = {} if monitor.live else None
-        if self.edges is not None and not keeps:
-            raise ValueError("eventually properties need the exact visited set (StateVisited)")
-        self.own_work = work is None and frontier_batch is not None
+        self.edges: dict[Any, list[tuple[Any, Any]]] | None = {} if monitor.live and keeps else None
+        self.own_work = work is None and (frontier_batch is not None or bool(monitor.live and not keeps))
         if self.own_work:
             work = Path(tempfile.mkdtemp(prefix="kafka-mc-frontier-"))
         self.work = work
+        #: without the states: the graph ``eventually`` properties need, as fingerprint records
+        self.live: Any = None
+        self.live_dir = (work / "live") if work is not None else Path(".")
+        self.kind_ids: dict[type, int] = {}
+        self.kind_names: list[str] = []
+        if monitor.live and not keeps:
+            from explorer.search.live_graph import LiveRecorder  # numpy, only for such a search
+
+            self.live = LiveRecorder(monitor.live, speedups.fingerprint)
+            safeio.make_dir(self.live_dir, exist_ok=True)
+            for stale in self.live_dir.iterdir():
+                safeio.remove(stale)
         self.frontier_dir = frontier_dir = (work / "frontier") if work is not None else Path(".")
         if work is not None:  # a link for the folder is refused; one in it removed, not followed
             safeio.make_dir(frontier_dir, exist_ok=True)
@@ -308,6 +321,8 @@ class SerialLevels:
         known = self.known
         s, a = self.s, self.a
         depth = book.depth
+        live, fp, kind_ids, kind_names = self.live, speedups.fingerprint, self.kind_ids, self.kind_names
+        ks = 0
         t0 = clock()
         nq = self.nq = LevelQueue(self.frontier_dir, depth + 1, self.limit)
         tail, cap = nq.tail, nq.threshold
@@ -324,6 +339,9 @@ class SerialLevels:
                     n = 0
                     succ = successors(s)
                     order = None
+                    if live is not None:
+                        ks = fp(s)
+                        live.state(ks, s)
                     if ample is not None:
                         ample.decided(monitor.found, monitor.witnesses)
                         full = list(succ)
@@ -365,6 +383,12 @@ class SerialLevels:
                             # the orbit's representative stands for t (a state already in the
                             # visited set is a representative: no need to look for another)
                             t = canon(t)
+                        if live is not None:
+                            tid = kind_ids.get(tp)
+                            if tid is None:
+                                tid = kind_ids[tp] = len(kind_names)
+                                kind_names.append(action_kind(a))
+                            live.edge(ks, a, fp(t), tid)
                         if setdefault is not None:
                             setdefault(t, s)
                             new = parents_len() != known
@@ -405,6 +429,10 @@ class SerialLevels:
                     LevelStats(depth + 1, len(nq), level_generated + n, known - before, clock() - t0)
                 )
         if done:
+            if live is not None:  # the level's graph records to a file of their own
+                safeio.write_atomic(
+                    self.live_dir / f"edges-{depth:06d}.npz", self._live_records(), sync=False
+                )
             book.level_done(len(nq), level_generated, clock() - t0)
             if monitor.stop:
                 frontier.discard()
@@ -463,7 +491,39 @@ class SerialLevels:
             "ample": self.ample,
             "edges": self.edges,
         }
-        return Outcome(**vars(counted), **parts, model_error=self.model_error, frozen=self.frozen)
+        decide = self._decide_live if self.live is not None else None
+        return Outcome(
+            **vars(counted), **parts, model_error=self.model_error, frozen=self.frozen, decide_live=decide
+        )
+
+    def _live_records(self) -> bytes:
+        """The graph records of the level just expanded, as an ``.npz`` file's bytes (then cleared)."""
+        import io
+
+        import numpy as np
+
+        buf = io.BytesIO()
+        np.savez(buf, **self.live.records(self.kind_names))
+        self.live.clear()
+        return buf.getvalue()
+
+    def _decide_live(self) -> dict[str, Any]:
+        """The ``eventually`` properties decided on the recorded graph (as the ``--workers``
+        search decides them: :func:`explorer.search.live_graph.check_eventually`)."""
+        import numpy as np
+
+        from explorer.search.live_graph import FingerprintGraph, check_eventually
+
+        keys, parent = self.visited.bfs_graph()
+        parts = []
+        for path in sorted(self.live_dir.glob("edges-*.npz")):
+            with np.load(path) as z:
+                parts.append({k: z[k] for k in z.files})
+        graph = FingerprintGraph(keys, parent, parts)
+        m = self.monitor
+        return check_eventually(
+            self.system, m.live, graph, speedups.fingerprint, m.keep_going, action_fp=speedups.fingerprint
+        )
 
 
 class ModelErrorResult(Exception):

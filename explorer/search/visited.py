@@ -477,6 +477,17 @@ class FingerprintVisited:
             raise ReplayMismatch(f"no state has the fingerprint {fp & _MASK:016x}")
         return int(hit[0])
 
+    def bfs_graph(self) -> tuple[Any, Any]:
+        """The states' fingerprints in ``bfs`` order (uint64) and each one's parent index (-1 for
+        an initial state), from the parent records: the graph's nodes ``eventually`` properties
+        are decided on (:class:`explorer.search.live_graph.FingerprintGraph`)."""
+        import numpy as np
+
+        self.log.flush()
+        rec = np.fromfile(self.log.path, dtype=np.uint64).reshape(-1, 2)[: len(self)]
+        link = rec[:, 0] >> np.uint64(32)
+        return rec[:, 1].copy(), np.where(link == np.uint64(NO_PARENT), -1, link.astype(np.int64))
+
     def __contains__(self, s: Any) -> bool:
         return speedups.fingerprint(s) in self.table
 
