@@ -101,8 +101,10 @@ TUTORIAL: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "--set max_restarts=1 --set session_expiry_handling=queued --set zk_write_fencing=partition-version "
     "--properties zk_writes_fenced": ((1,), ("VIOLATION of zk_writes_fenced", ": 13 steps")),
     "kafka-mc check controller --config configs/controller-small.toml --set max_crashes=0 "
-    "--set send_update_metadata=false --set max_controlled_shutdowns=2 --set liveness=true "
-    "--set leader_selectors=0.8": ((1,), ("VIOLATION of elected_leader_is_live", ": 18 steps")),
+    "--set send_update_metadata=false --set max_controlled_shutdowns=2 --set leader_selectors=0.8": (
+        (1,),
+        ("VIOLATION of elected_leader_is_live", ": 18 steps"),
+    ),
     "kafka-mc check controller --config configs/controller-0.8.toml": (
         (1,),
         ("VIOLATION of context_matches_zookeeper", ": 7 steps"),
