@@ -28,6 +28,7 @@ _WHERE: dict[str, str] = {
             "TransitionSystem",
             "always",
             "eventually",
+            "leads_to",
             "reachable",
             "transition",
         )

@@ -3,7 +3,7 @@
 Commands: ``check`` (explore a model and check its properties), ``models`` (list the
 models and their config keys), ``replay`` (re-execute a saved counterexample),
 ``release`` (run a suite of checks: the main job) and ``mutate`` (which mutants of a model
-the checks kill, ``explorer/mutate.py``); ``explore`` serves a page that walks one (``explorer/explore/``).
+the checks kill, ``explorer/mutation/command.py``); ``explore`` serves a page that walks one (``explorer/explore/``).
 
 Exit codes: 0 every property holds and the search completed; 1 a property is
 violated (or a trace no longer replays); 2 usage or configuration error; 3 a budget
@@ -450,17 +450,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             return 0 if dead else 1
         print(f"property {doc['property']!r} is not defined by this model any more", file=sys.stderr)
         return 1
-    if prop.kind.value == "eventually":
-        loop = doc.get("loop_start")
-        if loop is not None:
-            closes = doc["steps"][loop]["fingerprint"] == doc["steps"][-1]["fingerprint"]
-            ok = closes and not any(prop.check(s) for s in states[loop:])
-            print(
-                f"lasso: the steps after step {loop} repeat forever"
-                + ("" if closes else " (loop does NOT close)")
-            )
-        else:
-            ok = not prop.check(states[-1]) and not list(system.successors(states[-1]))
+    if prop.kind.value == "eventually":  # a lasso, or a behaviour that ends (explorer.search.liveness)
+        from explorer.search.liveness import replay_lasso
+
+        ok, lines = replay_lasso(system, prop, states, doc["steps"], doc.get("loop_start"))
+        print("\n".join(lines))
     elif prop.kind.value == "always":
         ok = not prop.check(states[-1])
     elif prop.kind.value == "transition" and len(states) > 1:
@@ -717,7 +711,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     rel.set_defaults(func=_cmd_release)
 
     if verb in (None, "mutate"):
-        from explorer.mutate import add_parser as add_mutate
+        from explorer.mutation.command import add_parser as add_mutate
 
         add_mutate(sub)
     else:  # only its name and line in `kafka-mc --help`: importing the harness costs 25 ms

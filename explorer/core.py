@@ -50,6 +50,7 @@ __all__ = [
     "effects",
     "effects_of",
     "eventually",
+    "leads_to",
     "reachable",
     "render_state",
     "transition",
@@ -110,7 +111,7 @@ class TransitionSystem(Protocol[S, A]):
       the report's sequence diagrams.
     - ``report_layout() -> dict``: how the release report draws the model (its state
       machines' titles and positions, label sections as tables, step-table columns per
-      actor); :mod:`explorer.report_layout` documents the keys.
+      actor); :mod:`explorer.report.layout` documents the keys.
     """
 
     def init_states(self) -> Iterable[S]:
@@ -462,6 +463,29 @@ def eventually(
     return Property(
         name, PropertyKind.EVENTUALLY, check, doc, trigger=trigger, fairness=fair, explain=explain
     )
+
+
+def leads_to(
+    name: str,
+    p: Callable[[Any], bool],
+    q: Callable[[Any], bool],
+    doc: str,
+    *,
+    fairness: Iterable[str] | None = None,
+    explain: Callable[[Any], Any] | None = None,
+) -> Property:
+    """Leads-to, TLC's ``P ~> Q``: whenever ``p`` holds, ``q`` eventually holds (in that state
+    or a later one), on every behaviour weakly fair in ``fairness`` (None: the system's
+    ``fair_action_kinds()``). An :func:`eventually` property whose trigger is ``p`` and goal
+    ``q``; its counterexample is a lasso: a prefix from an initial state through a ``p``-state,
+    then a loop (``loop_start``) in which ``q`` never holds, or a behaviour that ends without
+    ``q``. ``explain(s)`` says why ``q`` fails in the state the lasso loops in.
+
+    >>> p = leads_to("served", lambda s: s == 1, lambda s: s == 2, "a request is served")
+    >>> p.kind.value, p.trigger(1), p.check(2)
+    ('eventually', True, True)
+    """
+    return eventually(name, q, doc, trigger=p, fairness=fairness, explain=explain)
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from invariants.controller_convergence import (
 from invariants.controller_explain import with_explanations
 from invariants.controller_fidelity import fidelity_properties
 from invariants.controller_guards import controller_stepped, delivers, zk_changed
+from invariants.controller_liveness import liveness_properties
 from invariants.controller_observed import observed_properties
 from invariants.controller_replication import replication_properties
 from invariants.mutants.controller import ControllerConfig, build
@@ -930,6 +931,7 @@ def properties(config: ControllerConfig) -> list[Property]:
     props += observed_properties(config, sys)
     props += replication_properties(config)
     props += admin_properties(config, sys)
+    props += liveness_properties(config, sys)  # leads-to (issue 58)
     if any(config.unclean(p) for p in range(np_)):
         props.append(
             reachable(

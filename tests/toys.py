@@ -130,6 +130,42 @@ class Retransmit:
         return [eventually("delivered", lambda s: s[1], "the message is eventually delivered")]
 
 
+class Requests:
+    """A client's requests to a server that may poll instead of serving: ``served`` (leads-to:
+    a pending request is eventually served) holds when the server's steps are weakly fair and
+    fails as a lasso (a request, then polls forever) when none is.
+
+    State (pending, served so far, at most 2).
+    """
+
+    def __init__(self, fair: bool = True):
+        self.fair = fair
+
+    def init_states(self) -> list[tuple[bool, int]]:
+        return [(False, 0)]
+
+    def successors(self, s: tuple[bool, int]) -> list[tuple[str, tuple[bool, int]]]:
+        pending, n = s
+        if pending:
+            return [("serve", (False, n + 1)), ("poll", s)]
+        return [("request", (True, n))] if n < 2 else [("idle", s)]
+
+    def fair_action_kinds(self) -> list[str]:
+        return ["str"] if self.fair else []
+
+    def properties(self) -> list[Property]:
+        from explorer.core import leads_to
+
+        return [
+            leads_to("served", lambda s: s[0], lambda s: not s[0], "a pending request is eventually served")
+        ]
+
+
+def requests(fair: bool = True) -> Requests:
+    """Factory for ``kafka-mc check --system tests.toys:requests --set fair=false``."""
+    return Requests(fair)
+
+
 def retransmit(fair: bool = True) -> Retransmit:
     """Factory for ``kafka-mc check --system tests.toys:retransmit --set fair=false``."""
     return Retransmit(fair)

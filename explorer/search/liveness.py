@@ -38,7 +38,7 @@ from typing import Any
 from explorer.core import Property, TraceStep, Violation, action_kind
 from explorer.search.traces import trace_step
 
-__all__ = ["LivenessViolation", "check_leads_to", "check_liveness"]
+__all__ = ["LivenessViolation", "check_leads_to", "check_liveness", "replay_lasso"]
 
 
 @dataclass
@@ -228,6 +228,85 @@ def check_leads_to(
     return LivenessViolation(best_prefix, cycle, "a weakly fair cycle never reaches the goal")
 
 
+def _fairness(system: Any, p: Property) -> Callable[[Any], bool]:
+    """Whether an action is weakly fair for ``p`` (its ``fairness``, else the system's
+    ``fair_action_kinds()``, else every action)."""
+    kinds = p.fairness
+    if kinds is None and hasattr(system, "fair_action_kinds"):
+        kinds = tuple(system.fair_action_kinds())
+    fair_kinds = None if kinds is None else frozenset(kinds)
+
+    def fair(a: Any) -> bool:
+        return fair_kinds is None or action_kind(a) in fair_kinds
+
+    return fair
+
+
+def replay_lasso(
+    system: Any, p: Property, states: list[Any], steps: list[dict[str, Any]], loop: int | None
+) -> tuple[bool, list[str]]:
+    """Whether replayed ``states`` (with their trace ``steps``: ``action``, ``fingerprint``) are a
+    counterexample of the ``eventually`` / leads-to property ``p``, and the lines that say why.
+
+    With ``loop`` (the trace's ``loop_start``) the last state must be the loop start's, the goal
+    false all along the loop, and the loop weakly fair (each fair action enabled in every loop
+    state is taken in it); without, the last state has no successor and is not the goal. Either
+    way the trigger (P) holds at a step from which the goal (Q) never holds (without a trigger:
+    the initial state).
+
+    >>> from explorer.core import leads_to
+    >>> class Spin:
+    ...     def init_states(self): return [0]
+    ...     def successors(self, s): return [("go", 1)] if s == 0 else [("spin", 1)]
+    >>> p = leads_to("p", lambda s: s == 0, lambda s: s == 2, "", fairness=["str"])
+    >>> steps = [{"action": None, "fingerprint": "a"}, {"action": "go", "fingerprint": "b"},
+    ...          {"action": "spin", "fingerprint": "b"}]
+    >>> replay_lasso(Spin(), p, [0, 1, 1], steps, 1)
+    (True, ['lasso: the steps after step 1 repeat forever', 'P holds at step 0 and Q at no step after it', 'the loop is weakly fair'])
+    """
+    lines: list[str] = []
+    if loop is not None:
+        closes = steps[loop]["fingerprint"] == steps[-1]["fingerprint"]
+        lines.append(
+            f"lasso: the steps after step {loop} repeat forever"
+            + ("" if closes else " (loop does NOT close)")
+        )
+        ok = closes and not any(p.check(s) for s in states[loop:])
+        end = loop
+    else:
+        ok = not p.check(states[-1]) and not list(system.successors(states[-1]))
+        lines.append(
+            "the behaviour ends here" + ("" if ok else " (NOT: the last state moves or is the goal)")
+        )
+        end = len(states) - 1
+    good = [i for i, s in enumerate(states) if p.check(s)]
+    after = (good[-1] + 1) if good else 0  # the first step from which Q never holds
+    trig = p.trigger
+    starts = [i for i in range(after, end + 1) if (trig(states[i]) if trig is not None else i == 0)]
+    if starts:
+        lines.append(f"P holds at step {starts[0]} and Q at no step after it" if trig else "Q never holds")
+    else:
+        lines.append(
+            "P (the trigger) holds at no step after which Q never holds" if trig else "Q holds at some step"
+        )
+        ok = False
+    if loop is not None and ok:
+        fair = _fairness(system, p)
+        taken = {str(st.get("action")) for st in steps[loop + 1 :]}
+        always_on: set[str] | None = None
+        for s in states[loop:-1]:
+            en = {str(a) for a, _ in system.successors(s) if fair(a)}
+            always_on = en if always_on is None else always_on & en
+        starved = sorted((always_on or set()) - taken)
+        lines.append(
+            "the loop is weakly fair"
+            if not starved
+            else f"the loop is NOT weakly fair: {starved[0]!r} is enabled throughout and never taken"
+        )
+        ok = not starved
+    return ok, lines
+
+
 def check_liveness(
     system: Any, p: Property, edges: dict[Any, list[tuple[Any, Any]]], parents: dict[Any, Any]
 ) -> Violation | None:
@@ -243,14 +322,7 @@ def check_liveness(
     >>> check_liveness(object(), p, {0: [("go", 1)], 1: []}, {0: None, 1: 0}) is None
     True
     """
-    kinds = p.fairness
-    if kinds is None and hasattr(system, "fair_action_kinds"):
-        kinds = tuple(system.fair_action_kinds())
-    fair_kinds = None if kinds is None else frozenset(kinds)
-
-    def fair(a: Any) -> bool:
-        return fair_kinds is None or action_kind(a) in fair_kinds
-
+    fair = _fairness(system, p)
     lv = check_leads_to(edges, parents, goal=p.check, trigger=p.trigger, fair=fair)
     if lv is None:
         return None

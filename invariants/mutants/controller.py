@@ -30,6 +30,7 @@ from model.controller import ControllerConfig as ModelControllerConfig
 from model.controller import ControllerSystem, Elector, Node, State, Zk, bugs
 from model.controller.admin import AdminWorkflows
 from model.controller.base import ControllerBase
+from model.controller.broker import Brokers
 from model.controller.broker_lifecycle import BrokerLifecycle
 from model.controller.config import ByVersion
 from model.controller.continuations import InitializeLeaderAndIsrWritten, RegisterController
@@ -794,6 +795,19 @@ class ShutdownFollowersStayInIsr(ReplicaStateMachine):
         if only is not None and b in c.ctx.shutting:
             return False  # the mistake: the controlled shutdown's OfflineReplica step left out
         return bool(super().do_remove_replicas_from_isr(c, b, rest, only))
+
+
+@mutant(
+    "expiry-no-reregister",
+    "a broker that notices its session expired opens a new session but does not re-register "
+    "/brokers/ids/<id> (the KAFKA-1387 family: it stays unregistered)",
+)
+class ExpiryNoReregister(Brokers):
+    def notice_expiry(self, s: State, b: int) -> tuple[Any, State]:
+        a, s2 = super().notice_expiry(s, b)
+        n = s2.nodes[b]
+        n = n._replace(zk_out=tuple(r for r in n.zk_out if type(r) is not RegisterBroker))
+        return a, s2._replace(nodes=set_item(s2.nodes, b, n))
 
 
 @dataclass(frozen=True)
