@@ -1,6 +1,6 @@
 """The one-off re-keying of issue 54's item 4: an equivalent-mutant table keyed the old way
 (``file::Class.method:+offset:col:operator``, lines below the ``def``, or ``file:line:col:operator``)
-rewritten with :attr:`explorer.source_mutants.SourceMutant.key` (``file::Anchor@path:operator``,
+rewritten with :attr:`explorer.mutation.source.SourceMutant.key` (``file::Anchor@path:operator``,
 the mutated node's place in its function's syntax tree), every reason kept::
 
     python3 -m benchmarks.rekey_equivalent invariants/mutants/controller_equivalent.toml --rev HEAD
@@ -8,7 +8,7 @@ the mutated node's place in its function's syntax tree), every reason kept::
 The old keys are read on the source at ``--rev`` (the commit the table was written for; the
 working tree's files when ``--rev`` is empty): each must name exactly one mutant there, and its
 new key must name that mutant back, or nothing is written. The ``[unreached]`` table is keyed by
-``file::Class.function`` alone (no line: :func:`explorer.line_coverage.statement_functions`), so it needs no re-keying: each of its functions is only
+``file::Class.function`` alone (no line: :func:`explorer.mutation.line_coverage.statement_functions`), so it needs no re-keying: each of its functions is only
 checked to exist (on the working tree). The old scheme's reader, :func:`legacy_anchored_id`, stays here for the test
 that shows it would not survive a moved function body (tests/test_mutant_keys.py).
 """
@@ -22,8 +22,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-from explorer.line_coverage import unreached_keys_missing
-from explorer.source_mutants import SourceMutant, generate
+from explorer.mutation.line_coverage import unreached_keys_missing
+from explorer.mutation.source import SourceMutant, generate
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -31,9 +31,9 @@ from explorer.datafiles import DataFileError
 from explorer.frontend import run_check, run_proofs
 from explorer.release_jobs import EntryRun, default_jobs, not_run_entry, run_entries
 from explorer.release_output import closing_lines, config_toml, entry_lines, entry_progress, toml_values
-from explorer.report import mutation_summary, provenance, report_pages
-from explorer.report_history import changes, index_html, like_with_like, load_run, scan, shown_name
-from explorer.report_layout import LayoutError, layout_of
+from explorer.report.page import mutation_summary, provenance, report_pages
+from explorer.report.history import changes, index_html, like_with_like, load_run, scan, shown_name
+from explorer.report.layout import LayoutError, layout_of
 from explorer.run_traces import RUN_TRACES, run_trace_name
 from explorer.search import safeio, stop_requested
 from explorer.state_view import trace_views
@@ -385,9 +385,9 @@ def _previous_run(
     """The run this one is compared with, and every run kept (oldest first): ``compare`` (a run
     id in ``report_dir`` or a run folder; ConfigError in one line if its report is missing or
     does not validate), else the newest run in ``report_dir`` whose report validates and that
-    ran each of ``names`` (the entries this run runs; :func:`explorer.report_history.like_with_like`),
+    ran each of ``names`` (the entries this run runs; :func:`explorer.report.history.like_with_like`),
     None if there is none. A run folder whose report does not validate is never compared with:
-    one warning line on stderr each (:func:`explorer.report_history.scan`)."""
+    one warning line on stderr each (:func:`explorer.report.history.scan`)."""
     kept, unreadable = scan(report_dir)
     previous = like_with_like(kept, names or [])
     if compare is not None:
@@ -585,7 +585,7 @@ def run_release(
     survivors the report shows. The report says what changed since ``compare`` (a run id in
     ``report_dir``, or a run folder) or, by default, the newest run already there, and
     ``report_dir/index.html`` is rewritten: every run kept, with trends
-    (:mod:`explorer.report_history`).
+    (:mod:`explorer.report.history`).
 
     Every entry is loaded and checked before the first search. An interrupt (Ctrl-C,
     SIGTERM) ends the entry that runs, marks the rest ``not-run``, still writes the

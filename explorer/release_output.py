@@ -178,11 +178,11 @@ def known_states(e: Any, runs: list[dict[str, Any]]) -> int | None:
 
 def last_run(report_dirs: Any = ("reports",)) -> dict[str, Any] | None:
     """The newest run of the whole suite, ``<report dir>/latest/report.json``, read as data and
-    validated (:func:`explorer.report_history.read_run`), from the first of ``report_dirs``
+    validated (:func:`explorer.report.history.read_run`), from the first of ``report_dirs``
     that has one; None when none does."""
     from pathlib import Path
 
-    from explorer.report_history import read_run
+    from explorer.report.history import read_run
 
     for d in report_dirs:
         doc = read_run(Path(d) / "latest")

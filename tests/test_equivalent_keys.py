@@ -2,7 +2,7 @@
 ``invariants/mutants/controller_equivalent.toml``'s ``[equivalent]`` table that names no
 mutant the generator makes of the code as it is now is stale, and a stale key could excuse a
 different mutant once the code moves again, so it is an error here. Every source mutant is
-keyed by :attr:`explorer.source_mutants.SourceMutant.key` (its function and its node's place in
+keyed by :attr:`explorer.mutation.source.SourceMutant.key` (its function and its node's place in
 that function's syntax tree), which edits elsewhere leave as they are (tests/test_mutant_keys.py).
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.mutate import load_equivalent
-from explorer.source_mutants import generate_files, is_key
+from explorer.mutation.command import load_equivalent
+from explorer.mutation.source import generate_files, is_key
 from invariants.mutants.controller import MUTANTS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -377,7 +377,7 @@ def _text_mutated(text: str) -> Any:
 
 
 def _others_property(data: st.DataObject) -> None:
-    from explorer.mutate import _open_results
+    from explorer.mutation.command import _open_results
     from explorer.release import SuiteEntry, _read_mutation
     from explorer.suite import load_suite
 

@@ -269,7 +269,7 @@ def test_current_names_a_snapshot_of_its_folder(tmp_path: Path, capsys: pytest.C
 def test_mutate_results_of_other_code_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A ``mutate --results`` file records the digest of the model's code in its header; its
     verdicts are not reused for other code. A header without it (older files) is read."""
-    import explorer.mutation_results as mutate
+    import explorer.mutation.results as mutate
     from explorer.frontend import UsageError
     from explorer.release import SuiteEntry
 

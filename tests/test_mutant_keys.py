@@ -1,5 +1,5 @@
 """Source mutants' keys survive a refactor (issue 54, item 4): a mutant's key
-(:attr:`explorer.source_mutants.SourceMutant.key`, the enclosing function's qualified name,
+(:attr:`explorer.mutation.source.SourceMutant.key`, the enclosing function's qualified name,
 the mutated node's path in its syntax tree and the operator) is the same after the function is
 moved, lines are added above it and comments inside it, where the keys of before (the line
 offset below the ``def``, ``benchmarks/rekey_equivalent.py``'s :func:`legacy_anchored_id`, or
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.rekey_equivalent import function_spans, legacy_anchored_id
-from explorer.source_mutants import SourceMutant, apply_mutant, generate, is_key, resolve_keys
+from explorer.mutation.source import SourceMutant, apply_mutant, generate, is_key, resolve_keys
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = ROOT / "invariants" / "mutants" / "controller_equivalent.toml"

@@ -1,5 +1,5 @@
-"""The mutation harness (``kafka-mc mutate``, explorer/mutate.py) and its source-mutant
-generator (explorer/source_mutants.py): the generator on small snippets, and the
+"""The mutation harness (``kafka-mc mutate``, explorer/mutation/command.py) and its source-mutant
+generator (explorer/mutation/source.py): the generator on small snippets, and the
 bookkeeping on the toy model ``tests/toy_mutation.py`` (fast: each mutant is a
 subprocess of about half a second). A sample on the controller is marked ``slow``."""
 
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from explorer.cli import main
-from explorer.mutate import format_matrix, mutant_status, score_of
-from explorer.report import mutation_summary, render_html
-from explorer.source_mutants import apply_mutant, generate, generate_files, sample
+from explorer.mutation.command import format_matrix, mutant_status, score_of
+from explorer.report.page import mutation_summary, render_html
+from explorer.mutation.source import apply_mutant, generate, generate_files, sample
 
 ROOT = Path(__file__).resolve().parents[1]
 TOY = "tests/toy_mutation.py"
@@ -242,7 +242,7 @@ def test_an_equivalence_found_after_the_run_applies_on_resume(tmp_path: Path) ->
 def test_a_results_file_names_configurations_relative_to_the_project(tmp_path: Path) -> None:
     """The header of a results file records configurations relative to the project, so the file
     resumes in another clone (a background run in a second clone was refused: absolute paths)."""
-    from explorer.mutate import PROJECT_ROOT, _portable
+    from explorer.mutation.command import PROJECT_ROOT, _portable
 
     assert (
         _portable(str(PROJECT_ROOT / "configs" / "controller-small.toml")) == "configs/controller-small.toml"
@@ -267,7 +267,7 @@ def test_a_mutant_no_entry_reaches_is_not_covered_and_runs_nothing(tmp_path: Pat
     cov = doc["line_coverage"]["files"][TOY]
     assert 64 in cov["missed"] and cov["executed"] < cov["statements"]
     # the release report reads it: the not-covered mutant among the survivors, the statements
-    from explorer.report_mutation import _mutation
+    from explorer.report.mutation import _mutation
     from explorer.tracefile import mutation_problem
 
     assert mutation_problem(doc) is None
@@ -289,8 +289,8 @@ def test_the_catalogue_says_why_a_statement_is_never_executed(tmp_path: Path) ->
     cov = doc["line_coverage"]
     assert cov["files"][TOY]["functions"]["unused_rule"]["why"] == "kept to show a mutant no entry reaches"
     assert 0 < cov["explained"] < cov["statements"] - cov["executed"]
-    from explorer.mutation_score import format_matrix
-    from explorer.report_mutation import _mutation
+    from explorer.mutation.score import format_matrix
+    from explorer.report.mutation import _mutation
 
     assert f"{cov['explained']} have a reason" in format_matrix(doc)
     assert "kept to show a mutant no entry reaches" in _mutation(mutation_summary(doc))
@@ -302,8 +302,8 @@ def test_the_catalogue_says_why_a_statement_is_never_executed(tmp_path: Path) ->
 def test_every_unreached_reason_names_a_function_of_the_code_as_it_is() -> None:
     """The ``[unreached]`` reasons are keyed by function; a key whose function was renamed or
     moved is stale (and its statements would show with no reason)."""
-    from explorer.line_coverage import unreached_keys_missing
-    from explorer.mutate import load_equivalent
+    from explorer.mutation.line_coverage import unreached_keys_missing
+    from explorer.mutation.command import load_equivalent
 
     why = load_equivalent(ROOT / "invariants" / "mutants" / "controller_equivalent.toml", "unreached")
     assert why and unreached_keys_missing(why, ROOT) == []
@@ -361,7 +361,7 @@ def test_every_equivalent_mutant_names_a_mutant_of_the_code_as_it_is() -> None:
     """The equivalent-mutant catalogue is keyed by source positions, which move when the model
     is edited: every key must still name a source mutant of today's code (or a catalogue
     mutant), so a stale reason never silently excuses a different mutant."""
-    from explorer.mutate import _catalogue, load_equivalent
+    from explorer.mutation.command import _catalogue, load_equivalent
 
     keys = load_equivalent(ROOT / "invariants" / "mutants" / "controller_equivalent.toml")
     files = sorted({ROOT / k.split(":")[0] for k in keys if ":" in k})
@@ -375,7 +375,7 @@ def test_a_keyed_equivalent_survives_an_edit_elsewhere_in_the_file(tmp_path: Pat
     lines are added above the function and inside it above the node's statement, where a
     ``file:line:col:op`` key would name another place; a key whose function is gone stays
     unresolved, so it shows as stale."""
-    from explorer.source_mutants import generate, resolve_keys
+    from explorer.mutation.source import generate, resolve_keys
 
     src = "def f(a):\n    return a < 2\n"
     (tmp_path / "m.py").write_text(src)
@@ -417,7 +417,7 @@ def test_timeout_factor_bounds_a_mutant_by_the_baseline(
     """Without ``--timeout-factor`` a mutant 40 times slower than the baseline runs to its end
     (2 s) and survives; with it, its budget is a few baselines (here the floor, lowered to
     0.3 s) and it times out there, counted apart from the kills."""
-    import explorer.mutate as mutate_module
+    import explorer.mutation.command as mutate_module
 
     def run(*extra: str) -> dict[str, object]:
         out = tmp_path / f"m{len(extra)}.json"

@@ -334,8 +334,8 @@ def test_report_checked_in_headless_chromium(report: Path, tmp_path: Path) -> No
     assert _anchors_resolve(run) == ["bad.html: gone.html", "bad.html: #nowhere (no id nowhere)"]
     # the controller's machines with every edge taken millions of times and invalid attempts: the
     # labels of the densest diagrams (two overlapped here before they were placed apart)
-    from explorer.report_layout import positions
-    from explorer.report_svg import state_machine_svg
+    from explorer.report.layout import positions
+    from explorer.report.svg import state_machine_svg
     from model.controller.coverage import report_layout, state_machine_graphs
 
     lay = report_layout()
@@ -354,7 +354,7 @@ def test_report_checked_in_headless_chromium(report: Path, tmp_path: Path) -> No
     assert _checked_in_browser(browser, dense, tmp_path / "profile")["overlap"] == []
     # the suite's property table at the whole suite's size (45 entries of one model, 52 properties
     # with long names): within 1,400 px (it was 3,154 px wide with words in its cells)
-    from explorer.report import _head, property_matrix
+    from explorer.report.page import _head, property_matrix
 
     props = {f"a_property_named_at_length_{i:02d}_{'x' * (i % 20)}": {"kind": "always", "status": "held"}
              for i in range(52)}  # fmt: skip
@@ -529,7 +529,7 @@ def test_a_mutation_result_with_any_value_is_read_or_refused_in_one_line(
     or a one-line ConfigError names the field (never an exception of another kind: exit 4)."""
     import copy
 
-    from explorer.report import _mutation, mutation_summary
+    from explorer.report.page import _mutation, mutation_summary
     from explorer.tracefile import mutation_problem
 
     doc = copy.deepcopy(GOOD_MUTATION)
@@ -684,8 +684,8 @@ def test_a_model_draws_its_own_report() -> None:
 
     from explorer.engines.bfs import check_bfs
     from explorer.release import sequence_of, suite_summary
-    from explorer.report import report_pages
-    from explorer.report_layout import layout_of
+    from explorer.report.page import report_pages
+    from explorer.report.layout import layout_of
     from tests.toys import TrafficLight
 
     system = TrafficLight()
@@ -733,7 +733,7 @@ def test_a_model_draws_its_own_report() -> None:
     ],
 )
 def test_a_layout_not_of_the_documented_shape_is_refused_in_one_line(layout: Any, message: str) -> None:
-    from explorer.report_layout import LayoutError, layout_of
+    from explorer.report.layout import LayoutError, layout_of
 
     class Model:
         def report_layout(self) -> Any:
@@ -753,14 +753,8 @@ def test_the_report_modules_name_no_model() -> None:
     words = re.compile(
         r"ZooKeeper|Partition|Replica|[Bb]roker|[Ee]lection|\bzk|\bISR\b|[Cc]ontroller|Kafka\b"
     )
-    modules = [
-        "report.py",
-        "report_svg.py",
-        "report_layout.py",
-        "report_history.py",
-        "report_mutation.py",
-        "report_tools.py",
-    ]
-    found = {m: words.findall((ROOT / "explorer" / m).read_text()) for m in modules}
+    modules = sorted(p.name for p in (ROOT / "explorer" / "report").glob("*.py"))
+    assert {"page.py", "svg.py", "layout.py", "history.py", "mutation.py", "tools.py"} <= set(modules)
+    found = {m: words.findall((ROOT / "explorer" / "report" / m).read_text()) for m in modules}
     assert found == {m: [] for m in modules}
     assert words.search((ROOT / "model" / "controller" / "coverage.py").read_text())

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from explorer.cli import main
-from explorer.report_history import changes, index_html, run_key, runs
+from explorer.report.history import changes, index_html, run_key, runs
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from explorer.cli import main
-from explorer.report import report_pages
-from explorer.report_history import changes, changes_html, index_html, report_problem, runs, scan
-from explorer.report_mutation import mutation_summary
+from explorer.report.page import report_pages
+from explorer.report.history import changes, changes_html, index_html, report_problem, runs, scan
+from explorer.report.mutation import mutation_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -301,7 +301,7 @@ def test_the_run_page_and_entry_pages_show_every_value_as_text(real_run: dict[st
 
 
 def test_state_machine_ids_from_a_model_are_kept_to_safe_characters() -> None:
-    from explorer.report_svg import state_machine_svg
+    from explorer.report.svg import state_machine_svg
 
     svg = state_machine_svg("t", {"A->B": 1}, uid=f'x"><script>{H}')
     assert injected(svg) == [] and 'id="x__' in svg
@@ -363,7 +363,7 @@ def test_malformed_history_files_are_skipped_listed_and_never_compared(
 def test_a_history_file_larger_than_the_limit_is_unreadable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import explorer.report_history as rh
+    import explorer.report.history as rh
 
     monkeypatch.setattr(rh, "MAX_REPORT_BYTES", 100)
     _write(tmp_path, "20260101-000000", json.dumps({"schema": rh.SCHEMA, "pad": "x" * 200}))

@@ -189,7 +189,7 @@ def test_a_subset_run_is_recorded_as_one_and_compared_like_with_like(
 
 def test_history_charts_start_at_zero() -> None:
     """A 0.01% change is a flat line near the top, not a cliff: the y-axis starts at 0."""
-    from explorer.report_history import _chart
+    from explorer.report.history import _chart
 
     svg = _chart("states", ["a", "b"], {"states": [12_100_000.0, 12_101_210.0]})
     ys = [float(y) for y in re.findall(r'<circle cx="[0-9.]+" cy="([0-9.]+)"', svg)]

@@ -298,7 +298,7 @@ def test_save_traces_and_json_replace_links(tmp_path: Path, victims: Victims) ->
 
 def test_mutate_results_never_truncates_or_appends_through_a_link(tmp_path: Path, victims: Victims) -> None:
     from explorer.frontend import UsageError
-    from explorer.mutate import _open_results
+    from explorer.mutation.command import _open_results
 
     results = tmp_path / "results.jsonl"
     results.symlink_to(victims.file)

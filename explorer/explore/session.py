@@ -8,7 +8,7 @@ model's own order, which is deterministic). ``0.3.1`` in the page's URL is the p
 no model: it words states with :func:`explorer.state_view.tree_of` (the controller in
 Kafka's terms), actions with their text, properties with their ``explain``
 (:mod:`explorer.explain`), and the path with the report's step table and sequence diagram
-(:mod:`explorer.report_layout`, :mod:`explorer.report_svg`).
+(:mod:`explorer.report.layout`, :mod:`explorer.report.svg`).
 
 Example
 -------
@@ -33,8 +33,8 @@ from typing import Any
 from explorer.core import Property, PropertyKind, Violation, action_kind, describe, diff_states
 from explorer.encoding import fingerprint
 from explorer.explain import explain_failure
-from explorer.report_layout import LayoutError, actor_key, actor_of_change, layout_of, named
-from explorer.report_svg import sequence_svg
+from explorer.report.layout import LayoutError, actor_key, actor_of_change, layout_of, named
+from explorer.report.svg import sequence_svg
 from explorer.search.traces import trace_steps
 from explorer.state_view import StateNode, diff_trees, flatten, tree_of
 from explorer.tracefile import trace_document
@@ -370,7 +370,7 @@ class Session:
         return {"columns": ordered, "rows": rows}
 
     def sequence(self, actions: list[Any]) -> dict[str, Any]:
-        """The path's sequence diagram (the report's, :func:`explorer.report_svg.sequence_svg`:
+        """The path's sequence diagram (the report's, :func:`explorer.report.svg.sequence_svg`:
         every label escaped), of its last :data:`MAX_DRAWN` steps."""
         arrow = getattr(self.system, "sequence_arrow", None)
         first = max(0, len(actions) - MAX_DRAWN)

@@ -260,7 +260,7 @@ _POSITIONS: dict[str, dict[str, list[int]]] = {
 
 def znode_names(partitions: int, ppt: int) -> list[list[str]]:
     """The step tables' words for the ZooKeeper tree's fields: the znode each one models
-    (``explorer.report_layout``'s ``names`` rules, applied to the ZooKeeper column's lines).
+    (``explorer.report.layout``'s ``names`` rules, applied to the ZooKeeper column's lines).
 
     >>> import re
     >>> rules = znode_names(2, 1)
@@ -292,7 +292,7 @@ def znode_names(partitions: int, ppt: int) -> list[list[str]]:
 
 
 def report_layout(partitions: int = 1, ppt: int = 1) -> dict[str, Any]:
-    """How the report draws the controller (``explorer.report_layout`` documents the keys): the
+    """How the report draws the controller (``explorer.report.layout`` documents the keys): the
     state machines under Kafka's class names, laid out like the seeds' diagrams; elections and
     ZooKeeper writes as tables; a step table's columns ZooKeeper and one per broker, the
     ZooKeeper tree's fields named by their znodes (``partitions`` in all, ``ppt`` per topic).

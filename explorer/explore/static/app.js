@@ -1,7 +1,7 @@
 // kafka-mc explore: the page. Plain JavaScript, no build step, no library. Every text a model
 // or a file gave is put in the page with textContent (never as HTML); the one HTML the page
 // inserts is the sequence diagram's SVG, which the server builds with every label escaped
-// (explorer/report_svg.py). The path is in the URL: #path=0.3.1&at=2 (at: the step shown; the
+// (explorer/report/svg.py). The path is in the URL: #path=0.3.1&at=2 (at: the step shown; the
 // steps after it are kept for "Forward").
 "use strict";
 

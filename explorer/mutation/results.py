@@ -25,7 +25,7 @@ __all__ = ["SCHEMA", "model_code_digest"]
 
 #: the schema of ``kafka-mc mutate --json`` results and of a results file's header
 SCHEMA = "kafka-mc/mutation/1"
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _portable(config: str | None) -> str | None:

@@ -1,5 +1,5 @@
 """The kill matrix of a mutation run: each mutant's status from its cells (one per suite
-entry), the score, and the matrix as text (``kafka-mc mutate``, :mod:`explorer.mutate`).
+entry), the score, and the matrix as text (``kafka-mc mutate``, :mod:`explorer.mutation.command`).
 
 Example
 -------

@@ -14,7 +14,7 @@ counts, uncovered dashed, attempted invalid transitions dotted red), the model's
 coverage labels, a chart of new states per BFS level, and every counterexample as a
 sequence diagram plus a step table of what changed, split by actor. What a model names
 (its machines' titles and layouts, its label tables, its actors) comes from the model's
-``report_layout()`` (:mod:`explorer.report_layout`); the explorer knows no model. Inline SVG
+``report_layout()`` (:mod:`explorer.report.layout`); the explorer knows no model. Inline SVG
 only: no script, no external resource.
 
 Example
@@ -33,15 +33,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-from explorer.report_history import changes_html
-from explorer.report_layout import actor_key, actor_of_change, machine_title, named, positions, tables
-from explorer.report_mutation import _mutation, mutation_summary
-from explorer.report_svg import (
+from explorer.report.history import changes_html
+from explorer.report.layout import actor_key, actor_of_change, machine_title, named, positions, tables
+from explorer.report.mutation import _mutation, mutation_summary
+from explorer.report.svg import (
     level_chart_svg,
     sequence_svg,
     state_machine_svg,
 )
-from explorer.report_tools import commands_html, config_html
+from explorer.report.tools import commands_html, config_html
 from explorer.state_view import as_node
 from explorer.state_view import render_html as state_html
 
@@ -169,7 +169,7 @@ def _sm_figures(
     labels: dict[str, Any], uid: str, layout: dict[str, Any] | None, with_invalid: bool = True
 ) -> str:
     """The ``state_machines`` label section's diagrams (titled and laid out as the model's
-    :mod:`explorer.report_layout` says) and its attempted invalid transitions."""
+    :mod:`explorer.report.layout` says) and its attempted invalid transitions."""
     sm = labels.get("state_machines", {})
     inv = labels.get("invalid_transitions", {})
     if not sm:
@@ -317,7 +317,7 @@ def _violation(
     """One counterexample, collapsed (``<details>``: opened on demand), marked when the entry
     expected it; ``anchor``: carries its property's :func:`_cx_id` (the first of a property's
     counterexamples). The step table's columns and the lifelines' order are the model's
-    (``layout``, :mod:`explorer.report_layout`)."""
+    (``layout``, :mod:`explorer.report.layout`)."""
     loop = v.get("loop_start")
     trace = v["trace"]
     actors = sorted(
@@ -499,7 +499,7 @@ def _reduction(en: dict[str, Any]) -> str:
     )
 
 
-_PROJECT_ROOT = Path(__file__).resolve().parents[1]
+_PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def provenance(suite_path: str, options: dict[str, Any]) -> dict[str, Any]:

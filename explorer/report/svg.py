@@ -1,6 +1,6 @@
 """The report's diagrams as inline SVG (no script, no external resource): the new states per
 level, the state machines with their transition counts, and a counterexample's sequence
-diagram (``explorer/report.py`` lays out the page)."""
+diagram (``explorer/report/page.py`` lays out the page)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import math
 import re
 from typing import Any
 
-from explorer.report_layout import actor_key
+from explorer.report.layout import actor_key
 
 
 def _e(x: Any) -> str:
@@ -97,7 +97,7 @@ def state_machine_svg(
     taken); ``invalid`` maps attempted invalid transitions to their counts. Covered edges
     are solid green with the count, uncovered ones dashed grey, invalid attempts dotted
     red. ``uid`` keeps marker ids unique in the page; ``given`` places the states (the model's
-    :func:`explorer.report_layout.positions`).
+    :func:`explorer.report.layout.positions`).
 
     >>> svg = state_machine_svg("light", {"Red->Green": 3, "Green->Amber": 0})
     >>> svg.count('class="edge covered"'), svg.count('class="edge uncovered"')
@@ -270,7 +270,7 @@ def sequence_svg(arrows: list[list[str]], uid: str = "seq", layout: dict[str, An
     sizes itself to its labels: a long label wraps onto more lines and the lifelines move apart
     until each label fits between the lifelines it joins (a self-message's label fits before
     the next lifeline), so no label is cut or clipped. Lifelines go in the order of the model's
-    actor rules (``layout``, :func:`explorer.report_layout.actor_key`).
+    actor rules (``layout``, :func:`explorer.report.layout.actor_key`).
 
     >>> svg = sequence_svg([["car 0", "light", "crosses"], ["light", "light", "turns green"]])
     >>> svg.count('class="lifeline"'), svg.count('class="msg"')

@@ -10,14 +10,14 @@ entry passed: every expectation met), ``timeout`` (the budget ran out first) or
   ``none`` (for ``--system module:factory``, the names of the module's ``MUTANTS``),
   selected with ``--set mutant=NAME``;
 - **source mutants**: small changes generated from the AST of the model's source
-  (:mod:`explorer.source_mutants`; by default the files of the package that defines the
+  (:mod:`explorer.mutation.source`; by default the files of the package that defines the
   model's system class, ``--exclude coverage.py``), sampled with ``--sample N --seed S``.
   A source mutant runs on a copy: the top-level package holding the file is copied to a
   temporary directory, the one file patched, and the check run in a subprocess whose
   ``PYTHONPATH`` puts that directory first. The project's tree is never modified.
 
 Every mutant (and, first, the unmutated model: the baseline, which must pass each
-entry) runs in its own subprocess (``python -m explorer.mutate JOB``) with a hard time
+entry) runs in its own subprocess (``python -m explorer.mutation.command JOB``) with a hard time
 limit. An entry's verdict is the release suite's (``explorer.release``): a mutant is
 **killed** by an entry the release suite would fail (a property expected to hold
 violated, a witness or coverage requirement unmet). The score is killed / (mutants not
@@ -68,10 +68,10 @@ from explorer.frontend import (
     run_check,
     system_module,
 )
-from explorer.line_coverage import entries_for_mutant, model_coverage
-from explorer.mutation_results import SCHEMA, _open_results
-from explorer.mutation_results import _portable as _portable  # where the tests find it
-from explorer.mutation_score import (
+from explorer.mutation.line_coverage import entries_for_mutant, model_coverage
+from explorer.mutation.results import SCHEMA, _open_results
+from explorer.mutation.results import _portable as _portable  # where the tests find it
+from explorer.mutation.score import (
     CRASHED,
     EQUIVALENT,
     KILLED,
@@ -85,12 +85,12 @@ from explorer.mutation_score import (
 )
 from explorer.release import SuiteEntry, _verdict, check_requirements, load_suite, pinned_lengths_moved
 from explorer.search import safeio
-from explorer.source_mutants import SourceMutant, apply_mutant, generate_files, resolve_keys, sample
+from explorer.mutation.source import SourceMutant, apply_mutant, generate_files, resolve_keys, sample
 from explorer.tracefile import write_json_atomic
 
 __all__ = ["SCHEMA", "add_parser", "run_mutants", "score_of"]
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 #: the traced run that finds each entry's lines gets this many times the entry's budget
 TRACE_SLOWDOWN = 3.0
 #: seconds a worker may take beyond its entries' budgets (imports, building, coverage)
@@ -214,9 +214,9 @@ def _source_mutants(args: argparse.Namespace, model: str) -> list[SourceMutant]:
 def load_equivalent(path: Path | None, table: str = "equivalent") -> dict[str, str]:
     """Mutant (name or id) -> why it is equivalent, from the TOML file's ``[equivalent]`` table
     (a source mutant's key, ``file::Class.method@path:operator``, is read as the id it names
-    in today's code: :func:`explorer.source_mutants.resolve_keys`); with
+    in today's code: :func:`explorer.mutation.source.resolve_keys`); with
     ``table="unreached"``, ``"file::Class.function"`` -> why no entry executes the statements of
-    it that none does (:func:`explorer.line_coverage.model_coverage`)."""
+    it that none does (:func:`explorer.mutation.line_coverage.model_coverage`)."""
     if path is None or not path.is_file():
         return {}
     try:
@@ -281,7 +281,7 @@ def _run_worker(
             os.pathsep
         )
         env.pop("PYTHONSAFEPATH", None)
-        cmd = [sys.executable, "-m", "explorer.mutate", str(tmpdir / "job.json")]
+        cmd = [sys.executable, "-m", "explorer.mutation.command", str(tmpdir / "job.json")]
         t0 = time.monotonic()
         with open(tmpdir / "stderr", "wb") as err:
             with _LIVE_LOCK:
@@ -384,7 +384,7 @@ def _worker_main(job_path: str) -> int:
     job = json.loads(Path(job_path).read_text(encoding="utf-8"))
     tracer = None
     if job.get("trace"):  # before the model is imported: its import runs traced too
-        from explorer.line_coverage import LineTracer
+        from explorer.mutation.line_coverage import LineTracer
 
         tracer = LineTracer(PROJECT_ROOT, job["trace"])
         tracer.start()
@@ -426,7 +426,7 @@ def run_mutants(
 
     With ``route`` (and source mutants), each entry runs once more, traced, to learn which
     lines it executes; a source mutant then runs only against the entries that execute the
-    statement it changes, and is "not covered" when none does (:mod:`explorer.line_coverage`).
+    statement it changes, and is "not covered" when none does (:mod:`explorer.mutation.line_coverage`).
 
     With ``first_kill`` the entries run cheapest first (by the baseline's seconds). With
     ``results`` (a JSON-lines file) every finished mutant is appended as it ends, and a run
@@ -751,5 +751,5 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     return 0 if doc["score"]["considered"] == doc["score"]["killed"] else 1
 
 
-if __name__ == "__main__":  # the worker: python -m explorer.mutate JOB
+if __name__ == "__main__":  # the worker: python -m explorer.mutation.command JOB
     sys.exit(_worker_main(sys.argv[1]))
