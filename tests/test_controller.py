@@ -43,11 +43,11 @@ def test_small_golden() -> None:
 
 def test_records_entry_golden() -> None:
     """The release entry controller-records (controller-small with one record, unclean election
-    off): 2,100 states, every property held, the record acknowledged and still in the log."""
+    off): 2,048 states, every property held, the record acknowledged and still in the log."""
     r = run(SMALL, ["max_records=1"])
     assert r.exit_reason.value == "complete"
     assert r.violations == []
-    assert r.distinct_states == 2100
+    assert r.distinct_states == 2048
     assert {"failover", "acked_record"} <= set(r.witnesses)
 
 

@@ -385,7 +385,7 @@ def test_controller_id_properties_hold_and_catch_an_id_not_read() -> None:
     props = [p for p in fidelity_properties(c, build(c)) if p.name in names]
     assert [p.name for p in props] == names
     ok = check_bfs(build(c), props, model="controller", config=c)
-    assert (ok.exit_reason.value, ok.violations, ok.distinct_states) == ("complete", [], 6271)
+    assert (ok.exit_reason.value, ok.violations, ok.distinct_states) == ("complete", [], 6205)
     bad = check_bfs(ControllerSystem(c, brokers=_ExpiryBelievesBroker0), props, model="controller", config=c)
     assert [(v.property, len(v.trace) - 1) for v in bad.violations] == [
         ("new_session_knows_no_controller", 2)
@@ -574,7 +574,7 @@ def test_zookeeper_watches_fire_holds_and_catches_a_dropped_notification(
     props = [p for p in fidelity_properties(c, build(c)) if p.name == "zookeeper_watches_fire"]
     assert len(props) == 1
     ok = check_bfs(build(c), props, model="controller", config=c)
-    assert (ok.exit_reason.value, ok.violations, ok.distinct_states) == ("complete", [], 6271)
+    assert (ok.exit_reason.value, ok.violations, ok.distinct_states) == ("complete", [], 6205)
     mutant = type("Mutant", (_DropsWatchEvent,), {"DROPPED": dropped})
     bad = check_bfs(ControllerSystem(c, zookeeper=mutant), props, model="controller", config=c)
     assert [(v.property, len(v.trace) - 1) for v in bad.violations] == [("zookeeper_watches_fire", steps)]

@@ -42,7 +42,7 @@ def test_controlled_shutdown_isr_property_catches_shutting_down_broker_kept() ->
         "controlled_shutdown_isr_excludes_shutting_down",
         "cs-isr-keeps-shutting-down",
     )
-    assert (states, violations) == (337, [("controlled_shutdown_isr_excludes_shutting_down", 4)])
+    assert (states, violations) == (321, [("controlled_shutdown_isr_excludes_shutting_down", 4)])
 
 
 # the release entry controller-topic-creation-replicated: topic 1 (two replicas) created after start
@@ -145,7 +145,7 @@ def test_controlled_shutdown_answer_property_catches_followers_left_in_the_isr()
         "controlled_shutdown_answered_after_followers_offline",
         "cs-followers-stay-in-isr",
     )
-    assert (states, violations) == (337, [("controlled_shutdown_answered_after_followers_offline", 2)])
+    assert (states, violations) == (321, [("controlled_shutdown_answered_after_followers_offline", 2)])
 
 
 def test_elected_leader_is_live_catches_a_dead_replica_elected() -> None:
@@ -219,7 +219,7 @@ SHUTDOWNS = [
 def test_two_shutdowns_part_the_0_8_and_2x_controlled_shutdown_selectors() -> None:
     """After the first controller's controlled shutdown, the broker rejoins its partition's ISR by
     fetching and then stops; the new controller, which read it dead at failover, shuts down too.
-    Kafka 2.x's strategy picks only a live ISR member and elects nobody (1,910 states, every
+    Kafka 2.x's strategy picks only a live ISR member and elects nobody (1,759 states, every
     property holds); seed 000's ``ControlledShutdownLeaderSelector`` takes ``newIsr.headOption``
     and hands the partition to the stopped broker: ``elected_leader_is_live`` fails in 18 steps.
     The 907ad5d measure's survivor ``state_machines.py:154`` (0.8 configurations running the 2.x
@@ -230,7 +230,7 @@ def test_two_shutdowns_part_the_0_8_and_2x_controlled_shutdown_selectors() -> No
         c = load_config(ControllerConfig, None, [*SHUTDOWNS, f"leader_selectors={sel}"])
         r = check_bfs(build(c), props(c), model="controller", config=c, keep_going=True)
         runs[sel] = (r.distinct_states, [(v.property, len(v.trace) - 1) for v in r.violations])
-    assert runs == {"2.x": (1910, []), "0.8": (1934, [("elected_leader_is_live", 18)])}
+    assert runs == {"2.x": (1759, []), "0.8": (1771, [("elected_leader_is_live", 18)])}
 
 
 @pytest.mark.parametrize("faults", [0, 1])
@@ -260,7 +260,7 @@ def test_a_controlled_shutdown_acting_on_a_single_replica_partition_fails_skips_
     assert len(props) == 1
     if faults:  # the release entry: about 3 s
         ok = check_bfs(build(c), props, model="controller", config=c)
-        assert (ok.exit_reason.value, ok.violations, ok.distinct_states) == ("complete", [], 71250)
+        assert (ok.exit_reason.value, ok.violations, ok.distinct_states) == ("complete", [], 57371)
     real = admin.controlled_shutdown_partition_action
 
     def acts_on_all(assignment: tuple[int, ...], *args: object) -> object:

@@ -103,7 +103,7 @@ def test_a_resent_partition_state_create_leaves_the_brokers_uninformed() -> None
     partition stays NewPartition: quiet, yet no broker knows ZooKeeper's leader."""
     cfg = small(max_zk_connection_losses=1, start="cold")
     r = check(ControllerSystem(cfg), properties(cfg), CheckOptions(engine="bfs"))
-    assert r.distinct_states == 889
+    assert r.distinct_states == 872
     assert sorted((v.property, v.length) for v in r.violations) == [
         ("broker_views_match_zookeeper", 10),
         ("context_matches_zookeeper", 10),

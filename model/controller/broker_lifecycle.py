@@ -26,6 +26,12 @@ from model.state_machines import PartitionState
 class BrokerLifecycle(Component):
     """``BrokerChange``: ``onBrokerStartup``, ``onBrokerFailure`` (and a bounced broker as both)."""
 
+    #: Kafka 2.x's ``processBrokerChange`` removes the dead brokers from the live set only after
+    #: ``onBrokerStartup(new)`` and the bounced brokers' handling, right before
+    #: ``onBrokerFailure(dead)``: an election ``onBrokerStartup`` triggers still counts them live
+    #: (0.8's ``BrokerChangeListener`` sets ``liveBrokers`` to the brokers read, at once)
+    dead_removed_late = True
+
     def process_broker_change(self, c: ControllerBase, cur: tuple[int, ...], rest: tuple) -> None:
         if self.kafka_controller.resigned(c, rest):
             return
@@ -37,8 +43,13 @@ class BrokerLifecycle(Component):
         nl = live
         for b in new:
             nl = set_item(nl, b, cur[b])
-        for b in dead:
-            nl = set_item(nl, b, 0)
+        late = self.dead_removed_late
+        if not late:
+            for b in dead:
+                nl = set_item(nl, b, 0)
+        # 2.x: addLiveBrokers(new) now; removeLiveBrokers(dead) only after onBrokerStartup(new)
+        # and the bounced brokers' handling, right before onBrokerFailure(dead) (a
+        # RemoveLiveBrokers step below)
         c.ctx = ctx._replace(live=nl)
         if c.sys.admin:
             # controllerChannelManager.removeBroker for dead and bounced brokers: the queued
@@ -59,7 +70,7 @@ class BrokerLifecycle(Component):
                 OnBrokerStartup(bounced),
             )
         if dead:
-            prog += (OnBrokerFailure(dead),)
+            prog += (RemoveLiveBrokers(dead), OnBrokerFailure(dead)) if late else (OnBrokerFailure(dead),)
         self.kafka_controller.run(c, prog + rest)
 
     def bounced_brokers(

@@ -165,6 +165,13 @@ class ControllerConfig:
     elector: Elector = key(
         ByVersion(Elector.MODERN, Elector.LEGACY), "controller election code", choices=list(Elector)
     )
+    serve_before_registration: bool = key(
+        ByVersion(False, True),
+        "a started broker applies controller requests before it has registered in ZooKeeper (0.8's "
+        "KafkaServer.startup starts the socket server before KafkaHealthcheck registers; 2.x starts "
+        "the socket server's processors at the end of startup, after registerBroker: requests sent "
+        "to it wait in the controller's channel, RequestSendThread resending until answered)",
+    )
     leader_selectors: LeaderSelectors = key(
         ByVersion(LeaderSelectors.KAFKA_2_X, LeaderSelectors.KAFKA_0_8),
         "partition leader election rules (0.8: seed 000's selectors, whose controlled-shutdown "
@@ -258,7 +265,7 @@ class ControllerConfig:
         KafkaVersion.KAFKA_2_X,
         "the controller as a whole (0.8: seed 000's, model/controller/v08.py; it implies the 0.8 value "
         "of elector, leader_selectors, replica_table, zk_write_fencing, broker_epoch, "
-        "follower_truncation and session_expiry_handling, and rejects a key set otherwise)",
+        "follower_truncation, session_expiry_handling and serve_before_registration, and rejects a key set otherwise)",
         choices=list(KafkaVersion),
     )
 

@@ -120,7 +120,7 @@ class KafkaController(Component):
                         self.on_controller_resignation(c)
                     prog = (LegacyElect(), *prog)
                 case OnControllerFailover():
-                    c.send_zk(ReadControllerContext())
+                    c.send_zk(self.failover_reads(c))
                     c.park(FailoverContextRead(rest=prog))
                     return
                 case _ if c.ctx is None:
@@ -343,6 +343,13 @@ class KafkaController(Component):
                 self.admin_workflows.process_preferred_replica_leader_election(c, resp.partitions, rest)
             case _:
                 self.zookeeper_leader_elector.resume(c, k, resp)
+
+    def failover_reads(self, c: ControllerBase) -> ReadControllerContext:
+        """``onControllerFailover``'s ZooKeeper work before the context is known, one request:
+        the handlers registered, ``deleteLogDirEventNotifications`` (no log dirs in the model),
+        ``deleteIsrChangeNotifications(epochZkVersion)`` (fenced), ``initializeControllerContext``
+        (seed 004: 1305-1319)."""
+        return ReadControllerContext(True, c.fence())
 
     def on_controller_failover(
         self,

@@ -149,15 +149,23 @@ class ControllerChannels(Link):
     name = "controller-to-broker channels"
 
     def connections(self, system: Any, s: State) -> Iterator[int]:
-        """Channels whose destination is alive and can apply the head request now (a
-        LeaderAndIsr waits while its partition's leader writes its ISR)."""
+        """Channels whose destination is alive, serving requests, and can apply the head
+        request now (a LeaderAndIsr waits while its partition's leader writes its ISR).
+
+        A started broker serves only once it has registered (its broker epoch known,
+        ``Node.bepoch``): Kafka 2.x's ``KafkaServer.startup`` binds the socket server with
+        ``startupProcessors = false`` and starts its processors at the end, after
+        ``registerBroker``; until then the controller's ``RequestSendThread`` gets no answer and
+        resends, so the request waits in the channel (``serve_before_registration``: 0.8, whose
+        socket server serves before ``KafkaHealthcheck`` registers)."""
         nb = system.nb
         nodes = s.nodes
         in_flight = system.replica_manager.isr_write_in_flight
+        early = system.cfg.serve_before_registration
         for i, q in enumerate(s.chans):
             if q:
-                d = i % nb
-                if nodes[d].alive and not in_flight(nodes[d], q[0]):
+                n = nodes[i % nb]
+                if n.alive and (n.bepoch or early) and not in_flight(n, q[0]):
                     yield i
 
     def in_flight(self, s: State, c: int) -> tuple:

@@ -54,6 +54,7 @@ from model.controller.events import (
     IsrChangeNotification,
     TopicUncleanLeaderElectionEnable,
 )
+from model.controller.messages import ReadControllerContext
 from model.controller.program import (
     ResumeDeletions,
     SendUpdateMetadataRequest,
@@ -78,6 +79,12 @@ class KafkaController08(KafkaController):
         if type(EVENTS.view(ev)) in UNWATCHED_EVENTS:
             return
         super().process_event(c, ev)
+
+    def failover_reads(self, c: ControllerBase) -> ReadControllerContext:
+        """Seed 000's ``onControllerFailover`` (247-255): the listeners registered and
+        ``initializeControllerContext``; 0.8 has no ``/isr_change_notification`` to clean."""
+        del c
+        return ReadControllerContext()
 
     def failover_after_replica_startup(self, c: ControllerBase, admin_prog: tuple) -> tuple:
         """Seed 000 ``onControllerFailover`` (238-281) after ``replicaStateMachine.startup()``:
@@ -105,7 +112,10 @@ class ReplicaStateMachine08(ReplicaStateMachine):
 
 
 class BrokerLifecycle08(BrokerLifecycle):
-    """Kafka 0.8's ``onBrokerFailure``."""
+    """Kafka 0.8's ``BrokerChangeListener`` and ``onBrokerFailure``."""
+
+    #: ``controllerContext.liveBrokers = curBrokerIds...`` before ``onBrokerStartup``
+    dead_removed_late = False
 
     def leader_lost(self, c: ControllerBase, z: PartZ, brokers: tuple[int, ...]) -> bool:
         """0.8 ``onBrokerFailure`` (seed 001: 180, 首先找到 Leader 在该 Broker 上所有 Partition):
