@@ -66,7 +66,7 @@ def controller_dies(cfg: ControllerConfig) -> tuple[ControllerSystem, State]:
 
 
 def test_failover_2x_follows_seed_004() -> None:
-    """2.x ``elect`` then ``onControllerFailover`` (seed 004: 1245-1319): getControllerId,
+    """2.x ``elect`` then ``onControllerFailover`` (seed 004: 1245-1328): getControllerId,
     the election multi, then (one step) the handlers, ``deleteIsrChangeNotifications`` and
     ``initializeControllerContext``, ``sendUpdateMetadataRequest`` before the state machines,
     ``replicaStateMachine.startup()`` (LeaderAndIsr to the live replicas), then
@@ -88,7 +88,7 @@ def test_failover_2x_follows_seed_004() -> None:
         ("zk", "UpdateLeaderAndIsr"),
         ("send", {1: ["LeaderAndIsr", "UpdateMetadata"], 2: ["UpdateMetadata"]}),
     ]
-    assert t.zk.isr_changes == ()  # deleteIsrChangeNotifications (seed 004: 1315)
+    assert t.zk.isr_changes == ()  # deleteIsrChangeNotifications (seed 004: 1311)
     assert t.zk.parts[0].leader == 1 and t.nodes[1].watch
 
 

@@ -348,7 +348,7 @@ class KafkaController(Component):
         """``onControllerFailover``'s ZooKeeper work before the context is known, one request:
         the handlers registered, ``deleteLogDirEventNotifications`` (no log dirs in the model),
         ``deleteIsrChangeNotifications(epochZkVersion)`` (fenced), ``initializeControllerContext``
-        (seed 004: 1305-1319)."""
+        (seed 004: 1303-1313)."""
         return ReadControllerContext(True, c.fence())
 
     def on_controller_failover(

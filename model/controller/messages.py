@@ -171,7 +171,7 @@ class DeleteControllerPath(ZkRequest, code=Q_DELETE_CTL):
 class ReadControllerContext(ZkRequest, code=Q_READ_CONTEXT):
     """``onControllerFailover``'s reads (brokers with their epochs, topics, partition states,
     admin znodes), registering the controller's watches first; with ``delete_isr_changes``
-    (2.x, seed 004: 1315), ``deleteIsrChangeNotifications(epochZkVersion)`` before the reads:
+    (2.x, seed 004: 1311), ``deleteIsrChangeNotifications(epochZkVersion)`` before the reads:
     every ``/isr_change_notification`` child deleted, fenced on ``fence`` (``-1``: unfenced).
     Without it (0.8, which has no such znode) the tuple is ``(code,)`` as before."""
 

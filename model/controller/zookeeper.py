@@ -172,7 +172,7 @@ class ZooKeeperServer(Actor):
             case ReadControllerContext(delete_isr_changes=delete_isr_changes, fence=fence):
                 if delete_isr_changes and zk.isr_changes and self.epoch_fence_holds(zk, fence):
                     # 2.x onControllerFailover's deleteIsrChangeNotifications(epochZkVersion),
-                    # before initializeControllerContext (seed 004: 1315-1317)
+                    # before initializeControllerContext (seed 004: 1311-1313)
                     zk = zk._replace(isr_changes=())
                 live = tuple(0 if e is None else e[1] for e in zk.brokers)
                 if self.admin:
