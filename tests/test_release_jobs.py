@@ -171,6 +171,19 @@ def test_entries_with_eventually_properties_with_fingerprints_equal_the_exact_se
     _same_as_the_exact_set(name, passes=False)
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from ``/proc``)."""
+    out = []
+    for d in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{d}/stat") as fh:
+                if d.isdigit() and int(fh.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(d))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
 @pytest.mark.slow
 def test_a_release_with_two_jobs_interrupted_writes_its_report(tmp_path: Path) -> None:
     """Ctrl-C (SIGINT to the release alone) while two entries run side by side: both stop with a
@@ -185,7 +198,10 @@ def test_a_release_with_two_jobs_interrupted_writes_its_report(tmp_path: Path) -
         text=True,
     )
     assert p.stdout is not None
-    time.sleep(4)  # both searches under way (a start is said on a terminal only: release_output.started_line)
+    deadline = time.monotonic() + 60  # both searches under way: two workers (a start is said on a
+    while len(_children(p.pid)) < 2 and time.monotonic() < deadline:  # terminal only)
+        time.sleep(0.1)
+    time.sleep(1.5)
     p.send_signal(signal.SIGINT)
     out = p.stdout.read()
     assert p.wait(timeout=120) == 3, out
