@@ -666,8 +666,9 @@ def explanations(sys: ControllerSystem) -> dict[str, Callable[..., Any]]:
         bound = sys.init_states()[0].zk.next_session + cfg.max_restarts + cfg.max_session_expiries
         if s.zk.next_session > bound:
             out.append(
-                f"ZooKeeper has opened sessions up to {s.zk.next_session - 1}, more than max_restarts + "
-                f"max_session_expiries = {cfg.max_restarts + cfg.max_session_expiries} new ones allow"
+                f"ZooKeeper has opened sessions up to session {s.zk.next_session - 1}, more than max_restarts + "
+                f"max_session_expiries = {cfg.max_restarts + cfg.max_session_expiries} new ones allow "
+                f"({', '.join(f'broker {b} holds session {n.session}' for b, n in enumerate(s.nodes))})"
             )
         admin = (
             ("created", cfg.topics_created_later),
@@ -718,11 +719,21 @@ def explanations(sys: ControllerSystem) -> dict[str, Callable[..., Any]]:
                 D_UNCLEAN_DYN,
                 not z.unclean_dyn,
                 "an unclean election under a dynamic config",
-                "no topic enabled it",
+                "no topic enabled it (no /config/topics/<topic> sets unclean.leader.election.enable)",
             ),
             (D_ADMIN_UNCLEAN, not z.admin_elections, "an admin unclean election", "no ElectLeaders request"),
-            (D_DELETED, not z.deletes, "a completed deletion", "no deletion was requested"),
-            (D_REASSIGNED, not z.reassigns, "a completed reassignment", "no reassignment was requested"),
+            (
+                D_DELETED,
+                not z.deletes,
+                "a completed deletion",
+                "no deletion was requested (/admin/delete_topics)",
+            ),
+            (
+                D_REASSIGNED,
+                not z.reassigns,
+                "a completed reassignment",
+                "no reassignment was requested (/admin/reassign_partitions)",
+            ),
             (D_ADDED, not z.expanded, "partitions added", "no partitions were requested"),
         )
         return [

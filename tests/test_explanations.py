@@ -5,19 +5,23 @@ names an entity of the failing state (a broker, partition, session, znode, task,
 key, bucket...); a property without one is explained by the state fields its predicate read.
 
 The fast tests make properties fail with the catalogue's mutants on small configurations; the
-slow one goes through every (mutant, configuration, property) triple known to fail."""
+slow one goes through every (mutant, configuration, property) triple known to fail. Every other
+property is broken by a ``Mistake`` (a catalogue mutant, a variant, or the test-local mistake of
+the test that shows it failing), each search checking that property alone; a test walks the
+registry and finds every non-witness property of every model broken here."""
 
 from __future__ import annotations
 
 import glob
 import importlib
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
 
-from explorer.config import load_config
+from explorer.config import ConfigError, load_config
 from explorer.core import always, transition
 from explorer.engines.bfs import check_bfs
 from explorer.explain import explain_failure, fields_read
@@ -147,6 +151,286 @@ def test_more_violations_name_the_entity_at_fault(
     model: str, config: str, overrides: list[str], expect: set[str]
 ) -> None:
     _assert_explained(_violations(model, config, overrides), expect)
+
+
+# -- every property of every model made to fail ----------------------------------------------------
+
+#: overrides that turn on every optional property of the controller (the admin workflows, records,
+#: liveness...): with each configuration file they give the registry's every property
+EVERYTHING = {
+    "controller": [
+        "liveness=true", "max_topic_deletions=1", "max_reassignments=1", "max_preferred_elections=1",
+        "auto_leader_rebalance=true", "max_controlled_shutdowns=1", "max_unclean_enables=1",
+        "max_admin_unclean_elections=1", "max_records=1", "topics_created_later=1", "partitions_added_later=1",
+    ],
+}  # fmt: skip
+
+
+def _registry() -> dict[str, set[str]]:
+    """Each model's non-witness properties, over its configuration files, the defaults and the
+    overrides of ``EVERYTHING``."""
+    out: dict[str, set[str]] = {}
+    for model in sorted(MODEL_MODULES):
+        spec = get_model(model)
+        names = out.setdefault(model, set())
+        for path in [None, *_configs(model)]:
+            for extra in ([], EVERYTHING.get(model, [])):
+                try:
+                    config = load_config(spec.config_cls, str(path) if path else None, extra)
+                except ConfigError:  # an override this file's bounds reject: the plain file covers it
+                    continue
+                names |= {p.name for p in spec.properties(config) if p.kind.value != "reachable"}
+    return out
+
+
+class Mistake(NamedTuple):
+    """One property made to fail: the configuration, and where no catalogue mutant breaks it a
+    test-local mistake (``system`` builds the system from the configuration; ``patch`` changes
+    a function for the test's duration)."""
+
+    model: str
+    config: str
+    overrides: list[str]
+    prop: str
+    system: Callable[[Any], Any] | None = None
+    patch: Callable[[pytest.MonkeyPatch], None] | None = None
+
+
+class _Plus:
+    """The system with the extra steps ``extra(s)`` (``(action, state)`` pairs) from each state."""
+
+    def __init__(self, sys: Any, extra: Callable[[Any], list[tuple[Any, Any]]]) -> None:
+        self.sys = sys
+        self.extra = extra
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.sys, name)
+
+    def successors(self, s: Any) -> list[tuple[Any, Any]]:
+        return [*self.sys.successors(s), *self.extra(s)]
+
+    def successors_labelled(self, s: Any) -> Iterator[tuple[Any, Any, tuple]]:
+        yield from self.sys.successors_labelled(s)
+        for a, t in self.extra(s):
+            yield a, t, ()
+
+
+def _stops_before_its_answer(sys: Any) -> Any:
+    """A broker that stops (ShutdownComplete) while the controller it asked still has its
+    ControlledShutdown queued (issue 35's measure: ``system.py:344`` int-1)."""
+
+    def early(s: Any) -> list[tuple[Any, Any]]:
+        return [
+            sys.brokers.shutdown_complete(s, b)
+            for b, n in enumerate(s.nodes)
+            if n.alive and n.cs >= 3 and s.nodes[n.cs - 3].alive and s.nodes[n.cs - 3].ctx is not None
+        ]
+
+    return _Plus(sys, early)
+
+
+def _acts_on_single_replica_partitions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``doControlledShutdown`` acting on every partition of the broker (the measure's survivor
+    ``election.py:645``: ``len(assignment) <= 1`` dropped)."""
+    import model.controller.admin as admin
+
+    real = admin.controlled_shutdown_partition_action
+
+    def acts_on_all(assignment: tuple[int, ...], *args: object) -> object:
+        return real(assignment * 2 if len(assignment) == 1 else assignment, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(admin, "controlled_shutdown_partition_action", acts_on_all)
+
+
+def _controller_mistakes() -> list[Mistake]:
+    """The controller's properties FAST and SLOW leave unbroken, each with the smallest failing
+    case the other tests know (most under a second)."""
+    from invariants.mutants.controller import BrokerAcceptsEqualLeaderEpoch, NoLeaderEpochBump, build
+    from model.controller import ControllerSystem
+    from tests import test_controller_fidelity as fid
+    from tests import test_controller_replication as rep
+    from tests import test_offline_partitions as off
+    from tests.test_broker_memory import ForgetsBrokerEpoch
+
+    small, admin = "configs/controller-small.toml", "configs/controller-admin.toml"
+    two = ["brokers=2", "replication_factor=2", "max_crashes=1", "max_restarts=1", "max_session_expiries=1"]
+    no_fault = ["max_crashes=0", "max_restarts=0", "max_session_expiries=0", "send_update_metadata=false"]
+    reassign = [*no_fault, "brokers=3", "topics=1", "replication_factor=2", "max_reassignments=1"]
+    shutdown = [*no_fault, "brokers=2", "topics=1", "replication_factor=2", "max_controlled_shutdowns=1"]
+    cs = ["max_crashes=0", "max_restarts=0", "max_unclean_enables=0", "liveness=false"]
+    expiry = ["liveness=true", "max_session_expiries=1"]
+    leader_crash = [
+        "brokers=3",
+        "topics=1",
+        "replication_factor=2",
+        "assignment=[[1, 2]]",
+        "max_crashes=1",
+        "max_restarts=0",
+        "max_session_expiries=0",
+        "send_update_metadata=false",
+        "liveness=true",
+    ]
+    rejoin = [
+        "brokers=3",
+        "replication_factor=3",
+        "max_crashes=1",
+        "max_restarts=1",
+        "max_session_expiries=0",
+        "send_update_metadata=false",
+    ]
+    single = [
+        "brokers=2",
+        "topics=2",
+        "assignment=[[0, 1], [0]]",
+        "max_crashes=0",
+        "max_restarts=0",
+        "max_session_expiries=0",
+        "send_update_metadata=false",
+        "max_controlled_shutdowns=1",
+    ]
+    C = "controller"
+    return [
+        # variants that bring back an older design (tests/test_controller.py)
+        Mistake(C, "", [*two, "broker_epoch=false"], "brokers_reject_stale_broker_epoch"),
+        Mistake(C, "", [*two, "zk_write_fencing=partition-version", "session_expiry_handling=queued"], "zk_writes_fenced"),
+        Mistake(C, "", [*two, "unclean_leader_election=true", "max_records=1"], "no_acked_record_lost"),
+        Mistake(C, "", [*two, "elector=legacy"], "controller_znode_removed_by_owner"),
+        Mistake(C, "", [*two, "session_expiry_handling=queued", "mutant=ignores-newer-controller-state"],
+                "no_write_over_newer_controller_state"),
+        # the admin workflows' mutants (tests/test_controller_admin.py, test_controller_observed.py)
+        Mistake(C, admin, ["mutant=delete-keeps-partition-state"], "deleted_topic_gone"),
+        Mistake(C, "", [*reassign, "mutant=reassign-keeps-old-replica"], "reassignment_complete"),
+        Mistake(C, "", [*shutdown, "mutant=cs-elects-shutting-down"], "controlled_shutdown_never_elects_shutting_down"),
+        Mistake(C, "configs/controller-admin-preferred.toml", ["mutant=preferred-any-isr-replica"],
+                "preferred_election_elects_preferred"),
+        Mistake(C, "configs/controller-admin-preferred.toml", ["mutant=preferred-znode-kept"],
+                "preferred_election_znode_removed"),
+        Mistake(C, "configs/controller-admin-rebalance.toml", ["mutant=rebalance-counts-deleted-topics"],
+                "auto_rebalance_follows_imbalance"),
+        Mistake(C, "configs/controller-admin-shutdown.toml", [*cs, "mutant=cs-isr-keeps-shutting-down"],
+                "controlled_shutdown_isr_excludes_shutting_down"),
+        Mistake(C, "configs/controller-admin-shutdown.toml", [*cs, "mutant=cs-followers-stay-in-isr"],
+                "controlled_shutdown_answered_after_followers_offline"),
+        Mistake(C, "configs/controller-admin-shutdown.toml", cs, "controlled_shutdown_completes_after_answer",
+                system=lambda c: _stops_before_its_answer(build(c))),
+        Mistake(C, "", single, "controlled_shutdown_skips_single_replica_partitions",
+                patch=_acts_on_single_replica_partitions),
+        Mistake(C, "configs/controller-admin-reassign.toml",
+                ["max_topic_deletions=1", "max_crashes=0", "liveness=false", "mutant=deletion-starts-ineligible-topic"],
+                "no_replica_deletion_while_reassigning"),
+        Mistake(C, admin, ["topics_created_later=1", "liveness=false", "mutant=topic-change-resurrects-deleted"],
+                "no_request_for_a_deleted_topic"),
+        Mistake(C, "", fid.UNCLEAN_SHUTDOWN, "admin_unclean_election_elects_leaderless",
+                patch=lambda mp: fid._admin_unclean_elects(mp, (0, 1))),
+        Mistake(C, admin, fid.STALE_DELETION, "stop_replica_response_answers_request",
+                patch=fid._response_names_partition_0),
+        # liveness: a lasso each (tests/test_controller_admin.py, test_controller_liveness.py)
+        Mistake(C, "", [*leader_crash, "mutant=no-election-on-broker-failure"], "leader_eventually_elected"),
+        Mistake(C, admin, ["max_crashes=0", "mutant=no-resume-after-replica-deletion"], "deletion_eventually_completes"),
+        Mistake(C, admin, ["max_restarts=0", "mutant=no-reelect-on-controller-gone"], "controller_eventually_elected"),
+        Mistake(C, "", [*reassign, "liveness=true", "mutant=no-reassign-isr-watch"], "reassignment_eventually_completes"),
+        Mistake(C, small, [*expiry, "mutant=ctl-watch-not-rearmed"], "dead_leader_eventually_replaced"),
+        Mistake(C, small, [*expiry, "mutant=ctl-watch-not-rearmed"], "one_controller_eventually_current"),
+        Mistake(C, small, [*expiry, "mutant=ctl-watch-not-rearmed"], "isr_change_eventually_propagated"),
+        Mistake(C, small, ["liveness=true", "max_restarts=1", "mutant=startup-skips-online-replicas"],
+                "registered_broker_eventually_told"),
+        Mistake(C, small, [*expiry, "mutant=expiry-no-reregister"], "expired_session_eventually_reregistered"),
+        Mistake(C, small, [*expiry, "mutant=inactive-event-requeued"], "event_queue_eventually_drains"),
+        # test-local mistakes of the fidelity, memory, replication and offline-partition tests
+        Mistake(C, small, [], "active_controller_id_from_zookeeper",
+                system=lambda c: ControllerSystem(c, controller=fid._ReadsTheWrongController)),
+        Mistake(C, small, ["max_session_expiries=1"], "new_session_knows_no_controller",
+                system=lambda c: ControllerSystem(c, brokers=fid._ExpiryBelievesBroker0)),
+        Mistake(C, "", rejoin, "dead_broker_holds_no_process_memory",
+                system=lambda c: fid._DeadBrokerStartsShutdown(build(c))),
+        Mistake(C, small, ["max_restarts=1", "max_crashes=2"], "faults_within_budget",
+                system=lambda c: fid._UncountedRestart(build(c))),
+        Mistake(C, small, ["unclean_leader_election=true", "max_records=1"], "witnesses_follow_their_requests",
+                system=lambda c: ControllerSystem(c, partition_state_machine=fid._StaticUncleanCountedDynamic)),
+        Mistake(C, small, ["max_records=1"], "leader_hw_follows_isr",
+                system=lambda c: rep._Wrong(build(c), rep._append_without_hw)),
+        Mistake(C, small, rep.RECORDS_RESTART, "follower_log_is_leader_prefix",
+                system=lambda c: rep._Wrong(build(c), rep._fetch_keeping_the_head)),
+        Mistake(C, small, ["max_session_expiries=1", "max_crashes=0"], "broker_epoch_matches_registration",
+                system=lambda c: ControllerSystem(c, zookeeper=ForgetsBrokerEpoch)),
+        Mistake(C, small, [], "partition_offline_only_without_live_leader",
+                system=lambda c: ControllerSystem(c, broker_lifecycle=off.EveryLeaderLost)),
+        Mistake(C, admin, ["liveness=false"], "no_election_for_a_topic_being_deleted",
+                system=lambda c: ControllerSystem(c, partition_state_machine=off.ElectsDeletedTopics)),
+        Mistake(C, "", off.SHUTDOWN_SMALL, "shutting_down_brokers_are_live",
+                system=lambda c: ControllerSystem(c, broker_lifecycle=off.KeepsShuttingDown)),
+        # two catalogue mistakes at once: the new leader keeps the old leader epoch, and the
+        # deposed leader, alive after its session expired, still leads that epoch
+        Mistake(C, small, ["max_session_expiries=1"], "one_leader_per_epoch",
+                system=lambda c: ControllerSystem(
+                    c, partition_state_machine=NoLeaderEpochBump, replica_manager=BrokerAcceptsEqualLeaderEpoch)),
+    ]  # fmt: skip
+
+
+#: the timing models' properties FAST and SLOW leave unbroken (tests/test_simple_timing_wheel.py,
+#: tests/test_timing_wheel.py): under 0.2 CPU-s each
+TIMING_MISTAKES = [
+    Mistake("simple-timing-wheel", "configs/simple-timing-wheel-small.toml", ["mutant=double_fire"], "no_double_fire"),
+    Mistake("simple-timing-wheel", "", ["delays=[5]", "max_ticks=4", "mutant=late_bucket"], "schedule_consistent"),
+    Mistake("timing-wheel", "", ["entries=3", "wheel_size=2", "delays=[0,1,3]", "mutant=overflow_start_zero"],
+            "overflow_wheel_params"),
+]  # fmt: skip
+
+#: the few broken in the default run (each search a few dozen states)
+FAST_MISTAKES = {
+    "new_session_knows_no_controller",
+    "broker_epoch_matches_registration",
+    "schedule_consistent",
+}
+
+
+def _mistakes() -> list[Mistake]:
+    return [*_controller_mistakes(), *TIMING_MISTAKES]
+
+
+def _explained(m: Mistake, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Search ``m``'s configuration for ``m.prop`` alone (stopping at its first violation) and
+    check the violation's explanation."""
+    spec = get_model(m.model)
+    c = load_config(spec.config_cls, str(ROOT / m.config) if m.config else None, m.overrides)
+    props = [p for p in spec.properties(c) if p.name == m.prop]
+    assert props, m.prop
+    if m.patch is not None:
+        m.patch(monkeypatch)
+    system = m.system(c) if m.system is not None else spec.build(c)
+    r = check_bfs(system, props, model=m.model, config=c, deadlock=False, max_seconds=60)
+    _assert_explained(r.violations, {m.prop})
+
+
+def _params(fast: bool) -> list[Any]:
+    return [pytest.param(m, id=m.prop) for m in _mistakes() if (m.prop in FAST_MISTAKES) == fast]
+
+
+@pytest.mark.parametrize("m", _params(fast=True))
+def test_a_test_local_mistake_is_explained(m: Mistake, monkeypatch: pytest.MonkeyPatch) -> None:
+    _explained(m, monkeypatch)
+
+
+@pytest.mark.slow  # 0.1 to 2 CPU-s each, about 15 in all
+@pytest.mark.parametrize("m", _params(fast=False))
+def test_every_other_property_fails_with_an_explanation(m: Mistake, monkeypatch: pytest.MonkeyPatch) -> None:
+    _explained(m, monkeypatch)
+
+
+def test_every_property_of_every_model_is_made_to_fail_here() -> None:
+    """Walk the registry: every non-witness property of every model is broken by FAST, SLOW or
+    a mistake above, and none is broken twice among the mistakes."""
+    broken: dict[str, set[str]] = {}
+    for model, _, _, expect in [*FAST, *SLOW]:
+        broken.setdefault(model, set()).update(expect)
+    mistakes = _mistakes()
+    assert len({(m.model, m.prop) for m in mistakes}) == len(mistakes)
+    for m in mistakes:
+        broken.setdefault(m.model, set()).add(m.prop)
+    registry = _registry()
+    assert {model: names - broken.get(model, set()) for model, names in registry.items()} == {
+        model: set() for model in registry
+    }
 
 
 class Tank(NamedTuple):

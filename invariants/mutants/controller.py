@@ -6,7 +6,7 @@ Every mutant here is a subclass of one actor of the system, replacing one method
 system built with that class in the actor's seam (``ControllerSystem(cfg, controller=...)``,
 ``zookeeper=...``, ``replica_manager=...``); no mutant subclasses the system. The tests that show which property each
 breaks are in ``tests/test_controller.py``, ``tests/test_controller_admin.py`` and
-``tests/test_guards.py``.
+``tests/test_guards.py`` (and every property's, with its explanation, in ``tests/test_explanations.py``).
 
 >>> from invariants.mutants.controller import MUTANTS, ControllerConfig
 >>> type(MUTANTS.system("no-epoch-bump", ControllerConfig(brokers=2)).kafka_controller).__name__
@@ -35,7 +35,14 @@ from model.controller.broker_lifecycle import BrokerLifecycle
 from model.controller.config import ByVersion
 from model.controller.continuations import InitializeLeaderAndIsrWritten, RegisterController
 from model.controller.controller import KafkaController
-from model.controller.events import ControllerEvent, Expire, PartitionReassignmentIsrChange, Reelect
+from model.controller.events import (
+    EVENTS,
+    ControllerEvent,
+    Expire,
+    PartitionReassignmentIsrChange,
+    Reelect,
+    Startup,
+)
 from model.controller.messages import (
     BROKER_REQUESTS,
     S_CONTROLLED_SHUTDOWN,
@@ -43,6 +50,7 @@ from model.controller.messages import (
     S_OFFLINE,
     S_PREFERRED,
     S_REASSIGN,
+    DeletePreferredReplicaElection,
     DeleteTopicZNode,
     GetControllerIdAndEpoch,
     LeaderAndIsrRequest,
@@ -283,6 +291,33 @@ class DeleteKeepsPartitionState(ZooKeeperServer):
         if type(req) is DeleteTopicZNode and resp is not None and resp.ok:
             zk2 = zk2._replace(parts=zk.parts)
         return zk2, resp
+
+
+@mutant(
+    "preferred-znode-kept",
+    "deleting /admin/preferred_replica_election leaves it in place (removePartitionsFromPreferredReplicaElection lost)",
+)
+class PreferredZnodeKept(ZooKeeperServer):
+    def admin_request(self, zk: Zk, req: Any) -> tuple[Zk, Any]:
+        zk2, resp = super().admin_request(zk, req)
+        if type(req) is DeletePreferredReplicaElection:
+            zk2 = zk2._replace(preferred=zk.preferred)
+        return zk2, resp
+
+
+@mutant(
+    "rebalance-counts-deleted-topics",
+    "the auto leader rebalance counts (and elects) partitions of topics queued for deletion",
+)
+class RebalanceCountsDeletedTopics(AdminWorkflows):
+    def check_and_trigger_auto_leader_rebalance(self, c: ControllerBase) -> None:
+        deleting = c.ctx.deleting
+        c.ctx = c.ctx._replace(deleting=())
+        try:
+            super().check_and_trigger_auto_leader_rebalance(c)
+        finally:
+            if c.ctx is not None:
+                c.ctx = c.ctx._replace(deleting=deleting)
 
 
 @mutant(
@@ -548,6 +583,19 @@ class UnfencedControllerWrites(ControllerBase):
 
     def fence(self) -> int:
         return -1
+
+
+@mutant(
+    "inactive-event-requeued",
+    "a broker that is not the controller puts an event it does not act on back at the end of its queue "
+    "(2.x's `if (!isActive) return` made a retry)",
+)
+class InactiveEventRequeued(KafkaController):
+    def process_event(self, c: ControllerBase, ev: ControllerEvent) -> None:
+        super().process_event(c, ev)
+        kind = type(EVENTS.view(ev) if type(ev) is tuple else ev)
+        if c.ctx is None and kind not in (Startup, Reelect, Expire) and ev not in c.events:
+            c.events = (*c.events, ev)
 
 
 @mutant(
