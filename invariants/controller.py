@@ -140,6 +140,14 @@ SYMMETRIC = frozenset(
         # invariants/controller_replication.py
         "leader_hw_follows_isr",
         "follower_log_is_leader_prefix",
+        # invariants/controller_liveness.py (leads-to: their triggers and goals read every broker
+        # and partition alike; a reduced search still switches the reduction off for liveness)
+        "dead_leader_eventually_replaced",
+        "one_controller_eventually_current",
+        "registered_broker_eventually_told",
+        "expired_session_eventually_reregistered",
+        "event_queue_eventually_drains",
+        "isr_change_eventually_propagated",
     }
 )
 
