@@ -36,10 +36,10 @@ REASSIGN = "configs/controller-admin-reassign.toml"
 
 # golden distinct-state counts of the admin configurations (bfs, complete, every property held)
 GOLDEN = {
-    ADMIN: 27_663,
-    SHUTDOWN: 210_171,
-    PREFERRED: 85_404,
-    REASSIGN: 399_974,
+    ADMIN: 22_649,
+    SHUTDOWN: 175_099,
+    PREFERRED: 78_568,
+    REASSIGN: 384_563,
 }
 WITNESSES = {
     ADMIN: {"failover", "partition_offline_and_back", "topic_deleted", "deletion_resumed_on_startup"},
