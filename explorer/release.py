@@ -27,7 +27,7 @@ from typing import Any
 from explorer.api import CheckOptions
 from explorer.config import ConfigError, did_you_mean
 from explorer.core import CheckResult, ExitReason
-from explorer.datafiles import DataFileError
+from explorer.datafiles import DataFileError, read_json
 from explorer.frontend import run_check, run_proofs
 from explorer.release_jobs import EntryRun, default_jobs, not_run_entry, run_entries
 from explorer.release_output import closing_lines, config_toml, entry_lines, entry_progress, toml_values
@@ -527,8 +527,6 @@ def _point_latest(report_dir: str, run_id: str) -> None:
 
 def _read_mutation(path: str) -> dict[str, Any]:
     """A ``kafka-mc mutate --json`` result; ConfigError (one line) if it is not one."""
-    from explorer.datafiles import DataFileError, read_json
-
     try:  # as data: bounded size and depth (explorer.datafiles)
         doc = read_json(path, f"--mutation {path}")
     except DataFileError as e:

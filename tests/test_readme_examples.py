@@ -231,3 +231,13 @@ def test_a_system_module_is_found_from_the_working_folder_as_python_m_finds_it(t
         "kafka-mc check --system tests.toys:grid --set n=3 --quiet", ROOT, path=""
     )  # kafka-mc as installed
     assert r.returncode == 0 and "(bfs): complete" in r.stdout, r.stderr
+
+
+def test_the_readme_is_short_and_every_command_of_the_reference_is_known() -> None:
+    """A newcomer's README (issue 55): at most 150 lines; the reference page it sends them to,
+    docs/usage.md, holds no command the README's run does not run (each of its ``sh`` blocks'
+    commands is one of :data:`EXPECTED`)."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 150, f"README.md has {len(lines)} lines"
+    unknown = [c for c in sh_commands(ROOT / "docs" / "usage.md") if c not in EXPECTED]
+    assert unknown == [], "docs/usage.md commands the README's test does not run"
