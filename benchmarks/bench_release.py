@@ -108,7 +108,9 @@ def one_run(tree: Path, extra: list[str], sample: float, log: Path) -> dict[str,
         cmd = [sys.executable, "-m", "explorer", "release", "--quiet", "--report-dir", tmp, *extra]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.monotonic()
-        proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen(
+            cmd, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         peak = [0]
         at_lines: list[tuple[float, int, str]] = []
         done = threading.Event()

@@ -19,8 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from explorer.mutation.line_coverage import model_coverage
 from explorer.mutation.command import PROJECT_ROOT, _entry_json, load_equivalent
+from explorer.mutation.line_coverage import model_coverage
 from explorer.release import load_suite
 
 TRACED = ("model/controller/*.py", "model/election.py")
@@ -65,7 +65,9 @@ def main() -> None:
             job_path = work / f"{e.name}.job.json"
             job_path.write_text(json.dumps(job), encoding="utf-8")
             subprocess.run(
-                [sys.executable, "-m", "explorer.mutation.command", str(job_path)], cwd=PROJECT_ROOT, check=True
+                [sys.executable, "-m", "explorer.mutation.command", str(job_path)],
+                cwd=PROJECT_ROOT,
+                check=True,
             )
         for name, files in json.loads(lines_out.read_text(encoding="utf-8")).items():
             if name == e.name:

@@ -31,9 +31,9 @@ from explorer.datafiles import DataFileError, read_json
 from explorer.frontend import run_check, run_proofs
 from explorer.release_jobs import EntryRun, default_jobs, not_run_entry, run_entries
 from explorer.release_output import closing_lines, config_toml, entry_lines, entry_progress, toml_values
-from explorer.report.page import mutation_summary, provenance, report_pages
 from explorer.report.history import changes, index_html, like_with_like, load_run, scan, shown_name
 from explorer.report.layout import LayoutError, layout_of
+from explorer.report.page import mutation_summary, provenance, report_pages
 from explorer.run_traces import RUN_TRACES, run_trace_name
 from explorer.search import safeio, stop_requested
 from explorer.state_view import trace_views

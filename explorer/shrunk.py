@@ -65,7 +65,13 @@ class Shrunk:
         """The shrunk counterexample as a :class:`Violation`."""
         msg = "no successor (deadlock)" if self.property == "deadlock" else f"{self.property} does not hold"
         return Violation(
-            self.property, self.kind, self.doc, msg, self.length, self.steps, explanation=list(self.explanation)
+            self.property,
+            self.kind,
+            self.doc,
+            msg,
+            self.length,
+            self.steps,
+            explanation=list(self.explanation),
         )
 
     def trace_document(self) -> dict[str, Any]:

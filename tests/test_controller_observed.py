@@ -47,7 +47,7 @@ def test_controlled_shutdown_isr_property_catches_shutting_down_broker_kept() ->
 
 # the release entry controller-topic-creation-replicated: topic 1 (two replicas) created after start
 CREATION = ["topics=2", "topics_created_later=1", "assignment=[[0, 1], [0, 1]]"]
-CREATION_STATES = 16840
+CREATION_STATES = 16783
 
 
 @pytest.mark.parametrize(
@@ -78,7 +78,7 @@ def test_replicated_topic_creation_entry_holds_every_property() -> None:
 
 # the release entry controller-admin-create-after-delete: topic 0 may be deleted, topic 1 created
 CREATE_AFTER_DELETE = ["topics_created_later=1", "liveness=false"]
-CREATE_AFTER_DELETE_STATES = 148741
+CREATE_AFTER_DELETE_STATES = 114887
 
 
 @pytest.mark.slow

@@ -86,4 +86,4 @@ def test_the_entry_holds_and_elects_under_a_deletion() -> None:
     sys = build(c)
     r = check_bfs(sys, spec.properties(c), model="controller", config=c)
     assert r.exit_reason.value == "complete" and r.violations == []
-    assert r.distinct_states == 125_723
+    assert r.distinct_states == 71_648

@@ -21,7 +21,7 @@ from model.controller.config import FollowerTruncation
 SMALL = "configs/controller-small.toml"
 #: the release entry controller-records-restart
 RECORDS_RESTART = ["max_records=1", "max_restarts=1", "max_crashes=2", "send_update_metadata=false"]
-RECORDS_RESTART_STATES = 51508
+RECORDS_RESTART_STATES = 45048
 
 
 def _set_rep(s: State, b: int, p: int, **fields: Any) -> State:

@@ -59,5 +59,5 @@ def test_controller_two_changes_golden() -> None:
     reached (10 steps to epoch 3, more to a completed second failover)."""
     r = _run([], ROOT / "configs" / "controller-two-changes.toml")
     assert r.violations == []
-    assert r.distinct_states == 235_799
+    assert r.distinct_states == 227_469
     assert {"failover", "second_controller_failover"} <= set(r.witnesses)

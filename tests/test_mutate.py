@@ -13,8 +13,8 @@ import pytest
 
 from explorer.cli import main
 from explorer.mutation.command import format_matrix, mutant_status, score_of
-from explorer.report.page import mutation_summary, render_html
 from explorer.mutation.source import apply_mutant, generate, generate_files, sample
+from explorer.report.page import mutation_summary, render_html
 
 ROOT = Path(__file__).resolve().parents[1]
 TOY = "tests/toy_mutation.py"
@@ -302,8 +302,8 @@ def test_the_catalogue_says_why_a_statement_is_never_executed(tmp_path: Path) ->
 def test_every_unreached_reason_names_a_function_of_the_code_as_it_is() -> None:
     """The ``[unreached]`` reasons are keyed by function; a key whose function was renamed or
     moved is stale (and its statements would show with no reason)."""
-    from explorer.mutation.line_coverage import unreached_keys_missing
     from explorer.mutation.command import load_equivalent
+    from explorer.mutation.line_coverage import unreached_keys_missing
 
     why = load_equivalent(ROOT / "invariants" / "mutants" / "controller_equivalent.toml", "unreached")
     assert why and unreached_keys_missing(why, ROOT) == []

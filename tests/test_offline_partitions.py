@@ -76,7 +76,7 @@ def test_admin_metadata_entry_golden() -> None:
     cfg = load_config(ControllerConfig, "configs/controller-admin.toml", ADMIN_METADATA)
     r = check_bfs(spec.build(cfg), spec.properties(cfg))
     assert r.exit_reason.value == "complete" and r.violations == []
-    assert r.distinct_states == 194_637
+    assert r.distinct_states == 138_641
     assert r.properties["metadata_cache_matches_zookeeper"]["status"] == "held"
 
 
@@ -132,7 +132,7 @@ def test_delete_preferred_entry_golden() -> None:
     """controller-admin-delete-preferred: 148,945 states, every property held."""
     cfg = load_config(ControllerConfig, "configs/controller-admin.toml", DELETE_PREFERRED)
     r = check_bfs(spec.build(cfg), spec.properties(cfg))
-    assert (r.exit_reason.value, r.violations, r.distinct_states) == ("complete", [], 148_945)
+    assert (r.exit_reason.value, r.violations, r.distinct_states) == ("complete", [], 121_451)
 
 
 # -- shutting_down_brokers_are_live ----------------------------------------------------------------

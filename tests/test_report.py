@@ -684,8 +684,8 @@ def test_a_model_draws_its_own_report() -> None:
 
     from explorer.engines.bfs import check_bfs
     from explorer.release import sequence_of, suite_summary
-    from explorer.report.page import report_pages
     from explorer.report.layout import layout_of
+    from explorer.report.page import report_pages
     from tests.toys import TrafficLight
 
     system = TrafficLight()

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from explorer.cli import main
-from explorer.report.page import report_pages
 from explorer.report.history import changes, changes_html, index_html, report_problem, runs, scan
 from explorer.report.mutation import mutation_summary
+from explorer.report.page import report_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,6 +15,7 @@ import os
 import shutil
 import signal
 from pathlib import Path
+
 import pytest
 
 from explorer.cli import main

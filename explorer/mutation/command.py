@@ -83,9 +83,9 @@ from explorer.mutation.score import (
     mutant_status,
     score_of,
 )
+from explorer.mutation.source import SourceMutant, apply_mutant, generate_files, resolve_keys, sample
 from explorer.release import SuiteEntry, _verdict, check_requirements, load_suite, pinned_lengths_moved
 from explorer.search import safeio
-from explorer.mutation.source import SourceMutant, apply_mutant, generate_files, resolve_keys, sample
 from explorer.tracefile import write_json_atomic
 
 __all__ = ["SCHEMA", "add_parser", "run_mutants", "score_of"]
