@@ -68,6 +68,7 @@ def test_state_counts_are_pinned_and_every_property_holds(sets: dict[str, Any], 
     assert ("ZkConnectionLoss" in r.coverage["actions"]) == bool(sets)
 
 
+@pytest.mark.slow  # 3 to 6 CPU-s: over the default run's 5 CPU-s limit on a loaded machine
 def test_the_step_applies_the_request_keeps_it_queued_and_loses_the_response() -> None:
     system = ControllerSystem(small(max_zk_connection_losses=1, start="cold"))
     (rule,) = [r for r in rules() if r.action is ZkConnectionLoss]
