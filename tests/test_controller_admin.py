@@ -179,7 +179,17 @@ def test_reassignment_targets_rotate() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", [ADMIN, SHUTDOWN, PREFERRED, REASSIGN])
+@pytest.mark.parametrize(
+    "path",
+    [
+        ADMIN,
+        SHUTDOWN,
+        PREFERRED,
+        # 384,563 states with liveness: about 600 CPU-s in a loaded CI run, the largest part of the
+        # ci selection; `tox -e slow` keeps its pin, the release searches it
+        pytest.param(REASSIGN, marks=pytest.mark.heavy),
+    ],
+)
 def test_admin_config_golden(path: str) -> None:
     r = run(path, [])
     assert r.exit_reason.value == "complete"
