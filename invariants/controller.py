@@ -41,6 +41,7 @@ from invariants.controller_convergence import (
     shutting_down_brokers_are_live,
 )
 from invariants.controller_explain import with_explanations
+from invariants.controller_failover import failover_properties
 from invariants.controller_fidelity import fidelity_properties
 from invariants.controller_guards import controller_stepped, delivers, zk_changed
 from invariants.controller_liveness import liveness_properties
@@ -129,6 +130,8 @@ SYMMETRIC = frozenset(
         "no_write_over_newer_controller_state",
         "metadata_cache_matches_zookeeper",
         "context_only_while_active",
+        # invariants/controller_failover.py
+        "no_dead_leader_when_quiet",
         # invariants/controller_fidelity.py
         "isr_order_kept",
         "dead_broker_holds_no_process_memory",
@@ -940,6 +943,7 @@ def properties(config: ControllerConfig) -> list[Property]:
     props += replication_properties(config)
     props += admin_properties(config, sys)
     props += liveness_properties(config, sys)  # leads-to (issue 58)
+    props += failover_properties(config, sys)  # KAFKA-3143 (issue 58's bug zoo)
     if any(config.unclean(p) for p in range(np_)):
         props.append(
             reachable(

@@ -162,6 +162,7 @@ EVERYTHING = {
         "liveness=true", "max_topic_deletions=1", "max_reassignments=1", "max_preferred_elections=1",
         "auto_leader_rebalance=true", "max_controlled_shutdowns=1", "max_unclean_enables=1",
         "max_admin_unclean_elections=1", "max_records=1", "topics_created_later=1", "partitions_added_later=1",
+        "offline_replicas_on_startup=true",
     ],
 }  # fmt: skip
 
@@ -336,6 +337,8 @@ def _controller_mistakes() -> list[Mistake]:
                 "registered_broker_eventually_told"),
         Mistake(C, small, [*expiry, "mutant=expiry-no-reregister"], "expired_session_eventually_reregistered"),
         Mistake(C, small, [*expiry, "mutant=inactive-event-requeued"], "event_queue_eventually_drains"),
+        # the bug zoo's KAFKA-3143: a failover leaves a dead last ISR member leader (6,205 states)
+        Mistake(C, small, ["max_session_expiries=1", "bug=KAFKA-3143"], "no_dead_leader_when_quiet"),
         # test-local mistakes of the fidelity, memory, replication and offline-partition tests
         Mistake(C, small, [], "active_controller_id_from_zookeeper",
                 system=lambda c: ControllerSystem(c, controller=fid._ReadsTheWrongController)),

@@ -260,6 +260,13 @@ class ControllerConfig:
         "incarnation) does not fail the deletion (false, as Kafka 2.x: the error fails the current "
         "deletion round, which then waits for another trigger: L2 fails)",
     )
+    offline_replicas_on_startup: bool = key(
+        False,
+        "replicaStateMachine.startup also moves the dead brokers' replicas to OfflineReplica "
+        "(doRemoveReplicasFromIsr: a dead follower leaves the ISR, a dead leader becomes -1), as "
+        "Kafka 2.3 does (KAFKA-3143); false: the seeds' startup (003: 30-35; 000: 697-713, Kafka "
+        "0.8 to 2.2), which moves only the live replicas, to OnlineReplica",
+    )
     liveness: bool = key(False, "check the eventually properties (bfs keeps every explored edge in memory)")
     kafka_version: KafkaVersion = key(
         KafkaVersion.KAFKA_2_X,

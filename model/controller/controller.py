@@ -396,8 +396,10 @@ class KafkaController(Component):
         # replicaStateMachine.startup(): every live replica -> OnlineReplica
         batch = self.replica_state_machine.replicas_to_online(c, [b for b, e in enumerate(live) if e])
         c.send_requests_to_brokers(batch)
+        # (Kafka 2.3, KAFKA-3143) every dead replica -> OfflineReplica; then
         # partitionStateMachine.startup(): triggerOnlinePartitionStateChange
-        self.run(c, (*self.failover_after_replica_startup(c, admin_prog), *rest))
+        offline = self.replica_state_machine.offline_replicas_on_startup(c)
+        self.run(c, (*offline, *self.failover_after_replica_startup(c, admin_prog), *rest))
 
     def failover_after_replica_startup(self, c: ControllerBase, admin_prog: tuple) -> tuple:
         """The steps of ``onControllerFailover`` after ``replicaStateMachine.startup()``:

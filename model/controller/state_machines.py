@@ -37,6 +37,7 @@ from model.controller.messages import (
     GetTopicPartitionStates,
     UpdateLeaderAndIsr,
 )
+from model.controller.program import OfflineReplicas
 from model.controller.state import D_ADDED, D_ADMIN_UNCLEAN, D_PREFERRED, D_UNCLEAN_DYN, PartZ
 from model.election import (
     NO_LEADER,
@@ -349,6 +350,33 @@ class ReplicaStateMachine(Component):
                     if z is not None:
                         batch.append((b, c.entry(p, z)))
         return tuple(batch)
+
+    def offline_replicas_on_startup(self, c: ControllerBase) -> tuple:
+        """``replicaStateMachine.startup``'s second batch since Kafka 2.3 (KAFKA-3143,
+        ``onlineAndOfflineReplicas``): the replicas of every dead broker -> OfflineReplica, one
+        ``OfflineReplicas`` step per dead broker holding replicas, run before
+        ``partitionStateMachine.startup``. The seeds' startup (Kafka 0.8 to 2.2: key
+        ``offline_replicas_on_startup`` false) has none: a dead follower stays in the ISR and a
+        dead last ISR member stays leader. Replicas of topics queued for deletion are left to the
+        deletion manager, as ``onBrokerFailure`` leaves them to ``failReplicaDeletion``."""
+        sys = c.sys
+        if not sys.cfg.offline_replicas_on_startup:
+            return ()
+        ctx = c.ctx
+        steps = []
+        for b in range(sys.nb):
+            if ctx.live[b]:
+                continue
+            mine = tuple(
+                p
+                for p in sys.parts_of[b]
+                if b in ctx.ar[p]
+                and ctx.pstates[p] != PartitionState.NonExistentPartition
+                and not (ctx.deleting and c.is_topic_queued_up_for_deletion(p))
+            )
+            if mine:
+                steps.append(OfflineReplicas(b, mine))
+        return tuple(steps)
 
     def do_remove_replicas_from_isr(
         self, c: ControllerBase, b: int, rest: tuple, only: tuple[int, ...] | None = None
