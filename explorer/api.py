@@ -68,8 +68,19 @@ def check(system: Any, properties: Iterable[Property], options: CheckOptions = _
     Traceback (most recent call last):
     ...
     ValueError: --reduce por needs one process: ...
+
+    ``--reduce symmetry`` with ``eventually`` or leads-to properties on a system with symmetries
+    is refused (``explorer.search.symmetry.liveness_refusal``: the quotient cannot judge weak
+    fairness per action).
     """
     why = options.refusal()
     if why is not None:
         raise ValueError(why)
+    if options.reduce == "symmetry":
+        from explorer.search.symmetry import liveness_refusal
+
+        properties = list(properties)
+        why = liveness_refusal(system, properties)
+        if why is not None:
+            raise ValueError(why)
     return get_engine(options.engine)(system, properties, options)

@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterator
 from explorer.core import Property, leads_to
 from model.controller import ControllerConfig, ControllerSystem, State
 from model.controller.actions import FAIR_KINDS
+from model.controller.state import Ctx
 from model.state_machines import PartitionState
 
 __all__ = ["liveness_properties"]
@@ -135,6 +136,83 @@ def _busy(s: State) -> list[int]:
     return [b for b, n in enumerate(s.nodes) if _running(s, b) and n.events]
 
 
+def _up(s: State, b: int) -> bool:
+    """Broker ``b`` is registered with its live session and not shutting down (``liveBrokerIds``
+    less ``shuttingDownBrokerIds``)."""
+    return _registered(s, b) and s.nodes[b].cs == 0
+
+
+def _controller_ctx(s: State) -> Ctx | None:
+    """The context of the broker that owns ``/controller`` with its live session, if it acts as
+    controller."""
+    c = s.zk.controller
+    return None if c is None or not _registered(s, c[0]) else s.nodes[c[0]].ctx
+
+
+def _undeleted(sys: ControllerSystem, s: State) -> Iterator[tuple[int, str]]:
+    """(topic, why) of each topic marked for deletion (``/admin/delete_topics/<t>``) whose existing
+    partitions' replicas are all on up brokers, and of each deleted topic (``/brokers/topics/<t>``
+    removed) the active controller has not forgotten (``topicsToBeDeleted``, a partition state
+    other than NonExistentPartition: seed 001 TopicDeletionManager, completeDeleteTopic)."""
+    zk = s.zk
+    ppt = sys.ppt
+    for t in zk.delete_topics:
+        ps = [p for p in range(t * ppt, (t + 1) * ppt) if sys.present(zk, p)]
+        if all(_up(s, r) for p in ps for r in zk.ar[p]):
+            yield t, f"is marked for deletion (/admin/delete_topics/{t}) and every replica's broker is up"
+    ctx = _controller_ctx(s)
+    if ctx is None:
+        return
+    b = s.zk.controller[0]  # type: ignore[index]
+    for t in zk.gone:
+        if t in ctx.deleting:
+            yield (
+                t,
+                f"is deleted (/brokers/topics/{t} removed) but controller broker {b} still lists it in topicsToBeDeleted",
+            )
+        elif any(
+            ctx.pstates[p] != PartitionState.NonExistentPartition for p in range(t * ppt, (t + 1) * ppt)
+        ):
+            yield (
+                t,
+                (
+                    f"is deleted (/brokers/topics/{t} removed) but controller broker {b} still holds a state for one "
+                    "of its partitions"
+                ),
+            )
+
+
+def _unfinished_reassignments(sys: ControllerSystem, s: State) -> Iterator[tuple[int, str]]:
+    """(partition, why) of each reassignment whose target replicas (RAR) are all up and which
+    ``/admin/reassign_partitions`` or the active controller's ``partitionsBeingReassigned`` still
+    lists, and of each reassigned partition whose up leader does not know ZooKeeper's assignment
+    (seed 001 分区副本迁移; Kafka 2.x onPartitionReassignment: moveReassignedPartitionLeaderIfRequired
+    sends the new AR, removePartitionsFromReassignedPartitions forgets it)."""
+    zk = s.zk
+    pending = dict(zk.reassign)
+    ctx = _controller_ctx(s)
+    if ctx is not None:
+        pending.update(ctx.reassigning)
+    for p, rar in sorted(pending.items()):
+        if sys.present(zk, p) and all(_up(s, r) for r in rar):
+            where = (
+                "/admin/reassign_partitions"
+                if p in dict(zk.reassign)
+                else f"controller broker {zk.controller[0]}'s partitionsBeingReassigned"  # type: ignore[index]
+            )
+            yield p, f"its reassignment to {list(rar)} is still listed in {where}, every target up"
+    for p in range(zk.reassigns):
+        z = zk.parts[p]
+        if p in pending or z is None or not sys.present(zk, p) or z.leader < 0 or not _up(s, z.leader):
+            continue
+        rep = s.nodes[z.leader].reps[p]
+        if not rep.pend and rep.leader == z.leader and rep.ar != zk.ar[p]:
+            yield (
+                p,
+                f"its leader, broker {z.leader}, knows the assignment {list(rep.ar)}, ZooKeeper's is {list(zk.ar[p])}",
+            )
+
+
 def _not(f: Callable[[State], bool]) -> Callable[[State], bool]:
     def q(s: State) -> bool:
         return not f(s)
@@ -212,6 +290,21 @@ def liveness_properties(config: ControllerConfig, sys: ControllerSystem) -> list
     def explain_isr_changes(s: State) -> str:
         return f"/isr_change_notification holds {len(s.zk.isr_changes)} children: {list(s.zk.isr_changes)}"
 
+    def undeleted(s: State) -> bool:
+        """A topic marked for deletion, with every replica's broker up, is not yet deleted (or a
+        deleted one's replica is still on an up broker)."""
+        return next(_undeleted(sys, s), None) is not None
+
+    def explain_undeleted(s: State) -> str:
+        return "; ".join(f"topic {t} {why}" for t, why in _undeleted(sys, s))
+
+    def unfinished(s: State) -> bool:
+        """A reassignment whose targets are up has not completed."""
+        return next(_unfinished_reassignments(sys, s), None) is not None
+
+    def explain_unfinished(s: State) -> str:
+        return "; ".join(f"partition {p}: {why}" for p, why in _unfinished_reassignments(sys, s))
+
     def or_none_runs(f: Callable[[State], bool]) -> Callable[[State], bool]:
         """``f``, or no broker runs (every broker stopped for good: nobody can act)."""
 
@@ -220,7 +313,7 @@ def liveness_properties(config: ControllerConfig, sys: ControllerSystem) -> list
 
         return q
 
-    return [
+    props = [
         leads_to(
             "dead_leader_eventually_replaced",
             dead_leader,
@@ -276,3 +369,30 @@ def liveness_properties(config: ControllerConfig, sys: ControllerSystem) -> list
             explain=explain_isr_changes,
         ),
     ]
+    if config.max_topic_deletions:
+        props.append(
+            leads_to(
+                "marked_topic_eventually_deleted",
+                undeleted,
+                or_none_runs(_not(undeleted)),
+                "a topic marked for deletion whose replicas' brokers are all up is eventually deleted: "
+                "/admin/delete_topics/<t> and /brokers/topics/<t> removed and the controller forgets it "
+                "(seed 001 TopicDeletionManager: resumed on broker startup; completeDeleteTopic)",
+                fairness=fair,
+                explain=explain_undeleted,
+            )
+        )
+    if config.max_reassignments:
+        props.append(
+            leads_to(
+                "reassignment_eventually_finished",
+                unfinished,
+                or_none_runs(_not(unfinished)),
+                "a reassignment whose target replicas are up eventually completes: /admin/reassign_partitions "
+                "and the controller's partitionsBeingReassigned forget it and the leader knows the new "
+                "assignment (seed 001 分区副本迁移, onPartitionReassignment)",
+                fairness=fair,
+                explain=explain_unfinished,
+            )
+        )
+    return props

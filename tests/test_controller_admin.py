@@ -63,7 +63,8 @@ WITNESSES = {
         "reassignment_resumed_after_failover",
     },
 }
-#: the leads-to properties of invariants/controller_liveness.py, on wherever liveness is
+#: the leads-to properties of invariants/controller_liveness.py, on wherever liveness is (and, with
+#: deletions or reassignments, marked_topic_eventually_deleted or reassignment_eventually_finished)
 LEADS_TO = {
     "dead_leader_eventually_replaced",
     "one_controller_eventually_current",
@@ -77,6 +78,7 @@ LIVENESS = {
         "leader_eventually_elected",
         "deletion_eventually_completes",
         "controller_eventually_elected",
+        "marked_topic_eventually_deleted",
         *LEADS_TO,
     },
     SHUTDOWN: {"leader_eventually_elected", "controller_eventually_elected", *LEADS_TO},
@@ -85,6 +87,7 @@ LIVENESS = {
         "leader_eventually_elected",
         "controller_eventually_elected",
         "reassignment_eventually_completes",
+        "reassignment_eventually_finished",
         *LEADS_TO,
     },
 }

@@ -91,18 +91,34 @@ def test_leads_to_same_verdict_and_lasso_on_spark(fair: bool) -> None:
         session.stop()
 
 
-def test_symmetry_reduction_is_off_with_its_reason_for_leads_to() -> None:
+def test_symmetry_reduction_is_refused_with_its_reason_for_leads_to(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """The quotient graph cannot decide weak fairness per action (a renaming maps an action
-    enabled all along a real loop to different actions of the representatives), so a run with
-    leads-to properties keeps the full graph and says why in one line."""
-    from explorer.search.symmetry import reason_off
+    enabled all along a real loop to different actions of the representatives), so a check with
+    leads-to properties and ``--reduce symmetry`` on a system with symmetries is refused in one
+    line (exit 2); without symmetries the run is the full one, with its note."""
+    from explorer.api import CheckOptions, check
+    from explorer.cli import main
+    from explorer.search.symmetry import liveness_refusal, reason_off
 
     class Sym(Requests):
         def symmetries(self) -> list[object]:
             return [lambda s: s]
 
-    why = reason_off(Sym(), Sym().properties())
+    why = liveness_refusal(Sym(), Sym().properties())
     assert why is not None and "served" in why and "\n" not in why
+    assert reason_off(Sym(), Sym().properties()) is not None  # the engines' own guard stays
+    with pytest.raises(ValueError, match="refused for eventually and leads-to properties"):
+        check(Sym(), Sym().properties(), CheckOptions(reduce="symmetry"))
+    plain = check(Requests(False), Requests(False).properties(), CheckOptions(reduce="symmetry"))
+    assert plain.properties["served"]["status"] == "violated"  # no symmetries: full search, noted
+    assert any("reduce symmetry: off for this run" in n for n in plain.notes)
+    args = ["check", "controller", "--config", SMALL_PATH, "--set", "liveness=true", "--quiet"]
+    assert main([*args, "--reduce", "symmetry"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "refused for eventually and leads-to properties" in err[0], err
+    assert "dead_leader_eventually_replaced" in err[0]
 
 
 # -- the controller's leads-to properties -----------------------------------------------------
@@ -155,6 +171,66 @@ BREAKS = [
     (EXPIRY, "expiry-no-reregister", "expired_session_eventually_reregistered", 5),
     pytest.param(EXPIRY, "ctl-watch-not-rearmed", "isr_change_eventually_propagated", 15, marks=SLOW),
 ]
+
+
+# -- with the admin workflows: deletion and reassignment ----------------------------------------
+
+ADMIN_PATH = "configs/controller-admin.toml"
+REASSIGN = [
+    "max_crashes=0", "max_restarts=0", "max_session_expiries=0", "send_update_metadata=false", "brokers=3",
+    "topics=1", "replication_factor=2", "max_reassignments=1", "liveness=true",
+]  # fmt: skip
+
+
+def test_deletion_and_reassignment_leads_to_with_their_workflows_only() -> None:
+    def names(overrides: list[str]) -> list[str]:
+        c = load_config(ControllerConfig, None, ["liveness=true", *overrides])
+        return [p.name for p in liveness_properties(c, ControllerSystem(c))]
+
+    assert names([]) == NAMES
+    assert names(["max_topic_deletions=1"]) == [*NAMES, "marked_topic_eventually_deleted"]
+    assert names(["brokers=3", "max_reassignments=1"]) == [*NAMES, "reassignment_eventually_finished"]
+
+
+#: (config, overrides, mutant, property, lasso length, the L2/L4 property the mutant leaves held or None)
+ADMIN_BREAKS = [
+    (ADMIN_PATH, ["max_crashes=0"], "no-resume-after-replica-deletion", "marked_topic_eventually_deleted", 14, None),
+    # ZooKeeper forgets the topic, the controller does not: L2 holds, this property fails
+    (ADMIN_PATH, ["max_crashes=0"], "delete-keeps-topic-queued", "marked_topic_eventually_deleted", 15,
+     "deletion_eventually_completes"),
+    (None, REASSIGN, "no-reassign-isr-watch", "reassignment_eventually_finished", 16, None),
+    # /admin/reassign_partitions forgets it, partitionsBeingReassigned does not: L4 holds (13 CPU-s)
+    pytest.param(None, REASSIGN, "reassign-keeps-context", "reassignment_eventually_finished", 29,
+                 "reassignment_eventually_completes", marks=pytest.mark.slow),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("path, overrides, mutant, prop, length, other", ADMIN_BREAKS)
+def test_deletion_and_reassignment_fail_on_a_mutant(
+    path: str | None, overrides: list[str], mutant: str, prop: str, length: int, other: str | None
+) -> None:
+    ov = [*overrides, f"mutant={mutant}"]
+    r = _run(path, ov, [prop])
+    assert [(v.property, v.kind, v.length) for v in r.violations] == [(prop, "eventually", length)]
+    v = r.violations[0]
+    assert v.loop_start is not None and v.trace[-1].fingerprint == v.trace[v.loop_start].fingerprint
+    if other is not None:  # what the older L2 / L4 does not see
+        assert _run(path, ov, [other]).properties[other]["status"] == "held"
+
+
+@pytest.mark.slow  # about 2 and 11 CPU-s; the admin goldens check them on the full configurations
+@pytest.mark.parametrize(
+    "path, overrides, prop",
+    [
+        (None, REASSIGN, "reassignment_eventually_finished"),
+        (ADMIN_PATH, [], "marked_topic_eventually_deleted"),
+    ],
+)
+def test_deletion_and_reassignment_hold_without_the_mutant(
+    path: str | None, overrides: list[str], prop: str
+) -> None:
+    r = _run(path, overrides, [prop])
+    assert r.exit_reason.value == "complete" and r.properties[prop]["status"] == "held"
 
 
 @pytest.mark.parametrize("overrides, mutant, prop, length", BREAKS)

@@ -337,6 +337,8 @@ def _controller_mistakes() -> list[Mistake]:
                 "registered_broker_eventually_told"),
         Mistake(C, small, [*expiry, "mutant=expiry-no-reregister"], "expired_session_eventually_reregistered"),
         Mistake(C, small, [*expiry, "mutant=inactive-event-requeued"], "event_queue_eventually_drains"),
+        Mistake(C, admin, ["max_crashes=0", "mutant=delete-keeps-topic-queued"], "marked_topic_eventually_deleted"),
+        Mistake(C, "", [*reassign, "liveness=true", "mutant=no-reassign-isr-watch"], "reassignment_eventually_finished"),
         # the bug zoo's KAFKA-3143: a failover leaves a dead last ISR member leader (6,205 states)
         Mistake(C, small, ["max_session_expiries=1", "bug=KAFKA-3143"], "no_dead_leader_when_quiet"),
         # test-local mistakes of the fidelity, memory, replication and offline-partition tests

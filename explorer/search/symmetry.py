@@ -46,6 +46,7 @@ from explorer.search.traces import build_trace, trace_step
 __all__ = [
     "Canonicaliser",
     "build_trace_symmetric",
+    "liveness_refusal",
     "path_trace",
     "reason_off",
     "symmetry_notes",
@@ -69,6 +70,37 @@ def reason_off(system: Any, properties: Iterable[Property]) -> str | None:
     if asym:
         return f"properties not declared symmetric: {', '.join(asym)}"
     return None
+
+
+def liveness_refusal(system: Any, properties: Iterable[Property]) -> str | None:
+    """Why ``--reduce symmetry`` is refused for a run with ``eventually`` (and leads-to)
+    properties on a system that declares symmetries (None: no such property, or no symmetry
+    to reduce by: the run is then the full one, with :func:`symmetry_setup`'s note).
+
+    A lasso of the quotient graph lifts to a real lasso (its loop repeated until the composed
+    renaming is the identity) and ``P``, ``Q`` read the same on an orbit when symmetric, but weak
+    fairness is per action value: the renaming that maps a real state to its representative
+    maps an action enabled all along a real loop to different actions of the representatives,
+    so a loop fair in the quotient may starve an action in the full graph and a fair real loop
+    may look unfair in the quotient. Refusing is the sound answer (docs/reduction.md).
+
+    >>> from explorer.core import eventually
+    >>> class Sym:
+    ...     def symmetries(self): return [abs]
+    >>> liveness_refusal(Sym(), [eventually("done", bool, "")])[:52]
+    '--reduce symmetry: refused for eventually and leads-'
+    >>> liveness_refusal(object(), [eventually("done", bool, "")]) is None
+    True
+    """
+    live = [p.name for p in properties if p.kind is PropertyKind.EVENTUALLY]
+    if not live or not hasattr(system, "symmetries"):
+        return None
+    return (
+        f"--reduce symmetry: refused for eventually and leads-to properties ({', '.join(live)}): weak "
+        "fairness is per action and a renaming maps the actions of a real loop to other actions of the "
+        "representatives, so the quotient's lassos are not the full graph's (check them without "
+        "--reduce, or leave them out with --properties)"
+    )
 
 
 class Canonicaliser:

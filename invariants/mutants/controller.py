@@ -276,6 +276,20 @@ class NoDeletionRetryOnStartup(BrokerLifecycle):
         return ()
 
 
+@mutant(
+    "delete-keeps-topic-queued",
+    "completeDeleteTopic deletes the topic's znodes but leaves it in topicsToBeDeleted "
+    "(the controller never forgets it: marked_topic_eventually_deleted, not L2)",
+)
+class DeleteKeepsTopicQueued(TopicDeletionManager):
+    def complete_delete_topic(self, c: ControllerBase, t: int, rest: tuple) -> bool:
+        deleting = c.ctx.deleting
+        done = super().complete_delete_topic(c, t, rest)
+        if done:
+            c.ctx = c.ctx._replace(deleting=deleting)
+        return done
+
+
 @mutant("no-resume-after-replica-deletion", "completeReplicaDeletion does not call resumeDeletions")
 class NoResumeAfterReplicaDeletion(TopicDeletionManager):
     def complete_replica_deletion(self, c: ControllerBase, b: int, parts: tuple[int, ...]) -> None:
@@ -327,6 +341,18 @@ class NoReassignIsrWatch(ZooKeeperServer):
     def fire_watches(self, nodes: list[Node], ev: ControllerEvent, who: str, skip: int = -1) -> None:
         if type(ev) is not PartitionReassignmentIsrChange:
             super().fire_watches(nodes, ev, who, skip)
+
+
+@mutant(
+    "reassign-keeps-context",
+    "removePartitionsFromReassignedPartitions updates /admin/reassign_partitions but leaves the "
+    "partition in partitionsBeingReassigned (reassignment_eventually_finished, not L4)",
+)
+class ReassignKeepsContext(AdminWorkflows):
+    def reassign_remove(self, c: ControllerBase, p: int, completed: bool) -> None:
+        reassigning = c.ctx.reassigning
+        super().reassign_remove(c, p, completed)
+        c.ctx = c.ctx._replace(reassigning=reassigning)
 
 
 @mutant(
