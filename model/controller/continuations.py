@@ -29,6 +29,7 @@ from model.controller.program import (
     W_ELECT_PARTS,
     W_ELECT_READ,
     W_ELECT_WRITE,
+    W_EPOCH_LISTENER,
     W_INIT,
     W_ISR_READ,
     W_L_CREATE,
@@ -223,6 +224,13 @@ class AssignmentWritten(Parked, code=W_ASSIGN):
 class PreferredReplicaElectionRead(Parked, code=W_PREF_READ):
     __slots__ = ()
     kafka_call = "processPreferredReplicaLeaderElection: getPreferredReplicaElection"
+
+
+class ControllerEpochListenerRead(Parked, code=W_EPOCH_LISTENER):
+    """Kafka 0.8.1's ``ControllerEpochListener`` (KAFKA-1096's variant only) on its read."""
+
+    __slots__ = ()
+    kafka_call = "ControllerEpochListener: readControllerEpochFromZookeeper"
 
 
 #: every continuation class, and the view of a plain ``(wait, data, batch, rest)`` as its record

@@ -26,6 +26,7 @@ __all__ = [
     "BrokerChange",
     "ControlledShutdown",
     "ControllerChange",
+    "ControllerEpochChange",
     "ControllerEvent",
     "Expire",
     "IsrChangeNotification",
@@ -58,6 +59,7 @@ EV_STARTUP, EV_REELECT, EV_CTL_CHANGE, EV_BROKER_CHANGE, EV_ISR_CHANGE, EV_EXPIR
     EV_UNCLEAN_ENABLE,
     EV_ADMIN_UNCLEAN,
 ) = range(7, 18)
+EV_CTL_EPOCH_CHANGE = 18
 
 
 class ControllerEvent(Record):
@@ -240,6 +242,13 @@ class TopicUncleanLeaderElectionEnable(ControllerEvent, code=EV_UNCLEAN_ENABLE):
 
     __slots__ = ()
     topic: TopicId
+
+
+class ControllerEpochChange(ControllerEvent, code=EV_CTL_EPOCH_CHANGE):
+    """``ControllerEpochListener.handleDataChange``: ``/controller_epoch`` changed. Only Kafka
+    0.8.0 and 0.8.1 watch it (KAFKA-1096's variant, ``model/controller/bugs/kafka_1096.py``)."""
+
+    __slots__ = ()
 
 
 class ReplicaLeaderElection(ControllerEvent, code=EV_ADMIN_UNCLEAN):
