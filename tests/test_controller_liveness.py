@@ -169,6 +169,7 @@ BREAKS = [
         marks=SLOW,
     ),
     (EXPIRY, "expiry-no-reregister", "expired_session_eventually_reregistered", 5),
+    pytest.param(EXPIRY, "inactive-event-requeued", "event_queue_eventually_drains", 16, marks=SLOW),
     pytest.param(EXPIRY, "ctl-watch-not-rearmed", "isr_change_eventually_propagated", 15, marks=SLOW),
 ]
 
