@@ -449,11 +449,14 @@ def topic_created_online(sys: ControllerSystem):
 
 def deleted_topics_gone(sys: ControllerSystem):
     ppt = sys.ppt
+    recursive = sys.cfg.recursive_topic_deletion
 
     def check(s: State) -> bool:
         """A deleted topic leaves nothing in ZooKeeper (partition states, ISR change
         notifications, ``/admin/delete_topics``) nor in the context of the current controller
-        (partition and replica states, leadership, deletion and reassignment sets).
+        (partition and replica states, leadership, deletion and reassignment sets). With
+        ``recursive_topic_deletion`` the deletion ends with ``deleteTopicDeletions``, a request
+        of its own: a topic still under ``/admin/delete_topics`` is not deleted yet.
 
         >>> check(build(ControllerConfig(max_topic_deletions=1)).init_states()[0])
         True
@@ -461,6 +464,8 @@ def deleted_topics_gone(sys: ControllerSystem):
         zk = s.zk
         for t in zk.gone:
             ps = range(t * ppt, (t + 1) * ppt)
+            if recursive and t in zk.delete_topics:
+                continue
             if (
                 t in zk.delete_topics
                 or any(zk.parts[p] is not None for p in ps)
