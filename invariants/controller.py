@@ -449,14 +449,11 @@ def topic_created_online(sys: ControllerSystem):
 
 def deleted_topics_gone(sys: ControllerSystem):
     ppt = sys.ppt
-    recursive = sys.cfg.recursive_topic_deletion
 
     def check(s: State) -> bool:
         """A deleted topic leaves nothing in ZooKeeper (partition states, ISR change
         notifications, ``/admin/delete_topics``) nor in the context of the current controller
-        (partition and replica states, leadership, deletion and reassignment sets). With
-        ``recursive_topic_deletion`` the deletion ends with ``deleteTopicDeletions``, a request
-        of its own: a topic still under ``/admin/delete_topics`` is not deleted yet.
+        (partition and replica states, leadership, deletion and reassignment sets).
 
         >>> check(build(ControllerConfig(max_topic_deletions=1)).init_states()[0])
         True
@@ -464,8 +461,6 @@ def deleted_topics_gone(sys: ControllerSystem):
         zk = s.zk
         for t in zk.gone:
             ps = range(t * ppt, (t + 1) * ppt)
-            if recursive and t in zk.delete_topics:
-                continue
             if (
                 t in zk.delete_topics
                 or any(zk.parts[p] is not None for p in ps)
@@ -916,7 +911,8 @@ def properties(config: ControllerConfig) -> list[Property]:
                 "a ZooKeeper session expires with a write of its client in flight",
             )
         )
-    if config.max_session_expiries + config.max_restarts > 0 and faults:
+    if config.max_session_expiries + config.max_restarts > 0 and faults and config.brokers > 1:
+        # one broker never writes its own partition's leader -1 (no other controller is left to)
         props.append(
             reachable(
                 "partition_offline_and_back",

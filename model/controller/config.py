@@ -260,13 +260,6 @@ class ControllerConfig:
         "incarnation) does not fail the deletion (false, as Kafka 2.x: the error fails the current "
         "deletion round, which then waits for another trigger: L2 fails)",
     )
-    recursive_topic_deletion: bool = key(
-        False,
-        "completeDeleteTopic deletes a topic's znodes one request at a time, as Kafka's "
-        "deleteTopicZNode (deleteRecursive) and deleteTopicDeletions do: each partition's state znode, "
-        "then /brokers/topics/<t>, then /admin/delete_topics/<t> (a controller that dies between "
-        "them leaves a half-deleted topic: KAFKA-6650); false: all three in one step",
-    )
     offline_replicas_on_startup: bool = key(
         False,
         "replicaStateMachine.startup also moves the dead brokers' replicas to OfflineReplica "

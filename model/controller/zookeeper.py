@@ -341,11 +341,6 @@ class ZooKeeperServer(Actor):
                 if ok:
                     zk = zk._replace(delete_topics=tuple(t for t in zk.delete_topics if t not in topics))
                 return zk, None
-            case DeleteTopicZNode(partition=p) if p >= 0:
-                # deleteRecursive: one partition's state znode (recursive_topic_deletion)
-                if ok:
-                    zk = zk._replace(parts=set_item(zk.parts, p, None))
-                return zk, None
             case DeleteTopicZNode(topic=t):
                 if not ok:
                     return zk, TopicZNodeDeleted(False)
@@ -357,9 +352,7 @@ class ZooKeeperServer(Actor):
                 zk = zk._replace(
                     parts=parts,
                     gone=tuple(sorted({*zk.gone, t})),  # a retried delete: NoNode, ignored
-                    delete_topics=zk.delete_topics
-                    if self.cfg.recursive_topic_deletion  # its own DeleteTopicDeletions follows
-                    else tuple(x for x in zk.delete_topics if x != t),
+                    delete_topics=tuple(x for x in zk.delete_topics if x != t),
                     isr_changes=tuple(e for e in zk.isr_changes if e[0] not in ps),
                 )
                 return zk, TopicZNodeDeleted(True)
