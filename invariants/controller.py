@@ -29,6 +29,7 @@ from invariants.controller_convergence import (
     context_matches_zookeeper,
     context_only_while_active,
     controller_converges,
+    leader_isr_matches_zookeeper,
     metadata_cache_matches_zookeeper,
     no_dead_broker_in_written_isr,
     no_election_for_a_topic_being_deleted,
@@ -119,6 +120,7 @@ SYMMETRIC = frozenset(
         # invariants/controller_convergence.py
         "controller_converges",
         "broker_views_match_zookeeper",
+        "leader_isr_matches_zookeeper",
         "context_matches_zookeeper",
         "replica_states_match_liveness",
         "no_leaderless_partition_when_quiet",
@@ -788,6 +790,14 @@ def properties(config: ControllerConfig) -> list[Property]:
             applies=serving,
         ),
         always(
+            "leader_isr_matches_zookeeper",
+            leader_isr_matches_zookeeper(sys),
+            "once quiet, every live leader at ZooKeeper's leader epoch caches ZooKeeper's ISR and "
+            "zkVersion of its partition, on which its next ISR change is conditioned (Partition.updateIsr; "
+            "KAFKA-1382: ReplicationUtils.checkLeaderAndIsrZkData)",
+            applies=serving,
+        ),
+        always(
             "context_matches_zookeeper",
             context_matches_zookeeper(sys),
             "once quiet, the active controller's context equals ZooKeeper: live brokers with their epochs, "
@@ -911,8 +921,7 @@ def properties(config: ControllerConfig) -> list[Property]:
                 "a ZooKeeper session expires with a write of its client in flight",
             )
         )
-    if config.max_session_expiries + config.max_restarts > 0 and faults and config.brokers > 1:
-        # one broker never writes its own partition's leader -1 (no other controller is left to)
+    if config.max_session_expiries + config.max_restarts > 0 and faults:
         props.append(
             reachable(
                 "partition_offline_and_back",

@@ -16,6 +16,8 @@ cluster must have converged:
 * ``broker_views_match_zookeeper``: every live assigned replica knows the partition's
   leader and leader epoch that ZooKeeper holds (seed 001: the controller "将最新的
   元数据信息推送给其他所有的 broker");
+* ``leader_isr_matches_zookeeper``: every live leader (at ZooKeeper's leader epoch) caches
+  ZooKeeper's ISR and zkVersion, on which its next ISR change is conditioned (KAFKA-1382);
 * ``metadata_cache_matches_zookeeper`` (``send_update_metadata`` only): every live
   broker's metadata cache holds the registered brokers as alive and ZooKeeper's leader,
   leader epoch and ISR of every partition (seed 001 ``onBrokerStartup``: UpdateMetadata to
@@ -77,6 +79,7 @@ __all__ = [
     "context_matches_zookeeper",
     "context_only_while_active",
     "controller_converges",
+    "leader_isr_matches_zookeeper",
     "metadata_cache_matches_zookeeper",
     "no_dead_broker_in_written_isr",
     "no_election_for_a_topic_being_deleted",
@@ -200,6 +203,33 @@ def broker_views_match_zookeeper(sys: ControllerSystem) -> Any:
                 rep = n.reps[p]
                 if rep.leader != z.leader or rep.epoch != z.leader_epoch:
                     return False
+        return True
+
+    return check
+
+
+def leader_isr_matches_zookeeper(sys: ControllerSystem) -> Any:
+    ppt = sys.ppt
+
+    def check(s: State) -> bool:
+        """When quiet, every live broker that leads a partition (of a topic not queued for
+        deletion) at the leader and leader epoch ZooKeeper holds caches ZooKeeper's ISR and
+        zkVersion of it: the leader's ``Partition.inSyncReplicas`` and ``zkVersion``, which its
+        next ISR change is conditioned on (KAFKA-1382: a leader whose retried ISR write met
+        BadVersion kept the old ones, and every later ISR write of its failed)."""
+        if not serving(s):
+            return True
+        zk = s.zk
+        nodes = s.nodes
+        for p, z in enumerate(zk.parts):
+            if z is None or z.leader < 0 or (p // ppt) in zk.delete_topics:
+                continue
+            n = nodes[z.leader]
+            if not n.alive:
+                continue
+            r = n.reps[p]
+            if r.leader == z.leader and r.epoch == z.leader_epoch and (r.zkv != z.version or r.isr != z.isr):
+                return False
         return True
 
     return check

@@ -339,6 +339,23 @@ def explanations(sys: ControllerSystem) -> dict[str, Callable[..., Any]]:
                     )
         return _first(out)
 
+    def leader_isr_matches_zookeeper(s: State) -> list[str]:
+        out = [quiet_note(s)]
+        for p, z in enumerate(s.zk.parts):
+            if z is None or z.leader < 0 or (p // ppt) in s.zk.delete_topics:
+                continue
+            n = s.nodes[z.leader]
+            r = n.reps[p]
+            if not n.alive or r.leader != z.leader or r.epoch != z.leader_epoch:
+                continue
+            if r.zkv != z.version or r.isr != z.isr:
+                out.append(
+                    f"{pn(p)}: leader broker {z.leader} (leader epoch {z.leader_epoch}) caches ISR {_isr(r.isr)} at "
+                    f"zkVersion {r.zkv}; {path(p)} has ISR {_isr(z.isr)} at zkVersion {z.version}: its next ISR "
+                    f"write is conditioned on a stale version"
+                )
+        return _first(out)
+
     def metadata_cache_matches_zookeeper(s: State) -> list[str]:
         zk = s.zk
         live = tuple(b for b, reg in enumerate(zk.brokers) if reg is not None)

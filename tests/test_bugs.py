@@ -54,6 +54,7 @@ def test_bug_key_implies_and_refuses() -> None:
     """A bug sets the variant keys it implies; a contradicting value is one line naming the key."""
     assert ControllerConfig(bug="KAFKA-4229").kafka_version == "0.8"
     assert ControllerConfig(bug="KAFKA-1120").broker_epoch is False
+    assert ControllerConfig(bug="KAFKA-1382").kafka_version == "0.8"
     with pytest.raises(ConfigError, match="broker_epoch: True contradicts bug = KAFKA-1120"):
         ControllerConfig(bug="KAFKA-1120", broker_epoch=True)
     assert type(build(ControllerConfig(bug="KAFKA-1681")).kafka_controller).__name__ == "Kafka1681"

@@ -112,7 +112,6 @@ FAST = [
 ]  # fmt: skip
 
 
-@pytest.mark.slow  # 4.9 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize(("model", "config", "overrides", "expect"), FAST)
 def test_a_violation_found_by_a_search_names_the_entity_at_fault(
     model: str, config: str, overrides: list[str], expect: set[str]
@@ -342,6 +341,9 @@ def _controller_mistakes() -> list[Mistake]:
         Mistake(C, "", [*reassign, "liveness=true", "mutant=no-reassign-isr-watch"], "reassignment_eventually_finished"),
         # the bug zoo's KAFKA-3143: a failover leaves a dead last ISR member leader (6,205 states)
         Mistake(C, small, ["max_session_expiries=1", "bug=KAFKA-3143"], "no_dead_leader_when_quiet"),
+        # the bug zoo's KAFKA-1382: a leader's retried ISR write met BadVersion (18 states)
+        Mistake(C, small, [*no_fault, "max_records=1", "max_zk_connection_losses=1", "bug=KAFKA-1382"],
+                "leader_isr_matches_zookeeper"),
         # test-local mistakes of the fidelity, memory, replication and offline-partition tests
         Mistake(C, small, [], "active_controller_id_from_zookeeper",
                 system=lambda c: ControllerSystem(c, controller=fid._ReadsTheWrongController)),
@@ -387,6 +389,7 @@ FAST_MISTAKES = {
     "new_session_knows_no_controller",
     "broker_epoch_matches_registration",
     "schedule_consistent",
+    "leader_isr_matches_zookeeper",
 }
 
 
