@@ -24,7 +24,9 @@ property fails:
    finds one, that (shortest) trace replaces the ddmin result, and ddmin runs once more.
 
 Properties that can be shrunk: ``always``, ``transition`` and the built-in
-``deadlock``. The result (:class:`Shrunk`) gives the minimal trace as readable steps
+``deadlock``; an ``eventually`` / leads-to counterexample, a lasso, is shortened by
+:mod:`explorer.search.lasso_shrink` instead (its prefix, then its loop, each candidate checked
+whole as ``kafka-mc replay`` checks a lasso; the configuration kept). The result (:class:`Shrunk`) gives the minimal trace as readable steps
 (:meth:`Shrunk.readable`), as a replayable trace file (:meth:`Shrunk.trace_document`,
 schema ``kafka-mc/trace/1``) and as a runnable pytest module
 (:meth:`Shrunk.pytest_source`). The generated test has two modes: ``bug`` (the
@@ -64,12 +66,12 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from explorer.config import ConfigError, load_config
-from explorer.core import ModelSpec, Property, TraceStep, config_to_dict
+from explorer.core import ModelSpec, Property, TraceStep, Violation, config_to_dict
 from explorer.datafiles import DataFileError, check_named_system
 from explorer.encoding import fingerprint
 from explorer.engines.base import ModelError
 from explorer.engines.bfs import check_bfs
-from explorer.explain import explain_end
+from explorer.explain import explain_end, explain_violations
 from explorer.frontend import SECONDS, Bounded, UsageError, check_output_dir, model_spec, system_factory
 from explorer.run_traces import trace_path_of
 from explorer.search import safeio, trace_steps
@@ -553,6 +555,50 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _shrink_lasso_doc(target: Target, doc: dict[str, Any], max_seconds: float) -> Shrunk:
+    """The shrunk lasso of a liveness trace file's ``doc`` (:func:`explorer.search.lasso_shrink.shrink_lasso`:
+    its prefix, then its loop, each by delta debugging, every candidate checked whole as
+    ``kafka-mc replay`` checks a lasso). Its configuration is kept (a note says so)."""
+    from explorer.search.lasso_shrink import shrink_lasso
+
+    config = dict(doc.get("config") or {})
+    system, props, cfg = target.build(config)
+    prop = next((p for p in props if p.name == doc.get("property")), None)
+    if prop is None:
+        raise ShrinkError(f"property {doc.get('property')!r} is not checked in the trace's configuration")
+    steps = doc["steps"]
+    got = shrink_lasso(
+        system,
+        prop,
+        [str(st["action"]) for st in steps[1:]],
+        doc.get("loop_start"),
+        init_fp=steps[0].get("fingerprint"),
+        max_seconds=max_seconds,
+    )
+    trace = trace_steps(got.states, got.actions)
+    v = Violation(
+        prop.name, prop.kind.value, prop.doc, "", len(got.actions), trace, loop_start=got.loop_start
+    )
+    explain_violations(system, props, [v])
+    return Shrunk(
+        target.model,
+        cfg,
+        prop.name,
+        prop.kind.value,
+        prop.doc,
+        v.trace,
+        len(steps) - 1,
+        config,
+        target.system_ref,
+        notes=[
+            "a lasso: its prefix and its loop shrunk by delta debugging, each candidate checked whole "
+            "(the loop closes and is weakly fair, Q never holds in it, P before it); the configuration is kept"
+        ],
+        explanation=list(v.explanation),
+        loop_start=got.loop_start,
+    )
+
+
 def shrink_main(argv: Sequence[str] | None = None) -> int:
     """``kafka-mc shrink TRACE.json [--out-dir DIR] [--no-config]``; returns the exit code.
 
@@ -590,7 +636,7 @@ def shrink_main(argv: Sequence[str] | None = None) -> int:
             raise _UsageError(
                 f"--keep {unknown_keep[0]}: not a key of the trace's configuration (keys: {keys})"
             )
-        if doc.get("kind") not in SHRINKABLE:
+        if doc.get("kind") not in (*SHRINKABLE, "eventually"):
             raise _UsageError(
                 f"{args.trace}: property {prop} is {doc.get('kind')}: only {', '.join(SHRINKABLE)} shrink"
             )
@@ -610,18 +656,21 @@ def shrink_main(argv: Sequence[str] | None = None) -> int:
             print(f"kafka-mc shrink: the trace no longer replays: {e}", file=sys.stderr)
             return 1
         try:
-            out = shrink_trace(
-                target,
-                dict(doc.get("config") or {}),
-                doc["steps"],
-                prop,
-                shrink_config=not args.no_config,
-                use_bfs=not args.no_bfs,
-                bfs_max_states=args.bfs_max_states,
-                max_seconds=args.max_seconds,
-                fixed_keys=args.keep,
-                shrinker=args.shrinker,
-            )
+            if doc.get("kind") == "eventually":  # a lasso: its prefix and loop (explorer.search.lasso_shrink)
+                out = _shrink_lasso_doc(target, doc, args.max_seconds)
+            else:
+                out = shrink_trace(
+                    target,
+                    dict(doc.get("config") or {}),
+                    doc["steps"],
+                    prop,
+                    shrink_config=not args.no_config,
+                    use_bfs=not args.no_bfs,
+                    bfs_max_states=args.bfs_max_states,
+                    max_seconds=args.max_seconds,
+                    fixed_keys=args.keep,
+                    shrinker=args.shrinker,
+                )
         except ShrinkError as e:
             if "does not replay to a violation" in str(e):
                 print(f"kafka-mc shrink: {e}", file=sys.stderr)

@@ -44,6 +44,8 @@ class Shrunk:
     notes: list[str] = field(default_factory=list)
     #: why it fails at its end, in the model's words (:mod:`explorer.explain`)
     explanation: list[str] = field(default_factory=list)
+    #: a liveness lasso's loop: the index of the step whose state the trace returns to
+    loop_start: int | None = None
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.config, self.steps))
@@ -71,6 +73,7 @@ class Shrunk:
             msg,
             self.length,
             self.steps,
+            loop_start=self.loop_start,
             explanation=list(self.explanation),
         )
 
@@ -81,12 +84,18 @@ class Shrunk:
     def readable(self) -> str:
         """The minimal trace as numbered steps with what each changed."""
         head = f"{self.model}: {self.property} ({self.kind}) violated after {self.length} steps"
+        loop = self.loop_start
+        if loop is not None:
+            head += f": a prefix of {loop} steps, then a loop of {self.length - loop} steps repeated forever"
         lines = [head, *(f"  why: {line}" for line in self.explanation)]
         if self.config:
             lines.append("  config: " + ", ".join(f"{k}={show_value(v)}" for k, v in self.config.items()))
         for st in self.steps:
-            lines.append(f"  {st.index:>3}  {st.action or 'initial state'}")
+            mark = "  <- the loop starts here" if st.index == loop else ""
+            lines.append(f"  {st.index:>3}  {st.action or 'initial state'}{mark}")
             lines.extend(f"         {ch}" for ch in st.changes)
+        if loop is not None:
+            lines.append(f"  (back to the state of step {loop}: the loop repeats)")
         return "\n".join(lines)
 
     def pytest_source(self, mode: str = "bug") -> str:
@@ -159,6 +168,8 @@ def pytest_source(shrunk: Shrunk, mode: str = "bug") -> str:
     """
     if mode not in ("bug", "fixed"):
         raise ValueError(f"mode: expected 'bug' or 'fixed', got {mode!r}")
+    if shrunk.kind == "eventually":
+        return _lasso_source(shrunk, mode)
     steps = [{"action": s.action, "fingerprint": s.fingerprint} for s in shrunk.steps]
     steps_src = "[\n" + "".join(f"    {s!r},\n" for s in steps) + "]"
     listing = "\n".join(f"    {s.index:>3}  {s.action or 'initial state'}" for s in shrunk.steps)
@@ -264,5 +275,92 @@ def _build_for_hypothesis(values):
 
 
 {_CHECKS[shrunk.kind]}
+
+{test}'''
+
+
+def _lasso_source(shrunk: Shrunk, mode: str) -> str:
+    """:func:`pytest_source` for a liveness counterexample (``eventually`` / leads-to): the
+    trace replayed step by step and checked whole as ``kafka-mc replay`` checks a lasso
+    (:func:`explorer.search.liveness.replay_lasso`: the loop closes, Q never holds in it, P holds
+    before it, the loop is weakly fair); or, without a loop, the behaviour ends without Q."""
+    steps = [{"action": s.action, "fingerprint": s.fingerprint} for s in shrunk.steps]
+    steps_src = "[\n" + "".join(f"    {s!r},\n" for s in steps) + "]"
+    listing = "\n".join(
+        f"    {s.index:>3}  {s.action or 'initial state'}"
+        + ("  <- the loop starts here" if s.index == shrunk.loop_start else "")
+        for s in shrunk.steps
+    )
+    config_src = "{\n" + "".join(f"    {k!r}: {v!r},\n" for k, v in shrunk.config.items()) + "}"
+    if shrunk.system_ref:
+        build = f'''SYSTEM = {check_system_ref(shrunk.system_ref, "system")!r}
+
+
+def build():
+    """The system and its properties, from the factory with CONFIG as keywords."""
+    module, _, factory = SYSTEM.partition(":")
+    system = getattr(importlib.import_module(module), factory)(**CONFIG)
+    return system, {{p.name: p for p in system.properties()}}
+'''
+        imports = "import importlib\n\n"
+    else:
+        build = f'''MODEL = {shrunk.model!r}
+
+
+def build():
+    """The model and its properties in CONFIG."""
+    spec = get_model(MODEL)
+    config = load_config(spec.config_cls, values=CONFIG)
+    return spec.build(config), {{p.name: p for p in spec.properties(config)}}
+'''
+        imports = "from explorer.config import load_config\nfrom invariants import get_model\n"
+    imports += "from explorer.search.liveness import replay_lasso\nfrom explorer.tracefile import ReplayError, replay_steps\n"
+    name = identifier(shrunk.property)
+    if mode == "bug":
+        purpose = (
+            "This test PASSES while the bug exists: it asserts that the trace is still a lasso\n"
+            "counterexample of the property. It fails once a step no longer replays or the lasso\n"
+            "is no longer one (Q holds in the loop, the loop is not weakly fair...)."
+        )
+        test = f"""def test_{name}_is_violated():
+    system, props = build()
+    states = replay_steps(system, STEPS)  # raises ReplayError if a step no longer replays
+    ok, lines = replay_lasso(system, props[PROPERTY], states, STEPS, LOOP_START)
+    assert ok, f"{{PROPERTY}}: the trace is no longer a counterexample: {{lines}}"
+"""
+    else:
+        purpose = (
+            "This test PASSES once the bug is fixed: the trace no longer replays, or it is no\n"
+            "longer a lasso counterexample of the property. It fails while it still is."
+        )
+        test = f"""def test_{name}_is_fixed():
+    system, props = build()
+    try:
+        states = replay_steps(system, STEPS)
+    except ReplayError:
+        return  # the counterexample's path no longer exists
+    ok, lines = replay_lasso(system, props[PROPERTY], states, STEPS, LOOP_START)
+    assert not ok, f"{{PROPERTY}} is still violated by the lasso: {{lines}}"
+"""
+    why = "".join(f"\n    {line}" for line in shrunk.explanation)
+    why = _doc_safe(f"\n\nWhy it fails (when it was shrunk):{why}") if why else ""
+    head = _doc_safe(f"{shrunk.property} ({shrunk.kind}) in {shrunk.model}").replace("\n", " ")
+    return f'''"""Lasso counterexample of {head}, shrunk by kafka-mc shrink.
+
+{_doc_safe(shrunk.doc)}
+
+{purpose}
+
+Steps (the loop returns to the state of step {shrunk.loop_start}):
+{_doc_safe(listing)}{why}
+"""
+
+{imports}
+CONFIG = {config_src}
+PROPERTY = {shrunk.property!r}
+LOOP_START = {shrunk.loop_start!r}
+STEPS = {steps_src}
+
+{build}
 
 {test}'''

@@ -921,7 +921,8 @@ def properties(config: ControllerConfig) -> list[Property]:
                 "a ZooKeeper session expires with a write of its client in flight",
             )
         )
-    if config.max_session_expiries + config.max_restarts > 0 and faults:
+    if config.max_session_expiries + config.max_restarts > 0 and faults and config.brokers > 1:
+        # one broker never writes its own partition's leader -1 (no other controller is left to)
         props.append(
             reachable(
                 "partition_offline_and_back",

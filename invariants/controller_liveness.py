@@ -24,7 +24,13 @@ A property's ``P`` and ``Q`` read only ZooKeeper, the brokers' processes and the
 - ``event_queue_eventually_drains``: a running broker's controller event queue eventually empties
   (seed 004 ControllerEventManager);
 - ``isr_change_eventually_propagated``: an ``/isr_change_notification`` child is eventually
-  processed and deleted (seed 003 IsrChangeNotification, deleteIsrChangeNotifications).
+  processed and deleted (seed 003 IsrChangeNotification, deleteIsrChangeNotifications);
+- ``marked_topic_eventually_deleted`` (with topic deletions): a topic marked for deletion whose
+  replicas' brokers are up is eventually deleted and the controller forgets it (seed 001
+  TopicDeletionManager, completeDeleteTopic);
+- ``reassignment_eventually_finished`` (with reassignments): a reassignment whose targets are up
+  eventually leaves ``/admin/reassign_partitions`` and ``partitionsBeingReassigned``, its leader
+  knowing the new assignment (seed 001 分区副本迁移, onPartitionReassignment).
 
 Example
 -------

@@ -196,6 +196,7 @@ def test_explorer_imports_no_model_and_no_invariants() -> None:
     assert bad == []
 
 
+@pytest.mark.slow  # 1.1 CPU-s in a loaded default run (2026-11-29)
 def test_only_the_front_ends_name_the_registry_to_importlib() -> None:
     named: list[str] = []
     for name, path in SOURCES.items():

@@ -233,6 +233,7 @@ def test_resume_conflicts_are_exit_2(tmp_path: Path, capsys: Any) -> None:
     assert "no checkpoint there" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # 0.8 CPU-s in a loaded default run (2026-11-29)
 def test_resume_may_give_a_run_more_time(tmp_path: Path, capsys: Any) -> None:
     """A run that ran out of time resumes with a larger ``--max-seconds`` (the whole run's) and
     completes; without one it keeps the checkpoint's budget."""

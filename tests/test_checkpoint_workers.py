@@ -26,6 +26,7 @@ def _armed(monkeypatch: Any, points: list[str]) -> dict[str, int]:
     return arm(monkeypatch, [levels, checkpoint], points)
 
 
+@pytest.mark.slow  # 2.0 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("serial_below", [2, 6], ids=["forked-early", "forked-after-a-snapshot"])
 @pytest.mark.parametrize("system", [Grid(12, limit=8), LabelledGrid(9)], ids=["violations", "labels"])
 def test_killed_at_several_points_then_resumed_equals_uninterrupted(

@@ -439,6 +439,7 @@ def test_every_numeric_option_is_bounded() -> None:
     assert [(v, o) for v, o, t in NUMERIC if not isinstance(t, Bounded)] == []
 
 
+@pytest.mark.slow  # 3.1 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("verb, option, kind", NUMERIC, ids=[f"{v}{o}" for v, o, _ in NUMERIC])
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
@@ -476,6 +477,7 @@ def test_replay_property_near_miss(tmp_path: Path, capsys: pytest.CaptureFixture
     assert code == 2 and "(did you mean 'sum_below_limit'?)" in err and "(it holds: " in err
 
 
+@pytest.mark.slow  # 1.2 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize(
     "args", [[], ["--workers", "2"], ["--visited", "fingerprints"]], ids=["bfs", "workers", "lean"]
 )

@@ -93,6 +93,7 @@ VARIANTS = [
 ]
 
 
+@pytest.mark.slow  # 2.2 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("prop, overrides, length", VARIANTS)
 def test_variant_breaks_property(prop: str, overrides: list[str], length: int) -> None:
     r = run(None, overrides, only=prop)
@@ -151,6 +152,7 @@ MUTANTS = [
 ]
 
 
+@pytest.mark.slow  # 2.7 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("mutant, prop", MUTANTS)
 def test_mutant_breaks_property(mutant: str, prop: str) -> None:
     r = run(SMALL, [f"mutant={mutant}", "max_session_expiries=1"], only=prop)

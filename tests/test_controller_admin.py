@@ -214,6 +214,7 @@ SAFETY = [
 ]
 
 
+@pytest.mark.slow  # 1.0 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("path, overrides, mutant, prop, length", SAFETY)
 def test_mutant_breaks_safety(
     path: str | None, overrides: list[str], mutant: str, prop: str, length: int
@@ -223,6 +224,7 @@ def test_mutant_breaks_safety(
     _replays(path, [*overrides, f"mutant={mutant}"], r.violations[0])
 
 
+@pytest.mark.slow  # 1.0 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize(
     "path, overrides, prop",
     [

@@ -191,6 +191,7 @@ DEPOSED = [
 ]
 
 
+@pytest.mark.slow  # 2.3 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("mutant, prop, length, followed", DEPOSED)
 def test_deposed_controller_properties_fail_on_queued_expiry(
     mutant: str, prop: str, length: int, followed: int
@@ -288,6 +289,7 @@ def test_isr_change_notifications_are_sequential() -> None:
     assert t.zk.isr_changes == ((0, 2),)
 
 
+@pytest.mark.slow  # 5.5 CPU-s in a loaded default run (2026-11-29)
 def test_unclean_enable_without_an_election_leaves_a_partition_leaderless(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

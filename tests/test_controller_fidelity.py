@@ -279,6 +279,7 @@ class _DeadBrokerStartsShutdown:
         return [*self.sys.successors_labelled(s), *((a, t, ()) for a, t in self._wrong(s))]
 
 
+@pytest.mark.slow  # 2.6 CPU-s in a loaded default run (2026-11-29)
 def test_dead_broker_memory_property_holds_and_catches_a_dead_broker_step() -> None:
     """``dead_broker_holds_no_process_memory`` holds on the model and fails, at the first
     crash, on a model in which a dead broker still takes a step."""
@@ -314,6 +315,7 @@ class _UncountedRestart:
         return [(a, self._fix(s, a, t), labels) for a, t, labels in self.sys.successors_labelled(s)]
 
 
+@pytest.mark.slow  # 1.4 CPU-s in a loaded default run (2026-11-29)
 def test_fault_budget_property_holds_and_catches_an_uncounted_restart() -> None:
     """``faults_within_budget`` holds on the model and fails once a second restart opens a
     session beyond ``max_restarts + max_session_expiries``, although the counter says one."""
@@ -348,6 +350,7 @@ def _response_names_partition_0(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ReplicaManager, "stop_replica_response", wrong)
 
 
+@pytest.mark.slow  # 1.0 CPU-s in a loaded default run (2026-11-29)
 def test_stop_replica_response_property_catches_a_response_naming_other_partitions(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -559,6 +562,7 @@ class _DropsWatchEvent(ZooKeeperServer):
             super().fire_watches(nodes, ev, who, skip)
 
 
+@pytest.mark.slow  # 1.3 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize(
     ("dropped", "steps", "kind"),
     [(ControllerChange, 6, "ZkServe"), (Reelect, 1, "SessionExpire"), (BrokerChange, 1, "SessionExpire")],

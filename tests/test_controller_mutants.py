@@ -35,6 +35,7 @@ CAUGHT = [
 ]
 
 
+@pytest.mark.slow  # 2.9 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize(("path", "mutant", "prop"), CAUGHT)
 def test_mutant_is_caught(path: str, mutant: str, prop: str) -> None:
     extra = ["max_session_expiries=1"] if path == SMALL else []

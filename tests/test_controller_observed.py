@@ -225,6 +225,7 @@ SHUTDOWNS = [
 ]
 
 
+@pytest.mark.slow  # 0.9 CPU-s in a loaded default run (2026-11-29)
 def test_two_shutdowns_part_the_0_8_and_2x_controlled_shutdown_selectors() -> None:
     """After the first controller's controlled shutdown, the broker rejoins its partition's ISR by
     fetching and then stops; the new controller, which read it dead at failover, shuts down too.
@@ -242,6 +243,7 @@ def test_two_shutdowns_part_the_0_8_and_2x_controlled_shutdown_selectors() -> No
     assert runs == {"2.x": (1759, []), "0.8": (1771, [("elected_leader_is_live", 18)])}
 
 
+@pytest.mark.slow  # 4.2 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("faults", [0, 1])
 def test_a_controlled_shutdown_acting_on_a_single_replica_partition_fails_skips_single_replica(
     monkeypatch: pytest.MonkeyPatch, faults: int

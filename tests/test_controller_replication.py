@@ -104,6 +104,7 @@ def test_leader_hw_property_catches_an_append_that_does_not_advance_it() -> None
     assert bad.violations[0].trace[-1].action_kind == "Produce"
 
 
+@pytest.mark.slow  # 0.8 CPU-s in a loaded default run (2026-11-29)
 def test_truncation_property_catches_a_follower_keeping_a_divergent_record() -> None:
     c = load_config(ControllerConfig, SMALL, RECORDS_RESTART)
     names = {"follower_log_is_leader_prefix"}

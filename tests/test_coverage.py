@@ -141,6 +141,7 @@ def _cli_json(tmp_path: Path, argv: list[str]) -> dict[str, Any]:
     return json.loads(out.read_text())
 
 
+@pytest.mark.slow  # 2.1 CPU-s in a loaded default run (2026-11-29)
 def test_sampling_engines_count_a_subset_of_bfs_labels(tmp_path: Path) -> None:
     path = str(ROOT / "configs" / "controller-small.toml")
     full = bfs_labels(path=path)
@@ -190,6 +191,7 @@ def test_topic_deletion_labels_its_replica_edges_and_znodes() -> None:
     assert labels["zk_writes"]["/brokers/topics/0"]["changed"] > 0
 
 
+@pytest.mark.slow  # 1.5 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize(
     ("overrides", "strategy", "path"),
     [

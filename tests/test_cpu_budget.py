@@ -91,6 +91,7 @@ def test_a_default_test_over_the_limit_fails_naming_the_marker(
     assert r.ret == 1
 
 
+@pytest.mark.slow  # 0.7 CPU-s in a loaded default run (2026-11-29)
 def test_no_limit_and_a_bad_limit(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KAFKA_MC_TEST_CPU_LIMIT", "0")
     project.runpytest("-m", "not heavy and not spark and not deep").assert_outcomes(passed=3, deselected=4)

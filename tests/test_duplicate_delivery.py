@@ -71,6 +71,7 @@ def test_state_counts_are_pinned_and_every_property_holds(sets: dict[str, Any], 
     assert ("DuplicateDelivery" in r.coverage["actions"]) == bool(sets)
 
 
+@pytest.mark.slow  # 0.8 CPU-s in a loaded default run (2026-11-29)
 def test_the_step_applies_the_request_keeps_it_queued_and_loses_the_response() -> None:
     system = ControllerSystem(small(max_duplicate_deliveries=1, max_restarts=1))
     rule = the_rule()
@@ -127,6 +128,7 @@ def test_a_trace_with_a_duplicate_replays() -> None:
     assert states[-1] == target
 
 
+@pytest.mark.slow  # 1.0 CPU-s in a loaded default run (2026-11-29)
 def test_the_fault_grows_the_state_space() -> None:
     """The fault reaches states nothing else does (9,886 against 3,344 with a restart)."""
     counts = []

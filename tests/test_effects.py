@@ -148,6 +148,7 @@ def _edges(system: Any, limit: int) -> Iterator[tuple[Any, Any, Any]]:
         frontier = nxt
 
 
+@pytest.mark.slow  # 1.8 CPU-s in a loaded default run (2026-11-29)
 def test_properties_and_coverage_see_the_synthetic_steps(twins: dict[type, faults.FaultRule]) -> None:
     """On every step from the first 1,500 states of each case, the synthetic fault's twin of
     the step gets the same guard and verdict from every transition property, the same

@@ -259,6 +259,7 @@ def test_continue_reports_held_for_properties_that_held() -> None:
     assert stopped.properties["monotone"]["status"] == "unknown"
 
 
+@pytest.mark.slow  # 1.1 CPU-s in a loaded default run (2026-11-29)
 def test_collector_paused_during_search_and_restored_after() -> None:
     import gc
 

@@ -30,6 +30,7 @@ def stale_keys(why: dict[str, str]) -> list[str]:
     return [k for k in why if (k not in ids if "/" in k else k not in names)]
 
 
+@pytest.mark.slow  # 1.0 CPU-s in a loaded default run (2026-11-29)
 def test_every_equivalent_key_names_a_mutant_of_today_s_source() -> None:
     why = load_equivalent(TABLE)
     assert len(why) > 40 and stale_keys(why) == []
@@ -42,6 +43,7 @@ def test_every_source_key_is_a_key_not_a_line() -> None:
     assert [k for k in keys if "/" in k and not is_key(k)] == []
 
 
+@pytest.mark.slow  # 1.7 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("shift", ["+1", "+2"])
 def test_a_stale_key_is_found(tmp_path: Path, shift: str) -> None:
     """A key moved off its mutant (statements added above it in its function, the key not) is reported."""

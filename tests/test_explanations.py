@@ -112,6 +112,7 @@ FAST = [
 ]  # fmt: skip
 
 
+@pytest.mark.slow  # 4.9 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize(("model", "config", "overrides", "expect"), FAST)
 def test_a_violation_found_by_a_search_names_the_entity_at_fault(
     model: str, config: str, overrides: list[str], expect: set[str]

@@ -240,6 +240,7 @@ def switches() -> Switches:
     return Switches()
 
 
+@pytest.mark.slow  # 1.8 CPU-s in a loaded default run (2026-11-29)
 def test_shrink_leaves_nothing_of_hypothesis_in_the_working_directory(tmp_path: Path) -> None:
     """``kafka-mc shrink`` runs Hypothesis with its home in a temporary folder: no
     ``.hypothesis`` (example database, constants cache) appears where it was started, and the
@@ -273,6 +274,7 @@ def test_shrink_leaves_nothing_of_hypothesis_in_the_working_directory(tmp_path: 
     ]
 
 
+@pytest.mark.slow  # 1.7 CPU-s in a loaded default run (2026-11-29)
 def test_the_hypothesis_engine_with_a_database_folder_leaves_nothing_in_the_working_directory(
     tmp_path: Path,
 ) -> None:

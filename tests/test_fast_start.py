@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("numpy", "scipy", "networkx", "z3", "hypothesis", "pyspark")
 
 
+@pytest.mark.slow  # 1.2 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("argv", [["--help"], ["models"], ["check", "--help"], ["release", "--help"]])
 def test_the_quick_verbs_import_no_heavy_dependency(argv: list[str]) -> None:
     code = (

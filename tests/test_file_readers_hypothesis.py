@@ -265,6 +265,7 @@ def _replay_property(valid: dict[str, Any], data: st.DataObject, capsys: pytest.
         check()
 
 
+@pytest.mark.slow  # 1.5 CPU-s in a loaded default run (2026-11-29)
 @fast(FEW)
 @given(data=st.data())
 def test_replay_and_shrink_of_a_mutated_file(
@@ -400,6 +401,7 @@ def _others_property(data: st.DataObject) -> None:
         check()
 
 
+@pytest.mark.slow  # 0.9 CPU-s in a loaded default run (2026-11-29)
 @fast(FEW)
 @given(data=st.data())
 def test_results_mutation_suite_and_config_files_are_data(data: st.DataObject) -> None:

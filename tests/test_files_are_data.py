@@ -419,6 +419,7 @@ def dynamic_imports(source: str) -> list[tuple[str, int]]:
     return found
 
 
+@pytest.mark.slow  # 1.0 CPU-s in a loaded default run (2026-11-29)
 def test_no_import_of_a_name_that_came_from_a_file() -> None:
     """Every dynamic import in ``explorer/`` is on :data:`ALLOWED` (and every entry there is still
     used: an allow-list that outlives its call site would hide a new one there)."""

@@ -27,6 +27,7 @@ def test_profiles_are_registered() -> None:
     assert quick.deadline is None and thorough.deadline is None
 
 
+@pytest.mark.slow  # 2.2 CPU-s in a loaded default run (2026-11-29)
 def test_violation_is_shrunk_to_the_shortest_trace_and_replays() -> None:
     g = Grid(6, limit=4)
     r = check_hypothesis(g, g.properties(), seed=0, database=False)
@@ -129,6 +130,7 @@ def _small_configs() -> list[tuple[str, Path | None]]:
     return out
 
 
+@pytest.mark.slow  # 4.8 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize(("name", "path"), _small_configs(), ids=[n for n, _ in _small_configs()])
 def test_every_registered_model_runs_under_the_quick_profile(name: str, path: Path | None) -> None:
     try:

@@ -171,6 +171,7 @@ def same_workers(system: Any, props: list[Any], **kw: Any) -> CheckResult:
     return a
 
 
+@pytest.mark.slow  # 1.3 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("keep_going", [False, True])
 def test_workers_toys_equal_bfs(keep_going: bool) -> None:
     for g in (Grid(6), Grid(4, limit=5), Grid(5, terminal=False), LabelledGrid(8, limit=12)):

@@ -73,6 +73,7 @@ def test_the_table_names_files_to_move() -> None:
     assert len(FILES) >= 10 and all((ROOT / f).is_file() for f in FILES)
 
 
+@pytest.mark.slow  # 1.5 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_only_the_key_survives_a_moved_function_body(scheme: str) -> None:
     survived = {f: keys_survive(SCHEMES[scheme], f) for f in FILES}

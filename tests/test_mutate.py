@@ -145,6 +145,7 @@ def test_toy_crash_kills_and_timeout(tmp_path: Path) -> None:
     assert code == 1 and doc["mutants"][0]["status"] == "timeout"
 
 
+@pytest.mark.slow  # 0.7 CPU-s in a loaded default run (2026-11-29)
 def test_baseline_must_pass_and_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["mutate", "--system", "tests.toy_mutation:make", "--quiet"]
     assert main([*argv, "--set", "limit=100000000", "--max-seconds", "0.3"]) == 2
@@ -198,6 +199,7 @@ def test_controller_small_sample(tmp_path: Path) -> None:
     assert len(doc["mutants"]) == 7 and all(m["status"] != "not run" for m in doc["mutants"])
 
 
+@pytest.mark.slow  # 1.9 CPU-s in a loaded default run (2026-11-29)
 def test_results_file_resumes_a_stopped_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """--results FILE: each finished mutant is appended as it ends; a run started again on the
     file skips what it holds (and refuses a file written for other entries or options)."""
@@ -221,6 +223,7 @@ def test_results_file_resumes_a_stopped_run(tmp_path: Path, capsys: pytest.Captu
     assert out == 2 and "written by another run (its keep_going setting" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # 1.9 CPU-s in a loaded default run (2026-11-29)
 def test_an_equivalence_found_after_the_run_applies_on_resume(tmp_path: Path) -> None:
     """A survivor that the catalogue lists as equivalent after its run is reported equivalent
     when the results file is read again (its cells kept); a killed mutant stays killed."""
@@ -255,6 +258,7 @@ def _statuses(doc: dict) -> dict[str, str]:
     return {m["name"]: m["status"] for m in doc["mutants"]}
 
 
+@pytest.mark.slow  # 1.4 CPU-s in a loaded default run (2026-11-29)
 def test_a_mutant_no_entry_reaches_is_not_covered_and_runs_nothing(tmp_path: Path) -> None:
     """The entries' lines are traced once; a mutant of a statement no entry executes is "not
     covered" at once (no worker runs), the others run as before."""
@@ -278,6 +282,7 @@ def test_a_mutant_no_entry_reaches_is_not_covered_and_runs_nothing(tmp_path: Pat
     assert doc["line_coverage"]["explained"] == 0 and "no reason given" in html
 
 
+@pytest.mark.slow  # 1.0 CPU-s in a loaded default run (2026-11-29)
 def test_the_catalogue_says_why_a_statement_is_never_executed(tmp_path: Path) -> None:
     """An ``[unreached]`` table (beside ``[equivalent]``) gives, per function, why no entry
     executes its missed statements: the measure counts them, the report shows the reason."""

@@ -121,12 +121,14 @@ SMALL_CONFIGS = [
 ]
 
 
+@pytest.mark.slow  # 3.1 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("model, path, overrides", SMALL_CONFIGS)
 def test_small_configs_equal_bfs(model: str, path: str, overrides: list[str]) -> None:
     system, props = build(model, path, overrides)
     same(system, props, keep_going=True, serial_below=8)
 
 
+@pytest.mark.slow  # 5.2 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize(
     "mutant", ["no-epoch-bump", "epoch-reset", "no-leader-epoch-bump", "skip-replica-init"]
 )
@@ -170,6 +172,7 @@ def test_packed_workers_equal_bfs(batch: int, max_states: int | None) -> None:
     assert st.packed and comparable(b) == comparable(a)
 
 
+@pytest.mark.slow  # 1.7 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("model, path, overrides", SMALL_CONFIGS[:2])
 def test_packed_workers_equal_bfs_on_the_controller(model: str, path: str, overrides: list[str]) -> None:
     system, props = build(model, path, overrides)

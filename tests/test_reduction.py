@@ -98,6 +98,7 @@ def test_a_system_without_footprints_is_searched_in_full_with_a_note() -> None:
     assert any("declares no action footprints" in n for n in r.notes)
 
 
+@pytest.mark.slow  # 1.3 CPU-s in a loaded default run (2026-11-29)
 def test_reduce_on_the_command_line() -> None:
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -180,6 +181,7 @@ def watcher(p: RandomProcs) -> Any:
     return dataclasses.replace(always("watch", bool, "true"), reads=frozenset(f"v{v}" for v in p.prop_vars))
 
 
+@pytest.mark.slow  # 1.0 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("batch", range(4))
 def test_reduced_search_agrees_on_random_programs(batch: int) -> None:
     """Random shared-variable programs (some looping): the same violations and witnesses, every

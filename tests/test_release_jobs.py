@@ -142,6 +142,7 @@ def _same_as_the_exact_set(name: str, passes: bool = True) -> None:
     assert b.status == "pass" or not passes
 
 
+@pytest.mark.slow  # 1.3 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("name", FAST)
 def test_fast_entries_with_fingerprints_equal_the_exact_set(name: str) -> None:
     _same_as_the_exact_set(name)

@@ -466,6 +466,7 @@ def _interrupt(tmp_path: Path, sig: signal.Signals, delay: float, workers: int) 
     assert not any(_alive(k) for k in kids), "orphan workers"
 
 
+@pytest.mark.slow  # 2.2 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_stops_the_search_with_a_consistent_partial_result(
     tmp_path: Path, sig: signal.Signals
@@ -548,6 +549,7 @@ def _documents(draw: st.DrawFn, model: str) -> tuple[str, list[str]]:
     return "\n".join(lines) + "\n", sets
 
 
+@pytest.mark.slow  # 1.3 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("model", MODELS)
 def test_fuzz_config_loader(model: str, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Random TOML documents and --set strings: exit 2 with one line and nothing written, or a run."""

@@ -457,6 +457,7 @@ def test_default_suite_is_valid_and_requires_controller_coverage() -> None:
     assert entries["controller-topic-creation"].require["require_witnesses"] is True
 
 
+@pytest.mark.slow  # 0.9 CPU-s in a loaded default run (2026-11-29)
 def test_release_runs_the_entries_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``release --entries`` runs those entries only (the failing one left out: exit 0, and the
     report holds just the two); ``--list`` names the entries; a near miss is a one-line error."""
@@ -544,6 +545,7 @@ def test_a_mutation_result_with_any_value_is_read_or_refused_in_one_line(
         assert "\n" not in problem and problem.split(":")[0].split("[")[0].split(".")[0] == path[0]
 
 
+@pytest.mark.slow  # 0.7 CPU-s in a loaded default run (2026-11-29)
 def test_release_refuses_a_mutation_result_with_a_bad_value(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -317,6 +317,7 @@ def _write(folder: Path, name: str, content: str | dict[str, Any]) -> Path:
     return f
 
 
+@pytest.mark.slow  # 1.4 CPU-s in a loaded default run (2026-11-29)
 def test_malformed_history_files_are_skipped_listed_and_never_compared(
     tmp_path: Path, real_run: dict[str, Any], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -71,6 +71,7 @@ def test_the_reductions_really_reduce_with_fingerprints() -> None:
     )
 
 
+@pytest.mark.slow  # 3.9 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("reduce", ["none", "symmetry"])
 @pytest.mark.parametrize("model, path, overrides", SMALL_CONFIGS[:3])
 def test_small_configurations_under_every_visited_set(

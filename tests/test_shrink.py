@@ -167,6 +167,7 @@ def test_generated_test_passes_while_the_bug_exists_and_fails_once_it_is_gone() 
         out.pytest_source("maybe")
 
 
+@pytest.mark.slow  # 1.2 CPU-s in a loaded default run (2026-11-29)
 def test_registered_model_trace_shrinks_and_its_test_runs() -> None:
     if "simple-timing-wheel" not in invariants.MODEL_MODULES:
         pytest.skip("simple-timing-wheel is not registered")

@@ -248,6 +248,7 @@ def implementations() -> list[tuple[str, Callable[[type], Any]]]:
     return out
 
 
+@pytest.mark.slow  # 2.3 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("impl", [name for name, _ in implementations()])
 @settings(max_examples=200, deadline=None)
 @given(
@@ -333,6 +334,7 @@ def slicing(t: tuple, i: int, v: Any) -> tuple:
     return (*t[:i], v, *t[i + 1 :])
 
 
+@pytest.mark.slow  # 1.5 CPU-s in a loaded default run (2026-11-29)
 @settings(max_examples=300, deadline=None)
 @given(st.lists(leaves, min_size=1, max_size=12).map(tuple), st.data())
 def test_set_item_equals_slicing(t: tuple, data: st.DataObject) -> None:

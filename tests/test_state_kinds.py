@@ -196,6 +196,7 @@ def _check_renaming(name: str) -> int:
     return pairs
 
 
+@pytest.mark.slow  # 1.1 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("name", _names(4))
 def test_renaming_round_trips_on_generated_variants(name: str) -> None:
     _check_renaming(name)

@@ -206,6 +206,7 @@ values = st.recursive(
 )
 
 
+@pytest.mark.slow  # 0.7 CPU-s in a loaded default run (2026-11-29)
 @given(st.lists(values, max_size=6))
 @settings(max_examples=80, deadline=None)
 def test_random_values_round_trip(xs: list[Any]) -> None:

@@ -151,6 +151,7 @@ def _record_explorer_contexts(monkeypatch: pytest.MonkeyPatch) -> list[z3.Contex
     return seen
 
 
+@pytest.mark.slow  # 0.8 CPU-s in a loaded default run (2026-11-29)
 def test_a_prove_function_holds_whatever_ran_before_in_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
     with fresh_z3_context():
         polluted = z3.main_ctx()
@@ -181,6 +182,7 @@ def _undecorated_timing_proofs() -> list[Obligation]:
     ]
 
 
+@pytest.mark.slow  # 0.8 CPU-s in a loaded default run (2026-11-29)
 def test_check_symbolic_runs_each_obligation_in_a_fresh_context(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = _record_explorer_contexts(monkeypatch)
     with fresh_z3_context():
@@ -357,6 +359,7 @@ def test_controller_core_bfs_agrees() -> None:
     assert {v.property for v in bad.violations} & {"one_controller_per_epoch", "each_epoch_won_once"}
 
 
+@pytest.mark.slow  # 0.8 CPU-s in a loaded default run (2026-11-29)
 def test_controller_election_target() -> None:
     r = check_symbolic("controller-election", config={"brokers": 2, "max_k": 3})
     assert r.exit_reason is ExitReason.COMPLETE, r.notes

@@ -212,6 +212,7 @@ def test_group_is_closed(name: str) -> None:
         assert {g(s) for s in init} == set(init)
 
 
+@pytest.mark.slow  # 4.9 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("size", SAMPLES)
 @pytest.mark.parametrize("name", NAMES)
 def test_permutations_are_bijections_and_commute_with_the_rules(name: str, size: tuple[int, int]) -> None:
@@ -233,6 +234,7 @@ def _all_properties(cfg: ControllerConfig) -> list[Property]:
     return props + [p for p in live if p.name not in names]
 
 
+@pytest.mark.slow  # 4.9 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("size", SAMPLES)
 @pytest.mark.parametrize("name", NAMES)
 def test_properties_marked_symmetric_are_invariant(name: str, size: tuple[int, int]) -> None:

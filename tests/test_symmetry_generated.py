@@ -118,6 +118,7 @@ def _names(sample: int | None) -> list[str]:
     return sorted(random.Random(31).sample(names, min(sample, len(names))))
 
 
+@pytest.mark.slow  # 1.6 CPU-s in a loaded default run (2026-11-29)
 @pytest.mark.parametrize("name", _names(DEFAULT_SAMPLE))
 def test_a_sample_of_the_generated_variants(name: str) -> None:
     _check(name)

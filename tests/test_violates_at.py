@@ -33,6 +33,7 @@ def _release(tmp_path: Path, extra: str) -> tuple[int, Path]:
     return main(["release", "--suite", str(suite), "--report-dir", str(out), "--quiet"]), out
 
 
+@pytest.mark.slow  # 1.2 CPU-s in a loaded default run (2026-11-29)
 def test_pinned_lengths_pass_and_a_moved_one_fails(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

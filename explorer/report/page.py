@@ -68,7 +68,7 @@ th{background:#f1f4f9} td.num{text-align:right;font-variant-numeric:tabular-nums
 table.matrix th{position:sticky;top:0;z-index:1} table.matrix td.prop{text-align:left;max-width:22em;font-size:.78em} table.matrix td.prop code{overflow-wrap:anywhere} table.matrix td a{color:inherit}
 .unknown,.unchecked{color:#9a6700} .muted{color:#667085} code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace}
 .changes{margin:0;padding-left:1.1em;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88em}
-.loop{background:#fff6e0} details{margin:.4em 0} summary{cursor:pointer}
+.loop{background:#fff6e0} .loopstart{outline:2px solid #e0a030} details{margin:.4em 0} summary{cursor:pointer}
 .diagrams{display:flex;flex-wrap:wrap;gap:1.2em;align-items:flex-start} figure{margin:.4em 0}
 figcaption{font-size:.9em;color:#667085} .figs{font-size:1.05em} .met{color:#17703a} .unmet{color:#b3261e;font-weight:600}
 .legend{font-size:.85em;color:#667085}
@@ -330,6 +330,8 @@ def _violation(
     rows = []
     for st in trace:
         cls = ' class="loop"' if loop is not None and st["index"] > loop else ""
+        if loop is not None and st["index"] == loop:
+            cls = ' class="loopstart"'  # the last step of the prefix: the state the loop returns to
         cells = []
         for a in cols:
             mine = [(c, *actor_of_change(c, layout)) for c in st["changes"]]
@@ -346,7 +348,8 @@ def _violation(
             + f"<td class='mono muted'>{_e(st['fingerprint'])}</td></tr>"
         )
     loop_note = (
-        f"<p>Lasso: the highlighted steps after step {_e(loop)} repeat forever.</p>"
+        f"<p>Lasso: steps 0 to {_e(loop)} are the prefix; the highlighted steps after step {_e(loop)} are "
+        f"the loop, which returns to the state of step {_e(loop)} (outlined) and repeats forever.</p>"
         if loop is not None
         else ""
     )
