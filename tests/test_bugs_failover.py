@@ -16,7 +16,9 @@ from model.controller.state import State
 from model.state_machines import PartitionState
 
 #: controller-small with one session expiry (the bug's entry, without the key's value)
-SMALL = dict(brokers=2, topics=1, replication_factor=2, max_crashes=1, max_restarts=0, max_session_expiries=1)
+SMALL: dict[str, Any] = dict(
+    brokers=2, topics=1, replication_factor=2, max_crashes=1, max_restarts=0, max_session_expiries=1
+)
 
 
 def _only(c: ControllerConfig, name: str) -> list[Any]:
@@ -59,7 +61,7 @@ def test_recursive_deletion_leaves_a_half_deleted_topic_to_the_next_controller()
     """With the znodes deleted one request at a time, a controller that dies between them
     leaves a half-deleted topic, which the next controller fails over with (without the key a
     topic's znodes go in one step and no such state is reachable)."""
-    admin = dict(
+    admin: dict[str, Any] = dict(
         brokers=2,
         topics=2,
         assignment=((0, 1), (1,)),
