@@ -9,7 +9,9 @@ channel). Faults (broker crash, restart, ZooKeeper session expiry on the server)
 ordinary actions bounded by budgets. Sources: seed 004 lines 1160-1420 (2.x ``elect``,
 ``onControllerFailover``, ``onControllerResignation``), seed 001 (duties, znodes,
 ``onBrokerStartup`` / ``onBrokerFailure``), seed 003 (state machine startup,
-``doElectLeaderForPartitions``, ``leaderForOffline``), seed 002
+``doElectLeaderForPartitions``, ``leaderForOffline``; the replica state machine's startup
+moves only the live replicas, Kafka 0.8 to 2.2's, and ``offline_replicas_on_startup`` adds
+Kafka 2.3's OfflineReplica batch for the dead ones, KAFKA-3143), seed 002
 (``doRemoveReplicasFromIsr``), seed 000 (the 0.8 ``ZookeeperLeaderElector`` and
 ``onControllerFailover``: the ``elector = legacy`` variant; the whole 0.8 controller with
 ``kafka_version = "0.8"``, ``v08.py``).
@@ -120,7 +122,10 @@ configurations without them have the state spaces they had)
   partitions of onBrokerFailure skip topics queued for deletion. The later 2.x replica table
   (OfflineReplica -> ReplicaDeletionIneligible) is used. Kafka attempts and only logs invalid
   transitions for replicas already deleted when their broker fails or restarts; the model skips
-  them like Kafka (``strict_deletion_transitions`` records them). The controller drops its
+  them like Kafka (``strict_deletion_transitions`` records them). ``completeDeleteTopic``
+  deletes the topic's znodes in one step; ``recursive_topic_deletion`` sends them one request
+  at a time as Kafka does (each partition's state znode, the topic's, the deletion znode), so a
+  controller that dies in between leaves a half-deleted topic (KAFKA-6650). The controller drops its
   queued requests to dead and bounced brokers (``removeBroker``).
   ``deletion_ignores_stale_broker_epoch`` (default false, Kafka as written) fixes a liveness gap
   the model finds: a StopReplica(delete) rejected by a broker's new incarnation fails the round
