@@ -451,11 +451,14 @@ def topic_created_online(sys: ControllerSystem):
 
 def deleted_topics_gone(sys: ControllerSystem):
     ppt = sys.ppt
+    recursive = sys.cfg.recursive_topic_deletion
 
     def check(s: State) -> bool:
         """A deleted topic leaves nothing in ZooKeeper (partition states, ISR change
         notifications, ``/admin/delete_topics``) nor in the context of the current controller
-        (partition and replica states, leadership, deletion and reassignment sets).
+        (partition and replica states, leadership, deletion and reassignment sets). With
+        ``recursive_topic_deletion`` the deletion ends with ``deleteTopicDeletions``, a request
+        of its own: a topic still under ``/admin/delete_topics`` is not deleted yet.
 
         >>> check(build(ControllerConfig(max_topic_deletions=1)).init_states()[0])
         True
@@ -463,6 +466,8 @@ def deleted_topics_gone(sys: ControllerSystem):
         zk = s.zk
         for t in zk.gone:
             ps = range(t * ppt, (t + 1) * ppt)
+            if recursive and t in zk.delete_topics:
+                continue
             if (
                 t in zk.delete_topics
                 or any(zk.parts[p] is not None for p in ps)
@@ -589,9 +594,7 @@ def _up(s: State, b: int) -> bool:
 
 
 def active_controller(s: State) -> bool:
-    """Some running broker owns ``/controller`` with its live session (or ``/controller`` names it
-    under a session ZooKeeper expired and kept: ``faults/orphaned_session.py``) and acts as
-    controller.
+    """Some running broker owns ``/controller`` with its live session and acts as controller.
 
     >>> active_controller(build(ControllerConfig()).init_states()[0])
     True
@@ -600,8 +603,7 @@ def active_controller(s: State) -> bool:
     if c is None:
         return False
     n = s.nodes[c[0]]
-    # c[1] differs from n.session only when that session's expiry left /controller in place
-    return n.alive and not n.expired and n.ctx is not None
+    return n.alive and not n.expired and n.session == c[1] and n.ctx is not None
 
 
 def leaderless_with_live_isr(sys: ControllerSystem):

@@ -19,7 +19,11 @@ from model.controller.messages import BrokerRequest, StopReplicaRequest
 
 def _by_request_name(value: object) -> str:
     """A field in a log line: a ZooKeeper request or response by the request's name
-    (``kafka_call``), anything else as Java prints it."""
+    (``kafka_call``, or its ``describe()`` where one request type makes several calls),
+    anything else as Java prints it."""
+    describe = getattr(value, "describe", None)
+    if describe is not None:
+        return str(describe())
     call = getattr(value, "kafka_call", None)
     return call if call is not None else java(value)
 

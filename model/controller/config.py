@@ -145,19 +145,6 @@ class ControllerConfig:
         min=0,
         max=9,
     )
-    max_orphaned_sessions: int = key(
-        0,
-        "ZooKeeper session expiries of live brokers whose ephemerals the server keeps for good "
-        "(ZOOKEEPER-2985, a ZooKeeper leader restart: model/controller/faults)",
-        min=0,
-        max=9,
-    )
-    start_controller_when_already_elected: bool = key(
-        False,
-        "elect, finding /controller already naming this broker while it runs no controller for "
-        "/controller_epoch, runs onControllerFailover (KAFKA-13407's fix, apache/kafka PR 11476, "
-        "never merged; false: Kafka's elect returns)",
-    )
     send_update_metadata: bool = key(True, "model UpdateMetadata requests")
     session_expiry_handling: ExpiryHandling = key(
         ByVersion(ExpiryHandling.CLEAR_AND_PUT, ExpiryHandling.QUEUED),
@@ -272,6 +259,13 @@ class ControllerConfig:
         "a StopReplica(delete) rejected for a stale broker epoch (sent to a broker's previous "
         "incarnation) does not fail the deletion (false, as Kafka 2.x: the error fails the current "
         "deletion round, which then waits for another trigger: L2 fails)",
+    )
+    recursive_topic_deletion: bool = key(
+        False,
+        "completeDeleteTopic deletes a topic's znodes one request at a time, as Kafka's "
+        "deleteTopicZNode (deleteRecursive) and deleteTopicDeletions do: each partition's state znode, "
+        "then /brokers/topics/<t>, then /admin/delete_topics/<t> (a controller that dies between "
+        "them leaves a half-deleted topic: KAFKA-6650); false: all three in one step",
     )
     offline_replicas_on_startup: bool = key(
         False,

@@ -170,7 +170,11 @@ def _requested(sys: Cluster, broker: int, req: Any) -> list[str]:
             return [partition_path(p, sys.ppt), ISR_CHANGE]
         case msg.DeleteTopicDeletions(topics=topics):
             return [f"{DELETE_TOPICS}/{t}" for t in topics]
+        case msg.DeleteTopicZNode(partition=p) if p >= 0:
+            return [partition_path(p, sys.ppt)]
         case msg.DeleteTopicZNode(topic=t):
+            if sys.cfg.recursive_topic_deletion:
+                return [f"/brokers/topics/{t}"]
             return [f"/brokers/topics/{t}", f"{DELETE_TOPICS}/{t}"]
         case msg.SetReplicaAssignment(partition=p):
             return [f"/brokers/topics/{p // sys.ppt}"]

@@ -253,12 +253,23 @@ class DeleteTopicDeletions(ZkRequest, code=Q_DELETE_DELETIONS):
 
 
 class DeleteTopicZNode(ZkRequest, code=Q_DELETE_TOPIC):
-    """``deleteTopicZNode`` (recursive), ``deleteTopicConfigs`` and the deletion znode (fenced)."""
+    """``deleteTopicZNode`` (recursive), ``deleteTopicConfigs`` and the deletion znode (fenced);
+    with ``recursive_topic_deletion``, one of ``deleteRecursive``'s deletes: ``partition`` >= 0,
+    that partition's state znode (no response awaited: the controller waits on the topic's),
+    else ``/brokers/topics/<t>`` with its config (the deletion znode is a ``DeleteTopicDeletions``
+    of its own)."""
 
     __slots__ = ()
     topic: TopicId
     fence: int
     controller_epoch: int
+    partition: PartitionId = -1
+
+    def describe(self) -> str:
+        """How a trace names it: ``kafka_call``, or the one partition's delete."""
+        if self.partition < 0:
+            return self.kafka_call
+        return "delete /brokers/topics/<t>/partitions/<p>/state (deleteRecursive, one partition)"
 
 
 class GetReplicaAssignmentForTopic(ZkRequest, code=Q_READ_ASSIGN):

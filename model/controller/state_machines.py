@@ -398,8 +398,7 @@ class ReplicaStateMachine(Component):
                 c.record_invalid(1, p, cur, ReplicaState.OfflineReplica)
                 continue
             if ctx.leaders[p] is None:
-                c.set_rstate(p, b, ReplicaState.OfflineReplica)
-                c.send_update_metadata_request((p,))
+                self.offline_without_leadership_info(c, p, b)
             else:
                 with_info.append(p)
         if not with_info:
@@ -407,6 +406,14 @@ class ReplicaStateMachine(Component):
         c.send_zk(GetTopicPartitionStates(tuple(with_info)))
         c.park(RemoveReplicasFromIsrRead(b, tuple(with_info), rest=rest))
         return True
+
+    def offline_without_leadership_info(self, c: ControllerBase, p: int, b: int) -> None:
+        """Replica ``b`` of partition ``p``, which has no leadership info (no state znode: a
+        topic half deleted by an earlier controller), -> OfflineReplica with no ISR to change
+        (Kafka 2.0, KAFKA-6650: ``replicasWithoutLeadershipInfo``), and the partition's
+        UpdateMetadata (Kafka 2.3)."""
+        c.set_rstate(p, b, ReplicaState.OfflineReplica)
+        c.send_update_metadata_request((p,))
 
     def remove_replica_from_isr(self, c: ControllerBase, cur: LeaderAndIsr, b: int) -> LeaderAndIsr | None:
         """The new leader and ISR of one partition once replica ``b`` leaves it

@@ -228,6 +228,11 @@ class TopicDeletionManager(Component):
                     c.set_pstate(p, PartitionState.OfflinePartition)
                 c.set_pstate(p, PartitionState.NonExistentPartition)
         c.ctx = c.ctx._replace(deleting=tuple(x for x in c.ctx.deleting if x != t))
+        if c.sys.cfg.recursive_topic_deletion:
+            # deleteRecursive: each partition's state znode first (a controller that dies
+            # before the topic's znode leaves the topic half deleted: KAFKA-6650)
+            for p in c.topic_partitions(t):
+                c.send_zk(DeleteTopicZNode(t, c.fence(), ctx.epoch, p))
         c.send_zk(DeleteTopicZNode(t, c.fence(), ctx.epoch))
         c.park(TopicZNodeDeleted(t, rest=rest))
         return True
@@ -240,6 +245,8 @@ class TopicDeletionManager(Component):
         for p in c.topic_partitions(t):
             leaders = set_item(leaders, p, None)
         c.ctx = ctx._replace(leaders=leaders, ineligible=tuple(x for x in ctx.ineligible if x != t))
+        if c.sys.cfg.recursive_topic_deletion:
+            c.send_zk(DeleteTopicDeletions((t,), c.fence(), ctx.epoch))  # deleteTopicDeletions
         c.done |= D_DELETED
         if c.done & D_DEL_RESUME:
             c.done |= D_DELETED_AFTER_RESUME

@@ -131,20 +131,8 @@ class ZooKeeperServer(Actor):
                     node = nodes[b]
                 elif reg[0] == sess:  # a retried registration of this very session
                     resp = BrokerRegistered(reg[1], reelect)
-                elif self.recreates_registration(n, reg):
-                    # KAFKA-7165's workaround: the node of an expired session this client
-                    # registered with last (a ZooKeeper that kept it: faults/orphaned_session.py)
-                    # is deleted and created again in the current session
-                    epoch = zk.czxids[b] + 1
-                    zk = zk._replace(
-                        brokers=set_item(zk.brokers, b, (sess, epoch)), czxids=set_item(zk.czxids, b, epoch)
-                    )
-                    resp = BrokerRegistered(epoch, reelect)
-                    nodes[b] = node
-                    self.fire_watches(nodes, BrokerChange(), "watch")
-                    node = nodes[b]
-                # else NodeExists, owned by another session: registerBroker throws, the broker
-                # stays unregistered and RegisterBrokerAndReelect stops (no response, no Reelect)
+                else:  # pragma: no cover - restarts wait for the old session to expire
+                    raise AssertionError("broker registration over a live ephemeral")
             case GetControllerIdAndEpoch():
                 ctl = zk.controller[0] if zk.controller is not None else -1
                 resp = ControllerIdAndEpoch(ctl, zk.epoch, zk.epoch_version)
@@ -318,23 +306,6 @@ class ZooKeeperServer(Actor):
                     return IsrUpdated(p, cur)
         return resp
 
-    def recreates_registration(self, n: Node, reg: tuple[int, int]) -> bool:
-        """Kafka 2.2's ``checkedEphemeralCreate`` meeting ``/brokers/ids/<id>`` (``reg``: owner
-        session, czxid) owned by another session: it deletes and re-creates the node when the
-        owner is the session this client registered with last (``shouldReCreateEphemeralZNode``,
-        KAFKA-7165's workaround for ZOOKEEPER-2985), which the broker knows by the broker epoch
-        of that registration (``Node.bepoch``: a restarted process knows none); otherwise the
-        create fails with NodeExists. Only an expired session whose ephemerals ZooKeeper kept
-        (``faults/orphaned_session.py``) leaves such a node.
-
-        >>> from model.controller import ControllerConfig, ControllerSystem
-        >>> server = ControllerSystem(ControllerConfig()).zookeeper
-        >>> n = server.system.init_states()[0].nodes[1]  # registered in session 2, broker epoch 1
-        >>> server.recreates_registration(n, (2, 1)), server.recreates_registration(n, (2, 2))
-        (True, False)
-        """
-        return n.bepoch != 0 and n.bepoch == reg[1]
-
     def serve(self, s: State, b: int) -> tuple[Any, State]:
         """The ordinary step on broker ``b``'s session (:meth:`apply`, its response handed to the
         broker): ``network.ZK_SESSIONS.serve``."""
@@ -370,6 +341,11 @@ class ZooKeeperServer(Actor):
                 if ok:
                     zk = zk._replace(delete_topics=tuple(t for t in zk.delete_topics if t not in topics))
                 return zk, None
+            case DeleteTopicZNode(partition=p) if p >= 0:
+                # deleteRecursive: one partition's state znode (recursive_topic_deletion)
+                if ok:
+                    zk = zk._replace(parts=set_item(zk.parts, p, None))
+                return zk, None
             case DeleteTopicZNode(topic=t):
                 if not ok:
                     return zk, TopicZNodeDeleted(False)
@@ -381,7 +357,9 @@ class ZooKeeperServer(Actor):
                 zk = zk._replace(
                     parts=parts,
                     gone=tuple(sorted({*zk.gone, t})),  # a retried delete: NoNode, ignored
-                    delete_topics=tuple(x for x in zk.delete_topics if x != t),
+                    delete_topics=zk.delete_topics
+                    if self.cfg.recursive_topic_deletion  # its own DeleteTopicDeletions follows
+                    else tuple(x for x in zk.delete_topics if x != t),
                     isr_changes=tuple(e for e in zk.isr_changes if e[0] not in ps),
                 )
                 return zk, TopicZNodeDeleted(True)
