@@ -10,7 +10,7 @@ dropping the module into the package registers it, the config key ``bug`` lists 
 each one (``configs/release.toml``, ``tests/test_bugs.py``).
 
 >>> sorted(BUGS)[:2]
-['KAFKA-10548', 'KAFKA-1120']
+['KAFKA-10548', 'KAFKA-1096']
 >>> BUGS["KAFKA-1120"].implies
 (('broker_epoch', False),)
 >>> from model.controller.system import SEAMS
