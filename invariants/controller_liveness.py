@@ -72,14 +72,16 @@ def _dead_leaders(sys: ControllerSystem, s: State) -> Iterator[tuple[int, int]]:
     member died leaves that leader in ZooKeeper (Kafka 2.x initializeReplicaState marks its
     replicas ineligible, no ISR removal writes leader -1, the offline election finds no live
     ISR member and writes nothing), found by this property on controller-small with a session
-    expiry."""
+    expiry: KAFKA-3096. Kafka 2.3's startup (``offline_replicas_on_startup``, KAFKA-3143) writes
+    leader -1 there, so with it the property makes no such exception."""
     zk = s.zk
+    seeds_startup = not sys.cfg.offline_replicas_on_startup
     for p, z in enumerate(zk.parts):
         if z is None or z.leader < 0 or (p // sys.ppt) in zk.delete_topics or not sys.present(zk, p):
             continue
         if _registered(s, z.leader):
             continue
-        if not any(_registered(s, r) for r in z.isr) and any(
+        if seeds_startup and not any(_registered(s, r) for r in z.isr) and any(
             n.ctx is not None and n.ctx.pstates[p] == PartitionState.OfflinePartition for n in s.nodes
         ):
             continue  # offline, the dead leader left in ZooKeeper (below)

@@ -44,6 +44,20 @@ def test_startup_sets_a_dead_last_isr_member_leader_to_none_only_with_the_key() 
     ]
 
 
+def test_with_the_key_a_dead_leader_is_eventually_replaced_without_exception() -> None:
+    """``dead_leader_eventually_replaced`` lets the seeds' startup leave a dead last ISR member
+    leader (KAFKA-3096); with Kafka 2.3's startup it makes no such exception, and the bug, which
+    takes the fix away, breaks it (a lasso)."""
+    live = {**SMALL, "liveness": True}
+    assert (
+        _only(ControllerConfig(**live, offline_replicas_on_startup=True), "dead_leader_eventually_replaced")
+        == []
+    )
+    assert _only(ControllerConfig(**live), "dead_leader_eventually_replaced") == []
+    found = _only(ControllerConfig(**live, bug="KAFKA-3143"), "dead_leader_eventually_replaced")
+    assert [(v.property, v.length) for v in found] == [("dead_leader_eventually_replaced", 17)]
+
+
 def _half_deleted_and_failed_over(s: State) -> bool:
     """Topic 0 still exists and is queued for deletion, its partition's state znode is gone,
     and a controller of a later epoch than the first has read it into its context."""
