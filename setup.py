@@ -15,6 +15,12 @@ setup(
             "explorer._speedups",
             sources=["explorer/_speedups.c"],
             optional=True,
-        )
+        ),
+        # incremental property checking's slice masks (explorer/search/incremental.py)
+        Extension(
+            "explorer._incremental",
+            sources=["explorer/_incremental.c"],
+            optional=True,
+        ),
     ]
 )

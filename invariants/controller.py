@@ -1169,11 +1169,23 @@ def admin_properties(config: ControllerConfig, sys: ControllerSystem) -> list[Pr
     return props
 
 
+def sliced_properties(config: ControllerConfig) -> list[Property]:
+    """:func:`properties` with the slices each reads declared (``controller_slices.py``), for
+    the serial search's incremental checking (issue 56).
+
+    >>> any(p.slices for p in sliced_properties(ControllerConfig()))
+    True
+    """
+    from invariants.controller_slices import with_slices  # it imports model, not this module
+
+    return with_slices(properties(config))
+
+
 SPEC = ModelSpec(
     name="controller",
     summary="ZooKeeper-based Kafka controller: ZooKeeper, election and fencing, brokers, state machines, "
     "leader election, replication",
     config_cls=ControllerConfig,
     build=build,
-    properties=properties,
+    properties=sliced_properties,
 )

@@ -21,11 +21,13 @@ False
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from explorer.core import Property, PropertyKind, TransitionChecks, transition_groups
+from explorer.search.incremental import Slicer
 from explorer.search.results import DEADLOCK_PROPERTY, Finding
 
 __all__ = ["CheckTables", "Found", "PropertyMonitor"]
@@ -93,6 +95,10 @@ class PropertyMonitor:
     ('at-7', False)
     """
 
+    #: :meth:`check_child` skips the properties whose slices a step left alone (off with
+    #: ``KAFKA_MC_FULL_CHECK=1``: every property on every state, as :meth:`check_state`)
+    incremental: bool = os.environ.get("KAFKA_MC_FULL_CHECK", "") in ("", "0")
+
     def __init__(self, props: Iterable[Property], *, keep_going: bool = False, deadlock: bool = True):
         self.props = list(props)
         self.keep_going, self.deadlock = keep_going, deadlock
@@ -115,6 +121,7 @@ class PropertyMonitor:
         self.witnesses: dict[str, Any] = {}
         #: a violation was found and the search is not to go on
         self.stop = False
+        self._inc: Any = None
 
     def record(self, f: Found) -> None:
         """Keep ``f`` if it is its property's first violation."""
@@ -165,6 +172,64 @@ class PropertyMonitor:
         for p, chk in self.state_checks:
             if not chk(s):
                 self.record(Found(p, s, message=f"{p.name} does not hold", at=at))
+        if self.applies_state:
+            for entry in list(self.applies_state):
+                if entry[1](s):
+                    self.applied[entry[0]] = True
+                    self.applies_state.remove(entry)
+        if self.pending_reach:
+            for item in list(self.pending_reach):
+                if item[1](s):
+                    self.witnesses[item[0].name] = at
+                    self.pending_reach.remove(item)
+
+    def check_child(self, t: Any, at: Any, parent: Any) -> None:
+        """:meth:`check_state` for ``t``, a successor of ``parent`` (a state this monitor
+        checked): each ``always`` property that declares its slices
+        (:attr:`~explorer.core.Property.slices`) is skipped where none of them changed, as its
+        verdict is then ``parent``'s (:mod:`explorer.search.incremental`); the same findings as
+        :meth:`check_state`. ``incremental = False`` turns it off.
+
+        >>> from typing import NamedTuple
+        >>> from dataclasses import replace
+        >>> from explorer.core import always
+        >>> class S(NamedTuple):
+        ...     a: int
+        ...     b: int
+        >>> calls = []
+        >>> p = replace(always("a_small", lambda s: calls.append(s) or s.a < 2, "a stays below 2"), slices=frozenset({"a"}))
+        >>> m = PropertyMonitor([p], keep_going=True)
+        >>> s0 = S(0, 0); m.check_state(s0, 0); m.check_child(s0._replace(b=1), 1, s0); len(calls)
+        1
+        >>> m.check_child(S(5, 0), 2, s0); m.found["a_small"].at, len(calls)
+        (2, 2)
+        """
+        inc = self._inc
+        if inc is None:
+            inc = self._inc = self._incremental(t)
+        if inc is False or type(t) is not type(parent):
+            self.check_state(t, at)
+            return
+        slicer, checks = inc
+        ch = slicer.changed(parent, t)
+        for p, chk, mask in checks:
+            if mask & ch and not chk(t):
+                self.record(Found(p, t, message=f"{p.name} does not hold", at=at))
+        if self.applies_state or self.pending_reach:
+            self._check_rest(t, at)
+
+    def _incremental(self, sample: Any) -> Any:
+        """(slicer, [(property, check, mask)]) for states like ``sample``, or False: no
+        property declares slices, or the state is not a record."""
+        if not self.incremental or not any(p.slices is not None for p, _ in self.state_checks):
+            return False
+        slicer = Slicer.of(sample)
+        if slicer is None:
+            return False
+        return slicer, [(p, chk, slicer.mask(p.slices)) for p, chk in self.state_checks]
+
+    def _check_rest(self, s: Any, at: Any) -> None:
+        """The ``applies`` and ``reachable`` part of :meth:`check_state`."""
         if self.applies_state:
             for entry in list(self.applies_state):
                 if entry[1](s):

@@ -305,7 +305,7 @@ class SerialLevels:
         )
         successors, is_terminal = self.successors, getattr(self.system, "is_terminal", None)
         enabled, new_by, sample = self.cov.enabled, self.cov.new, self.cov.sample
-        check_state, record = monitor.check_state, monitor.record
+        check_child, record = monitor.check_child, monitor.record
         trans_groups, applies_trans = bool(monitor.trans_groups), monitor.applies_trans
         trans_table, trans_for = monitor.trans_by_type.table, monitor.trans_by_type.for_type
         trans_failed: list[tuple[int, Any]] = []
@@ -398,7 +398,7 @@ class SerialLevels:
                             known += 1
                             tail.append(t)
                             new_by[tp] += 1
-                            check_state(t, t if keeps else known - 1)
+                            check_child(t, t if keeps else known - 1, s)
                     level_generated += n
                     if n == 0:
                         monitor.check_deadlock(s, at_s, is_terminal)

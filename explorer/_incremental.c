@@ -1,0 +1,107 @@
+/* explorer._incremental: the mask of a state's slices that are not its parent's objects
+ * (explorer/search/incremental.py, Slicer.changed; its pure-Python twin is Slicer.changed_py).
+ *
+ * changed_mask(s, t, code) -> int
+ *   s, t: tuples of the same length (NamedTuple states); code: bytes, per field of the state
+ *   (kind, bit, n, sub-bit x n): kind 0 a field read whole (its bit), 1 a record (one bit per
+ *   field of it), 2 a tuple of records (one bit per field of the record class, over every
+ *   element). Bits below 63; bit 63 is always set in the result.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+static uint64_t
+all_bits(const unsigned char *sub, Py_ssize_t n)
+{
+    uint64_t m = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        m |= (uint64_t)1 << sub[k];
+    return m;
+}
+
+static uint64_t
+record_bits(PyObject *x, PyObject *y, const unsigned char *sub, Py_ssize_t n)
+{
+    /* the fields of two records of one class that differ, or all of them */
+    if (Py_TYPE(x) != Py_TYPE(y) || !PyTuple_Check(x) || PyTuple_GET_SIZE(x) != n || PyTuple_GET_SIZE(y) != n)
+        return all_bits(sub, n);
+    uint64_t m = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (PyTuple_GET_ITEM(x, k) != PyTuple_GET_ITEM(y, k))
+            m |= (uint64_t)1 << sub[k];
+    return m;
+}
+
+static PyObject *
+changed_mask(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "changed_mask(s, t, code) takes 3 arguments");
+        return NULL;
+    }
+    PyObject *s = args[0], *t = args[1], *code = args[2];
+    if (!PyTuple_Check(s) || !PyTuple_Check(t) || !PyBytes_Check(code)) {
+        PyErr_SetString(PyExc_TypeError, "changed_mask: s and t must be tuples, code bytes");
+        return NULL;
+    }
+    const unsigned char *c = (const unsigned char *)PyBytes_AS_STRING(code);
+    Py_ssize_t clen = PyBytes_GET_SIZE(code);
+    Py_ssize_t nf = PyTuple_GET_SIZE(s);
+    uint64_t m = (uint64_t)1 << 63;
+    int whole = Py_TYPE(s) != Py_TYPE(t) || PyTuple_GET_SIZE(t) != nf;
+    Py_ssize_t pos = 0;
+    for (Py_ssize_t i = 0; pos + 3 <= clen; i++) {
+        unsigned char kind = c[pos], bit = c[pos + 1];
+        Py_ssize_t n = c[pos + 2];
+        const unsigned char *sub = c + pos + 3;
+        pos += 3 + n;
+        if (pos > clen) {
+            PyErr_SetString(PyExc_ValueError, "changed_mask: code is cut short");
+            return NULL;
+        }
+        if (whole || i >= nf) {
+            m |= kind == 0 ? (uint64_t)1 << bit : all_bits(sub, n);
+            continue;
+        }
+        PyObject *x = PyTuple_GET_ITEM(s, i), *y = PyTuple_GET_ITEM(t, i);
+        if (x == y)
+            continue;
+        if (kind == 0) {
+            m |= (uint64_t)1 << bit;
+        }
+        else if (kind == 1) {
+            m |= record_bits(x, y, sub, n);
+        }
+        else {
+            if (!PyTuple_Check(x) || !PyTuple_Check(y) || PyTuple_GET_SIZE(x) != PyTuple_GET_SIZE(y)) {
+                m |= all_bits(sub, n);
+                continue;
+            }
+            Py_ssize_t rows = PyTuple_GET_SIZE(x);
+            for (Py_ssize_t r = 0; r < rows; r++) {
+                PyObject *u = PyTuple_GET_ITEM(x, r), *v = PyTuple_GET_ITEM(y, r);
+                if (u != v)
+                    m |= record_bits(u, v, sub, n);
+            }
+        }
+    }
+    return PyLong_FromUnsignedLongLong(m);
+}
+
+static PyMethodDef methods[] = {
+    {"changed_mask", (PyCFunction)(void (*)(void))changed_mask, METH_FASTCALL,
+     "changed_mask(s, t, code): the mask of the slices of t that are not s's objects"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "explorer._incremental",
+    "The slice masks of incremental property checking (explorer/search/incremental.py).", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__incremental(void)
+{
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,186 @@
+"""Incremental property checking (issue 56, ``explorer/search/incremental.py``): the declared
+slices cover what each property reads, the C masks equal the pure-Python ones, and the serial
+search finds the same counts, witnesses and first violations with it as without it."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Any
+
+import pytest
+
+import invariants.controller as spec
+from explorer.config import load_config
+from explorer.core import PropertyKind, always
+from explorer.engines.bfs import check_bfs
+from explorer.search import incremental
+from explorer.search.incremental import Slicer, slices_read
+from explorer.search.monitor import PropertyMonitor
+from invariants.controller_slices import SLICES
+from invariants.mutants.controller import ControllerConfig
+
+SMALL = "configs/controller-small.toml"
+TWO = ["brokers=2", "replication_factor=2", "max_crashes=1", "max_restarts=1", "max_session_expiries=1"]
+
+
+def _reachable(c: ControllerConfig, limit: int) -> tuple[Any, list[tuple[Any, Any]]]:
+    """The system of ``c`` and (parent, child) pairs of its first ``limit`` states, breadth first."""
+    sys = spec.build(c)
+    init = sys.init_states()
+    seen = dict.fromkeys(init)
+    front, pairs = list(init), []
+    while front and len(seen) < limit:
+        nxt = []
+        for s in front:
+            for _, t in sys.successors(s):
+                pairs.append((s, t))
+                if t not in seen:
+                    seen[t] = s
+                    nxt.append(t)
+        front = nxt
+    return sys, pairs
+
+
+CONFIGS = [
+    (SMALL, ["max_session_expiries=1", "max_records=1"]),
+    (None, TWO),
+    ("configs/controller-admin.toml", []),
+]
+
+
+@pytest.mark.parametrize("path, overrides", CONFIGS)
+def test_declared_slices_cover_reads(path: str | None, overrides: list[str]) -> None:
+    """Every declared property reads, on sampled reachable states, only slices it declares."""
+    c = load_config(ControllerConfig, path, overrides)
+    _, pairs = _reachable(c, 1500)
+    slicer = Slicer.of(pairs[0][0])
+    assert slicer is not None
+    props = [p for p in spec.sliced_properties(c) if p.slices is not None]
+    assert {p.name for p in props} <= set(SLICES) and len(props) >= 10
+    states = random.Random(0).sample([t for _, t in pairs], 200)
+    for p in props:
+        declared = slicer.mask(p.slices)
+        assert declared != -1, f"{p.name} names a slice the state lacks"
+        for s in states:
+            for name in slices_read(p.check, s, slicer):
+                assert name != "state" and slicer.mask([name]) & ~declared == 0, (p.name, name)
+
+
+def test_an_undeclared_read_is_caught() -> None:
+    """The coverage check above can fail: a property reading a slice it does not declare."""
+    c = load_config(ControllerConfig, SMALL, [])
+    sys = spec.build(c)
+    s = sys.init_states()[0]
+    slicer = Slicer.of(s)
+    assert slicer is not None
+    read = slices_read(lambda s: s.zk.epoch > 0 and s.crashes >= 0, s, slicer)
+    assert read == {"zk.epoch", "crashes"}
+    assert slicer.mask(read) & ~slicer.mask(["zk.epoch"]) != 0
+
+
+@pytest.mark.parametrize("path, overrides", CONFIGS)
+def test_c_masks_equal_python(path: str | None, overrides: list[str]) -> None:
+    """The accelerator's masks are the pure-Python reference's on every step of a prefix."""
+    if incremental.ACTIVE != "C":
+        pytest.skip("explorer._incremental is not built")
+    c = load_config(ControllerConfig, path, overrides)
+    _, pairs = _reachable(c, 1000)
+    slicer = Slicer.of(pairs[0][0])
+    assert slicer is not None and slicer._c is not None
+    seen = 0
+    for s, t in pairs:
+        got = slicer.changed(s, t)
+        assert got == slicer.changed_py(s, t)
+        seen |= got
+    assert len(slicer.names(seen)) > 10  # the steps changed many slices, each compared
+
+
+def _both(c: ControllerConfig, monkeypatch: pytest.MonkeyPatch, **kw: Any) -> tuple[Any, Any]:
+    """The serial bfs on ``c`` with every property (slices declared), incremental and full."""
+    res = []
+    for inc in (True, False):
+        monkeypatch.setattr(PropertyMonitor, "incremental", inc)
+        res.append(check_bfs(spec.build(c), spec.sliced_properties(c), model="controller", config=c, **kw))
+    return res[0], res[1]
+
+
+def _same(a: Any, b: Any) -> None:
+    assert a.exit_reason == b.exit_reason and a.distinct_states == b.distinct_states
+    assert a.witnesses == b.witnesses
+    assert [(v.property, v.length, [str(x.action) for x in v.trace]) for v in a.violations] == [
+        (v.property, v.length, [str(x.action) for x in v.trace]) for v in b.violations
+    ]
+
+
+# mutants and variants that break declared properties (tests/test_controller.py pins each)
+BREAKING = [
+    pytest.param(SMALL, ["mutant=no-epoch-bump", "max_session_expiries=1"], id="no-epoch-bump"),
+    pytest.param(SMALL, ["mutant=skip-replica-init", "max_session_expiries=1"], id="skip-replica-init"),
+    pytest.param(SMALL, ["mutant=failover-keeps-old-epoch", "max_session_expiries=1"], id="old-epoch"),
+    pytest.param(
+        SMALL,
+        ["mutant=leader-outside-isr", "max_session_expiries=1", "session_expiry_handling=queued"],
+        id="leader-outside-isr",
+    ),
+    pytest.param(None, [*TWO, "session_expiry_handling=queued"], id="queued-expiry"),
+]
+
+
+@pytest.mark.parametrize("path, overrides", BREAKING)
+def test_incremental_finds_the_same_violations(
+    path: str | None, overrides: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``--continue``: every property's first violation, and the counts, as full checking."""
+    c = load_config(ControllerConfig, path, overrides)
+    inc, full = _both(c, monkeypatch, keep_going=True)
+    assert any(v.property in SLICES for v in full.violations)
+    _same(inc, full)
+
+
+def test_a_wrong_declaration_changes_the_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison can fail: a property that reads ``crashes`` but declares another slice is
+    skipped on the crash step, so incremental checking misses its violation."""
+    c = load_config(ControllerConfig, SMALL, [])
+    prop = always("no_crash", lambda s: s.crashes == 0, "no broker crashes")
+    results = []
+    for slices in (frozenset({"crashes"}), frozenset({"zk.epoch"})):
+        monkeypatch.setattr(PropertyMonitor, "incremental", True)
+        p = dataclasses.replace(prop, slices=slices)
+        results.append(check_bfs(spec.build(c), [p], model="controller", config=c))
+    assert [v.property for v in results[0].violations] == ["no_crash"]
+    assert results[1].violations == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "path, overrides",
+    [
+        (SMALL, ["max_records=1"]),
+        (None, TWO),
+        ("configs/controller-admin.toml", []),
+        ("configs/controller-admin-preferred.toml", []),
+        ("configs/controller-ref.toml", ["max_states=60000"]),
+    ],
+)
+def test_incremental_matches_full_on_reference_configs(
+    path: str | None, overrides: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reference configurations (controller-ref's first 60,000 states): the same result."""
+    budget = [o for o in overrides if o.startswith("max_states=")]
+    c = load_config(ControllerConfig, path, [o for o in overrides if o not in budget])
+    kw: dict[str, Any] = {"keep_going": True}
+    if budget:
+        kw["max_states"] = int(budget[0].split("=")[1])
+    inc, full = _both(c, monkeypatch, **kw)
+    _same(inc, full)
+
+
+def test_kinds_without_slices_are_evaluated() -> None:
+    """A property without slices gets every bit: it is checked on every state."""
+    c = load_config(ControllerConfig, SMALL, [])
+    s = spec.build(c).init_states()[0]
+    slicer = Slicer.of(s)
+    assert slicer is not None
+    assert slicer.mask(None) & slicer.changed(s, s) != 0
+    assert all(p.kind is PropertyKind.ALWAYS for p in spec.sliced_properties(c) if p.slices is not None)
