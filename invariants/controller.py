@@ -594,7 +594,9 @@ def _up(s: State, b: int) -> bool:
 
 
 def active_controller(s: State) -> bool:
-    """Some running broker owns ``/controller`` with its live session and acts as controller.
+    """Some running broker owns ``/controller`` with its live session (or ``/controller`` names it
+    under a session ZooKeeper expired and kept: ``faults/orphaned_session.py``) and acts as
+    controller.
 
     >>> active_controller(build(ControllerConfig()).init_states()[0])
     True
@@ -603,7 +605,8 @@ def active_controller(s: State) -> bool:
     if c is None:
         return False
     n = s.nodes[c[0]]
-    return n.alive and not n.expired and n.session == c[1] and n.ctx is not None
+    # c[1] differs from n.session only when that session's expiry left /controller in place
+    return n.alive and not n.expired and n.ctx is not None
 
 
 def leaderless_with_live_isr(sys: ControllerSystem):

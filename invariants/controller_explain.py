@@ -312,7 +312,8 @@ def explanations(sys: ControllerSystem) -> dict[str, Callable[..., Any]]:
             return out
         b = active[0]
         n = s.nodes[b]
-        if s.zk.controller != (b, n.session) or n.ctx.epoch != s.zk.epoch:
+        c = s.zk.controller
+        if c is None or c[0] != b or n.ctx.epoch != s.zk.epoch:
             out.append(
                 f"broker {b} acts as controller at epoch {n.ctx.epoch} with {_session(n)}, but /controller names "
                 f"{s.zk.controller} and /controller_epoch is {s.zk.epoch}"
@@ -680,11 +681,12 @@ def explanations(sys: ControllerSystem) -> dict[str, Callable[..., Any]]:
             )
             if getattr(s, k) > getattr(cfg, key)
         ]
-        bound = sys.init_states()[0].zk.next_session + cfg.max_restarts + cfg.max_session_expiries
+        opened = cfg.max_restarts + cfg.max_session_expiries + cfg.max_orphaned_sessions
+        bound = sys.init_states()[0].zk.next_session + opened
         if s.zk.next_session > bound:
             out.append(
                 f"ZooKeeper has opened sessions up to session {s.zk.next_session - 1}, more than max_restarts + "
-                f"max_session_expiries = {cfg.max_restarts + cfg.max_session_expiries} new ones allow "
+                f"max_session_expiries + max_orphaned_sessions = {opened} new ones allow "
                 f"({', '.join(f'broker {b} holds session {n.session}' for b, n in enumerate(s.nodes))})"
             )
         admin = (

@@ -307,7 +307,8 @@ def faults_within_budget(config: Any, first_session: int) -> Any:
     >>> check(s._replace(zk=s.zk._replace(next_session=s.zk.next_session + 2), restarts=1))  # an uncounted restart
     False
     """
-    bound = first_session + config.max_restarts + config.max_session_expiries
+    # a session expiry that orphans its ephemerals (faults/orphaned_session.py) also opens one
+    bound = first_session + config.max_restarts + config.max_session_expiries + config.max_orphaned_sessions
     limits = (
         ("crashes", config.max_crashes),
         ("restarts", config.max_restarts),

@@ -145,6 +145,19 @@ class ControllerConfig:
         min=0,
         max=9,
     )
+    max_orphaned_sessions: int = key(
+        0,
+        "ZooKeeper session expiries of live brokers whose ephemerals the server keeps for good "
+        "(ZOOKEEPER-2985, a ZooKeeper leader restart: model/controller/faults)",
+        min=0,
+        max=9,
+    )
+    start_controller_when_already_elected: bool = key(
+        False,
+        "elect, finding /controller already naming this broker while it runs no controller for "
+        "/controller_epoch, runs onControllerFailover (KAFKA-13407's fix, apache/kafka PR 11476, "
+        "never merged; false: Kafka's elect returns)",
+    )
     send_update_metadata: bool = key(True, "model UpdateMetadata requests")
     session_expiry_handling: ExpiryHandling = key(
         ByVersion(ExpiryHandling.CLEAR_AND_PUT, ExpiryHandling.QUEUED),

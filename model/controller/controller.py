@@ -262,6 +262,16 @@ class KafkaController(Component):
         if was and ctl != c.me:
             self.on_controller_resignation(c)
 
+    def already_elected_starts_controller(self, c: ControllerBase, epoch: int, version: int) -> bool:
+        """``elect`` read ``/controller`` naming this broker: Kafka returns ("has been elected as
+        the controller, so stopping the election process", KAFKA-13407 when it runs none);
+        with ``start_controller_when_already_elected`` (PR 11476) it starts the controller
+        unless its context already holds ``/controller_epoch`` and its version."""
+        if not c.sys.cfg.start_controller_when_already_elected:
+            return False
+        ctx = c.ctx
+        return ctx is None or (ctx.epoch, ctx.epoch_version) != (epoch, version)
+
     def next_controller_epoch(self, c: ControllerBase, epoch: int) -> int:
         """The epoch a new controller writes: ``newControllerEpoch = curEpoch + 1`` (2.x
         ``registerControllerAndIncrementControllerEpoch``; 0.8 ``incrementControllerEpoch``)."""
@@ -291,6 +301,13 @@ class KafkaController(Component):
                     epoch = self.next_controller_epoch(c, epoch)
                     c.send_zk(RegisterControllerAndIncrementControllerEpoch(epoch, version))
                     c.park(RegisterController(rest=rest))
+                    return
+                if ctl == c.me and type(k) is ElectRead and self.already_elected_starts_controller(c, epoch, version):
+                    # KAFKA-13407's fix (PR 11476): "This broker was already elected, but is not
+                    # running the controller. Starting controller."
+                    c.active_id = c.me
+                    c.ctx = c.sys.empty_ctx(epoch, version)
+                    self.run(c, (OnControllerFailover(), *rest))
                     return
                 self.run(c, rest)
             case RegisterController():

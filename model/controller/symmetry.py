@@ -173,7 +173,8 @@ def _keeps_failure_order(cfg: ControllerConfig, g: Permutation) -> bool:
     round trip that the next broker waits for. At most one broker fails at once with at most one
     fault in the budget; nor can a 2.x controller that discards its session on expiry
     (``clear-and-put``) find itself failed, so with two brokers only the other one can fail."""
-    faults = cfg.max_crashes + cfg.max_session_expiries
+    # a kept session's re-created registration is a failure too (a new broker epoch)
+    faults = cfg.max_crashes + cfg.max_session_expiries + cfg.max_orphaned_sessions
     others = cfg.brokers - (1 if not _finds_itself_failed(cfg) else 0)
     if min(faults, others) < 2:
         return True

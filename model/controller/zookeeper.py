@@ -131,8 +131,20 @@ class ZooKeeperServer(Actor):
                     node = nodes[b]
                 elif reg[0] == sess:  # a retried registration of this very session
                     resp = BrokerRegistered(reg[1], reelect)
-                else:  # pragma: no cover - restarts wait for the old session to expire
-                    raise AssertionError("broker registration over a live ephemeral")
+                elif self.recreates_registration(n, reg):
+                    # KAFKA-7165's workaround: the node of an expired session this client
+                    # registered with last (a ZooKeeper that kept it: faults/orphaned_session.py)
+                    # is deleted and created again in the current session
+                    epoch = zk.czxids[b] + 1
+                    zk = zk._replace(
+                        brokers=set_item(zk.brokers, b, (sess, epoch)), czxids=set_item(zk.czxids, b, epoch)
+                    )
+                    resp = BrokerRegistered(epoch, reelect)
+                    nodes[b] = node
+                    self.fire_watches(nodes, BrokerChange(), "watch")
+                    node = nodes[b]
+                # else NodeExists, owned by another session: registerBroker throws, the broker
+                # stays unregistered and RegisterBrokerAndReelect stops (no response, no Reelect)
             case GetControllerIdAndEpoch():
                 ctl = zk.controller[0] if zk.controller is not None else -1
                 resp = ControllerIdAndEpoch(ctl, zk.epoch, zk.epoch_version)
@@ -305,6 +317,23 @@ class ZooKeeperServer(Actor):
                 if cur is not None and cur[:4] == req.state[:4]:
                     return IsrUpdated(p, cur)
         return resp
+
+    def recreates_registration(self, n: Node, reg: tuple[int, int]) -> bool:
+        """Kafka 2.2's ``checkedEphemeralCreate`` meeting ``/brokers/ids/<id>`` (``reg``: owner
+        session, czxid) owned by another session: it deletes and re-creates the node when the
+        owner is the session this client registered with last (``shouldReCreateEphemeralZNode``,
+        KAFKA-7165's workaround for ZOOKEEPER-2985), which the broker knows by the broker epoch
+        of that registration (``Node.bepoch``: a restarted process knows none); otherwise the
+        create fails with NodeExists. Only an expired session whose ephemerals ZooKeeper kept
+        (``faults/orphaned_session.py``) leaves such a node.
+
+        >>> from model.controller import ControllerConfig, ControllerSystem
+        >>> server = ControllerSystem(ControllerConfig()).zookeeper
+        >>> n = server.system.init_states()[0].nodes[1]  # registered in session 2, broker epoch 1
+        >>> server.recreates_registration(n, (2, 1)), server.recreates_registration(n, (2, 2))
+        (True, False)
+        """
+        return n.bepoch != 0 and n.bepoch == reg[1]
 
     def serve(self, s: State, b: int) -> tuple[Any, State]:
         """The ordinary step on broker ``b``'s session (:meth:`apply`, its response handed to the
