@@ -67,7 +67,8 @@ def _entry_config(name: str, drop_bug: bool = False, *extra: str) -> ControllerC
     """The configuration of release entry ``name`` (without its ``bug`` when ``drop_bug``)."""
     e = next(e for e in load_suite(str(SUITE)) if e.name == name)
     overrides = [o for o in e.set if not (drop_bug and o.startswith("bug="))]
-    return load_config(ControllerConfig, str(SUITE.parent / e.config), [*overrides, *extra])
+    path = str(SUITE.parent / e.config) if e.config else None
+    return load_config(ControllerConfig, path, [*overrides, *extra])
 
 
 def _walk(cfg: ControllerConfig, trace: tuple[str, ...]) -> list[State]:
