@@ -26,7 +26,12 @@ The startup registration's own retry (``RegisterBroker(True)``, the same call, t
 still succeeds, as ``createEphemeralPathExpectConflict``'s equal-data check makes it. A
 ``handleNewSession`` registration resent after a lost response (``max_zk_connection_losses``)
 would also find equal data in Kafka; the model cannot tell that copy apart, so the bug is
-meant without connection losses.
+meant without connection losses. The model's legacy client sends the re-registration at the
+notice (``Brokers.notice_expiry``), ahead of the requests of the controller's own
+``handleNewSession``; Kafka 0.8 subscribed the controller's listener first (``KafkaServer.startup``:
+``kafkaController.startup()`` before ``kafkaHealthcheck.startup()``), so there the broker would
+elect (and may fail over) before the loop starts and then go deaf to every watch; here the loop
+also holds back its election. Either way its controller event queue never drains.
 """
 
 from __future__ import annotations
