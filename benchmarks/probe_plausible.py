@@ -390,10 +390,10 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake(
         "reassign-to-dead-broker",
         AD,
-        " or rar == ctx.ar[p] or any(r not in live for r in rar):",
-        " or rar == ctx.ar[p]:",
+        "        return c.is_topic_queued_up_for_deletion(p) or rar == c.ctx.ar[p]\n",
+        "        return c.is_topic_queued_up_for_deletion(p) or rar == c.ctx.ar[p] or not all(c.ctx.live[r] for r in rar)\n",
         "reassignment",
-        "a reassignment to a dead broker is not rejected",
+        "a reassignment to a dead broker is refused, at a failover too (0.10.0's check, KAFKA-4214)",
     ),
     Mistake(
         "reassign-caught-up-any",

@@ -47,6 +47,7 @@ from invariants.controller_fidelity import fidelity_properties
 from invariants.controller_guards import controller_stepped, delivers, zk_changed
 from invariants.controller_liveness import liveness_properties
 from invariants.controller_observed import observed_properties
+from invariants.controller_reassign import reassign_properties
 from invariants.controller_replication import replication_properties
 from invariants.mutants.controller import ControllerConfig, build
 from model.controller import ControllerSystem, Elector, State
@@ -654,6 +655,25 @@ def no_controller(s: State) -> bool:
     return any(n.alive and not n.expired and n.session != 0 for n in s.nodes)
 
 
+def reassignment_waits_for_down_broker(s: State) -> bool:
+    """Quiet, and a controller holds a reassignment still in ``/admin/reassign_partitions``
+    with a new replica on a broker its context counts dead: since Kafka 0.10.1 it waits for that
+    replica to join the ISR (``onBrokerStartup`` restarts it), where 0.8.0 to 0.10.0 failed it
+    (KAFKA-4214, ``model/controller/bugs/kafka_4214.py``)."""
+    if not s.zk.reassign or not serving(s):
+        return False
+    pending = {p for p, _ in s.zk.reassign}
+    for n in s.nodes:
+        ctx = n.ctx
+        if (
+            n.alive
+            and ctx is not None
+            and any(p in pending and any(not ctx.live[r] for r in rar) for p, rar in ctx.reassigning)
+        ):
+            return True
+    return False
+
+
 def reassignment_stuck(sys: ControllerSystem):
     def bad(s: State) -> bool:
         """A reassignment is in ``/admin/reassign_partitions`` and all its new replicas are up."""
@@ -963,6 +983,7 @@ def properties(config: ControllerConfig) -> list[Property]:
     props += admin_properties(config, sys)
     props += liveness_properties(config, sys)  # leads-to (issue 58)
     props += failover_properties(config, sys)  # KAFKA-3143 (issue 58's bug zoo)
+    props += reassign_properties(config, sys)  # KAFKA-4214 (issue 58's bug zoo)
     if any(config.unclean(p) for p in range(np_)):
         props.append(
             reachable(
@@ -1042,11 +1063,10 @@ def admin_properties(config: ControllerConfig, sys: ControllerSystem) -> list[Pr
         if config.max_crashes:
             props.append(
                 reachable(
-                    "reassignment_rejected",
-                    lambda s: s.zk.reassigns > 0 and not s.zk.reassign and not s.done & D_REASSIGNED,
-                    "a reassignment the controller must refuse (a new replica's broker is down) is removed "
-                    "from /admin/reassign_partitions unfinished (initiateReassignReplicasForTopicPartition: "
-                    "removeFromReassignment)",
+                    "reassignment_waits_for_down_broker",
+                    reassignment_waits_for_down_broker,
+                    "once quiet, a controller's reassignment in progress waits for a new replica whose "
+                    "broker is down (Kafka 0.10.1 on; 0.8.0 to 0.10.0 failed it: KAFKA-4214)",
                 )
             )
             props.append(

@@ -323,12 +323,19 @@ def replica_states_match_liveness(sys: ControllerSystem) -> Any:
                 if ctx.pstates[p] == PartitionState.NonExistentPartition or (p // ppt) in ctx.deleting:
                     continue
                 row = ctx.rstates[p]
+                z = ctx.leaders[p]
                 for r in ctx.ar[p]:
                     rs = row[rindex[p][r]]
                     if ctx.live[r]:
                         if rs == ReplicaState.OfflineReplica:
                             return False
-                    elif rs == ReplicaState.OnlineReplica:
+                    elif rs == ReplicaState.OnlineReplica and not (z is not None and z.isr == (r,)):
+                        # a dead broker's replica may be OnlineReplica as its partition's only
+                        # ISR member (which doRemoveReplicasFromIsr keeps, and a new controller's
+                        # startup before Kafka 2.3 does not even try): a reassignment counts it
+                        # in sync (areReplicasInIsr reads only the ISR) and its step 5 moves RAR
+                        # to OnlineReplica without looking at liveness (KAFKA-4214's fix lets a
+                        # failover resume a reassignment whose new replica is down)
                         return False
         return True
 

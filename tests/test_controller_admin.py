@@ -39,7 +39,7 @@ GOLDEN = {
     ADMIN: 22_649,
     SHUTDOWN: 175_099,
     PREFERRED: 78_568,
-    REASSIGN: 384_563,
+    REASSIGN: 384_622,
 }
 WITNESSES = {
     ADMIN: {"failover", "partition_offline_and_back", "topic_deleted", "deletion_resumed_on_startup"},
@@ -59,7 +59,7 @@ WITNESSES = {
     REASSIGN: {
         "failover",
         "reassignment_completed",
-        "reassignment_rejected",
+        "reassignment_waits_for_down_broker",
         "reassignment_resumed_after_failover",
     },
 }

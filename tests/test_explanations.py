@@ -345,6 +345,10 @@ def _controller_mistakes() -> list[Mistake]:
         # the bug zoo's KAFKA-1382: a leader's retried ISR write met BadVersion (18 states)
         Mistake(C, small, [*no_fault, "max_records=1", "max_zk_connection_losses=1", "bug=KAFKA-1382"],
                 "leader_isr_matches_zookeeper"),
+        # the bug zoo's KAFKA-4214: a resumed reassignment failed half-done (about 1,000 states)
+        Mistake(C, "configs/controller-admin-reassign.toml",
+                ["brokers=2", "replication_factor=1", "assignment=[[1]]", "reassignment=[[0]]", "liveness=false",
+                 "bug=KAFKA-4214"], "reassignment_never_abandoned_midway"),
         # test-local mistakes of the fidelity, memory, replication and offline-partition tests
         Mistake(C, small, [], "active_controller_id_from_zookeeper",
                 system=lambda c: ControllerSystem(c, controller=fid._ReadsTheWrongController)),

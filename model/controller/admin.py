@@ -149,6 +149,14 @@ class AdminWorkflows(Component):
         c.ctx = ctx._replace(reassigning=tuple(e for e in ctx.reassigning if e[0] != p))
         c.send_zk(RemovePartitionsFromReassignment((p,), c.fence(), ctx.epoch, completed))
 
+    def reassignment_refused(self, c: ControllerBase, p: int, rar: tuple[int, ...]) -> bool:
+        """Whether ``maybeTriggerPartitionReassignment`` refuses partition ``p``'s reassignment to
+        ``rar`` (removes it from ``/admin/reassign_partitions`` unstarted): its topic is queued
+        for deletion, or ``rar`` already is its assignment (seed 001). A new replica's broker being
+        down is no reason since Kafka 0.10.1: the reassignment waits for it to join the ISR
+        (KAFKA-4214, whose variant brings back the refusal: ``bugs/kafka_4214.py``)."""
+        return c.is_topic_queued_up_for_deletion(p) or rar == c.ctx.ar[p]
+
     def on_partition_reassignment(self, c: ControllerBase, p: int, mode: int, rest: tuple) -> bool:
         """mode 0: ``initiateReassignReplicasForTopicPartition`` (checks, then
         ``onPartitionReassignment``); 1: ``onPartitionReassignment``; 2:
@@ -156,12 +164,9 @@ class AdminWorkflows(Component):
         rar = self.rar(c, p)
         if rar is None:
             return False
-        ctx = c.ctx
-        if mode == 0:
-            live = c.live_broker_ids()
-            if c.is_topic_queued_up_for_deletion(p) or rar == ctx.ar[p] or any(r not in live for r in rar):
-                self.reassign_remove(c, p, False)
-                return False
+        if mode == 0 and self.reassignment_refused(c, p, rar):
+            self.reassign_remove(c, p, False)
+            return False
         # areReplicasInIsr reads the partition state from ZooKeeper
         c.send_zk(GetTopicPartitionStates((p,)))
         c.park(ReassignmentPartitionStateRead(p, mode, rest=rest))
