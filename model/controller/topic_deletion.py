@@ -237,13 +237,19 @@ class TopicDeletionManager(Component):
         c.park(TopicZNodeDeleted(t, rest=rest))
         return True
 
+    def remove_topic(self, c: ControllerBase, t: int) -> tuple:
+        """``controllerContext.removeTopic(t)``: the context's partition leadership without
+        topic ``t``'s partitions."""
+        leaders = c.ctx.leaders
+        for p in c.topic_partitions(t):
+            leaders = set_item(leaders, p, None)
+        return leaders
+
     def delete_topic_done(self, c: ControllerBase, ok: bool, t: int, rest: tuple) -> None:
         if self.kafka_controller.write_failed(c, ok, rest):
             return
         ctx = c.ctx
-        leaders = ctx.leaders
-        for p in c.topic_partitions(t):
-            leaders = set_item(leaders, p, None)
+        leaders = self.remove_topic(c, t)
         c.ctx = ctx._replace(leaders=leaders, ineligible=tuple(x for x in ctx.ineligible if x != t))
         if c.sys.cfg.recursive_topic_deletion:
             c.send_zk(DeleteTopicDeletions((t,), c.fence(), ctx.epoch))  # deleteTopicDeletions
