@@ -79,6 +79,7 @@ def test_registration_recreates_the_kept_node_since_2_2() -> None:
         system = ControllerSystem(c, zookeeper=zookeeper) if zookeeper else build(c)
         s = system.init_states()[0]
         kept = s.zk.brokers[1]
+        assert kept is not None
         _, s = next(
             (a, t) for a, t in system.successors(s) if type(a) is OrphanedSessionExpire and a.broker == 1
         )
