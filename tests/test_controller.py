@@ -239,4 +239,4 @@ def test_ref_golden() -> None:
     }
 
 
-REF_STATES = 6_525_279
+REF_STATES = 5_049_748  # 6,525,279 before 273d784's three fidelity fixes
