@@ -14,6 +14,8 @@ Usage (the whole of controller-ref: about 6 CPU-minutes a run)::
     git worktree add /tmp/base 5eb45fd && (cd /tmp/base && python3 setup.py build_ext --inplace)
     python3 -m benchmarks.bench_ref_speed --tree /tmp/base --runs 3 --results /tmp/ref-speed.json
     python3 -m benchmarks.bench_ref_speed --tree /tmp/base --runs 3 --max-states 300000 --results /tmp/ref-300k.json
+    # one tree, incremental property checking on (A) and off (B, KAFKA_MC_FULL_CHECK=1)
+    python3 -m benchmarks.bench_ref_speed --tree . --env-b KAFKA_MC_FULL_CHECK=1 --max-states 300000 --results /tmp/inc.json
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ from benchmarks.common import median
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def one_run(tree: Path, extra: list[str]) -> dict[str, Any]:
-    """One check in ``tree``: distinct states, CPU seconds, states per CPU-second, exit code."""
+def one_run(tree: Path, extra: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """One check in ``tree`` (with ``env`` added to the environment): distinct states, CPU
+    seconds, states per CPU-second, exit code."""
     with tempfile.TemporaryDirectory(prefix="kafka-mc-bench-ref-") as tmp:
         out = Path(tmp) / "r.json"
         cmd = [
@@ -50,7 +53,11 @@ def one_run(tree: Path, extra: list[str]) -> dict[str, Any]:
         cmd += ["--quiet", "--json", str(out), *extra]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         p = subprocess.run(
-            cmd, cwd=tree, env=dict(os.environ, PYTHONPATH=str(tree)), capture_output=True, text=True
+            cmd,
+            cwd=tree,
+            env=dict(os.environ, PYTHONPATH=str(tree), **(env or {})),
+            capture_output=True,
+            text=True,
         )
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         doc = json.loads(out.read_text())
@@ -68,7 +75,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--max-states", type=int, default=None)
     ap.add_argument("--args", default="", help="more check options for both (one shell-quoted string)")
     ap.add_argument("--results", default="ref-speed.json")
+    ap.add_argument(
+        "--env-b",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set in B's environment only, e.g. KAFKA_MC_FULL_CHECK=1 with --tree . (incremental "
+        "property checking off: the same tree side by side with and without it)",
+    )
     a = ap.parse_args(argv)
+    env_b = dict(kv.split("=", 1) for kv in a.env_b)
     extra = shlex.split(a.args) + ([] if a.max_states is None else ["--max-states", str(a.max_states)])
     path = Path(a.results)
     runs: list[dict[str, Any]] = json.loads(path.read_text()) if path.exists() else []
@@ -76,8 +92,9 @@ def main(argv: list[str] | None = None) -> None:
     while min(sum(1 for r in runs if r["side"] == s) for s in trees) < a.runs:
         for side, tree in trees.items():
             if sum(1 for r in runs if r["side"] == side) < a.runs:
-                r = one_run(tree, extra)
-                r.update(side=side, tree=str(tree), args=extra)
+                env = env_b if side == "B" else {}
+                r = one_run(tree, extra, env)
+                r.update(side=side, tree=str(tree), args=extra, env=env)
                 runs.append(r)
                 path.write_text(json.dumps(runs, indent=1))
                 print(
