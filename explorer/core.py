@@ -182,10 +182,11 @@ class Property:
     #: or a few (a string, or an iterable of strings) naming the entities and values at fault.
     #: None: :func:`explorer.explain.explain_failure` lists the state fields ``check`` read.
     explain: Callable[..., Any] | None = None
-    #: for ``always``, incremental checking (:mod:`explorer.search.incremental`): the slices of
-    #: the state ``check`` reads (``"zk.epoch"``, ``"nodes[].ctx"``, or a whole field
-    #: ``"acked"``); the serial search skips ``check`` on a state whose slices are all its
-    #: parent's objects. None: evaluated on every state.
+    #: for incremental checking (:mod:`explorer.search.incremental`): for ``always``, the slices
+    #: of the state ``check`` reads (``"zk.epoch"``, ``"nodes[].ctx"``, or a whole field
+    #: ``"acked"``), and the serial search skips ``check`` on a state whose slices are all its
+    #: parent's objects; for ``transition``, slices outside which ``check`` holds, and the
+    #: search skips it on a step that changes none of them. None: evaluated everywhere.
     slices: frozenset[str] | None = None
 
 

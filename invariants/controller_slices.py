@@ -1,6 +1,8 @@
-"""The slices of the state each controller ``always`` property reads (issue 56: incremental
-checking, :mod:`explorer.search.incremental`): the serial search skips a property on a state
-whose slices are all its parent's objects.
+"""The slices of the state each controller ``always`` property reads, and those outside which
+a ``transition`` property holds (issue 56: incremental checking,
+:mod:`explorer.search.incremental`): the serial search skips an ``always`` property on a state
+whose slices are all its parent's objects, a ``transition`` property on a step that changes
+none of its slices.
 
 Each entry was read off the property's code (every branch, not only those a run takes) and is
 checked by ``tests/test_incremental.py``, which traces the property's reads on reachable states
@@ -28,7 +30,10 @@ __all__ = ["SLICES", "with_slices"]
 
 _ZK_COUNTERS = ("created", "expanded", "deletes", "reassigns", "preferreds", "admin_elections")
 
-#: property name -> the slices its check reads
+_KINDS = (PropertyKind.ALWAYS, PropertyKind.TRANSITION)
+
+#: property name -> the slices its check reads (``always``), or outside which it holds
+#: (``transition``)
 SLICES: dict[str, frozenset[str]] = {
     name: frozenset(slices)
     for name, slices in {
@@ -68,13 +73,25 @@ SLICES: dict[str, frozenset[str]] = {
             "zk.reassigns",
             "zk.expanded",
         ),
+        # transition properties: the step holds wherever it changes none of these (each check
+        # returns True when they are all the parent's: "t.zk is s.zk", "z is z2", an unchanged
+        # activeControllerId, session or context)
+        "controller_epoch_monotonic": ("zk.epoch",),
+        "controller_epoch_won_once": ("zk.epoch", "zk.epoch_version"),
+        "controller_znode_removed_by_owner": ("zk.controller",),
+        "leader_epoch_monotonic": ("zk.parts",),
+        "leader_elected_from_isr": ("zk.parts",),
+        "zookeeper_watches_fire": ("zk.controller", "zk.brokers"),
+        "active_controller_id_from_zookeeper": ("nodes[].active_id",),
+        "new_session_knows_no_controller": ("nodes[].session",),
+        "partition_offline_only_without_live_leader": ("nodes[].ctx",),
     }.items()
 }
 
 
 def with_slices(props: Iterable[Property]) -> list[Property]:
-    """``props`` with :data:`SLICES`' declarations set on the ``always`` properties it names
-    (the others as they are).
+    """``props`` with :data:`SLICES`' declarations set on the ``always`` and ``transition``
+    properties it names (the others as they are).
 
     >>> from explorer.core import always
     >>> [p.slices for p in with_slices([always("valid_transitions", bool, "d"), always("x", bool, "d")])]
@@ -83,7 +100,7 @@ def with_slices(props: Iterable[Property]) -> list[Property]:
     out = []
     for p in props:
         got = SLICES.get(p.name)
-        if got is not None and p.kind is PropertyKind.ALWAYS and p.slices is None:
+        if got is not None and p.kind in _KINDS and p.slices is None:
             p = dataclasses.replace(p, slices=got)
         out.append(p)
     return out

@@ -122,6 +122,7 @@ class PropertyMonitor:
         #: a violation was found and the search is not to go on
         self.stop = False
         self._inc: Any = None
+        self._tm: Any = None
 
     def record(self, f: Found) -> None:
         """Keep ``f`` if it is its property's first violation."""
@@ -227,6 +228,35 @@ class PropertyMonitor:
         if slicer is None:
             return False
         return slicer, [(p, chk, slicer.mask(p.slices)) for p, chk in self.state_checks]
+
+    def masked_transitions(self, sample: Any) -> tuple[dict[type, Any], Callable[[type], Any], Any]:
+        """The serial search's transition checks with masks, for states like ``sample``:
+        ``(table, for_type, changed)`` as :class:`~explorer.core.TransitionChecks`' ``table`` and
+        ``for_type``, whose items are ``(index, property, check, mask)``, and ``changed(s, t)``
+        (the slicer's mask of a step; None: no property declares slices, every mask is -1). A
+        transition property that declares :attr:`~explorer.core.Property.slices` holds on a
+        step that changes none of them, so the search skips it where ``mask & changed(s, t)``
+        is 0.
+
+        >>> from explorer.core import transition
+        >>> m = PropertyMonitor([transition("up", lambda s, a, t: t >= s, "never down")])
+        >>> table, for_type, changed = m.masked_transitions(0)
+        >>> [(g, [(i, p.name, mask) for i, p, _, mask in items]) for g, items in for_type(str)], changed
+        ([(None, [(0, 'up', -1)])], None)
+        """
+        got = self._tm
+        if got is None:
+            slicer = Slicer.of(sample) if self.incremental else None
+            use = slicer is not None and any(
+                p.slices is not None for _, items in self.trans_groups for _, p, _ in items
+            )
+            groups = [
+                (g, [(i, p, chk, slicer.mask(p.slices) if use and slicer else -1) for i, p, chk in items])
+                for g, items in self.trans_groups
+            ]
+            checks = TransitionChecks(groups)
+            got = self._tm = (checks.table, checks.for_type, slicer.changed if use and slicer else None)
+        return got
 
     def _check_rest(self, s: Any, at: Any) -> None:
         """The ``applies`` and ``reachable`` part of :meth:`check_state`."""
