@@ -85,6 +85,11 @@ SLICES: dict[str, frozenset[str]] = {
         "active_controller_id_from_zookeeper": ("nodes[].active_id",),
         "new_session_knows_no_controller": ("nodes[].session",),
         "partition_offline_only_without_live_leader": ("nodes[].ctx",),
+        # ZooKeeper writes judged only where a partition state changed
+        "isr_order_kept": ("zk.parts",),
+        "elected_leader_is_live": ("zk.parts",),
+        "no_election_for_a_topic_being_deleted": ("zk.parts",),
+        "no_dead_broker_in_written_isr": ("zk.parts",),
     }.items()
 }
 

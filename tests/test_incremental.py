@@ -85,7 +85,7 @@ def test_transitions_hold_outside_their_slices(path: str | None, overrides: list
     props = [
         p for p in spec.sliced_properties(c) if p.slices is not None and p.kind is PropertyKind.TRANSITION
     ]
-    assert len(props) >= 8
+    assert len(props) >= 12
     for p in props:
         mask = slicer.mask(p.slices)
         assert mask != -1, f"{p.name} names a slice the state lacks"
