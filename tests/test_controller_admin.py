@@ -188,7 +188,7 @@ def test_reassignment_targets_rotate() -> None:
         ADMIN,
         SHUTDOWN,
         PREFERRED,
-        # 384,563 states with liveness: about 600 CPU-s in a loaded CI run, the largest part of the
+        # 384,622 states with liveness: about 600 CPU-s in a loaded CI run, the largest part of the
         # ci selection; `tox -e slow` keeps its pin, the release searches it
         pytest.param(REASSIGN, marks=pytest.mark.heavy),
     ],
