@@ -89,4 +89,4 @@ def test_the_default_suite_explores_a_configuration_too_large_for_bfs() -> None:
     entries = {e.name: e for e in load_suite(str(ROOT / "configs" / "release.toml"))}
     e = entries["controller-explore"]
     assert e.expect == "explore" and e.engine == "simulate" and e.explore["seed"] == 0
-    assert e.engine_options() == {"seed": 0, "walks": 1500, "depth": 150, "swarm": True}
+    assert e.engine_options() == {"seed": 0, "walks": 1500, "depth": 250, "swarm": True}

@@ -85,7 +85,7 @@ def test_the_release_exploration_finds_a_planted_mutant() -> None:
     checked, stopping at the first violation, as the release runs it) finds the planted mutant
     ``controlled-shutdown-ignores-broker-epoch`` (a ControlledShutdownRequest of a broker's
     previous incarnation acted on), which no exhaustive entry reaches: 10 of 10 seeds found it
-    within 1,500 walks (docs/figures.md, 2026-11-29); seed 0 does at walk 191 (about 13 s)."""
+    within 900 walks at depth 250 (docs/figures.md, 2026-11-29); seed 0 does at walk 146 (about 8 s)."""
     e = _entries()["controller-explore"]
     assert (e.engine, e.expect) == ("simulate", "explore")
     path = str(SUITE.parent / e.config) if e.config else None
