@@ -81,8 +81,12 @@ def _dead_leaders(sys: ControllerSystem, s: State) -> Iterator[tuple[int, int]]:
             continue
         if _registered(s, z.leader):
             continue
-        if seeds_startup and not any(_registered(s, r) for r in z.isr) and any(
-            n.ctx is not None and n.ctx.pstates[p] == PartitionState.OfflinePartition for n in s.nodes
+        if (
+            seeds_startup
+            and not any(_registered(s, r) for r in z.isr)
+            and any(
+                n.ctx is not None and n.ctx.pstates[p] == PartitionState.OfflinePartition for n in s.nodes
+            )
         ):
             continue  # offline, the dead leader left in ZooKeeper (below)
         yield p, z.leader

@@ -34,6 +34,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "explorer.encoding",
             "explorer.speedups",
             "explorer._speedups",
+            "explorer._incremental",
             "explorer.tracefile",
             "explorer.datafiles",
             "explorer.explain",
@@ -100,7 +101,7 @@ def _sources() -> dict[str, Path]:
 
 
 SOURCES = _sources()
-PROJECT = set(SOURCES) | {"explorer._speedups"}  # the C accelerator has a .pyi, no .py
+PROJECT = set(SOURCES) | {"explorer._speedups", "explorer._incremental"}  # C accelerators: a .pyi, no .py
 
 
 def _imports(name: str, path: Path) -> list[tuple[str, int]]:

@@ -111,5 +111,5 @@ def test_the_census_command_prints_its_sections(capsys: pytest.CaptureFixture[st
         ["--config", "configs/controller-small.toml", "--bfs", "50", "--walks", "2", "--optimistic"]
     )
     out = capsys.readouterr().out
-    assert "39 properties" in out and "breadth-first prefix, 50 states" in out
+    assert "40 properties" in out and "breadth-first prefix, 50 states" in out
     assert "2 random walks, seed 1" in out and "optimistic search" in out and "candidates: 0" in out

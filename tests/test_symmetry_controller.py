@@ -51,6 +51,8 @@ CASES: dict[str, tuple[dict[str, Any], int]] = {
     ),
     "separate_responses": ({"brokers": 4, "assignment": ((0, 1),), "zk_responses": "separate"}, 2),
     "kafka_0_8": ({"brokers": 4, "assignment": ((0, 1),), "kafka_version": "0.8"}, 2),
+    # Kafka 2.3's startup (KAFKA-3143): checks no_dead_leader_when_quiet
+    "offline_on_startup": ({"brokers": 4, "assignment": ((0, 1),), "offline_replicas_on_startup": True}, 2),
     # two partitions on disjoint brokers: brokers and partitions (or topics) swapped together
     # (one fault: with two, two replica brokers can fail together, see test_failure_order_matters)
     "mirrored_partitions": (

@@ -32,6 +32,7 @@ from model.controller.continuations import (
     TopicDeletionRead,
     TopicZNodeDeleted,
 )
+from model.controller.election_rules import ElectRules
 from model.controller.events import (
     EVENTS,
     BrokerChange,
@@ -91,7 +92,7 @@ from model.controller.state import D_PICKED_UP
 from model.state_machines import PartitionState, ReplicaState
 
 
-class KafkaController(Component):
+class KafkaController(ElectRules, Component):
     """One broker's ``KafkaController`` during a step: its event loop (``process``), the
     continuation a ZooKeeper response resumes, election, ``onControllerFailover`` and
     ``onControllerResignation``."""
@@ -262,21 +263,6 @@ class KafkaController(Component):
         if was and ctl != c.me:
             self.on_controller_resignation(c)
 
-    def already_elected_starts_controller(self, c: ControllerBase, epoch: int, version: int) -> bool:
-        """``elect`` read ``/controller`` naming this broker: Kafka returns ("has been elected as
-        the controller, so stopping the election process", KAFKA-13407 when it runs none);
-        with ``start_controller_when_already_elected`` (PR 11476) it starts the controller
-        unless its context already holds ``/controller_epoch`` and its version."""
-        if not c.sys.cfg.start_controller_when_already_elected:
-            return False
-        ctx = c.ctx
-        return ctx is None or (ctx.epoch, ctx.epoch_version) != (epoch, version)
-
-    def next_controller_epoch(self, c: ControllerBase, epoch: int) -> int:
-        """The epoch a new controller writes: ``newControllerEpoch = curEpoch + 1`` (2.x
-        ``registerControllerAndIncrementControllerEpoch``; 0.8 ``incrementControllerEpoch``)."""
-        return epoch + 1
-
     def resume(self, c: ControllerBase, resp: Any) -> None:
         """Continue the parked continuation with ZooKeeper's response ``resp``: a ``match`` on
         its class (``continuations.py``, each named after the Kafka call it was parked on), whose
@@ -302,7 +288,8 @@ class KafkaController(Component):
                     c.send_zk(RegisterControllerAndIncrementControllerEpoch(epoch, version))
                     c.park(RegisterController(rest=rest))
                     return
-                if ctl == c.me and type(k) is ElectRead and self.already_elected_starts_controller(c, epoch, version):
+                mine = ctl == c.me and type(k) is ElectRead
+                if mine and self.already_elected_starts_controller(c, epoch, version):
                     # KAFKA-13407's fix (PR 11476): "This broker was already elected, but is not
                     # running the controller. Starting controller."
                     c.active_id = c.me
