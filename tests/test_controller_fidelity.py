@@ -206,14 +206,14 @@ def test_printed_table_deletion_completes_without_the_later_edge() -> None:
 def test_printed_table_rejects_seed_001s_dead_replica_step() -> None:
     """Recorded strictly, seed 001's startReplicaDeletion step (dead replicas ->
     ReplicaDeletionIneligible) is an invalid transition of the printed table, reached sooner than
-    the later table's invalid ones (a deleted replica's broker failing: length 17)."""
+    the later table's invalid ones (a deleted replica's broker failing: length 16)."""
     r = _admin(["replica_table=printed", "strict_deletion_transitions=true"], only="valid_transitions")
     assert [(v.property, v.length) for v in r.violations] == [("valid_transitions", 10)]
     # broker 1 is dead when the deletion starts: its replica is OfflineReplica
     actions = [step.action for step in r.violations[0].trace]
     assert actions[1] == "broker 1: crashes" and "TopicDeletion" in actions[-2]
     r = _admin(["strict_deletion_transitions=true"], only="valid_transitions")
-    assert [(v.property, v.length) for v in r.violations] == [("valid_transitions", 17)]
+    assert [(v.property, v.length) for v in r.violations] == [("valid_transitions", 16)]
 
 
 # -- the admin-triggered unclean election ---------------------------------------------------------
@@ -333,7 +333,7 @@ def test_fault_budget_property_holds_and_catches_an_uncounted_restart() -> None:
 # both topics deleted under Kafka 2.x as written: a StopReplica(delete) sent to a broker's previous
 # incarnation comes back with STALE_BROKER_EPOCH to the current controller's deletion callback
 STALE_DELETION = ["liveness=false", "max_topic_deletions=2", "deletion_ignores_stale_broker_epoch=false"]
-STALE_DELETION_STATES = 159050  # release entry controller-admin-delete-stale-broker-epoch
+STALE_DELETION_STATES = 116254  # release entry controller-admin-delete-stale-broker-epoch
 
 
 def _response_names_partition_0(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -473,7 +473,7 @@ def test_no_request_for_a_deleted_topic_holds_and_catches_a_kept_leadership(
 ) -> None:
     """``no_request_for_a_deleted_topic`` holds on ``controller-admin`` with UpdateMetadata (its
     first 20,000 states; the release entry ``controller-admin-metadata`` runs it all), and fails,
-    in 29 steps, once the context keeps a deleted topic's leadership: the next UpdateMetadata
+    in 23 steps, once the context keeps a deleted topic's leadership: the next UpdateMetadata
     to every broker names the deleted partition (about 6 s)."""
     c = load_config(
         ControllerConfig, "configs/controller-admin.toml", ["liveness=false", "send_update_metadata=true"]
@@ -485,7 +485,7 @@ def test_no_request_for_a_deleted_topic_holds_and_catches_a_kept_leadership(
     _remove_topic_keeps_leadership(monkeypatch)
     bad = check_bfs(build(c), props, model="controller", config=c)
     assert [v.property for v in bad.violations] == ["no_request_for_a_deleted_topic"]
-    assert len(bad.violations[0].trace) - 1 == 29
+    assert len(bad.violations[0].trace) - 1 == 23
 
 
 # release entry controller-admin-unclean-election-shutdown: an admin unclean election with a

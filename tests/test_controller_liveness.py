@@ -195,9 +195,9 @@ def test_deletion_and_reassignment_leads_to_with_their_workflows_only() -> None:
 
 #: (config, overrides, mutant, property, lasso length, the L2/L4 property the mutant leaves held or None)
 ADMIN_BREAKS = [
-    (ADMIN_PATH, ["max_crashes=0"], "no-resume-after-replica-deletion", "marked_topic_eventually_deleted", 14, None),
+    (ADMIN_PATH, ["max_crashes=0"], "no-resume-after-replica-deletion", "marked_topic_eventually_deleted", 12, None),
     # ZooKeeper forgets the topic, the controller does not: L2 holds, this property fails
-    (ADMIN_PATH, ["max_crashes=0"], "delete-keeps-topic-queued", "marked_topic_eventually_deleted", 15,
+    (ADMIN_PATH, ["max_crashes=0"], "delete-keeps-topic-queued", "marked_topic_eventually_deleted", 13,
      "deletion_eventually_completes"),
     (None, REASSIGN, "no-reassign-isr-watch", "reassignment_eventually_finished", 16, None),
     # /admin/reassign_partitions forgets it, partitionsBeingReassigned does not: L4 holds (13 CPU-s)

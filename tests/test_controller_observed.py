@@ -78,14 +78,14 @@ def test_replicated_topic_creation_entry_holds_every_property() -> None:
 
 # the release entry controller-admin-create-after-delete: topic 0 may be deleted, topic 1 created
 CREATE_AFTER_DELETE = ["topics_created_later=1", "liveness=false"]
-CREATE_AFTER_DELETE_STATES = 114887
+CREATE_AFTER_DELETE_STATES = 84603
 
 
 @pytest.mark.slow
 def test_create_after_delete_entry_holds_and_catches_a_resurrected_topic() -> None:
     """The release entry ``controller-admin-create-after-delete`` holds every property in its
     pinned number of states, and a TopicChange that takes the deleted topic for a new one fails
-    in 18 steps: the controller sends requests for the deleted topic's partition (about 15 s)."""
+    in 16 steps: the controller sends requests for the deleted topic's partition (about 15 s)."""
     c = load_config(ControllerConfig, "configs/controller-admin.toml", CREATE_AFTER_DELETE)
     ok = check_bfs(build(c), spec.properties(c), model="controller", config=c)
     assert ok.exit_reason.value == "complete" and ok.violations == []
@@ -97,13 +97,13 @@ def test_create_after_delete_entry_holds_and_catches_a_resurrected_topic() -> No
     )
     bad = check_bfs(build(bad_c), spec.properties(bad_c), model="controller", config=bad_c, keep_going=True)
     assert {(v.property, len(v.trace) - 1) for v in bad.violations} >= {
-        ("no_request_for_a_deleted_topic", 18)
+        ("no_request_for_a_deleted_topic", 16)
     }
 
 
 # the release entry controller-admin-reassign-delete: partition 0 reassigned to [1, 2] and its topic deleted
 REASSIGN_DELETE = ["max_topic_deletions=1", "max_crashes=0", "liveness=false"]
-REASSIGN_DELETE_STATES = 73086
+REASSIGN_DELETE_STATES = 66822
 
 
 def test_deletion_during_reassignment_property_catches_an_ineligible_topic_started() -> None:

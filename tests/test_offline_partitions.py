@@ -72,11 +72,11 @@ ADMIN_METADATA = ["send_update_metadata=true", "liveness=false"]
 
 @pytest.mark.slow
 def test_admin_metadata_entry_golden() -> None:
-    """The release entry controller-admin-metadata: 194,637 states, every property held."""
+    """The release entry controller-admin-metadata: 90,905 states, every property held."""
     cfg = load_config(ControllerConfig, "configs/controller-admin.toml", ADMIN_METADATA)
     r = check_bfs(spec.build(cfg), spec.properties(cfg))
     assert r.exit_reason.value == "complete" and r.violations == []
-    assert r.distinct_states == 138_641
+    assert r.distinct_states == 90_905
     assert r.properties["metadata_cache_matches_zookeeper"]["status"] == "held"
 
 
@@ -121,18 +121,18 @@ def test_an_election_for_a_topic_being_deleted_is_caught() -> None:
 
 
 def test_delete_reassign_entry_golden() -> None:
-    """controller-admin-delete-reassign: 271 states, every property held."""
+    """controller-admin-delete-reassign: 210 states, every property held."""
     cfg = load_config(ControllerConfig, "configs/controller-admin.toml", DELETE_REASSIGN)
     r = check_bfs(spec.build(cfg), spec.properties(cfg))
-    assert (r.exit_reason.value, r.violations, r.distinct_states) == ("complete", [], 271)
+    assert (r.exit_reason.value, r.violations, r.distinct_states) == ("complete", [], 210)
 
 
 @pytest.mark.slow
 def test_delete_preferred_entry_golden() -> None:
-    """controller-admin-delete-preferred: 148,945 states, every property held."""
+    """controller-admin-delete-preferred: 97,735 states, every property held."""
     cfg = load_config(ControllerConfig, "configs/controller-admin.toml", DELETE_PREFERRED)
     r = check_bfs(spec.build(cfg), spec.properties(cfg))
-    assert (r.exit_reason.value, r.violations, r.distinct_states) == ("complete", [], 121_451)
+    assert (r.exit_reason.value, r.violations, r.distinct_states) == ("complete", [], 97_735)
 
 
 # -- shutting_down_brokers_are_live ----------------------------------------------------------------

@@ -273,7 +273,7 @@ def test_workers_with_eventually_on_controller_admin() -> None:
     assert any(p.kind.value == "eventually" for p in properties)
     serial_r = check_bfs(system, properties, keep_going=True)
     workers_r = check_pbfs(system, properties, workers=2, keep_going=True)
-    assert serial_r.distinct_states == 22_649
+    assert serial_r.distinct_states == 17_671
     _same_but_notes(workers_r, serial_r)
 
 

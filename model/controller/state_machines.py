@@ -476,13 +476,24 @@ class ReplicaStateMachine(Component):
         c.send_requests_to_brokers(tuple(batch_l))
         self.kafka_controller.run(c, rest)
 
+    #: the OfflineReplica transition sends nothing for a topic queued for deletion: Kafka 2.x's
+    #: ``if (!isTopicQueuedUpForDeletion(partition.topic))`` (0.8.1, whose recipients
+    #: ``kafka_version = "0.8"`` follows, has no such check)
+    skips_topics_queued_up_for_deletion = True
+
     def offline_replica_requests(self, c: ControllerBase, b: int, states: tuple | list) -> tuple:
         """The OfflineReplica transition's requests for replica ``b`` of the partitions of
         ``states`` (``(p, state)``): LeaderAndIsr to :meth:`offline_replica_recipients` (2.x: the
         other assigned replicas; with none, ``-1``: no LeaderAndIsr, the partition's UpdateMetadata still goes out, as
-        ``addLeaderAndIsrRequestForBrokers`` sends it for whatever brokers it is given)."""
+        ``addLeaderAndIsrRequestForBrokers`` sends it for whatever brokers it is given). None for a
+        partition of a topic queued for deletion (:attr:`skips_topics_queued_up_for_deletion`):
+        2.x calls ``addLeaderAndIsrRequestForBrokers`` only
+        ``if (!isTopicQueuedUpForDeletion(partition.topic))``."""
         out: list = []
+        skip = self.skips_topics_queued_up_for_deletion and c.ctx.deleting
         for p, z in states:
+            if skip and c.is_topic_queued_up_for_deletion(p):
+                continue
             entry = c.entry(p, z)
             others = [(r, entry) for r in self.offline_replica_recipients(c, p, b, z)]
             out.extend(others or [(-1, entry)])

@@ -103,6 +103,10 @@ class KafkaController08(KafkaController):
 class ReplicaStateMachine08(ReplicaStateMachine):
     """Kafka 0.8's OfflineReplica transition."""
 
+    #: 0.8.1's transition sends the shrunk ISR to the leader whether or not the topic is queued
+    #: for deletion (0.8.2 added ``isPartitionToBeDeleted`` with the send to every other replica)
+    skips_topics_queued_up_for_deletion = False
+
     def offline_replica_recipients(self, c: ControllerBase, p: int, b: int, z: PartZ) -> tuple[int, ...]:
         """Seed 000's OfflineReplica transition ([4], 801-803): "remove this replica from the isr
         and send LeaderAndIsr request (with new isr) to the leader replica" only (none when the
