@@ -61,6 +61,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from invariants.controller_guards import gated
 from model.controller import ControllerSystem, KafkaVersion, State
 from model.controller.effects import Effect, does, zk_request_of
 from model.controller.messages import (
@@ -145,6 +146,7 @@ def serving(s: State) -> bool:
     return v
 
 
+@gated(serving)
 def shutting_down_brokers_are_live(s: State) -> bool:
     """When quiet, every broker the active controller counts as shutting down is live: a
     broker that dies (or stops after its controlled shutdown) leaves
@@ -156,8 +158,6 @@ def shutting_down_brokers_are_live(s: State) -> bool:
     >>> shutting_down_brokers_are_live(build(ControllerConfig(brokers=2)).init_states()[0])
     True
     """
-    if not serving(s):
-        return True
     return all(
         ctx.live[b]
         for n in s.nodes
@@ -166,13 +166,12 @@ def shutting_down_brokers_are_live(s: State) -> bool:
     )
 
 
+@gated(serving)
 def controller_converges(s: State) -> bool:
     """When quiet, exactly one live broker acts as controller, it owns ``/controller`` with its
     session (or ``/controller`` names it under a session ZooKeeper expired and kept, which no
     broker can delete: ``faults/orphaned_session.py``) and the current ``/controller_epoch``,
     and every live broker's ``activeControllerId`` names it."""
-    if not serving(s):
-        return True
     active = [b for b, n in enumerate(s.nodes) if n.alive and n.ctx is not None]
     if len(active) != 1:
         return False
@@ -189,11 +188,10 @@ def controller_converges(s: State) -> bool:
 def broker_views_match_zookeeper(sys: ControllerSystem) -> Any:
     ppt = sys.ppt
 
+    @gated(serving)
     def check(s: State) -> bool:
         """When quiet, every live replica of a partition (of a topic not queued for deletion)
         knows ZooKeeper's leader and leader epoch of it."""
-        if not serving(s):
-            return True
         zk = s.zk
         for p, z in enumerate(zk.parts):
             if z is None or (p // ppt) in zk.delete_topics:
@@ -213,14 +211,13 @@ def broker_views_match_zookeeper(sys: ControllerSystem) -> Any:
 def leader_isr_matches_zookeeper(sys: ControllerSystem) -> Any:
     ppt = sys.ppt
 
+    @gated(serving)
     def check(s: State) -> bool:
         """When quiet, every live broker that leads a partition (of a topic not queued for
         deletion) at the leader and leader epoch ZooKeeper holds caches ZooKeeper's ISR and
         zkVersion of it: the leader's ``Partition.inSyncReplicas`` and ``zkVersion``, which its
         next ISR change is conditioned on (KAFKA-1382: a leader whose retried ISR write met
         BadVersion kept the old ones, and every later ISR write of its failed)."""
-        if not serving(s):
-            return True
         zk = s.zk
         nodes = s.nodes
         for p, z in enumerate(zk.parts):
@@ -241,12 +238,11 @@ def metadata_cache_matches_zookeeper(sys: ControllerSystem) -> Any:
     ppt = sys.ppt
     np_ = sys.np
 
+    @gated(serving)
     def check(s: State) -> bool:
         """When quiet, every live broker's metadata cache holds the registered brokers as alive,
         and ZooKeeper's leader, leader epoch and ISR of every existing partition (of a topic not
         queued for deletion)."""
-        if not serving(s):
-            return True
         zk = s.zk
         live = tuple(b for b, reg in enumerate(zk.brokers) if reg is not None)
         for n in s.nodes:
@@ -271,6 +267,7 @@ def context_matches_zookeeper(sys: ControllerSystem) -> Any:
     # ``kafka_version = "0.8"`` the context's leader and leader epoch are compared, not its ISR
     isr_tracked = sys.cfg.kafka_version is not KafkaVersion.KAFKA_0_8
 
+    @gated(serving)
     def check(s: State) -> bool:
         """When quiet, the active controller's context holds ZooKeeper's live brokers (with their
         epochs) and every existing partition's state as ZooKeeper has it: leader, leader epoch,
@@ -279,8 +276,6 @@ def context_matches_zookeeper(sys: ControllerSystem) -> Any:
         Leaders change the ISR without the controller, which learns it from
         ``/isr_change_notification`` (``updateLeaderAndIsrCache``): one sequential child per
         change, and the handler deletes only those it read, so none is lost."""
-        if not serving(s):
-            return True
         zk = s.zk
         live = tuple(0 if e is None else e[1] for e in zk.brokers)
         for n in s.nodes:
@@ -308,13 +303,12 @@ def replica_states_match_liveness(sys: ControllerSystem) -> Any:
     # liveness there), so a partition created while a broker is down starts out of step
     checked = tuple(p for p in range(sys.np) if p not in sys.added and p // ppt < sys.topics_at_start)
 
+    @gated(serving)
     def check(s: State) -> bool:
         """When quiet, the active controller's replica state machine agrees with the brokers it
         knows: no assigned replica of a dead broker is OnlineReplica and none of a live broker
         is OfflineReplica (partitions that exist from the start, of topics not queued for
         deletion)."""
-        if not serving(s):
-            return True
         for n in s.nodes:
             ctx = n.ctx
             if not n.alive or ctx is None:
@@ -349,13 +343,12 @@ def no_leaderless_partition_when_quiet(sys: ControllerSystem) -> Any:
     static_unclean = tuple(cfg.unclean(p) for p in range(sys.np))
     replicas = sys.replicas
 
+    @gated(serving)
     def check(s: State) -> bool:
         """When quiet, every partition (of a topic not queued for deletion) with a live,
         registered ISR member has a live leader; and so does one with a live, registered
         assigned replica when its topic allows unclean election (statically or since
         ``TopicUncleanLeaderElectionEnable``)."""
-        if not serving(s):
-            return True
         zk = s.zk
 
         def up(b: int) -> bool:

@@ -431,13 +431,11 @@ def active_controller_id_from_zookeeper(s: State, a: Any, t: State) -> bool:
     """
     if t.nodes is s.nodes:
         return True
-    owners = [-1]
-    for z in (s.zk.controller, t.zk.controller):
-        if z is not None:
-            owners.append(z[0])
     for n0, n1 in zip(s.nodes, t.nodes, strict=True):
-        if n1 is not n0 and n1.active_id != n0.active_id and n1.active_id not in owners:
-            return False
+        if n1 is not n0 and (got := n1.active_id) != n0.active_id and got != -1:
+            c0, c1 = s.zk.controller, t.zk.controller
+            if (c0 is None or got != c0[0]) and (c1 is None or got != c1[0]):
+                return False
     return True
 
 
@@ -492,12 +490,20 @@ def zookeeper_watches_fire(s: State, a: Any, t: State) -> bool:
     if z0 is z1:
         return True
     writer = getattr(a, "broker", -1)
-    if z0.controller != z1.controller:
-        ev = Reelect() if z1.controller is None else ControllerChange(z1.controller[0])
+    c0, c1 = z0.controller, z1.controller
+    if c0 is not c1 and c0 != c1:
+        ev = Reelect() if c1 is None else ControllerChange(c1[0])
         if not _watchers_notified(s, t, writer, "ctl_watch", ev):
             return False
-    if z0.brokers == z1.brokers or [e is None for e in z0.brokers] == [e is None for e in z1.brokers]:
+    b0, b1 = z0.brokers, z1.brokers
+    if b0 is b1 or b0 == b1:
         return True
+    if len(b0) == len(b1):  # a registration rewritten, none created or deleted
+        for e0, e1 in zip(b0, b1):
+            if (e0 is None) is not (e1 is None):
+                break
+        else:
+            return True
     return _watchers_notified(s, t, writer, "watch", BrokerChange())
 
 

@@ -18,6 +18,7 @@ Example
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from explorer.core import ActionGuard
@@ -29,6 +30,7 @@ __all__ = [
     "controller_stepped",
     "delivers",
     "fetches",
+    "gated",
     "processes_admin_unclean_election",
     "processes_auto_rebalance",
     "produces_or_fetches",
@@ -75,3 +77,34 @@ completes_shutdown = ActionGuard(Effect.COMPLETES_SHUTDOWN)
 produces_or_fetches = ActionGuard(Effect.PRODUCES, Effect.FETCHES)
 #: a follower fetched (the truncation property)
 fetches = ActionGuard(Effect.FETCHES)
+
+
+def gated(gate: Callable[[Any], bool]) -> Callable[[Callable[[Any], bool]], Callable[[Any], bool]]:
+    """A decorator: the state check ``body`` made one that holds wherever ``gate`` does not
+    (``not gate(s) or body(s)``), carrying ``gate`` and ``body`` as attributes, which the serial
+    search's monitor reads (``PropertyMonitor.check_child``): it evaluates a run of consecutive
+    properties sharing one gate as a group, the gate once a state and the bodies only where it
+    holds (the seven "once quiet" properties of ``controller_convergence.py`` share ``serving``,
+    which holds on about one state in a thousand of controller-ref). Every other caller sees a
+    plain check of the same verdict; the check keeps ``body``'s name, so a module-level one
+    pickles by name.
+
+    >>> @gated(lambda s: s > 0)
+    ... def small(s):
+    ...     "below ten when positive"
+    ...     return s < 10
+    >>> small(-50), small(5), small(50), small.gate(-50), small.__name__
+    (True, True, False, False, 'small')
+    """
+
+    def wrap(body: Callable[[Any], bool]) -> Callable[[Any], bool]:
+        def check(s: Any) -> bool:
+            return not gate(s) or body(s)
+
+        for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+            setattr(check, attr, getattr(body, attr, None))
+        check.gate = gate  # type: ignore[attr-defined]
+        check.body = body  # type: ignore[attr-defined]
+        return check
+
+    return wrap

@@ -116,11 +116,16 @@ def test_c_masks_equal_python(path: str | None, overrides: list[str]) -> None:
     slicer = Slicer.of(pairs[0][0])
     assert slicer is not None and slicer._c is not None
     seen = 0
+    masker = slicer.masker()  # the C Masker: the same mask, its last step remembered
+    assert masker is not slicer.changed
     for s, t in pairs:
         got = slicer.changed(s, t)
         assert got == slicer.changed_py(s, t)
+        assert masker(s, t) == got and masker(s, t) == got
         seen |= got
     assert len(slicer.names(seen)) > 10  # the steps changed many slices, each compared
+    s, t = pairs[-1]
+    assert masker(t, s) == slicer.changed_py(t, s) and masker(s, s) == slicer.changed_py(s, s)
 
 
 def _both(
@@ -233,3 +238,73 @@ def test_kinds_without_slices_are_evaluated() -> None:
     assert slicer.mask(None) & slicer.changed(s, s) != 0
     kinds = (PropertyKind.ALWAYS, PropertyKind.TRANSITION)
     assert all(p.kind in kinds for p in spec.sliced_properties(c) if p.slices is not None)
+
+
+def test_gated_properties_are_grouped_in_order() -> None:
+    """Consecutive properties whose checks share a gate (``gated``) are one group in
+    ``check_child``: the gate once a state, the bodies only where it holds; a property between
+    two of them splits the run; the findings and their order are ``check_state``'s."""
+    from invariants.controller_guards import gated
+
+    calls: list[str] = []
+
+    def gate(s: Any) -> bool:
+        calls.append("gate")
+        return bool(s.b)
+
+    def body(name: str, bad: int) -> Any:
+        def check(s: Any) -> bool:
+            calls.append(name)
+            return s.a != bad
+
+        check.__name__ = name
+        return gated(gate)(check)
+
+    class S(tuple):  # a record of two fields, as the slicer reads them
+        _fields = ("a", "b")
+        a = property(lambda self: self[0])
+        b = property(lambda self: self[1])
+
+    props = [
+        always("g1", body("g1", 1), ""),
+        always("g2", body("g2", 2), ""),
+        dataclasses.replace(always("plain", lambda s: s.a != 3, ""), slices=frozenset({"b"})),
+        always("g3", body("g3", 1), ""),
+    ]
+    inc = PropertyMonitor(props, keep_going=True)
+    full = PropertyMonitor(props, keep_going=True)
+    s0 = S((0, 0))
+    inc.check_state(s0, 0)
+    full.check_state(s0, 0)
+    calls.clear()
+    # "plain" skipped (its slice b unchanged), so g1, g2, g3 are one run; the gate fails
+    inc.check_child(S((1, 0)), 1, s0)
+    assert calls == ["gate"] and not inc.found
+    calls.clear()
+    inc.check_child(S((1, 1)), 2, s0)  # "plain" evaluated: it splits the run
+    assert calls == ["gate", "g1", "g2", "gate", "g3"]
+    full.check_state(S((1, 1)), 2)
+    for i, s in enumerate([S((2, 1)), S((3, 1))], 3):
+        inc.check_child(s, i, s0)
+        full.check_state(s, i)
+    assert list(inc.found) == list(full.found) == ["g1", "g3", "g2", "plain"]
+    assert [(f.at, f.message) for f in inc.found.values()] == [(f.at, f.message) for f in full.found.values()]
+
+
+@pytest.mark.parametrize(
+    "path, overrides, prop",
+    [
+        (SMALL, ["mutant=failover-dead-leader-online"], "no_leaderless_partition_when_quiet"),
+        (None, [*TWO, "max_session_expiries=0", "mutant=bounce-off-by-one"], "broker_views_match_zookeeper"),
+    ],
+)
+def test_gated_groups_find_the_same_violations(
+    path: str | None, overrides: list[str], prop: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every property (the "once quiet" ones grouped under their gate) on mutants that break
+    them, with ``--continue``: the same first violation of each, trace by trace, as full
+    checking."""
+    c = load_config(ControllerConfig, path, overrides)
+    inc, full = _both(c, monkeypatch, keep_going=True)
+    assert prop in [v.property for v in full.violations]
+    _same(inc, full)

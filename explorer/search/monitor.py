@@ -123,6 +123,7 @@ class PropertyMonitor:
         self.stop = False
         self._inc: Any = None
         self._tm: Any = None
+        self._sl: tuple[Slicer | None, Any] | None = None
 
     def record(self, f: Found) -> None:
         """Keep ``f`` if it is its property's first violation."""
@@ -188,8 +189,11 @@ class PropertyMonitor:
         """:meth:`check_state` for ``t``, a successor of ``parent`` (a state this monitor
         checked): each ``always`` property that declares its slices
         (:attr:`~explorer.core.Property.slices`) is skipped where none of them changed, as its
-        verdict is then ``parent``'s (:mod:`explorer.search.incremental`); the same findings as
-        :meth:`check_state`. ``incremental = False`` turns it off.
+        verdict is then ``parent``'s (:mod:`explorer.search.incremental`), and consecutive
+        properties whose checks share a gate (a check with attributes ``gate`` and ``body`` holds
+        where ``not gate(s) or body(s)``: the controller's ``invariants.controller_guards.gated``)
+        are evaluated as a group, the gate once; the same findings as :meth:`check_state`, in its
+        order. ``incremental = False`` turns it off.
 
         >>> from typing import NamedTuple
         >>> from dataclasses import replace
@@ -211,23 +215,69 @@ class PropertyMonitor:
         if inc is False or type(t) is not type(parent):
             self.check_state(t, at)
             return
-        slicer, checks = inc
-        ch = slicer.changed(parent, t)
-        for p, chk, mask in checks:
-            if mask & ch and not chk(t):
-                self.record(Found(p, t, message=f"{p.name} does not hold", at=at))
+        changed, plans, plan_of = inc
+        ch = changed(parent, t)
+        plan = plans.get(ch)
+        if plan is None:
+            plan = plan_of(ch)
+        for p, chk, group in plan:
+            if group is None:
+                if not chk(t):
+                    self.record(Found(p, t, message=f"{p.name} does not hold", at=at))
+            elif chk(t):  # the group's gate holds: its bodies decide
+                for q, body in group:
+                    if not body(t):
+                        self.record(Found(q, t, message=f"{q.name} does not hold", at=at))
         if self.applies_state or self.pending_reach:
             self._check_rest(t, at)
 
+    #: the most plans :meth:`check_child` keeps (one per distinct mask of changed slices met;
+    #: controller-ref meets a few hundred)
+    max_plans = 1 << 14
+
     def _incremental(self, sample: Any) -> Any:
-        """(slicer, [(property, check, mask)]) for states like ``sample``, or False: no
-        property declares slices, or the state is not a record."""
+        """``(changed, plans, plan_of)`` for states like ``sample``, or False (no property declares
+        slices, or the state is not a record): ``changed(s, t)`` the slicer's mask of a step,
+        ``plan_of(mask)`` the properties to evaluate on a state whose changed slices are
+        ``mask``, kept in ``plans`` by mask: ``(property, check, None)`` for one evaluated alone,
+        ``(None, gate, [(property, body), ...])`` for a run of consecutive properties whose checks
+        share a gate (their ``gate`` attribute: each holds where the gate does not, else where
+        its ``body`` does), in property order, so findings are recorded in :meth:`check_state`'s order."""
         if not self.incremental or not any(p.slices is not None for p, _ in self.state_checks):
             return False
-        slicer = Slicer.of(sample)
+        slicer, changed = self._slicer(sample)
         if slicer is None:
             return False
-        return slicer, [(p, chk, slicer.mask(p.slices)) for p, chk in self.state_checks]
+        checks = [(p, chk, slicer.mask(p.slices)) for p, chk in self.state_checks]
+        plans: dict[int, list[tuple[Any, Any, Any]]] = {}
+
+        def plan_of(ch: int) -> list[tuple[Any, Any, Any]]:
+            plan: list[tuple[Any, Any, Any]] = []
+            for p, chk, mask in checks:
+                if not mask & ch:
+                    continue
+                gate, body = getattr(chk, "gate", None), getattr(chk, "body", None)
+                if gate is None or body is None:
+                    plan.append((p, chk, None))
+                elif plan and plan[-1][2] is not None and plan[-1][1] is gate:
+                    plan[-1][2].append((p, body))
+                else:
+                    plan.append((None, gate, [(p, body)]))
+            if len(plans) < self.max_plans:
+                plans[ch] = plan
+            return plan
+
+        return changed, plans, plan_of
+
+    def _slicer(self, sample: Any) -> tuple[Slicer | None, Any]:
+        """The slicer of states like ``sample`` (None: not a record) and its mask function, one
+        for the state checks and the transition checks alike (``Slicer.masker``: the C one
+        remembers the last step, which the search asks of both in turn)."""
+        got = self._sl
+        if got is None:
+            slicer = Slicer.of(sample)
+            got = self._sl = (slicer, None if slicer is None else slicer.masker())
+        return got
 
     def masked_transitions(self, sample: Any) -> tuple[dict[type, Any], Callable[[type], Any], Any]:
         """The serial search's transition checks with masks, for states like ``sample``:
@@ -246,7 +296,7 @@ class PropertyMonitor:
         """
         got = self._tm
         if got is None:
-            slicer = Slicer.of(sample) if self.incremental else None
+            slicer, masker = self._slicer(sample) if self.incremental else (None, None)
             use = slicer is not None and any(
                 p.slices is not None for _, items in self.trans_groups for _, p, _ in items
             )
@@ -255,7 +305,7 @@ class PropertyMonitor:
                 for g, items in self.trans_groups
             ]
             checks = TransitionChecks(groups)
-            got = self._tm = (checks.table, checks.for_type, slicer.changed if use and slicer else None)
+            got = self._tm = (checks.table, checks.for_type, masker if use and slicer else None)
         return got
 
     def _check_rest(self, s: Any, at: Any) -> None:

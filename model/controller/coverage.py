@@ -32,7 +32,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from explorer.core import effects_of
+from explorer.core import EFFECTS_ATTR, effects_of
 from model.controller import messages as msg
 from model.controller.cluster import Cluster
 from model.controller.effects import (
@@ -118,36 +118,49 @@ def partition_path(p: int, ppt: int) -> str:
     return f"/brokers/topics/{p // ppt}/partitions/{p % ppt}/state"
 
 
+def _ne(x: Any, y: Any) -> bool:
+    """``x != y``, without comparing an object with itself."""
+    return x is not y and x != y
+
+
+def _topic_changed(sys: Cluster, t: int, a: Zk, b: Zk) -> bool:
+    """Whether ``/brokers/topics/<t>`` differs between two ZooKeeper trees (created or deleted,
+    its assignment rewritten, or partitions added to it)."""
+    if not (
+        _ne(a.created, b.created) or _ne(a.gone, b.gone) or _ne(a.ar, b.ar) or _ne(a.expanded, b.expanded)
+    ):
+        return False
+    ppt = sys.ppt
+    return 0 <= t < sys.cfg.topics and (
+        (t in a.gone) != (t in b.gone)
+        or a.ar[t * ppt : (t + 1) * ppt] != b.ar[t * ppt : (t + 1) * ppt]
+        or (b.created > a.created and t == sys.topics_at_start + a.created)
+        or (b.expanded > a.expanded and t == a.expanded)
+    )
+
+
 def _changed(sys: Cluster, a: Zk, b: Zk) -> set[str]:
     """The znode paths whose data or existence differs between two ZooKeeper trees."""
     out: set[str] = set()
-    if a.controller != b.controller:
+    if _ne(a.controller, b.controller):
         out.add("/controller")
-    if a.epoch != b.epoch or a.epoch_version != b.epoch_version:
+    if _ne(a.epoch, b.epoch) or _ne(a.epoch_version, b.epoch_version):
         out.add("/controller_epoch")
-    if a.brokers != b.brokers:
+    if _ne(a.brokers, b.brokers):
         out.update(f"/brokers/ids/{i}" for i, (x, y) in enumerate(zip(a.brokers, b.brokers)) if x != y)
-    if a.parts != b.parts:
+    if _ne(a.parts, b.parts):
         out.update(partition_path(p, sys.ppt) for p, (x, y) in enumerate(zip(a.parts, b.parts)) if x != y)
-    if a.isr_changes != b.isr_changes:
+    if _ne(a.isr_changes, b.isr_changes):
         out.add(ISR_CHANGE)
-    if a.created != b.created or a.gone != b.gone or a.ar != b.ar or a.expanded != b.expanded:
-        ppt = sys.ppt
-        for t in range(sys.cfg.topics):
-            if (
-                (t in a.gone) != (t in b.gone)
-                or a.ar[t * ppt : (t + 1) * ppt] != b.ar[t * ppt : (t + 1) * ppt]
-                or (b.created > a.created and t == sys.topics_at_start + a.created)
-                or (b.expanded > a.expanded and t == a.expanded)
-            ):
-                out.add(f"/brokers/topics/{t}")
-    if a.delete_topics != b.delete_topics:
+    if _ne(a.created, b.created) or _ne(a.gone, b.gone) or _ne(a.ar, b.ar) or _ne(a.expanded, b.expanded):
+        out.update(f"/brokers/topics/{t}" for t in range(sys.cfg.topics) if _topic_changed(sys, t, a, b))
+    if _ne(a.delete_topics, b.delete_topics):
         out.update(f"{DELETE_TOPICS}/{t}" for t in set(a.delete_topics) ^ set(b.delete_topics))
-    if a.reassign != b.reassign:
+    if _ne(a.reassign, b.reassign):
         out.add(REASSIGN)
-    if a.preferred != b.preferred:
+    if _ne(a.preferred, b.preferred):
         out.add(PREFERRED)
-    if a.unclean_dyn != b.unclean_dyn:
+    if _ne(a.unclean_dyn, b.unclean_dyn):
         out.update(f"/config/topics/{t}" for t in set(a.unclean_dyn) ^ set(b.unclean_dyn))
     return out
 
@@ -185,6 +198,73 @@ def _requested(sys: Cluster, broker: int, req: Any) -> list[str]:
     return []  # pragma: no cover - not a write
 
 
+_W = "zk_writes"
+
+
+def _label(path: str, changed: bool) -> tuple[str, str, str]:
+    return (_W, path, "changed" if changed else "unchanged")
+
+
+@lru_cache(maxsize=64)
+def _broker_path(b: int) -> str:
+    return f"/brokers/ids/{b}"
+
+
+def _label_writes(sys: Cluster, b: int, req: Any, x: Zk, y: Zk) -> tuple[tuple[str, str, str], ...] | None:
+    """The labels of write request ``req`` of broker ``b`` that took ZooKeeper from ``x`` to
+    ``y``: each znode it writes (:func:`_requested`'s paths, in its order), ``changed`` where
+    that znode differs (:func:`_changed`'s test of that one path); None for a request type this
+    table does not know (:func:`zk_labels` then takes the general way)."""
+    tp = type(req)
+    if tp is msg.RegisterBroker:
+        u, v = x.brokers[b], y.brokers[b]
+        return (_label(_broker_path(b), u is not v and u != v),)
+    if tp is msg.UpdateIsr:
+        p = req.partition
+        u, v = x.parts[p], y.parts[p]
+        i, j = x.isr_changes, y.isr_changes
+        return (
+            _label(partition_path(p, sys.ppt), u is not v and u != v),
+            _label(ISR_CHANGE, i is not j and i != j),
+        )
+    if tp is msg.RegisterControllerAndIncrementControllerEpoch:
+        return (
+            _label("/controller", _ne(x.controller, y.controller)),
+            _label("/controller_epoch", x.epoch != y.epoch or x.epoch_version != y.epoch_version),
+        )
+    if tp is msg.UpdateLeaderAndIsr:
+        ppt, xp, yp = sys.ppt, x.parts, y.parts
+        return tuple(
+            _label(partition_path(p, ppt), xp[p] is not yp[p] and xp[p] != yp[p]) for p, _ in req.writes
+        )
+    if tp is msg.DeleteIsrChangeNotifications:
+        return (_label(ISR_CHANGE, _ne(x.isr_changes, y.isr_changes)),)
+    if tp is msg.CreateControllerPath or tp is msg.DeleteControllerPath:
+        return (_label("/controller", _ne(x.controller, y.controller)),)
+    if tp is msg.IncrementControllerEpoch:
+        return (_label("/controller_epoch", x.epoch != y.epoch or x.epoch_version != y.epoch_version),)
+    return None
+
+
+#: action class -> how :func:`zk_labels` labels its steps: 1 applies a ZooKeeper request, 2 an
+#: admin's request, 3 a session expiry, 0 none (the order of :func:`zk_labels`' tests)
+_HOW: dict[type, int] = {}
+
+
+def _how(tp: type) -> int:
+    done = getattr(tp, EFFECTS_ATTR, frozenset())
+    how = _HOW[tp] = (
+        1
+        if Effect.APPLIES_ZK_REQUEST in done
+        else 2
+        if Effect.ADMIN_REQUEST in done
+        else 3
+        if Effect.EXPIRES_SESSION in done
+        else 0
+    )
+    return how
+
+
 def zk_labels(sys: Cluster, s: State, a: Any, t: State) -> tuple[tuple[str, str, str], ...]:
     """The ``zk_writes`` labels of one transition (see the module docstring).
 
@@ -195,19 +275,27 @@ def zk_labels(sys: Cluster, s: State, a: Any, t: State) -> tuple[tuple[str, str,
     >>> str(a), zk_labels(sys, s, a, t)
     ('ZooKeeper: applies create /brokers/ids/<id> (ephemeral) from session 1 (broker 0)', (('zk_writes', '/brokers/ids/0', 'changed'),))
     """
-    req = zk_request_of(a)
-    if req is not None:
+    tp = type(a)
+    how = _HOW.get(tp)
+    if how is None:
+        how = _how(tp)
+    if how == 0:
+        return ()
+    x, y = s.zk, t.zk
+    if how == 1 and (req := a.req) is not None:
         if type(req) not in _WRITE_OPS:
             return ()
-        changed = _changed(sys, s.zk, t.zk) if s.zk != t.zk else set()
-        return tuple(
-            ("zk_writes", path, "changed" if path in changed else "unchanged")
-            for path in _requested(sys, a.broker, req)
-        )
-    if does(a, Effect.ADMIN_REQUEST) and s.zk != t.zk:
-        return tuple(("zk_writes", path, "changed") for path in sorted(_changed(sys, s.zk, t.zk)))
-    if does(a, Effect.EXPIRES_SESSION) and s.zk != t.zk:
-        return tuple(("zk_writes", path, "expired") for path in sorted(_changed(sys, s.zk, t.zk)))
+        got = _label_writes(sys, a.broker, req, x, y)
+        if got is not None:
+            return got
+        changed = _changed(sys, x, y) if x != y else set()
+        return tuple(_label(path, path in changed) for path in _requested(sys, a.broker, req))
+    if x is y or x == y:
+        return ()
+    if does(a, Effect.ADMIN_REQUEST):
+        return tuple((_W, path, "changed") for path in sorted(_changed(sys, x, y)))
+    if does(a, Effect.EXPIRES_SESSION):
+        return tuple((_W, path, "expired") for path in sorted(_changed(sys, x, y)))
     return ()
 
 
