@@ -38,7 +38,6 @@ from model.controller.cluster import Cluster
 from model.controller.effects import (
     Effect,
     delivered_message_of,
-    does,
     processed_event_of,
     zk_request_of,
     zk_response_of,
@@ -142,26 +141,26 @@ def _topic_changed(sys: Cluster, t: int, a: Zk, b: Zk) -> bool:
 def _changed(sys: Cluster, a: Zk, b: Zk) -> set[str]:
     """The znode paths whose data or existence differs between two ZooKeeper trees."""
     out: set[str] = set()
-    if _ne(a.controller, b.controller):
+    if (u := a.controller) is not (v := b.controller) and u != v:
         out.add("/controller")
-    if _ne(a.epoch, b.epoch) or _ne(a.epoch_version, b.epoch_version):
+    if a.epoch != b.epoch or a.epoch_version != b.epoch_version:
         out.add("/controller_epoch")
-    if _ne(a.brokers, b.brokers):
-        out.update(f"/brokers/ids/{i}" for i, (x, y) in enumerate(zip(a.brokers, b.brokers)) if x != y)
-    if _ne(a.parts, b.parts):
-        out.update(partition_path(p, sys.ppt) for p, (x, y) in enumerate(zip(a.parts, b.parts)) if x != y)
-    if _ne(a.isr_changes, b.isr_changes):
+    if (u := a.brokers) is not (v := b.brokers) and u != v:
+        out.update(f"/brokers/ids/{i}" for i, (x, y) in enumerate(zip(u, v)) if x != y)
+    if (u := a.parts) is not (v := b.parts) and u != v:
+        out.update(partition_path(p, sys.ppt) for p, (x, y) in enumerate(zip(u, v)) if x != y)
+    if (u := a.isr_changes) is not (v := b.isr_changes) and u != v:
         out.add(ISR_CHANGE)
-    if _ne(a.created, b.created) or _ne(a.gone, b.gone) or _ne(a.ar, b.ar) or _ne(a.expanded, b.expanded):
+    if a.created != b.created or a.gone != b.gone or a.ar != b.ar or a.expanded != b.expanded:
         out.update(f"/brokers/topics/{t}" for t in range(sys.cfg.topics) if _topic_changed(sys, t, a, b))
-    if _ne(a.delete_topics, b.delete_topics):
-        out.update(f"{DELETE_TOPICS}/{t}" for t in set(a.delete_topics) ^ set(b.delete_topics))
-    if _ne(a.reassign, b.reassign):
+    if (u := a.delete_topics) is not (v := b.delete_topics) and u != v:
+        out.update(f"{DELETE_TOPICS}/{t}" for t in set(u) ^ set(v))
+    if (u := a.reassign) is not (v := b.reassign) and u != v:
         out.add(REASSIGN)
-    if _ne(a.preferred, b.preferred):
+    if (u := a.preferred) is not (v := b.preferred) and u != v:
         out.add(PREFERRED)
-    if _ne(a.unclean_dyn, b.unclean_dyn):
-        out.update(f"/config/topics/{t}" for t in set(a.unclean_dyn) ^ set(b.unclean_dyn))
+    if (u := a.unclean_dyn) is not (v := b.unclean_dyn) and u != v:
+        out.update(f"/config/topics/{t}" for t in set(u) ^ set(v))
     return out
 
 
@@ -246,22 +245,18 @@ def _label_writes(sys: Cluster, b: int, req: Any, x: Zk, y: Zk) -> tuple[tuple[s
     return None
 
 
-#: action class -> how :func:`zk_labels` labels its steps: 1 applies a ZooKeeper request, 2 an
-#: admin's request, 3 a session expiry, 0 none (the order of :func:`zk_labels`' tests)
-_HOW: dict[type, int] = {}
+#: action class -> how :func:`zk_labels` labels its steps: (it applies a ZooKeeper request,
+#: the outcome of every znode it changed otherwise: ``changed`` for an admin's request,
+#: ``expired`` for a session expiry, None for any other step)
+_HOW: dict[type, tuple[bool, str | None]] = {}
 
 
-def _how(tp: type) -> int:
+def _how(tp: type) -> tuple[bool, str | None]:
     done = getattr(tp, EFFECTS_ATTR, frozenset())
-    how = _HOW[tp] = (
-        1
-        if Effect.APPLIES_ZK_REQUEST in done
-        else 2
-        if Effect.ADMIN_REQUEST in done
-        else 3
-        if Effect.EXPIRES_SESSION in done
-        else 0
+    tail = (
+        "changed" if Effect.ADMIN_REQUEST in done else "expired" if Effect.EXPIRES_SESSION in done else None
     )
+    how = _HOW[tp] = (Effect.APPLIES_ZK_REQUEST in done, tail)
     return how
 
 
@@ -279,10 +274,9 @@ def zk_labels(sys: Cluster, s: State, a: Any, t: State) -> tuple[tuple[str, str,
     how = _HOW.get(tp)
     if how is None:
         how = _how(tp)
-    if how == 0:
-        return ()
+    applies, tail = how
     x, y = s.zk, t.zk
-    if how == 1 and (req := a.req) is not None:
+    if applies and (req := a.req) is not None:
         if type(req) not in _WRITE_OPS:
             return ()
         got = _label_writes(sys, a.broker, req, x, y)
@@ -290,13 +284,9 @@ def zk_labels(sys: Cluster, s: State, a: Any, t: State) -> tuple[tuple[str, str,
             return got
         changed = _changed(sys, x, y) if x != y else set()
         return tuple(_label(path, path in changed) for path in _requested(sys, a.broker, req))
-    if x is y or x == y:
+    if tail is None or x is y or x == y:
         return ()
-    if does(a, Effect.ADMIN_REQUEST):
-        return tuple((_W, path, "changed") for path in sorted(_changed(sys, x, y)))
-    if does(a, Effect.EXPIRES_SESSION):
-        return tuple((_W, path, "expired") for path in sorted(_changed(sys, x, y)))
-    return ()
+    return tuple((_W, path, tail) for path in sorted(_changed(sys, x, y)))
 
 
 def expected_labels(sys: Cluster) -> list[tuple[str, ...]]:
