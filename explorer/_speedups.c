@@ -17,6 +17,8 @@
  *                               without pickle (explorer/search/statepack.py)
  *   unpack_states(payload, atoms, classes)
  *                               the list of states back, types and sharing kept
+ *   memo_hash(cls)              give the record class cls a hash remembered per object
+ *                               (the same value as tuple's; see "record memo" below)
  *   _configure(encode_other, set_item_slow)
  *                               the Python callables for values this module does not
  *                               encode itself (enums, dataclasses, errors) and for
@@ -551,7 +553,85 @@ enc_int(Buf *b, PyObject *v)
     return 0;
 }
 
+/* ------------------------------------------------------------------ record memo */
+
+/*
+ * A state shares most of its records with its parent (an immutable record is rebuilt only
+ * along the path a step changed), and a search hashes (exact visited set) or encodes
+ * (fingerprints) every generated state whole. memo_hash(cls) makes the records of class
+ * cls remember, per object, their hash and their encoding in two direct-mapped tables
+ * keyed by the object's address: a state's hash or encoding then costs its new records
+ * only. Each table holds a reference to the object it remembers, so an address in it
+ * cannot be reused by another object while the entry stands; a collision replaces the
+ * entry. The values are exactly tuple's hash and enc()'s bytes, so nothing outside sees a
+ * difference but the time (and at most MEMO_SIZE records kept alive per table).
+ */
+
+#define MEMO_BITS 12
+#define MEMO_SIZE (1 << MEMO_BITS)
+
+typedef struct {
+    PyObject *obj; /* a strong reference, or NULL */
+    Py_hash_t hash;
+} HashMemo;
+
+typedef struct {
+    PyObject *obj;   /* a strong reference, or NULL */
+    PyObject *bytes; /* enc(obj) */
+} EncMemo;
+
+static HashMemo hash_memo[MEMO_SIZE];
+static EncMemo enc_memo[MEMO_SIZE];
+
+static inline size_t
+memo_ix(PyObject *o)
+{
+    return (size_t)((((uint64_t)(uintptr_t)o >> 4) * 0x9E3779B97F4A7C15ULL) >> (64 - MEMO_BITS));
+}
+
+static Py_hash_t
+memo_tuple_hash(PyObject *o)
+{
+    HashMemo *e = &hash_memo[memo_ix(o)];
+    if (e->obj == o) {
+        return e->hash;
+    }
+    Py_hash_t h = PyTuple_Type.tp_hash(o);
+    if (h == -1) {
+        return -1;
+    }
+    PyObject *old = e->obj;
+    Py_INCREF(o);
+    e->obj = o;
+    e->hash = h;
+    Py_XDECREF(old); /* last: a record's deallocation runs no code that hashes */
+    return h;
+}
+
+static PyObject *
+memo_hash(PyObject *module, PyObject *cls)
+{
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "memo_hash() needs a tuple subclass");
+        return NULL;
+    }
+    PyTypeObject *tp = (PyTypeObject *)cls;
+    if (tp->tp_hash == memo_tuple_hash) {
+        Py_RETURN_NONE;
+    }
+    /* only a record whose hash, length and iteration are tuple's own: its memo is exact */
+    if (tp->tp_hash != PyTuple_Type.tp_hash || tp->tp_iter != PyTuple_Type.tp_iter || tp->tp_as_sequence == NULL
+        || tp->tp_as_sequence->sq_length != PyTuple_Type.tp_as_sequence->sq_length) {
+        PyErr_Format(PyExc_TypeError, "memo_hash(): %s overrides tuple's hash, length or iteration", tp->tp_name);
+        return NULL;
+    }
+    tp->tp_hash = memo_tuple_hash;
+    PyType_Modified(tp);
+    Py_RETURN_NONE;
+}
+
 static int enc(Buf *b, PyObject *v);
+static int enc_tuple(Buf *b, PyObject *v);
 
 static int
 enc_other(Buf *b, PyObject *v)
@@ -599,12 +679,41 @@ enc_tuple(Buf *b, PyObject *v)
     return rc;
 }
 
+/* enc() of a record whose class memo_hash() marked: its bytes from the memo, or encoded and
+ * remembered */
+static int
+enc_memoised(Buf *b, PyObject *v)
+{
+    EncMemo *e = &enc_memo[memo_ix(v)];
+    if (e->obj == v) {
+        return buf_append(b, PyBytes_AS_STRING(e->bytes), PyBytes_GET_SIZE(e->bytes));
+    }
+    Py_ssize_t start = b->len;
+    if (enc_tuple(b, v) < 0) {
+        return -1;
+    }
+    PyObject *bytes = PyBytes_FromStringAndSize((const char *)b->p + start, b->len - start);
+    if (bytes == NULL) {
+        return -1;
+    }
+    PyObject *old = e->obj, *old_bytes = e->bytes;
+    Py_INCREF(v);
+    e->obj = v;
+    e->bytes = bytes;
+    Py_XDECREF(old);
+    Py_XDECREF(old_bytes);
+    return 0;
+}
+
 static int
 enc(Buf *b, PyObject *v)
 {
     PyTypeObject *tp = Py_TYPE(v);
     if (tp == &PyTuple_Type) {
         return enc_tuple(b, v);
+    }
+    if (tp->tp_hash == memo_tuple_hash) {
+        return enc_memoised(b, v);
     }
     if (tp == &PyLong_Type) {
         return enc_int(b, v);
@@ -1707,6 +1816,9 @@ static PyMethodDef speedups_methods[] = {
      "(see the grammar in _speedups.c); atoms and classes are to be pickled with the payload."},
     {"unpack_states", (PyCFunction)(void (*)(void))unpack_states, METH_FASTCALL,
      "unpack_states(payload, atoms, classes)\n--\n\nReturn the list of states pack_states packed."},
+    {"memo_hash", (PyCFunction)memo_hash, METH_O,
+     "memo_hash(cls)\n--\n\nMake the records of the tuple subclass cls remember their hash and "
+     "their encoding per object (same values as tuple's hash and encode)."},
     {"_configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
      "_configure(encode_other, set_item_slow)\n--\n\n"
      "Set the Python fallbacks: encode_other(value) -> bytes for values not encoded here, "

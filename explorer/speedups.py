@@ -13,7 +13,9 @@ functions run in pure Python. Both give identical results:
 * :func:`fingerprint_table_class` -- the C set of 64-bit fingerprints (its pure-Python
   twin is :class:`explorer.search.visited.PyFingerprintTable`);
 * :func:`state_packer` -- the C ``pack_states`` / ``unpack_states`` pair behind
-  :mod:`explorer.search.statepack` (whose fallback is plain pickle).
+  :mod:`explorer.search.statepack` (whose fallback is plain pickle);
+* :func:`install_memo_hash` -- a record class whose instances remember their hash and their
+  encoding (same values; a child state's hash or fingerprint then costs its new records only).
 
 ``ACTIVE`` tells which is in use.
 
@@ -48,6 +50,7 @@ __all__ = [
     "fingerprint_bytes",
     "fingerprint_table_class",
     "install_fast_replace",
+    "install_memo_hash",
     "set_item",
     "state_packer",
 ]
@@ -181,4 +184,34 @@ def install_fast_replace(cls: T) -> T:
         fast = _fast_replace_py(cls)
         setattr(fast, _ORIGINAL, original)
     cls._replace = fast  # type: ignore[attr-defined]
+    return cls
+
+
+def install_memo_hash(cls: T) -> T:
+    """Make the records of the ``NamedTuple`` class ``cls`` remember their hash and their
+    encoding per object (in C; nothing without the accelerator); return ``cls``.
+
+    The values are tuple's hash and :func:`encode`'s bytes, exactly: a state shares most of
+    its records with its parent, so the search's hash of a generated state (the exact
+    visited set) or its fingerprint then costs the records the step rebuilt, not the whole
+    state. Two direct-mapped tables of 4,096 entries keyed by address, each holding a
+    reference to the record it remembers, so at most that many records stay alive for it.
+    A class overriding tuple's hash, length or iteration is refused (``TypeError``).
+
+    >>> from typing import NamedTuple
+    >>> class R(NamedTuple):
+    ...     a: int
+    ...     b: tuple = ()
+    >>> _ = install_memo_hash(R)
+    >>> r = R(1, (2, 3))
+    >>> hash(r) == hash((1, (2, 3))) and hash(r) == hash(r)
+    True
+    >>> encode((r, r)) == encoding.encode(((1, (2, 3)), (1, (2, 3))))
+    True
+    """
+    if not (isinstance(cls, type) and issubclass(cls, tuple)):
+        raise TypeError(f"install_memo_hash needs a NamedTuple class, not {cls!r}")
+    memo = None if _C is None else getattr(_C, "memo_hash", None)
+    if memo is not None:  # None too with a module built before memo_hash existed
+        memo(cls)
     return cls

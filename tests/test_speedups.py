@@ -327,6 +327,46 @@ def test_model_records_have_fast_replace() -> None:
     assert zookeeper.set_item is speedups.set_item  # the name the model's steps call
 
 
+def _plain(v: Any) -> Any:
+    """``v`` with every tuple (records included) rebuilt as a plain tuple: no memo anywhere."""
+    return tuple(_plain(x) for x in v) if isinstance(v, tuple) else v
+
+
+@needs_c
+def test_memo_hash_gives_tuple_hash_and_encoding() -> None:
+    """Records with a remembered hash and encoding (``install_memo_hash``: the controller's
+    state records) hash and encode as plain tuples do, on the first call (remembered then)
+    and on later ones (from the memo), for states that share records with their parent."""
+    from model import controller as m
+
+    system = m.ControllerSystem(m.ControllerConfig(brokers=3, replication_factor=2))
+    states, frontier = list(system.init_states()), list(system.init_states())
+    for _ in range(3):
+        frontier = [t for s in frontier for _, t in system.successors(s)]
+        states += frontier
+    assert len(states) > 50
+    for s in states + states:  # the second round reads the memo (or re-fills it)
+        plain = _plain(s)
+        assert hash(s) == hash(plain) and hash(s.nodes[1]) == hash(plain[1][1])
+        assert c().encode(s) == encoding.encode(plain) == encoding.encode(s)
+        assert c().fingerprint(s) == encoding.fingerprint(plain)
+
+
+@needs_c
+def test_memo_hash_refuses_an_overridden_hash() -> None:
+    class Own(NamedTuple):
+        a: int
+
+        def __hash__(self) -> int:
+            return 7
+
+    with pytest.raises(TypeError, match="overrides"):
+        c().memo_hash(Own)
+    with pytest.raises(TypeError):
+        c().memo_hash(int)
+    assert hash(Own(1)) == 7
+
+
 # --------------------------------------------------------------------------- set_item
 
 
