@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 import z3
@@ -117,41 +117,92 @@ DOMAIN = 16
 Term = Any  # a z3 term, a Python bool/int, or a Sym
 
 
+# The contracts build millions of small terms: these helpers call z3's C API directly
+# where z3's Python layer would re-check sorts and contexts of arguments that are
+# already Bool terms of one context (the same terms result).
+
+
+def _truth(x: z3.ExprRef) -> int:
+    """``Z3_L_TRUE`` / ``Z3_L_FALSE`` for the literals true / false, else ``Z3_L_UNDEF``
+    (what ``z3.is_true`` / ``z3.is_false`` test, in one call)."""
+    return z3.Z3_get_bool_value(x.ctx.ref(), x.as_ast())  # type: ignore[no-any-return]
+
+
+_L_TRUE, _L_FALSE = z3.Z3_L_TRUE, z3.Z3_L_FALSE
+
+
+def _bool_op(mk: Callable[..., Any], fallback: Callable[..., Any], xs: list[Any]) -> Any:
+    """``mk`` (Z3_mk_and / Z3_mk_or) over Bool terms ``xs`` (two or more), else ``fallback``."""
+    if not all(isinstance(x, z3.BoolRef) for x in xs):
+        return fallback(xs)
+    ctx = xs[0].ctx
+    arr = (z3.Ast * len(xs))(*[x.as_ast() for x in xs])
+    return z3.BoolRef(mk(ctx.ref(), len(xs), arr), ctx)
+
+
 def AND(*xs: Term) -> Term:
-    """Conjunction folding Python booleans."""
+    """Conjunction folding Python booleans.
+
+    >>> p, q = z3.Bools("p q")
+    >>> AND(p, True, q), AND(p, False), AND(True, z3.BoolVal(True))
+    (And(p, q), False, True)
+    """
     rest = []
     for x in xs:
         x = x.x if isinstance(x, Sym) else x
-        if x is False or (isinstance(x, z3.ExprRef) and z3.is_false(x)):
+        if x is False:
             return False
-        if x is True or (isinstance(x, z3.ExprRef) and z3.is_true(x)):
+        if x is True:
             continue
+        if isinstance(x, z3.ExprRef):
+            t = _truth(x)
+            if t == _L_FALSE:
+                return False
+            if t == _L_TRUE:
+                continue
         rest.append(x)
     if not rest:
         return True
-    return rest[0] if len(rest) == 1 else z3.And(rest)
+    return rest[0] if len(rest) == 1 else _bool_op(z3.Z3_mk_and, z3.And, rest)
 
 
 def OR(*xs: Term) -> Term:
-    """Disjunction folding Python booleans."""
+    """Disjunction folding Python booleans.
+
+    >>> p, q = z3.Bools("p q")
+    >>> OR(p, False, q), OR(p, True), OR(False, z3.BoolVal(False))
+    (Or(p, q), True, False)
+    """
     rest = []
     for x in xs:
         x = x.x if isinstance(x, Sym) else x
-        if x is True or (isinstance(x, z3.ExprRef) and z3.is_true(x)):
+        if x is True:
             return True
-        if x is False or (isinstance(x, z3.ExprRef) and z3.is_false(x)):
+        if x is False:
             continue
+        if isinstance(x, z3.ExprRef):
+            t = _truth(x)
+            if t == _L_TRUE:
+                return True
+            if t == _L_FALSE:
+                continue
         rest.append(x)
     if not rest:
         return False
-    return rest[0] if len(rest) == 1 else z3.Or(rest)
+    return rest[0] if len(rest) == 1 else _bool_op(z3.Z3_mk_or, z3.Or, rest)
 
 
 def NOT(x: Term) -> Term:
-    """Negation folding Python booleans."""
+    """Negation folding Python booleans.
+
+    >>> NOT(True), NOT(z3.Bool("p"))
+    (False, Not(p))
+    """
     x = x.x if isinstance(x, Sym) else x
     if isinstance(x, bool):
         return not x
+    if isinstance(x, z3.BoolRef):
+        return z3.BoolRef(z3.Z3_mk_not(x.ctx.ref(), x.as_ast()), x.ctx)
     return z3.Not(x)
 
 
@@ -208,26 +259,57 @@ class _Inputs:
     trigger: z3.ArithRef
     replica: z3.ArithRef
     distinct_ids: frozenset[int] = frozenset()
+    #: the Sym objects handed to the rule, built once (shared by ``on_path`` copies): the
+    #: rule runs once per path, and a Sym remembers the terms its operators built
+    syms: dict[Any, Any] = field(default_factory=dict)
+    #: ``eq`` results by the identity of the terms compared (shared by ``on_path`` copies)
+    eqs: dict[tuple[Any, Any], tuple[Any, Any, Term]] = field(default_factory=dict)
 
     # -- what the rule sees ----------------------------------------------------------------
+    def sym(self, x: z3.ExprRef) -> Sym:
+        """The one :class:`Sym` of the input term ``x`` (a term of this object)."""
+        hit = self.syms.get(id(x))
+        if hit is None:
+            hit = self.syms[id(x)] = (x, Sym(x))
+        return hit[1]  # type: ignore[no-any-return]
+
+    def _built(self, key: str, build: Callable[[], Any]) -> Any:
+        hit = self.syms.get(key)
+        if hit is None:
+            hit = self.syms[key] = build()
+        return hit
+
     def assignment(self) -> tuple[Sym, ...]:
-        return tuple(Sym(x) for x in self.a)
+        return self._built("assignment", lambda: tuple(self.sym(x) for x in self.a))  # type: ignore[no-any-return]
 
     def live_tuple(self) -> tuple[Sym, ...]:
         """Position i is replica i if live, else a stand-in broker outside the assignment;
         then ``o``. Membership tests fork on the live bit only when the rule asks."""
-        out = tuple(Sym(z3.If(b, x, y)) for x, b, y in zip(self.a, self.live, self.not_live))
-        return (*out, Sym(self.o))
+
+        def build() -> tuple[Sym, ...]:
+            out = tuple(Sym(z3.If(b, x, y)) for x, b, y in zip(self.a, self.live, self.not_live))
+            return (*out, self.sym(self.o))
+
+        return self._built("live", build)  # type: ignore[no-any-return]
 
     def shutting_down_tuple(self) -> tuple[Sym, ...]:
-        return tuple(Sym(z3.If(b, x, y)) for x, b, y in zip(self.a, self.sd, self.not_sd))
+        return self._built(  # type: ignore[no-any-return]
+            "shutting_down",
+            lambda: tuple(Sym(z3.If(b, x, y)) for x, b, y in zip(self.a, self.sd, self.not_sd)),
+        )
 
     def isr_tuple(self) -> tuple[Sym, ...]:
         # its length matters to the rules, so each ISR bit forks here
-        return tuple(Sym(x) for x, g in zip(self.isr_items, self.isr_guard) if Sym(z(g)))
+        pairs = self._built(
+            "isr",
+            lambda: [(self.sym(x), Sym(z(g))) for x, g in zip(self.isr_items, self.isr_guard)],
+        )
+        return tuple(x for x, g in pairs if g)
 
     def current(self) -> LeaderAndIsr:
-        return LeaderAndIsr(Sym(self.leader), Sym(self.epoch), self.isr_tuple(), Sym(self.version))  # type: ignore[arg-type]
+        return LeaderAndIsr(
+            self.sym(self.leader), self.sym(self.epoch), self.isr_tuple(), self.sym(self.version)
+        )  # type: ignore[arg-type]
 
     # -- the contract's vocabulary (evaluated on one path: decided bits fold) -------------
     def on_path(self) -> _Inputs:
@@ -248,6 +330,23 @@ class _Inputs:
         )
 
     def eq(self, x: Term, y: Term) -> Term:
+        """``x == y``, folded to a Python bool when the terms are the same or two of the
+        pairwise distinct inputs (remembered by the identity of the terms)."""
+        x = x.x if isinstance(x, Sym) else x
+        y = y.x if isinstance(y, Sym) else y
+        key = (
+            id(x) if isinstance(x, z3.ExprRef) else (type(x), x),
+            id(y) if isinstance(y, z3.ExprRef) else (type(y), y),
+        )
+        memo = self.eqs
+        hit = memo.get(key)
+        if hit is None:
+            if len(memo) >= 20_000:  # terms built on one path only: keep the memo bounded
+                memo.clear()
+            hit = memo[key] = (x, y, self._eq(x, y))
+        return hit[2]
+
+    def _eq(self, x: Term, y: Term) -> Term:
         x, y = z(x), z(y)
         if x.get_id() == y.get_id():
             return True
@@ -273,11 +372,9 @@ class _Inputs:
     def is_filter(self, res: Sequence[Term], items: Sequence[Term], keep: Sequence[Term]) -> Term:
         """``res`` is exactly the items whose keep bit holds, in their order."""
         parts: list[Term] = [_ceq(_count(keep), len(res))]
+        counts = [_count(keep[:i]) for i in range(len(keep))] if res else []  # the same terms, built once
         for m, r in enumerate(res):
-            alts = [
-                AND(k, _ceq(_count(keep[:i]), m), self.eq(r, it))
-                for i, (it, k) in enumerate(zip(items, keep))
-            ]
+            alts = [AND(k, _ceq(counts[i], m), self.eq(r, it)) for i, (it, k) in enumerate(zip(items, keep))]
             parts.append(OR(*alts))
         return AND(*parts)
 
@@ -420,9 +517,9 @@ def _spec_init(inp: _Inputs, res: Any) -> Term:
 
 
 def _run_offline(inp: _Inputs, f: Any) -> Any:
-    allow = f.allow_unclean_for_trigger(Sym(inp.trigger))
+    allow = f.allow_unclean_for_trigger(inp.sym(inp.trigger))
     return f.offline_partition_leader_election_strategy(
-        inp.assignment(), inp.current(), inp.live_tuple(), allow, Sym(inp.flags[1])
+        inp.assignment(), inp.current(), inp.live_tuple(), allow, inp.sym(inp.flags[1])
     )
 
 
@@ -465,7 +562,7 @@ def _spec_offline(inp: _Inputs, res: Any) -> Term:
 
 def _run_offline_no_state(inp: _Inputs, f: Any) -> Any:
     return f.offline_partition_leader_election_strategy(
-        inp.assignment(), None, inp.live_tuple(), Sym(inp.flags[0]), Sym(inp.flags[1])
+        inp.assignment(), None, inp.live_tuple(), inp.sym(inp.flags[0]), inp.sym(inp.flags[1])
     )
 
 
@@ -549,9 +646,11 @@ def _shutting_down_broker(inp: _Inputs) -> Term:
 
 
 def _run_cs_action(inp: _Inputs, f: Any) -> Any:
-    has_lai, queued = Sym(inp.flags[0]), Sym(inp.flags[1])
-    broker = Sym(z(_shutting_down_broker(inp)))
-    return f.controlled_shutdown_partition_action(inp.assignment(), Sym(inp.leader), broker, has_lai, queued)
+    has_lai, queued = inp.sym(inp.flags[0]), inp.sym(inp.flags[1])
+    broker = inp._built("shutting_down_broker", lambda: Sym(z(_shutting_down_broker(inp))))
+    return f.controlled_shutdown_partition_action(
+        inp.assignment(), inp.sym(inp.leader), broker, has_lai, queued
+    )
 
 
 def _spec_cs_action(inp: _Inputs, res: Any) -> Term:
@@ -569,7 +668,7 @@ def _spec_cs_action(inp: _Inputs, res: Any) -> Term:
 
 
 def _run_remove(inp: _Inputs, f: Any) -> Any:
-    return f.remove_replica_from_isr(inp.current(), Sym(inp.replica))
+    return f.remove_replica_from_isr(inp.current(), inp.sym(inp.replica))
 
 
 def _spec_remove(inp: _Inputs, res: Any) -> Term:

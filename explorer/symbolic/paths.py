@@ -135,6 +135,8 @@ class PathExplorer:
         self._side: list[tuple[str, z3.BoolRef]] = []
         self._decided_free: dict[int, bool] = {}
         self._memo: dict[int, tuple[z3.ExprRef, tuple[str, Any, bool]]] = {}
+        self._bool_values: tuple[z3.BoolRef, z3.BoolRef] | None = None  # False, True
+        self.op_memo: dict[tuple[Any, ...], tuple[Any, Any, Any, Any]] = {}
         self.paths = 0
         self.solver_checks = 0
 
@@ -168,6 +170,18 @@ class PathExplorer:
             )
             self._side.append((f"no Long overflow in {a} // {b}", z3.And(q >= LONG_MIN, q <= LONG_MAX)))
         return q, r
+
+    def replay(self) -> bool | None:
+        """The recorded choice when the next decision replays one taken on this path
+        (as :meth:`decide` would return it), else None and nothing changes."""
+        i = self._pos
+        if i >= len(self._frames):
+            return None
+        self._pos = i + 1
+        f = self._frames[i]
+        if f.free is not None:
+            self._decided_free[f.free] = f.choice != f.free_neg
+        return f.choice
 
     def decide(self, cond: z3.BoolRef) -> bool:
         """Branch on ``cond``: replay the recorded choice, or take a new feasible one."""
@@ -348,8 +362,21 @@ class PathExplorer:
         """``goal`` with the free booleans decided on this path replaced by their values."""
         if not self._decided_free:
             return goal
-        pairs = [(self._free[i], z3.BoolVal(v)) for i, v in self._decided_free.items()]
-        return z3.simplify(z3.substitute(goal, *pairs))
+        # z3.substitute's own sort checks cost more than the substitution: the pairs are
+        # free Bool constants and Bool values, so call the C API directly
+        ctx = goal.ctx
+        tf = self._bool_values
+        if tf is None:
+            tf = self._bool_values = (z3.BoolVal(False, ctx), z3.BoolVal(True, ctx))
+        decided = self._decided_free
+        n = len(decided)
+        src, dst = (z3.Ast * n)(), (z3.Ast * n)()
+        free = self._free
+        for k, (i, v) in enumerate(decided.items()):
+            src[k] = free[i].as_ast()
+            dst[k] = tf[v].as_ast()
+        t = z3.z3._to_expr_ref(z3.Z3_substitute(ctx.ref(), goal.as_ast(), n, src, dst), ctx)
+        return z3.simplify(t)
 
     def find(self, cond: z3.BoolRef) -> z3.ModelRef | None:
         """On the current path: a model of path condition and ``cond``, or None.

@@ -10,7 +10,7 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 import z3
@@ -37,6 +37,14 @@ class PathOracle(Protocol):
         ...
 
     def _arith(self, r: z3.ExprRef, op: str) -> None: ...
+
+    #: results of Sym operators during this exploration: see :meth:`Sym._memo`
+    op_memo: dict[tuple[Any, ...], tuple[Any, Any, Any, Any]]
+
+    def replay(self) -> bool | None:
+        """The recorded choice of the next decision when it replays one (else None: the
+        caller then calls :meth:`decide` with the condition)."""
+        ...
 
 
 #: the path explorers currently running a function, innermost last
@@ -102,6 +110,30 @@ class Sym:
     def __init__(self, x: z3.ExprRef):
         self.x = x
 
+    def _memo(self, o: Any, op: str, build: Callable[[], tuple[Any, Any]]) -> tuple[Any, Any, Any, Any]:
+        """``(self, o, result, hook term)`` of ``self op o``, built by ``build()`` (which
+        returns the result and the term for the ``_arith`` hook, or None) once per
+        exploration.
+
+        A path explorer re-runs the function once per path over the same input objects:
+        the terms are built once, and the same Sym objects come back. The table belongs
+        to the innermost active explorer (none outside one: then nothing is kept); it
+        keeps both operands alive, so their ids are not reused.
+        """
+        if not ACTIVE:
+            return (self, o, *build())
+        memo = ACTIVE[-1].op_memo
+        key = (id(self), op, id(o)) if isinstance(o, Sym) else (id(self), op, type(o), o)
+        hit = memo.get(key)
+        if hit is None:
+            if len(memo) >= 1_000_000:  # values made on one path only: keep it bounded
+                memo.clear()
+            hit = memo[key] = (self, o, *build())
+            return hit
+        if hit[3] is not None:
+            ACTIVE[-1]._arith(hit[3], op[0])
+        return hit
+
     def __repr__(self) -> str:
         return f"Sym({self.x})"
 
@@ -109,6 +141,19 @@ class Sym:
     def _bin(self, o: Any, op: str, reflected: bool = False) -> Any:
         if not _num(o):
             return NotImplemented
+        if op in ("//", "%"):  # fresh quotient/remainder facts belong to the current path
+            return self._bin_build(o, op, reflected)
+
+        def build() -> tuple[Any, Any]:
+            hooks: list[z3.ExprRef] = []
+            r = self._bin_build(o, op, reflected, hooks)
+            return r, (hooks[0] if hooks else None)
+
+        return self._memo(o, op + "r" if reflected else op, build)[2]
+
+    def _bin_build(self, o: Any, op: str, reflected: bool, hooks: list[z3.ExprRef] | None = None) -> Any:
+        """The result of ``self op o`` (``o`` on the left when ``reflected``); the term
+        handed to the ``_arith`` hook, if any, is appended to ``hooks``."""
         a, b = self.x, z(o, self.x)
         if reflected:
             a, b = b, a
@@ -147,8 +192,11 @@ class Sym:
                 r = z3.BV2Int(r, is_signed=True)
         else:  # pragma: no cover - closed set of operators
             raise SymbolicError(op)
-        if ACTIVE and op in ("+", "-", "*"):
-            ACTIVE[-1]._arith(r, f"{op}")
+        if op in ("+", "-", "*"):
+            if hooks is not None:
+                hooks.append(r)
+            if ACTIVE:
+                ACTIVE[-1]._arith(r, f"{op}")
         if _is_value(a) and _is_value(b):
             r = z3.simplify(r)
         return Sym(r)
@@ -233,6 +281,10 @@ class Sym:
             if op == "!=":
                 return True
             return NotImplemented
+        return self._memo(o, op, lambda: (self._cmp_build(o, op), None))[2]
+
+    def _cmp_build(self, o: Any, op: str) -> Sym:
+        """The comparison ``self op o`` as a new term."""
         a, b = self.x, z(o, self.x)
         if z3.is_bool(a) != z3.is_bool(b):
             a = z3.If(a, 1, 0) if z3.is_bool(a) else a
@@ -267,10 +319,14 @@ class Sym:
 
     # -- the fork --------------------------------------------------------------------------
     def __bool__(self) -> bool:
+        ctx = _ctx()
+        choice = ctx.replay()  # a decision already taken on this path: no term needed
+        if choice is not None:
+            return choice
         x = self.x
         if not z3.is_bool(x):
             x = x != z(0, x)
-        return _ctx().decide(x)
+        return ctx.decide(x)
 
     def __index__(self) -> int:
         v = z3.simplify(self.x)
