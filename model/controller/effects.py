@@ -63,6 +63,10 @@ class Effect(enum.Enum):
     COMPLETES_SHUTDOWN = "a broker stops after its controlled shutdown"
     TIME_PASSES = "time passes (stuttering)"
 
+    # an effect is its own member (identity is equality), so the C identity hash serves: ``Enum``'s
+    # hash is a Python method, called for every ``effect in ...`` of every step
+    __hash__ = object.__hash__
+
     @property
     def fields(self) -> tuple[str, ...]:
         """The fields of every action with this effect (``req``: the ZooKeeper request applied,

@@ -120,12 +120,16 @@ class ZkSessions(Link):
     def serve(self, system: Any, s: State, b: int) -> tuple[Any, State]:
         """The ordinary step on broker ``b``'s session: the server applies the head request
         (``ZooKeeperServer.apply``) and the response is queued for the broker, which receives it
-        in the same step when responses are merged (``ZooKeeperServer.reply``)."""
+        in the same step when responses are merged (``ZooKeeperServer.reply``). A merged response
+        to a broker with none queued goes straight to ``ZooKeeperServer.receive``: queueing it
+        and taking it off again would make the same successor (unless ``reply`` is overridden)."""
         zookeeper = system.zookeeper
         a, t, resp = zookeeper.apply(s, b)
         node = t.nodes[b]
         if resp is None or not node.alive:
             return a, t
+        if system.merged and not node.zk_in and zookeeper.receives_merged:
+            return a, zookeeper.receive(t, b, node, resp)
         t = t._replace(nodes=set_item(t.nodes, b, node._replace(zk_in=(*node.zk_in, resp))))
         if system.merged:
             t = zookeeper.reply(t, b)[1]

@@ -42,7 +42,6 @@ from model.controller.coverage import (
     zk_labels,
 )
 from model.controller.elector import ZookeeperLeaderElector
-from model.controller.network import CONTROLLER_CHANNELS, ZK_SESSIONS
 from model.controller.render import state_tree
 from model.controller.replica_manager import ReplicaManager
 from model.controller.state import State
@@ -251,24 +250,48 @@ class ControllerSystem(Cluster):
             n = nodes[b]
             if n.alive and n.pending is None and n.events:
                 yield self._process_event(s, b)
-        # the network (``network.py``): ZooKeeper sessions served and answered, controller channels
-        yield from ZK_SESSIONS.steps(self, s)
-        yield from CONTROLLER_CHANNELS.steps(self, s)
+        # the network's ordinary steps (``network.py``), ``ZK_SESSIONS.steps`` then
+        # ``CONTROLLER_CHANNELS.steps`` written out here (the hottest path: no generator layers):
+        # ZooKeeper sessions served, their queued responses received, controller channels
+        for b in range(nb):
+            n = nodes[b]
+            if n.zk_out and n.session != 0 and not n.expired:
+                yield zookeeper.serve(s, b)
+        for b in range(nb):
+            n = nodes[b]
+            if n.alive and n.zk_in:
+                yield zookeeper.reply(s, b)
+        chans = s.chans
+        if any(chans):
+            in_flight = replica_manager.isr_write_in_flight
+            early = cfg.serve_before_registration
+            deliver = replica_manager.deliver
+            for i, q in enumerate(chans):
+                if q:
+                    d = i % nb
+                    n = nodes[d]
+                    if n.alive and (n.bepoch or early) and not in_flight(n, q[0]):
+                        yield deliver(s, i // nb, d)
         yield from replica_manager.data_plane(s)
+        # the faults' budgets, the same for every broker of ``s``
         fault_ok = s.zk.epoch < cfg.max_controller_epoch
+        crash_ok = fault_ok and s.crashes < cfg.max_crashes
+        expiry_ok = fault_ok and s.expiries < cfg.max_session_expiries
+        restart_ok = fault_ok and s.restarts < cfg.max_restarts
+        session_live = self.session_live
         for b in range(nb):
             n = nodes[b]
             if n.alive:
                 if n.expired:
                     yield brokers.notice_expiry(s, b)
-                if fault_ok and s.crashes < cfg.max_crashes:
+                if crash_ok:
                     yield brokers.crash(s, b)
-                if fault_ok and s.expiries < cfg.max_session_expiries and self.session_live(n):
+                if expiry_ok and session_live(n):
                     yield zookeeper.expire(s, b, True)
             else:
-                if self.session_live(n):
+                if session_live(n):
                     yield zookeeper.expire(s, b, False)
-                elif fault_ok and s.restarts < cfg.max_restarts:
+                elif restart_ok:
                     yield brokers.restart(s, b)
         if self.later and s.zk.created < self.later:
             yield self._admin_create(s)

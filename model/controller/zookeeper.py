@@ -70,10 +70,19 @@ from model.controller.responses import (
 )
 from model.controller.state import Node, State, Zk
 
+_STARTUP = Startup()
+
 
 class ZooKeeperServer(Actor):
     """The ZooKeeper server (sessions, ephemerals, versions, multi, watches, expiry) and the
     client side of its responses."""
+
+    def __init__(self, system: Any) -> None:
+        super().__init__(system)
+        #: :meth:`reply` is this class's own, so a response merged into the server's step may go
+        #: to :meth:`receive` without being queued (``network.ZkSessions.serve``); a subclass
+        #: that overrides :meth:`reply` has every response go through it
+        self.receives_merged = type(self).reply is ZooKeeperServer.reply
 
     def fire_watches(self, nodes: list[Node], ev: ControllerEvent, who: str, skip: int = -1) -> None:
         """A watch fires: append ``ev`` to every live broker watching (``ctl``: /controller,
@@ -85,24 +94,31 @@ class ZooKeeperServer(Actor):
                 nodes[b] = n._replace(events=(*n.events, ev))
 
     def reply(self, s: State, b: int) -> tuple[Any, State]:
+        """Broker ``b`` takes the head of its queued responses (``Node.zk_in``) and reacts
+        (:meth:`receive`)."""
         n = s.nodes[b]
         resp = n.zk_in[0]
         n2 = n._replace(zk_in=n.zk_in[1:])
+        return ZkReply(b, resp), self.receive(s._replace(nodes=set_item(s.nodes, b, n2)), b, n2, resp)
+
+    def receive(self, s: State, b: int, n: Node, resp: Any) -> State:
+        """The client side of ZooKeeper's response ``resp`` at broker ``b`` (``n``, which is
+        ``s.nodes[b]``, the response already off its queue): a registration's broker epoch
+        (and the election it queues), a leader's ISR write, or the parked controller resumed."""
         match resp:
             case BrokerRegistered(broker_epoch=broker_epoch, reelect=reelect):
-                ev = n2.events
-                if reelect and Startup() not in ev:
-                    ev = (*ev, Startup())
-                n2 = n2._replace(bepoch=broker_epoch, events=ev)
-                return ZkReply(b, resp), s._replace(nodes=set_item(s.nodes, b, n2))
+                ev = n.events
+                if reelect and _STARTUP not in ev:
+                    ev = (*ev, _STARTUP)
+                n = n._replace(bepoch=broker_epoch, events=ev)
+                return s._replace(nodes=set_item(s.nodes, b, n))
             case IsrUpdated():
-                return ZkReply(b, resp), self.system.replica_manager.isr_result(s, b, n2, resp)
-        s1 = s._replace(nodes=set_item(s.nodes, b, n2))
-        w = self.system.controller_cls(self.system, s1, b, n2)
+                return self.system.replica_manager.isr_result(s, b, n, resp)
+        w = self.system.controller_cls(self.system, s, b, n)
         if w.pending is None:  # pragma: no cover - a response nobody waits for
             raise AssertionError(f"broker {b}: unexpected response {resp!r}")
         self.system.kafka_controller.resume(w, resp)
-        return ZkReply(b, resp), w.commit(s1)
+        return w.commit(s)
 
     def apply(self, s: State, b: int) -> tuple[Any, State, Any]:
         """Apply the head request of ``b``'s session (a ``match`` on its class, ``messages.py``): the step,
