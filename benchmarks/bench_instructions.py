@@ -3,9 +3,10 @@ counted by valgrind's callgrind: a figure the machine's load does not move.
 
 On this shared 2-vCPU machine CPU seconds move with the load (the second hyperthread's work
 slows the first's), so a side-by-side ratio of CPU seconds needs many runs. Callgrind counts the
-instructions the process executes instead: repeatable to a few parts in a million for the same
-binary and input, whatever else runs. The figure is per state of the search proper: a run of
-``--max-states N`` minus a run of ``--max-states 1`` (the interpreter's start-up, the imports
+instructions the process executes instead, whatever else runs: the same binary and input give
+the same count within about 0.2% (string hashes are randomised per process; the runs here set
+``PYTHONHASHSEED=0``, which leaves only the environment's own variation). The figure is per
+state of the search proper: a run of ``--max-states N`` minus a run of ``--max-states 1`` (the interpreter's start-up, the imports
 and the configuration), divided by ``N - 1``. An instruction is not a nanosecond (cache misses,
 branch mispredictions and the allocator's page faults are not counted), so quote it beside a
 CPU-second ratio, not instead of one.
@@ -46,7 +47,11 @@ def instructions(tree: Path, states: int, extra: list[str], env: dict[str, str])
     cmd += ["check", "controller", "--config", "configs/controller-ref.toml", "--quiet"]
     cmd += ["--max-states", str(states), *extra]
     p = subprocess.run(
-        cmd, cwd=tree, env=dict(os.environ, PYTHONPATH=str(tree), **env), capture_output=True, text=True
+        cmd,
+        cwd=tree,
+        env=dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0", **env),
+        capture_output=True,
+        text=True,
     )
     m = COLLECTED.search(p.stderr)
     if m is None:
