@@ -263,7 +263,7 @@ class _Inputs:
     #: rule runs once per path, and a Sym remembers the terms its operators built
     syms: dict[Any, Any] = field(default_factory=dict)
     #: ``eq`` results by the identity of the terms compared (shared by ``on_path`` copies)
-    eqs: dict[tuple[Any, Any], tuple[Any, Any, Term]] = field(default_factory=dict)
+    eqs: dict[tuple[Any, Any, bool], tuple[Any, Any, Term]] = field(default_factory=dict)
 
     # -- what the rule sees ----------------------------------------------------------------
     def sym(self, x: z3.ExprRef) -> Sym:
@@ -307,9 +307,8 @@ class _Inputs:
         return tuple(x for x, g in pairs if g)
 
     def current(self) -> LeaderAndIsr:
-        return LeaderAndIsr(
-            self.sym(self.leader), self.sym(self.epoch), self.isr_tuple(), self.sym(self.version)
-        )  # type: ignore[arg-type]
+        leader, epoch, version = self.sym(self.leader), self.sym(self.epoch), self.sym(self.version)
+        return LeaderAndIsr(leader, epoch, self.isr_tuple(), version)  # type: ignore[arg-type]
 
     # -- the contract's vocabulary (evaluated on one path: decided bits fold) -------------
     def on_path(self) -> _Inputs:
@@ -332,18 +331,26 @@ class _Inputs:
     def eq(self, x: Term, y: Term) -> Term:
         """``x == y``, folded to a Python bool when the terms are the same or two of the
         pairwise distinct inputs (remembered by the identity of the terms)."""
+        return self._pair(x, y, True)
+
+    def same(self, x: Term, y: Term) -> Term:
+        """The term ``z(x) == z(y)`` (not folded; remembered by the identity of the terms)."""
+        return self._pair(x, y, False)
+
+    def _pair(self, x: Term, y: Term, fold: bool) -> Term:
         x = x.x if isinstance(x, Sym) else x
         y = y.x if isinstance(y, Sym) else y
         key = (
             id(x) if isinstance(x, z3.ExprRef) else (type(x), x),
             id(y) if isinstance(y, z3.ExprRef) else (type(y), y),
+            fold,
         )
         memo = self.eqs
         hit = memo.get(key)
         if hit is None:
             if len(memo) >= 20_000:  # terms built on one path only: keep the memo bounded
                 memo.clear()
-            hit = memo[key] = (x, y, self._eq(x, y))
+            hit = memo[key] = (x, y, self._eq(x, y) if fold else z(x) == z(y))
         return hit[2]
 
     def _eq(self, x: Term, y: Term) -> Term:
@@ -496,7 +503,8 @@ def _render_value(m: z3.ModelRef, r: Any) -> Any:
 
 
 def _epoch_version(inp: _Inputs, lai: LeaderAndIsr) -> Term:
-    return AND(z(lai.leader_epoch) == inp.epoch + 1, z(lai.zk_version) == inp.version)
+    next_epoch = inp._built("epoch + 1", lambda: inp.epoch + 1)
+    return AND(inp.same(lai.leader_epoch, next_epoch), inp.same(lai.zk_version, inp.version))
 
 
 def _run_init(inp: _Inputs, f: Any) -> Any:

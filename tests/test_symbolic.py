@@ -35,6 +35,36 @@ from explorer.symbolic import (
 # The harness.
 
 
+def test_an_exploration_builds_each_operator_result_once() -> None:
+    """Within an exploration the same operands give back the same Sym (its term built once,
+    issue 56); outside one nothing is remembered."""
+    x, y = sym_int("x"), sym_int("y")
+    seen: list[Any] = []
+
+    def fn() -> int:
+        c = x == y
+        seen.append((c, x + 1, 1 + x))
+        return 1 if c else 2
+
+    ex = PathExplorer()
+    assert sorted(p.result for p in ex.explore(fn)) == [1, 2]
+    assert [s is t for s, t in zip(seen[0], seen[1])] == [True, True, True]
+    assert str(seen[0][1].x) == "x + 1" and str(seen[0][2].x) == "1 + x"
+    assert (x == y) is not (x == y)
+
+
+def test_a_remembered_operation_still_records_its_side_condition_on_each_path() -> None:
+    x = sym_int("x")
+    ex = PathExplorer(long_range=True)
+
+    def fn() -> Any:
+        y = x + 1
+        return y if x > 0 else x + 1
+
+    paths = list(ex.explore(fn))
+    assert [len(p.side_conditions) for p in paths] == [1, 2]  # one x + 1 on the first path, two on the second
+
+
 def test_paths_of_a_function_are_enumerated_once_each() -> None:
     x, y = sym_int("x"), sym_int("y")
 

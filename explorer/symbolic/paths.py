@@ -122,6 +122,7 @@ class PathExplorer:
         self.solver.add(*self.assumptions)
         self._distinct = {t.get_id() for t in distinct}
         self._free = {b.get_id(): b for b in free}
+        self._free_objects = {id(b): (b, i) for i, b in self._free.items()}
         self.long_range = long_range
         self.max_paths = max_paths
         self.max_decisions = max_decisions
@@ -197,11 +198,26 @@ class PathExplorer:
         choice, alt, alt_model, push, free, neg = self._new_decision(cond)
         if push:
             self.solver.push()
-            self.solver.add(cond if choice else z3.Not(cond))
+            self._assert(cond, choice)
         self._frames.append(_Frame(cond, choice, alt, alt_model, push, free, neg))
         if free is not None:
             self._decided_free[free] = choice != neg
         return choice
+
+    def _assert(self, cond: z3.BoolRef, choice: bool) -> None:
+        """Add ``cond`` (``choice``) or its negation to the solver's current scope.
+
+        Through the C API for a Bool term: ``Solver.add`` and ``z3.Not`` re-check its sort."""
+        s = self.solver
+        if not isinstance(cond, z3.BoolRef) or cond.ctx is not s.ctx:
+            s.add(cond if choice else z3.Not(cond))
+            return
+        ref = s.ctx.ref()
+        if choice:
+            z3.Z3_solver_assert(ref, s.solver, cond.as_ast())
+            return
+        neg = z3.BoolRef(z3.Z3_mk_not(ref, cond.as_ast()), s.ctx)
+        z3.Z3_solver_assert(ref, s.solver, neg.as_ast())
 
     def _new_decision(
         self, cond: z3.BoolRef
@@ -311,7 +327,8 @@ class PathExplorer:
 
     def value_on_path(self, b: z3.ExprRef) -> bool | None:
         """The value a free boolean was given on the current path (None: not decided)."""
-        return self._decided_free.get(b.get_id())
+        hit = self._free_objects.get(id(b))  # the free constants themselves: no C call
+        return self._decided_free.get(hit[1] if hit is not None and hit[0] is b else b.get_id())
 
     def _set_timeout(self) -> None:
         limit = self.query_timeout_s
@@ -401,7 +418,7 @@ class PathExplorer:
         f.choice = not f.choice
         f.alt_pending = False
         self.solver.push()
-        self.solver.add(f.cond if f.choice else z3.Not(f.cond))
+        self._assert(f.cond, f.choice)
         f.pushed = True
         self._model, self._stale = f.alt_model, f.alt_model is None or f.free is not None
         return True
