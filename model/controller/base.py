@@ -111,8 +111,9 @@ class ControllerBase:
             events=self.events,
             pending=self.pending,
             watch=self.watch,
-            **node_changes,
         )
+        if node_changes:  # a subclass's extra fields; a call without them skips building a dict
+            n = n._replace(**node_changes)
         self.sys._last_labels = tuple(self.labels)
         return s._replace(
             nodes=set_item(s.nodes, self.me, n),
@@ -232,7 +233,8 @@ class ControllerBase:
         if not self.sys.valid_replica[(cur, target)]:
             self.record_invalid(1, p, cur, target)
             return False
-        self.ctx = ctx._replace(rstates=set_item(ctx.rstates, p, set_item(row, i, target)))
+        if cur is not target:  # a transition to the same state leaves the context as it is
+            self.ctx = ctx._replace(rstates=set_item(ctx.rstates, p, set_item(row, i, target)))
         self.labels.append(SM_LABEL[(1, cur, target)])
         return True
 

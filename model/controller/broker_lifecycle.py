@@ -50,7 +50,8 @@ class BrokerLifecycle(Component):
         # 2.x: addLiveBrokers(new) now; removeLiveBrokers(dead) only after onBrokerStartup(new)
         # and the bounced brokers' handling, right before onBrokerFailure(dead) (a
         # RemoveLiveBrokers step below)
-        c.ctx = ctx._replace(live=nl)
+        if nl is not live:  # a broker added (or removed early)
+            c.ctx = ctx._replace(live=nl)
         if c.sys.admin:
             # controllerChannelManager.removeBroker for dead and bounced brokers: the queued
             # requests to the old incarnation are dropped (admin configurations only: before

@@ -78,10 +78,15 @@ class ReplicaManager(Actor):
                     t = s._replace(chans=chans)
                     return act, self.stop_replica_response(t, sender, d, data.mask, True)
             return act, s._replace(chans=chans)
-        n = n._replace(seen_epoch=max(n.seen_epoch, ctl_epoch))
+        # a record is rebuilt only when it changes: an unchanged node keeps its identity, and so
+        # its remembered hash (``install_memo_hash``)
+        if ctl_epoch > n.seen_epoch:
+            n = n._replace(seen_epoch=ctl_epoch)
         match msg:
             case LeaderAndIsrRequest(partition_states=states):
-                n = n._replace(reps=self.become_leader_or_follower(n.reps, d, states))
+                reps = self.become_leader_or_follower(n.reps, d, states)
+                if reps is not n.reps:  # not every entry stale
+                    n = n._replace(reps=reps)
             case UpdateMetadataRequest(data=data):
                 # MetadataCache.updateMetadata: the alive brokers replaced, each partition state
                 # sent put (removed when its leader is LeaderDuringDelete)
@@ -250,12 +255,18 @@ class ReplicaManager(Actor):
             isr = (*lr2.isr, f)
             send = UpdateIsr(p, PartZ(ld, lr2.epoch, isr, ln.seen_epoch, lr2.zkv))
             lr2 = lr2._replace(pend=True)
-        if fr2 == fr and lr2 == lr and acked is s.acked:
+        f_same = fr2 == fr
+        l_same = lr2 == lr
+        if f_same and l_same and acked is s.acked:
             return s
-        ln = ln._replace(reps=set_item(ln.reps, p, lr2))
+        # only the node whose replica changed is rebuilt (the other keeps its remembered hash)
+        if not l_same:
+            ln = ln._replace(reps=set_item(ln.reps, p, lr2))
         if send is not None:
             ln = ln._replace(zk_out=(*ln.zk_out, send))
-        fn = nodes[f]._replace(reps=set_item(nodes[f].reps, p, fr2))
+        fn = nodes[f]
+        if not f_same:
+            fn = fn._replace(reps=set_item(fn.reps, p, fr2))
         nodes = set_item(set_item(nodes, ld, ln), f, fn)
         return s._replace(nodes=nodes, acked=acked)
 
