@@ -352,6 +352,38 @@ def test_memo_hash_gives_tuple_hash_and_encoding() -> None:
         assert c().fingerprint(s) == encoding.fingerprint(plain)
 
 
+CONTROLLER_CONFIGS = sorted((ROOT / "configs").glob("controller-*.toml"))
+
+
+@pytest.mark.slow  # 13.7 CPU-s loaded: 14 configurations, 1,500 states and their successors each
+@needs_c
+@pytest.mark.parametrize("path", CONTROLLER_CONFIGS, ids=lambda p: p.stem)
+def test_memo_hash_equals_the_reference_on_every_controller_configuration(path: Path) -> None:
+    """Every controller configuration (the reference ones among them): on its first 1,500 states
+    in breadth-first order and every successor of theirs, the remembered hash is tuple's hash of
+    the same value as plain tuples, and the C fingerprint (encodings from the memo) is the pure
+    reference's (``explorer.encoding``), so neither visited set can tell the memo is there."""
+    from explorer.config import load_config
+    from model.controller import ControllerConfig, ControllerSystem
+
+    system = ControllerSystem(load_config(ControllerConfig, path))
+    seen = set(system.init_states())
+    queue = list(seen)
+    i = 0
+    while i < min(len(queue), 1500):
+        s, i = queue[i], i + 1
+        kids = [t for _, t in system.successors(s)]
+        for t in (s, *kids):
+            plain = _plain(t)
+            assert hash(t) == hash(plain)
+            assert c().fingerprint(t) == encoding.fingerprint(plain)
+        for t in kids:
+            if t not in seen:
+                seen.add(t)
+                queue.append(t)
+    assert len(queue) >= 74  # controller-small has 74 states in all
+
+
 @needs_c
 def test_memo_hash_refuses_an_overridden_hash() -> None:
     class Own(NamedTuple):
