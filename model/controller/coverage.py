@@ -141,6 +141,8 @@ def _topic_changed(sys: Cluster, t: int, a: Zk, b: Zk) -> bool:
 def _changed(sys: Cluster, a: Zk, b: Zk) -> set[str]:
     """The znode paths whose data or existence differs between two ZooKeeper trees."""
     out: set[str] = set()
+    u: Any  # each field's old and new value in turn (compared by identity first: most are shared)
+    v: Any
     if (u := a.controller) is not (v := b.controller) and u != v:
         out.add("/controller")
     if a.epoch != b.epoch or a.epoch_version != b.epoch_version:
@@ -252,7 +254,7 @@ _HOW: dict[type, tuple[bool, str | None]] = {}
 
 
 def _how(tp: type) -> tuple[bool, str | None]:
-    done = getattr(tp, EFFECTS_ATTR, frozenset())
+    done: frozenset[Effect] = getattr(tp, EFFECTS_ATTR, frozenset())
     tail = (
         "changed" if Effect.ADMIN_REQUEST in done else "expired" if Effect.EXPIRES_SESSION in done else None
     )
