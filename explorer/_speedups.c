@@ -565,9 +565,16 @@ enc_int(Buf *b, PyObject *v)
  * cannot be reused by another object while the entry stands; a collision replaces the
  * entry. The values are exactly tuple's hash and enc()'s bytes, so nothing outside sees a
  * difference but the time (and at most MEMO_SIZE records kept alive per table).
+ *
+ * Small on purpose (256 entries): what the memo saves is a parent's records shared by its
+ * successors, hashed or encoded one after another; a large table (4,096 entries until
+ * issue 56's measurement) mostly holds records of states long gone, keeps them alive, and
+ * frees them later, cold, when another record takes the entry. On controller-ref's first
+ * 200,000 states 256 entries against 4,096: about 1.1x the states per CPU-second with either
+ * visited set (docs/figures.md, 2026-11-29); 65,536 entries were 1.5x slower.
  */
 
-#define MEMO_BITS 12
+#define MEMO_BITS 8
 #define MEMO_SIZE (1 << MEMO_BITS)
 
 typedef struct {

@@ -194,8 +194,10 @@ def install_memo_hash(cls: T) -> T:
     The values are tuple's hash and :func:`encode`'s bytes, exactly: a state shares most of
     its records with its parent, so the search's hash of a generated state (the exact
     visited set) or its fingerprint then costs the records the step rebuilt, not the whole
-    state. Two direct-mapped tables of 4,096 entries keyed by address, each holding a
-    reference to the record it remembers, so at most that many records stay alive for it.
+    state. Two direct-mapped tables of 256 entries keyed by address, each holding a
+    reference to the record it remembers, so at most that many records stay alive for it
+    (small on purpose: what it saves is a parent's records hashed again for each of its
+    successors; ``explorer/_speedups.c`` says why and what was measured).
     A class overriding tuple's hash, length or iteration is refused (``TypeError``).
 
     >>> from typing import NamedTuple
