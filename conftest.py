@@ -23,6 +23,12 @@ from typing import Any
 
 import pytest
 
+from explorer import native  # its import hook is in place before any test imports the model
+
+# The suite, and every process it starts, runs the pure-Python model: the reference (issue 56).
+# tests/test_native.py compares a compiled build with it, removing the variable in its subprocesses.
+os.environ.setdefault(native.PURE_ENV, "1")
+
 #: The markers that take a test out of the default run (pyproject's ``addopts``).
 COST_MARKERS = ("slow", "quality", "spark", "spark_cluster", "deep", "heavy", "zookeeper")
 

@@ -10,6 +10,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from explorer import native
+
+native.install()  # first, before any compiled module loads: the pure model, or exactly the built one
+
 #: public name -> the module that defines it; imported when first asked for, so that
 #: ``import explorer.cli`` (the ``kafka-mc`` command) starts without the engines and a
 #: Ctrl-C during start-up lands in code that handles it (``explorer._entry``)
