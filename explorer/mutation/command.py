@@ -84,6 +84,7 @@ from explorer.mutation.score import (
     score_of,
 )
 from explorer.mutation.source import SourceMutant, apply_mutant, generate_files, resolve_keys, sample
+from explorer.native import PURE_ENV
 from explorer.release import SuiteEntry, _verdict, check_requirements, load_suite, pinned_lengths_moved
 from explorer.search import safeio
 from explorer.tracefile import write_json_atomic
@@ -253,6 +254,19 @@ def _kill_workers() -> None:
                 proc.kill()
 
 
+def _not_copied(folder: str, names: list[str]) -> set[str]:
+    """What the copy of a mutant's package leaves out: ``__pycache__``, and a compiled module
+    (a mypyc shim, issue 56) whose ``.py`` is there: the mutant is in the ``.py``.
+
+    >>> sorted(_not_copied("m", ["__pycache__", "a.py", "a.cpython-311-x86_64-linux-gnu.so", "_c.abi3.so"]))
+    ['__pycache__', 'a.cpython-311-x86_64-linux-gnu.so']
+    """
+    sources = {n.removesuffix(".py") for n in names if n.endswith(".py")}
+    return {
+        n for n in names if n == "__pycache__" or (n.endswith((".so", ".pyd")) and n.split(".")[0] in sources)
+    }
+
+
 def _run_worker(
     job: dict[str, Any],
     entries: list[SuiteEntry],
@@ -270,7 +284,7 @@ def _run_worker(
         cwd.mkdir()
         if source is not None:
             top = source.file.split("/")[0]
-            shutil.copytree(PROJECT_ROOT / top, cwd / top, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(PROJECT_ROOT / top, cwd / top, ignore=_not_copied)
             target = cwd / source.file
             target.write_text(apply_mutant(target.read_text(encoding="utf-8"), source), encoding="utf-8")
         job = {**job, "entries": [_entry_json(e) for e in entries], "out": str(out)}
@@ -281,6 +295,9 @@ def _run_worker(
             os.pathsep
         )
         env.pop("PYTHONSAFEPATH", None)
+        # the pure-Python model (explorer.native): a mutant and line tracing need the .py, and a
+        # compiled shim copied or found on the path would run the unmutated build instead
+        env[PURE_ENV] = "1"
         cmd = [sys.executable, "-m", "explorer.mutation.command", str(tmpdir / "job.json")]
         t0 = time.monotonic()
         with open(tmpdir / "stderr", "wb") as err:

@@ -25,8 +25,11 @@ Example
 from __future__ import annotations
 
 import ast
+import fnmatch
 import functools
+import sys
 from collections.abc import Iterable, Sequence
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -34,6 +37,7 @@ E = TypeVar("E")
 
 __all__ = [
     "LineTracer",
+    "compiled_sources",
     "entries_for_mutant",
     "entries_reaching",
     "model_coverage",
@@ -54,6 +58,7 @@ class LineTracer:
         import coverage
 
         self.root = root.resolve()
+        self._include = tuple(include)
         self._cov = coverage.Coverage(
             data_file=None, include=[str(self.root / g) for g in include], branch=False, config_file=False
         )
@@ -82,7 +87,35 @@ class LineTracer:
         for files in out.values():
             for rel in files:
                 files[rel].sort()
+        if compiled := compiled_sources(self.root, self._include):
+            raise RuntimeError(
+                f"line tracing sees no line of compiled code, and {compiled[0]} ran from its mypyc build: "
+                "trace the pure-Python model (KAFKA_MC_PURE_MODEL=1, explorer/native.py)"
+            )
         return out
+
+
+def compiled_sources(root: Path, include: Sequence[str]) -> list[str]:
+    """The project-relative ``.py`` files matching ``include`` whose module this process loaded
+    from an extension module (a mypyc build, issue 56) instead: their lines are never traced.
+
+    >>> compiled_sources(Path("."), ["model/*.py"])
+    []
+    """
+    out: list[str] = []
+    for mod in list(sys.modules.values()):
+        file = getattr(mod, "__file__", None)
+        if not file or not file.endswith(tuple(EXTENSION_SUFFIXES)):
+            continue
+        name = getattr(mod, "__name__", "")
+        source = Path(file).parent / (name.rpartition(".")[2] + ".py")
+        try:
+            rel = source.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            continue
+        if source.exists() and any(fnmatch.fnmatchcase(rel, g) for g in include):
+            out.append(rel)
+    return sorted(out)
 
 
 @functools.cache
