@@ -13,7 +13,8 @@ the install goes on without it and the pure-Python code runs.
   ``explorer/_native.json`` (the manifest: mypyc's version, the shared libraries, the sha256
   of each compiled ``.py``) is written beside the outputs; ``explorer.native`` uses the
   compiled modules only when it finds them all, built from exactly the sources on disk. When
-  any part fails the manifest is removed, one line says so, and pure Python runs.
+  any part fails one line says so, the manifest says only why (``"built": false``), and pure
+  Python runs.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ NO_MYPYC_ENV = "KAFKA_MC_NO_MYPYC"
 MANIFEST = "explorer/_native.json"
 #: mypyc's C optimisation level (-O3)
 OPT_LEVEL = "3"
+#: the manifest's format (explorer/native.py reads it)
+SCHEMA = "kafka-mc/native/1"
 #: commands that only describe the project: no mypyc for them (7 s each)
 METADATA_ONLY = {"egg_info", "sdist", "dist_info"}
 
@@ -63,7 +66,7 @@ def _say_not_built(reason: str) -> None:
 class BuildExt(build_ext):
     """``build_ext`` that adds the mypyc extensions (mypyc runs only when this command is
     finalised: not for ``egg_info`` or ``sdist``), never fails the install for them, and writes
-    or removes the manifest."""
+    the manifest (of the build, or of why there is none)."""
 
     extensions: list[Extension]  # set by build_ext.finalize_options
 
@@ -90,13 +93,14 @@ class BuildExt(build_ext):
             print(f"kafka-mc: built {len(self._mypyc)} mypyc extensions in {time.monotonic() - t0:.0f} s")
         manifest = self._manifest
         reason = self._not_built or self._mypyc_failed or self._missing_output()
+        if reason or manifest is None:
+            # replaces a manifest that would vouch for old shims, and tells explorer.native (and
+            # .ci/run's line) why there is no build
+            manifest = {"schema": SCHEMA, "built": False, "reason": reason}
         for root in self._manifest_roots():
             path = Path(root) / MANIFEST
-            if reason or manifest is None:
-                path.unlink(missing_ok=True)  # a stale manifest would vouch for old shims
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         if reason:
             _say_not_built(reason)
 
@@ -132,7 +136,8 @@ class BuildExt(build_ext):
         if not libs or not set(modules) <= shims:
             return None, "mypyc's extensions are not one shared library and a shim per module"
         manifest = {
-            "schema": "kafka-mc/native/1",
+            "schema": SCHEMA,
+            "built": True,
             "mypyc": mypy_version,
             "opt_level": OPT_LEVEL,
             "shared_libraries": libs,

@@ -9,7 +9,8 @@ compiled modules are used. They are, all of them, only when
 
 * neither ``KAFKA_MC_PURE_MODEL`` nor ``KAFKA_MC_PURE_PYTHON`` is set (to anything but
   empty or ``0``);
-* the manifest exists and lists exactly :data:`COMPILED_MODULES`;
+* the manifest exists, records a build (not why there is none: ``"built": false``) and lists
+  exactly :data:`COMPILED_MODULES`;
 * each shared library and each module's shim (the extension module the import would load,
   found with :class:`importlib.machinery.PathFinder` against the parent package's path, so a
   copied tree is judged on its own files) exist;
@@ -184,6 +185,18 @@ def _find_top(name: str, search_path: Sequence[str] | None) -> ModuleSpec | None
         return None
 
 
+def _find(
+    name: str, search_path: Sequence[str] | None, modules: Mapping[str, ModuleType]
+) -> ModuleSpec | None:
+    """What importing ``name`` would load, nothing imported (a shared library of a
+    ``separate=True`` build lives in a package: ``explorer.search.serial__mypyc``)."""
+    package = name.rpartition(".")[0]
+    if not package:
+        return _find_top(name, search_path)
+    where = _package_path(package, search_path, modules)
+    return PathFinder.find_spec(name, where) if where is not None else None
+
+
 def _package_path(
     package: str, search_path: Sequence[str] | None, modules: Mapping[str, ModuleType]
 ) -> list[str] | None:
@@ -246,6 +259,8 @@ def decide(
     try:
         with open(manifest, encoding="utf-8") as f:
             data = json.load(f)
+        if data.get("built") is False:  # setup.py could not build it, and said why
+            return Decision(False, f"not built ({data.get('reason')})")
         libs: list[str] = list(data["shared_libraries"])
         sources: dict[str, dict[str, str]] = dict(data["modules"])
     except (OSError, ValueError, KeyError, TypeError) as e:
@@ -255,13 +270,12 @@ def decide(
         diff = sorted(set(sources) ^ set(wanted))
         return unusable(f"out of date (its list of modules differs from explorer/native.py's: {diff[0]})")
     for lib in libs:
-        spec = _find_top(lib, search_path)
+        spec = _find(lib, search_path, loaded)
         if spec is None or not _is_extension(spec.origin):
             return unusable(f"incomplete (its shared library {lib} is missing)")
     for name, rel in wanted.items():
-        package, _, last = name.rpartition(".")
-        where = _package_path(package, search_path, loaded)
-        spec = PathFinder.find_spec(name, where) if where is not None else None
+        last = name.rpartition(".")[2]
+        spec = _find(name, search_path, loaded)
         if spec is None or not _is_extension(spec.origin):
             return unusable(f"incomplete (the compiled {name} is missing)")
         assert spec.origin is not None
@@ -357,9 +371,7 @@ def install() -> None:
 
 def _loads_extension(name: str) -> bool:
     """Whether Python's own finder loads module ``name`` from an extension module."""
-    package = name.rpartition(".")[0]
-    where = _package_path(package, None, sys.modules)
-    spec = PathFinder.find_spec(name, where) if where is not None else None
+    spec = _find(name, None, sys.modules)
     return spec is not None and _is_extension(spec.origin)
 
 
