@@ -44,6 +44,7 @@ first violations are the full checking's.
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Iterable
 from types import ModuleType
@@ -64,10 +65,10 @@ def _load() -> ModuleType | None:
     if os.environ.get("KAFKA_MC_PURE_PYTHON", "") not in ("", "0"):
         return None
     try:
-        from explorer import _incremental  # type: ignore[attr-defined]
+        # not ``from explorer import _incremental``: compiled by mypyc, that leaves the local unbound
+        return importlib.import_module("explorer._incremental")
     except ImportError:
         return None
-    return _incremental  # type: ignore[no-any-return]
 
 
 _C = _load()

@@ -69,6 +69,7 @@ from explorer.search.loop import run_levels
 from explorer.search.monitor import PropertyMonitor
 from explorer.search.pool import AFTER, Expander, LocalPool, PoolStats, ProcessPool, usage
 from explorer.search.progress import Progress
+from explorer.search.results import explored_fields
 from explorer.search.serial import Checkpointer, Outcome
 from explorer.search.stopping import Budgets, LevelBook, polled
 from explorer.search.visited import NO_PARENT, FingerprintVisited, HashVisited
@@ -473,7 +474,7 @@ class PoolLevels:
         explored = self.book.explored(
             self.cov.coverage(), label_counts, seconds, len(visited), monitor.applied
         )
-        out = Outcome(**vars(explored), monitor=monitor, visited=visited, canon=exp.canon)  # type: ignore[arg-type]
+        out = Outcome(**explored_fields(explored), monitor=monitor, visited=visited, canon=exp.canon)  # type: ignore[arg-type]
         if exp.live_dir is not None:
             live_dir, system, key = exp.live_dir, self.system, exp.key
             out.decide_live = lambda: _decide_live(system, monitor, key, visited, live_dir)

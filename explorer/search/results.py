@@ -11,7 +11,7 @@ Example
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
 from explorer.core import (
@@ -25,6 +25,7 @@ from explorer.core import (
     config_to_dict,
 )
 from explorer.explain import explain_violations
+from explorer.mypyc_compat import mypyc_attr
 from explorer.search.coverage import Coverage, coverage_of, declared_labels
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "Sampled",
     "collision_odds",
     "exhaustive_result",
+    "explored_fields",
     "not_run_result",
     "property_table",
     "sampled_result",
@@ -152,6 +154,18 @@ class Explored:
     seconds: float
     distinct: int
     applied: dict[str, bool]
+
+
+def explored_fields(explored: Explored) -> dict[str, Any]:
+    """``explored``'s fields by name, what an ``Outcome`` (an :class:`Explored` with more) is
+    built from: ``vars(explored)``, which a mypyc build's instance (no ``__dict__``) does not have.
+
+    >>> from explorer.core import ExitReason
+    >>> x = Explored(ExitReason.COMPLETE, None, [], 0, None, {}, 0.0, 1, {})  # type: ignore[arg-type]
+    >>> explored_fields(x)["distinct"], len(explored_fields(x))
+    (1, 9)
+    """
+    return {f.name: getattr(explored, f.name) for f in fields(explored)}
 
 
 def unwitnessed(props: Iterable[Property], witnessed: Iterable[str]) -> list[Violation]:
@@ -285,6 +299,7 @@ def _assemble(
     )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 @dataclass
 class Sampled:
     """What a sampling engine's walks saw, for :func:`sampled_result`: the states stood on,

@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from explorer import speedups
 from explorer.core import CheckResult, ExitReason, LevelStats, action_kind, render_state
@@ -53,7 +53,7 @@ from explorer.search.loop import run_levels
 from explorer.search.monitor import Found, PropertyMonitor
 from explorer.search.progress import Progress
 from explorer.search.reduction import AmpleSets
-from explorer.search.results import Explored, RunLabels, exhaustive_result
+from explorer.search.results import Explored, RunLabels, exhaustive_result, explored_fields
 from explorer.search.stopping import NO_BUDGETS, Budgets, LevelBook, polled
 from explorer.search.symmetry import Canonicaliser, path_trace, symmetry_notes
 from explorer.search.visited import ReplayMismatch, ordered_successors
@@ -66,7 +66,9 @@ class ModelRaised:
     """The system's own code raised: the exception, where (``at`` of the state being
     expanded, None in ``init_states``), the last action taken from it and how many."""
 
-    error: Exception
+    #: an ``Exception`` (annotated Any: a mypyc-compiled dataclass resolves its annotations in
+    #: the module's globals, where the builtin name is not, and fails at import with KeyError)
+    error: Any
     state: Any
     at: Any
     action: Any
@@ -351,7 +353,9 @@ class SerialLevels:
                         succ = ample.successors(s, full, depth, visited, tail if keeps else None)
                         if not keeps and succ is not full:  # the log names a successor by its index
                             pos = {id(p): i for i, p in enumerate(full)}
-                            order = [pos[id(p)] for p in succ]
+                            # typed list[tuple[Any, Any]], mypyc would unbox each pair and re-box it
+                            # as a new tuple (a new id): iterate it as plain objects
+                            order = [pos[id(p)] for p in cast("list[Any]", succ)]
                     if edges is not None:
                         succ = edges[s] = list(succ)
                     for a, t in succ:
@@ -500,7 +504,11 @@ class SerialLevels:
         }
         decide = self._decide_live if self.live is not None else None
         return Outcome(
-            **vars(counted), **parts, model_error=self.model_error, frozen=self.frozen, decide_live=decide
+            **explored_fields(counted),
+            **parts,
+            model_error=self.model_error,
+            frozen=self.frozen,
+            decide_live=decide,
         )
 
     def _live_records(self) -> bytes:
