@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.mypyc_compat import mypyc_attr
 from explorer.speedups import set_item
 from model.controller.base import Component, ControllerBase
 from model.controller.continuations import (
@@ -65,6 +66,7 @@ from model.election import (
 from model.state_machines import PartitionState, ReplicaState
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class AdminWorkflows(Component):
     """Partition reassignment (AR/RAR/OAR), preferred replica election (admin and auto-rebalance),
     controlled shutdown, dynamic unclean election: the controller's admin event handlers."""

@@ -5,8 +5,10 @@ continuation, the state machines' table checks), and the transition tables.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+from explorer.mypyc_compat import mypyc_attr, trait
 from explorer.speedups import set_item
 from model.controller.cluster import Cluster
 from model.controller.config import ZkWriteFencing
@@ -61,6 +63,7 @@ ELECTION_OUTCOME_LABEL = {
 }
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ControllerBase:
     """Mutable working copy of one broker's controller during a step, and the helpers every
     handler uses (``sendRequestsToBrokers``, ``liveBrokerIds``, the state machines' table checks)."""
@@ -90,7 +93,9 @@ class ControllerBase:
         self.zk_out = n.zk_out
         self.active_id = n.active_id
         # None unless this broker is the active controller; the handlers read it only then
-        self.ctx: Ctx = n.ctx  # type: ignore[assignment]
+        # Ctx | Any: mypy checks what is read of a Ctx, and a mypyc build (which checks a
+        # declared type at run time) accepts the None of a broker that is not the controller
+        self.ctx: Ctx | Any = n.ctx
         self.events = n.events
         self.pending = n.pending
         self.watch = n.watch
@@ -158,6 +163,23 @@ class ControllerBase:
         if ctx.shutting:
             return tuple(b for b, e in enumerate(ctx.live) if e and b not in ctx.shutting)
         return tuple(b for b, e in enumerate(ctx.live) if e)
+
+    def live_or_shutting_down(self) -> tuple[int, ...]:
+        """``liveOrShuttingDownBrokerIds``: the live brokers, shutting down or not."""
+        return tuple(b for b, e in enumerate(self.ctx.live) if e)
+
+    def unclean(self, p: int, dyn: tuple) -> bool:
+        """Whether partition ``p``'s topic allows unclean leader election: by configuration, or
+        dynamically (``dyn``: the topics ``/config/topics`` enables it for, as last read)."""
+        return self.sys.cfg.unclean(p) or (p // self.sys.ppt) in dyn
+
+    def set_live_brokers(self, brokers_and_epochs: Iterable[tuple[int, int]]) -> None:
+        """``controllerContext.addLiveBrokersAndEpochs`` and ``removeLiveBrokers``: each broker of
+        ``brokers_and_epochs`` gets its epoch in the context's live brokers (0: no longer live)."""
+        live = self.ctx.live
+        for b, e in brokers_and_epochs:
+            live = set_item(live, b, e)
+        self.ctx = self.ctx._replace(live=live)
 
     def entry(self, p: int, z: PartZ) -> tuple:
         """One partition's LeaderAndIsr entry (with the assignment when admin workflows are on)."""
@@ -251,13 +273,16 @@ class ControllerBase:
         return range(t * ppt, (t + 1) * ppt)
 
 
+@trait  # KafkaController(ElectRules, Component): mypyc compiles a second base only if a trait
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Component:
     """One of the controller's components (``KafkaController``, ``PartitionStateMachine``,
     ``ReplicaStateMachine``, ``BrokerLifecycle``, ``TopicChanges``, ``TopicDeletionManager``,
     ``AdminWorkflows``, ``ZookeeperLeaderElector``): one instance per system, holding no state of its own; each method takes
     the controller of the broker taking the step (``c``, a :class:`ControllerBase`) and reaches
     the other components through the attributes :meth:`wire` sets. A variant or a mutant of a
-    component is a subclass of it handed to ``ControllerSystem`` as a seam."""
+    component is a subclass of it handed to ``ControllerSystem`` as a seam. A trait for mypyc:
+    compiled code would ignore a subclass's override of :meth:`wire`."""
 
     kafka_controller: Any
     partition_state_machine: Any

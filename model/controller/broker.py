@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.mypyc_compat import mypyc_attr
 from explorer.speedups import set_item
 from model.controller.actions import Crash, Restart, SessionNotice, ShutdownComplete
 from model.controller.cluster import Actor
@@ -15,6 +16,7 @@ from model.controller.messages import RegisterBroker
 from model.controller.state import D_SHUTDOWN, FRESH_PROCESS, Rep, State
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Brokers(Actor):
     """Broker processes: crash, restart, the client noticing its session expired, the stop after
     a controlled shutdown."""

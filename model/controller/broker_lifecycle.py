@@ -4,6 +4,9 @@ and ``onBrokerFailure`` (seed 001).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from explorer.mypyc_compat import mypyc_attr
 from explorer.speedups import set_item
 from model.controller.base import Component, ControllerBase
 from model.controller.program import (
@@ -23,6 +26,7 @@ from model.election import NO_LEADER
 from model.state_machines import PartitionState
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class BrokerLifecycle(Component):
     """``BrokerChange``: ``onBrokerStartup``, ``onBrokerFailure`` (and a bounced broker as both)."""
 
@@ -30,7 +34,7 @@ class BrokerLifecycle(Component):
     #: ``onBrokerStartup(new)`` and the bounced brokers' handling, right before
     #: ``onBrokerFailure(dead)``: an election ``onBrokerStartup`` triggers still counts them live
     #: (0.8's ``BrokerChangeListener`` sets ``liveBrokers`` to the brokers read, at once)
-    dead_removed_late = True
+    dead_removed_late: ClassVar[bool] = True
 
     def process_broker_change(self, c: ControllerBase, cur: tuple[int, ...], rest: tuple) -> None:
         if self.kafka_controller.resigned(c, rest):

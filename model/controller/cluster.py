@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from explorer.mypyc_compat import mypyc_attr
 from model.controller.config import ControllerConfig, Elector, ExpiryHandling, ReplicaTable, ZkResponses
 from model.controller.messages import RegisterBroker
 from model.controller.state import FRESH_PROCESS, Ctx, Node, Rep, State, Zk
@@ -28,6 +29,7 @@ _REPLICA_VALID = {
 }
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Cluster:
     """The static layout the configuration gives (brokers, partitions, replica slots, which
     workflows are on) and the helpers every actor's step uses."""
@@ -131,6 +133,7 @@ class Cluster:
         return n.session != 0 and not n.expired
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Actor:
     """One actor of the system (the ZooKeeper server, the brokers' replica managers, the broker
     processes): it reads its system's layout and reaches the other actors through ``system``.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.mypyc_compat import mypyc_attr
 from explorer.speedups import set_item
 from model.controller.base import Component, ControllerBase
 from model.controller.config import Elector
@@ -92,6 +93,7 @@ from model.controller.state import D_PICKED_UP
 from model.state_machines import PartitionState, ReplicaState
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class KafkaController(ElectRules, Component):
     """One broker's ``KafkaController`` during a step: its event loop (``process``), the
     continuation a ZooKeeper response resumes, election, ``onControllerFailover`` and
@@ -150,15 +152,9 @@ class KafkaController(ElectRules, Component):
                     if self.replica_state_machine.do_remove_replicas_from_isr(c, broker, prog, partitions):
                         return
                 case RemoveLiveBrokers(brokers=brokers):
-                    live = c.ctx.live
-                    for b in brokers:
-                        live = set_item(live, b, 0)
-                    c.ctx = c.ctx._replace(live=live)
+                    c.set_live_brokers([(b, 0) for b in brokers])
                 case AddLiveBrokersAndEpochs(brokers_and_epochs=brokers_and_epochs):
-                    live = c.ctx.live
-                    for b, e in brokers_and_epochs:
-                        live = set_item(live, b, e)
-                    c.ctx = c.ctx._replace(live=live)
+                    c.set_live_brokers(brokers_and_epochs)
                 case ProcessIsrChangeNotification():
                     c.send_zk(GetAllIsrChangeNotifications())
                     c.park(IsrChangeNotificationsRead(rest=prog))
@@ -462,7 +458,7 @@ class KafkaController(ElectRules, Component):
     def on_controller_resignation(self, c: ControllerBase) -> None:
         """``onControllerResignation``: unregister handlers, shut the channels, reset the context."""
         c.watch = False
-        c.ctx = None  # type: ignore[assignment]  # resigned: no context
+        c.ctx = None  # resigned: no context
         nb = c.sys.nb
         base = c.me * nb
         chans = c.chans

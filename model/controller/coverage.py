@@ -150,7 +150,8 @@ def _changed(sys: Cluster, a: Zk, b: Zk) -> set[str]:
     if (u := a.brokers) is not (v := b.brokers) and u != v:
         out.update(f"/brokers/ids/{i}" for i, (x, y) in enumerate(zip(u, v)) if x != y)
     if (u := a.parts) is not (v := b.parts) and u != v:
-        out.update(partition_path(p, sys.ppt) for p, (x, y) in enumerate(zip(u, v)) if x != y)
+        # not (x, y) again: compiled by mypyc, a name keeps the type of its first binding (a broker's)
+        out.update(partition_path(p, sys.ppt) for p, (zx, zy) in enumerate(zip(u, v)) if zx != zy)
     if (u := a.isr_changes) is not (v := b.isr_changes) and u != v:
         out.add(ISR_CHANGE)
     if a.created != b.created or a.gone != b.gone or a.ar != b.ar or a.expanded != b.expanded:
@@ -218,8 +219,8 @@ def _label_writes(sys: Cluster, b: int, req: Any, x: Zk, y: Zk) -> tuple[tuple[s
     table does not know (:func:`zk_labels` then takes the general way)."""
     tp = type(req)
     if tp is msg.RegisterBroker:
-        u, v = x.brokers[b], y.brokers[b]
-        return (_label(_broker_path(b), u is not v and u != v),)
+        was, now = x.brokers[b], y.brokers[b]  # a broker znode (not a PartZ, as u and v below)
+        return (_label(_broker_path(b), was is not now and was != now),)
     if tp is msg.UpdateIsr:
         p = req.partition
         u, v = x.parts[p], y.parts[p]

@@ -8,9 +8,11 @@ controller (KAFKA-13407's fix, apache/kafka PR 11476, behind a key).
 
 from __future__ import annotations
 
+from explorer.mypyc_compat import mypyc_attr
 from model.controller.base import ControllerBase
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ElectRules:
     """The election's rules a seam may override (0.8's controller overrides the epoch)."""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.mypyc_compat import mypyc_attr
 from model.controller.base import Component, ControllerBase
 from model.controller.continuations import (
     LegacyControllerCreated,
@@ -31,6 +32,7 @@ from model.controller.program import (
 )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ZookeeperLeaderElector(Component):
     """``ZookeeperLeaderElector.elect`` and its continuations (see the module docstring)."""
 

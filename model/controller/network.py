@@ -46,20 +46,22 @@ Kafka's client code checks it (``ZooKeeperServer.check_retried``).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
+from explorer.mypyc_compat import mypyc_attr
 from explorer.speedups import set_item
 from model.controller.state import State
 
 __all__ = ["CONTROLLER_CHANNELS", "LINKS", "ZK_SESSIONS", "ControllerChannels", "Link", "ZkSessions"]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Link:
     """One kind of connection (see the module docstring): which connections the server can
     serve now, the ordinary steps, and the server's step with the response split off."""
 
     #: the link's name, as a fault's doc names it
-    name = ""
+    name: ClassVar[str] = ""
 
     def connections(self, system: Any, s: State) -> Iterator[int]:
         """The connections whose head request the server can take in ``s``, in a fixed order."""
@@ -91,10 +93,11 @@ class Link:
             yield c, a, self.requeue(s, t, c)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ZkSessions(Link):
     """The ZooKeeper client connections, one per broker (its current session's requests)."""
 
-    name = "ZooKeeper client connections"
+    name: ClassVar[str] = "ZooKeeper client connections"
 
     def connections(self, system: Any, s: State) -> Iterator[int]:
         """Brokers whose session is open, not expired, with a request in flight."""
@@ -147,10 +150,11 @@ class ZkSessions(Link):
         return t._replace(nodes=set_item(t.nodes, c, n._replace(zk_out=s.nodes[c].zk_out)))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ControllerChannels(Link):
     """The controller-to-broker channels, ``State.chans[sender * brokers + dest]``."""
 
-    name = "controller-to-broker channels"
+    name: ClassVar[str] = "controller-to-broker channels"
 
     def connections(self, system: Any, s: State) -> Iterator[int]:
         """Channels whose destination is alive, serving requests, and can apply the head

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from explorer.mypyc_compat import mypyc_attr
 from explorer.speedups import set_item
 from model.controller.actions import Deliver, Fetch, Produce, ShrinkIsr
 from model.controller.cluster import Actor
@@ -30,6 +31,7 @@ from model.controller.messages import (
 from model.controller.state import Node, PartZ, Rep, State
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ReplicaManager(Actor):
     """The data plane of every broker: controller requests applied (LeaderAndIsr, UpdateMetadata,
     StopReplica), produce with acks=all, follower fetches, high watermark, ISR shrink and expand."""

@@ -7,8 +7,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
+from explorer.mypyc_compat import mypyc_attr
 from explorer.speedups import set_item
 from model.controller.base import (
     ELECTION_OUTCOME_LABEL,
@@ -61,6 +62,7 @@ from model.leader_selectors import (
 from model.state_machines import PartitionState, ReplicaState, initial_partition_state, initial_replica_state
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PartitionStateMachine(Component):
     """``PartitionStateMachine`` as the controller drives it (seeds 000, 002, 003): partition states, ``triggerOnlinePartitionStateChange``, ``initializeLeaderAndIsrForPartitions``, ``doElectLeaderForPartitions`` with the four strategies, and the ``IsrChangeNotification`` handler."""
 
@@ -171,8 +173,7 @@ class PartitionStateMachine(Component):
         if cfg.leader_selectors is LeaderSelectors.KAFKA_0_8 and strategy != S_EPOCH:
             return self.select_leader_0_8(c, strategy, p, cur, live, dyn)
         if strategy == S_OFFLINE:
-            unclean = cfg.unclean(p) or (p // sys.ppt) in dyn
-            return offline_partition_leader_election_strategy(ar, cur, live, False, unclean)
+            return offline_partition_leader_election_strategy(ar, cur, live, False, c.unclean(p, dyn))
         if strategy == S_ADMIN_UNCLEAN:
             # OfflinePartitionLeaderElectionStrategy(allowUnclean = true): the admin override
             return offline_partition_leader_election_strategy(ar, cur, live, True, cfg.unclean(p))
@@ -183,9 +184,8 @@ class PartitionStateMachine(Component):
         if strategy == S_EPOCH:
             # updateLeaderEpoch: same leader and ISR, leader epoch + 1
             return ElectionResult(new_leader_and_isr(cur, cur.leader, cur.isr), ar, ElectionOutcome.CLEAN)
-        # S_CONTROLLED_SHUTDOWN: liveOrShuttingDownBrokerIds
-        live_or_shutting = tuple(b for b, e in enumerate(ctx.live) if e)
-        return leader_for_controlled_shutdown(ar, cur, live_or_shutting, ctx.shutting)
+        # S_CONTROLLED_SHUTDOWN
+        return leader_for_controlled_shutdown(ar, cur, c.live_or_shutting_down(), ctx.shutting)
 
     def select_leader_0_8(
         self, c: ControllerBase, strategy: int, p: int, cur: LeaderAndIsr, live: tuple[int, ...], dyn: tuple
@@ -193,18 +193,16 @@ class PartitionStateMachine(Component):
         """Seed 000's ``PartitionLeaderSelector`` for ``strategy`` (``leader_selectors = "0.8"``):
         OfflinePartition, ReassignedPartition, PreferredReplicaPartition, ControlledShutdown. Their
         ``zkVersion + 1`` is not used: the write is conditioned on the version read, as in 2.x."""
-        sys = c.sys
         ctx = c.ctx
         ar = ctx.ar[p]
         if strategy in (S_OFFLINE, S_ADMIN_UNCLEAN):
-            unclean = strategy == S_ADMIN_UNCLEAN or sys.cfg.unclean(p) or (p // sys.ppt) in dyn
+            unclean = strategy == S_ADMIN_UNCLEAN or c.unclean(p, dyn)
             return legacy_offline_partition_leader_selector(ar, cur, live, unclean)
         if strategy == S_REASSIGN:
             return legacy_reassigned_partition_leader_selector(ar, cur, live)
         if strategy == S_PREFERRED:
             return legacy_preferred_replica_partition_leader_selector(ar, cur, live)
-        live_or_shutting = tuple(b for b, e in enumerate(ctx.live) if e)
-        return legacy_controlled_shutdown_leader_selector(ar, cur, live_or_shutting, ctx.shutting)
+        return legacy_controlled_shutdown_leader_selector(ar, cur, c.live_or_shutting_down(), ctx.shutting)
 
     def elect_leader_for_partitions_read(
         self, c: ControllerBase, resp: Any, data: tuple, batch: tuple, rest: tuple
@@ -308,6 +306,7 @@ class PartitionStateMachine(Component):
         return z.ctl_epoch > c.ctx.epoch
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ReplicaStateMachine(Component):
     """``ReplicaStateMachine`` as the controller drives it: ``initializeReplicaState``, replicas -> OnlineReplica, ``doRemoveReplicasFromIsr`` (-> OfflineReplica) and the requests it sends."""
 
@@ -479,7 +478,7 @@ class ReplicaStateMachine(Component):
     #: the OfflineReplica transition sends nothing for a topic queued for deletion: Kafka 2.x's
     #: ``if (!isTopicQueuedUpForDeletion(partition.topic))`` (0.8.1, whose recipients
     #: ``kafka_version = "0.8"`` follows, has no such check)
-    skips_topics_queued_up_for_deletion = True
+    skips_topics_queued_up_for_deletion: ClassVar[bool] = True
 
     def offline_replica_requests(self, c: ControllerBase, b: int, states: tuple | list) -> tuple:
         """The OfflineReplica transition's requests for replica ``b`` of the partitions of

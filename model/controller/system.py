@@ -6,8 +6,9 @@ successors in a fixed order, admin requests, coverage labels.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
+from explorer.mypyc_compat import mypyc_attr
 from explorer.speedups import set_item
 from model.controller import events, faults
 from model.controller.actions import (
@@ -79,7 +80,12 @@ SEAMS: dict[str, type] = {
     "brokers": Brokers,
 }
 
+#: no coverage labels, typed ``tuple[Any, ...]``: assigning a literal ``()`` to
+#: ``_last_labels`` would narrow it to ``tuple[()]``, which mypyc then checks at run time
+NO_LABELS: Final[tuple[Any, ...]] = ()
 
+
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ControllerSystem(Cluster):
     """The controller model as a transition system (see the module docstring), composed of its
     actors: the ZooKeeper server (``zookeeper``), the brokers' replica managers
@@ -112,10 +118,14 @@ class ControllerSystem(Cluster):
         components = {name: classes[name]() for name in COMPONENTS}
         for component in components.values():
             component.wire(components)
-        self.kafka_controller: KafkaController = components["kafka_controller"]
+        # not annotated KafkaController: Cluster declares it (Any), and mypyc rejects a redeclaration
+        self.kafka_controller = components["kafka_controller"]
         #: the plug-in faults this configuration budgets (``model/controller/faults``)
         self.fault_rules = faults.active_rules(cfg)
         self.fault_types: tuple[type, ...] = (*FAULT_KINDS, *(r.action for r in faults.rules()))
+        #: :meth:`symmetries`, computed on first use (a declared attribute: a compiled instance has
+        #: no ``__dict__`` to cache it in)
+        self._symmetries: list[Permutation] | None = None
 
     def settled_state(self) -> State:
         """The cold start run by a fixed schedule (the first enabled action that is no fault,
@@ -148,9 +158,9 @@ class ControllerSystem(Cluster):
         >>> ControllerSystem(ControllerConfig(brokers=4, assignment=((0, 1),))).symmetries()
         [Permutation(brokers=(0, 1, 3, 2), partitions=(0,), topics=(0,))]
         """
-        perms = self.__dict__.get("_symmetries")
+        perms = self._symmetries
         if perms is None:
-            perms = self.__dict__["_symmetries"] = symmetries(self.cfg, self.init_states())
+            perms = self._symmetries = symmetries(self.cfg, self.init_states())
         return list(perms)
 
     def fault_kinds(self) -> tuple[str, ...]:
@@ -200,10 +210,10 @@ class ControllerSystem(Cluster):
 
     def successors_labelled(self, s: State) -> Iterator[tuple[Any, State, tuple]]:
         """``successors`` with each transition's coverage labels (``model/controller/coverage.py``)."""
-        self._last_labels = ()
+        self._last_labels = NO_LABELS  # not (): mypy would narrow the attribute to tuple[()]
         labels: tuple[Any, ...]
         for a, t in self.successors(s):
-            labels, self._last_labels = self._last_labels, ()  # set by commit() during this step
+            labels, self._last_labels = self._last_labels, NO_LABELS  # set by commit() during this step
             if ZK_LABELLED_BY_TYPE[type(a)] and (extra := zk_labels(self, s, a, t)):
                 labels += extra  # only these steps can write to ZooKeeper
             yield a, t, labels
@@ -212,10 +222,10 @@ class ControllerSystem(Cluster):
         """``successors``, adding one to ``counts[label]`` per coverage label of each transition
         (what ``explorer.search.label_counting`` makes of ``successors_labelled``, without its
         wrapping generator: the hot path of every search)."""
-        self._last_labels = ()
+        self._last_labels = NO_LABELS
         labels: tuple[Any, ...]
         for a, t in self.successors(s):
-            labels, self._last_labels = self._last_labels, ()
+            labels, self._last_labels = self._last_labels, NO_LABELS
             if ZK_LABELLED_BY_TYPE[type(a)] and (extra := zk_labels(self, s, a, t)):
                 labels += extra
             if labels:

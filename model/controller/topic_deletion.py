@@ -5,6 +5,7 @@ ineligible, ``resumeDeletions``, ``startReplicaDeletion``, StopReplica responses
 
 from __future__ import annotations
 
+from explorer.mypyc_compat import mypyc_attr
 from explorer.speedups import set_item
 from model.controller.base import Component, ControllerBase
 from model.controller.continuations import (
@@ -29,6 +30,7 @@ from model.controller.state import D_DEL_RESUME, D_DELETED, D_DELETED_AFTER_RESU
 from model.state_machines import PartitionState, ReplicaState
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class TopicDeletionManager(Component):
     """Kafka's ``TopicDeletionManager`` (seed 001 step by step): enqueue, ineligible, retry, complete."""
 

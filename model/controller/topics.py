@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from explorer.mypyc_compat import mypyc_attr
 from model.controller.base import Component, ControllerBase
 from model.controller.program import (
     NewReplicasOnline,
@@ -12,6 +13,7 @@ from model.controller.program import (
 from model.state_machines import PartitionState, ReplicaState
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class TopicChanges(Component):
     """``TopicChange`` (``onNewTopicCreation``) and ``PartitionModifications`` (``onNewPartitionCreation``)."""
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.mypyc_compat import mypyc_attr
 from explorer.speedups import set_item
 from model.controller.actions import SessionExpire, ZkReply, ZkServe
 from model.controller.cluster import Actor
@@ -73,6 +74,7 @@ from model.controller.state import Node, State, Zk
 _STARTUP = Startup()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ZooKeeperServer(Actor):
     """The ZooKeeper server (sessions, ephemerals, versions, multi, watches, expiry) and the
     client side of its responses."""
@@ -358,11 +360,11 @@ class ZooKeeperServer(Actor):
         broker): ``network.ZK_SESSIONS.serve``."""
         return ZK_SESSIONS.serve(self.system, s, b)
 
-    @staticmethod
-    def epoch_fence_holds(zk: Zk, fence: int) -> bool:
+    def epoch_fence_holds(self, zk: Zk, fence: int) -> bool:
         """A controller write's ``check /controller_epoch`` op passes: the epoch znode still has
         the zkVersion the writer read (``fence``; -1: the write is not fenced, as before
-        KAFKA-6082)."""
+        KAFKA-6082). Not a static method: compiled by mypyc, ``self.epoch_fence_holds`` would
+        call this one directly, never a subclass's (the ``fence-less-than`` mutant's)."""
         return fence == -1 or zk.epoch_version == fence
 
     def admin_request(self, zk: Zk, req: Any) -> tuple[Zk, Any]:
