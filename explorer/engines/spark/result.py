@@ -20,6 +20,7 @@ from explorer.core import CheckResult
 from explorer.engines.spark.liveness import check_eventually
 from explorer.search import collision_odds
 from explorer.search.coverage import Coverage
+from explorer.search.results import explored_fields
 from explorer.search.serial import Outcome, finish
 
 __all__ = ["assemble_result"]
@@ -71,7 +72,7 @@ def assemble_result(search: Any, seconds: float, notes: list[str]) -> CheckResul
     cov = Coverage(dict(total.enabled), dict(total.new_by), {k: _KindName(k) for k in total.enabled})  # type: ignore[arg-type]
     applied = {p.name: p.name in total.applies for p in props if p.applies is not None}
     explored = search.book.explored(cov, dict(total.labels), seconds, search.distinct, applied)
-    out = Outcome(**vars(explored), monitor=search.monitor, visited=store, canon=job.canon)
+    out = Outcome(**explored_fields(explored), monitor=search.monitor, visited=store, canon=job.canon)
     if job.live:
         out.decide_live = lambda: check_eventually(
             job, job.live, store, search.run_dir, search.kind_names, search.keep_going
