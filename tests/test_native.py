@@ -146,7 +146,7 @@ def test_a_stale_build_loads_the_sources_and_warns_once(tmp_path: Path) -> None:
 
 def test_the_hook_is_in_place_before_the_model_loads() -> None:
     """``import invariants.controller`` (and the CLI) reach explorer/__init__.py, and so the
-    finder, before any compiled module; ``model.election`` imports no explorer module, so a
+    finder, before any compiled module; ``model.leader_selectors`` imports no explorer module, so a
     program that imports it first must import explorer first (explorer.native.install
     refuses a compiled module loaded before it that the decision does not use)."""
     script = (
