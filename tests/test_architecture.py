@@ -34,6 +34,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "explorer.encoding",
             "explorer.speedups",
             "explorer.mypyc_compat",
+            "explorer.native",
             "explorer._speedups",
             "explorer._incremental",
             "explorer.tracefile",
