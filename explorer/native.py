@@ -372,9 +372,15 @@ def install() -> None:
 
 
 def _loads_extension(name: str) -> bool:
-    """Whether Python's own finder loads module ``name`` from an extension module."""
-    spec = _find(name, None, sys.modules)
-    return spec is not None and _is_extension(spec.origin)
+    """Whether module ``name``, already in ``sys.modules``, was loaded from an extension module
+    (its compiled shim), not from its ``.py``. What it was loaded from, not where Python's own
+    finder would find it now: with a build present and pure Python chosen, every module the
+    finder loaded from its ``.py`` has a shim beside it, and a second :func:`install` must not
+    take them for compiled ones."""
+    module = sys.modules.get(name)
+    spec = getattr(module, "__spec__", None)
+    origin = getattr(spec, "origin", None) or getattr(module, "__file__", None)
+    return isinstance(origin, str) and _is_extension(origin)
 
 
 def _manifest_libraries() -> list[str]:

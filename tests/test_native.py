@@ -221,3 +221,32 @@ def test_the_compiled_model_matches_the_reference_with_fingerprints(tmp_path: Pa
     compiled = _check("controller-small.toml", True, tmp_path, "--visited", "fingerprints")
     assert pure["exit_reason"] == "complete"
     assert _comparable(compiled) == _comparable(pure)
+
+
+def test_a_module_loaded_from_its_source_beside_a_shim_is_not_taken_for_compiled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With a build present and pure Python chosen (the test suite's own case in a built
+    # checkout), every module the finder loaded from its .py has a shim beside it: a second
+    # install() must judge what each module was loaded from, not what Python's finder would
+    # find now (CI's first run of the integration failed on exactly this, in this doctest:
+    # explorer.native.install). Shown able to fail: the module loaded from its shim is.
+    import types
+    from importlib.machinery import ModuleSpec
+
+    pkg = tmp_path / "fakepkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "mod.py").write_text("X = 1\n")
+    (pkg / ("mod" + EXT)).write_bytes(b"not an ELF")
+    parent = types.ModuleType("fakepkg")
+    parent.__path__ = [str(pkg)]
+    from_source = types.ModuleType("fakepkg.mod")
+    from_source.__spec__ = ModuleSpec("fakepkg.mod", None, origin=str(pkg / "mod.py"))
+    from_shim = types.ModuleType("fakepkg.shim")
+    from_shim.__spec__ = ModuleSpec("fakepkg.shim", None, origin=str(pkg / ("mod" + EXT)))
+    monkeypatch.setitem(sys.modules, "fakepkg", parent)
+    monkeypatch.setitem(sys.modules, "fakepkg.mod", from_source)
+    monkeypatch.setitem(sys.modules, "fakepkg.shim", from_shim)
+    assert native._loads_extension("fakepkg.mod") is False
+    assert native._loads_extension("fakepkg.shim") is True
