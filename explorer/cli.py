@@ -54,7 +54,7 @@ from explorer.frontend import (
 from explorer.release_output import check_progress, model_costs
 from explorer.resume import RESUMED, resume_args
 from explorer.run_traces import trace_path_of
-from explorer.search import Progress, stop_on_signals, stop_requested
+from explorer.search import Progress, stop_on_signals, stop_requested, teardown
 from explorer.search.progress import log_every_from_env
 from explorer.state_view import step_view, view_steps
 from explorer.tracefile import ReplayError, load_trace, trace_document, trace_file_name, write_json_atomic
@@ -734,9 +734,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     :mod:`explorer.search.stopping`).
     """
     start = time.monotonic()
+    args = list(sys.argv[1:] if argv is None else argv)
+    if argv is None and args[:1] == ["check"]:  # one search, then the process ends
+        teardown.keep_until_exit()
     try:
         with stop_on_signals():
-            code = _dispatch(list(sys.argv[1:] if argv is None else argv))
+            code = _dispatch(args)
     except (UsageError, ConfigError) as e:
         print(f"kafka-mc: error: {_line(e)}", file=sys.stderr)
         code = 2
@@ -766,7 +769,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         code = EXIT_MODEL_ERROR
     if argv is None:
-        sys.exit(code)
+        # the process ends here: its searches' memory goes back to the system at once
+        # instead of being freed object by object (explorer.search.teardown)
+        teardown.exit_process(code)
     return code
 
 

@@ -42,7 +42,7 @@ from typing import Any, TypeVar, cast
 
 from explorer.core import CheckResult
 from explorer.release_output import started_line
-from explorer.search import not_run_result, stopping
+from explorer.search import not_run_result, stopping, teardown
 from explorer.search.pool import die_with_parent
 
 __all__ = ["EntryRun", "default_jobs", "longest_first", "not_run_entry", "run_entries", "run_jobs"]
@@ -156,6 +156,7 @@ def _child(work: Callable[[Any], Any], item: Any, conn: Connection, parent: int)
     die_with_parent(parent)
     os.setpgrp()  # out of the terminal's group: the parent forwards one signal (module doc)
     stopping.clear_stop()
+    teardown.keep_until_exit()  # the search is not freed object by object: os._exit below
     for sig in (signal.SIGINT, signal.SIGTERM):  # as in the foreground: stop the search, else raise
         signal.signal(sig, stopping._handler)
     buf = io.StringIO()

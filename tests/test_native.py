@@ -250,3 +250,25 @@ def test_a_module_loaded_from_its_source_beside_a_shim_is_not_taken_for_compiled
     monkeypatch.setitem(sys.modules, "fakepkg.shim", from_shim)
     assert native._loads_extension("fakepkg.mod") is False
     assert native._loads_extension("fakepkg.shim") is True
+
+
+@pytest.mark.slow
+def test_the_compiled_search_is_freed_by_reference_counts() -> None:
+    """Compiled, closures share one environment object that holds them: ``finish``'s once
+    made a cycle that kept the visited set until the collector's next full pass (issue 56)."""
+    _require_build()
+    script = (
+        "import gc\n"
+        "import explorer.native as n\n"
+        "from explorer.api import CheckOptions\n"
+        "from explorer.frontend import run_check\n"
+        "from explorer.search.visited import StateVisited\n"
+        "gc.collect(); gc.disable()\n"
+        "r, _, _ = run_check('controller', CheckOptions(max_states=2000), config_path='configs/controller-ref.toml')\n"
+        "print(n.ACTIVE, sum(isinstance(o, StateVisited) for o in gc.get_objects()))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], env=_env(True), capture_output=True, text=True, cwd=ROOT
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["True", "0"]

@@ -44,7 +44,7 @@ from typing import Any, cast
 
 from explorer import speedups
 from explorer.core import CheckResult, ExitReason, LevelStats, action_kind, render_state
-from explorer.search import codec, safeio
+from explorer.search import codec, safeio, teardown
 from explorer.search.checkpoint import crash_point, write_snapshot
 from explorer.search.coverage import Coverage, label_counting
 from explorer.search.frontier import LevelQueue
@@ -563,47 +563,67 @@ def finish(
     try:
         return _result(system, out, options, notes, own_notes)
     finally:
-        if out.frozen:
-            gc.unfreeze()  # the states die with the search (by reference counts, not the collector)
+        # a process that ends after this search keeps it, frozen, until it exits
+        # (explorer.search.teardown); else the states die with the search (by reference
+        # counts, not the collector)
+        if not teardown.keep(out) and out.frozen:
+            gc.unfreeze()
             out.frozen = False
         out.visited.close()
+
+
+class _Tracer:
+    """The traces and the liveness decisions of a finished search (for :func:`_result`)."""
+
+    def __init__(self, system: Any, out: Outcome):
+        self.system, self.out = system, out
+
+    def trace_to(
+        self, at: Any, extra: tuple[Any, Any] | None = None, prop: Any = None, k: int | None = None
+    ) -> list[Any]:
+        """The steps from an initial state to ``at`` (then ``extra``, or the ``k``-th successor)."""
+        system, out = self.system, self.out
+        path = out.visited.path(at)
+        if k is not None:  # the k-th step from the last state
+            extra = next(x for i, x in enumerate(ordered_successors(system)(path[-1])) if i == k)
+        return path_trace(system, path, out.canon, extra, prop)
+
+    def finding(self, f: Any) -> list[Any]:
+        """The trace of one finding of the monitor."""
+        return self.trace_to(
+            f.at, (f.action, f.target) if f.action is not None else None, f.prop, f.successor
+        )
+
+    def live(self) -> dict[str, Any]:
+        """The ``eventually`` properties decided on the recorded edges."""
+        out, m = self.out, self.out.monitor
+        decided: dict[str, Any] = {}
+        assert out.edges is not None
+        for p in m.live:
+            decided[p.name] = lv = check_liveness(self.system, p, out.edges, out.visited.parents)
+            if lv is not None and not m.keep_going:
+                break
+        return decided
 
 
 def _result(
     system: Any, out: Outcome, options: RunLabels, notes: list[str] | None, own_notes: bool
 ) -> CheckResult:
-    m, visited, canon = out.monitor, out.visited, out.canon
-
-    def trace_to(
-        at: Any, extra: tuple[Any, Any] | None = None, prop: Any = None, k: int | None = None
-    ) -> list[Any]:
-        path = visited.path(at)
-        if k is not None:  # the k-th step from the last state
-            extra = next(x for i, x in enumerate(ordered_successors(system)(path[-1])) if i == k)
-        return path_trace(system, path, canon, extra, prop)
-
-    def live() -> dict[str, Any]:
-        decided: dict[str, Any] = {}
-        assert out.edges is not None
-        for p in m.live:
-            decided[p.name] = lv = check_liveness(system, p, out.edges, visited.parents)
-            if lv is not None and not m.keep_going:
-                break
-        return decided
-
-    found = m.findings(
-        lambda f: trace_to(f.at, (f.action, f.target) if f.action is not None else None, f.prop, f.successor)
-    )
+    m, visited = out.monitor, out.visited
+    # a class, not closures: compiled, closures share one environment that holds them (a
+    # cycle: the visited set would live until the collector's next full pass)
+    tracer = _Tracer(system, out)
+    found = m.findings(tracer.finding)
     witness_lengths = {n: len(visited.path(at)) - 1 for n, at in m.witnesses.items()}
     if not own_notes:
-        notes = visited.notes() + list(notes or []) + symmetry_notes(canon)
-    decide = out.decide_live if out.decide_live is not None else live
+        notes = visited.notes() + list(notes or []) + symmetry_notes(out.canon)
+    decide = out.decide_live if out.decide_live is not None else tracer.live
     result = exhaustive_result(
         system, m.props, found, out, options, witness_lengths, decide if m.live else None, notes
     )
     err = out.model_error
     if err is not None:
-        line, trace = _model_error_line(system, visited, err, trace_to)
+        line, trace = _model_error_line(system, visited, err, tracer.trace_to)
         result.exit_reason = ExitReason.INTERRUPTED
         result.notes.append(f"model error: {line}")
         raise ModelErrorResult(line, result, trace)
