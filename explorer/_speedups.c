@@ -19,6 +19,9 @@
  *                               the list of states back, types and sharing kept
  *   memo_hash(cls)              give the record class cls a hash remembered per object
  *                               (the same value as tuple's; see "record memo" below)
+ *   fast_new(cls, original, prefix, names, required, defaults, single)
+ *                               calls of the record class cls build its instance in C
+ *                               (see "record constructors" below)
  *   _configure(encode_other, set_item_slow)
  *                               the Python callables for values this module does not
  *                               encode itself (enums, dataclasses, errors) and for
@@ -634,6 +637,251 @@ memo_hash(PyObject *module, PyObject *cls)
     }
     tp->tp_hash = memo_tuple_hash;
     PyType_Modified(tp);
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------ record constructors */
+
+/*
+ * fast_new(cls, original, prefix, names, required, defaults, single): calls of the record class
+ * cls build its instance here, without the Python frame of its generated __new__ (issue 56:
+ * about 8 records built per state of controller-ref, 5% of the compiled search in that frame
+ * and in tuple.__new__'s temporary tuples). Installed as the class's tp_vectorcall, which
+ * CPython (3.9+) uses for a call of any type object; cls.__new__ stays what it was (pickle,
+ * the codecs and an explicit cls.__new__(cls, ...) are unchanged).
+ *
+ * The instance is prefix + the positional and keyword arguments in the order of names, then
+ * for each missing optional field its default (defaults: one per optional field, the last
+ * len(defaults) of names), or, with defaults None, nothing more (a Record built without its
+ * optional fields is the shorter tuple; the first missing one ends it). With single not None
+ * and no field, every call returns single. Anything else (an unknown or repeated keyword, too
+ * many or too few arguments, a subclass, a __new__ assigned since) takes the ordinary path
+ * (type's tp_call), which raises what the generated __new__ raises.
+ */
+typedef struct {
+    PyObject *original; /* cls.__dict__["__new__"] when installed */
+    PyObject *prefix;   /* tuple */
+    PyObject *names;    /* tuple of interned str */
+    PyObject *defaults; /* tuple, or NULL: optional fields omitted */
+    PyObject *single;   /* or NULL */
+    Py_ssize_t required;
+} NewSpec;
+
+static PyObject *new_specs = NULL; /* {cls: capsule(NewSpec)} */
+static PyObject *str_new = NULL;   /* "__new__", interned */
+
+static PyObject *
+new_slow(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    /* type(cls).__call__(cls, *args, **kwargs), as the call would have been */
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    PyObject *tuple = PyTuple_New(nargs), *kw = NULL, *result = NULL;
+    if (tuple == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        Py_INCREF(args[i]);
+        PyTuple_SET_ITEM(tuple, i, args[i]);
+    }
+    if (nkw) {
+        if ((kw = PyDict_New()) == NULL) {
+            goto done;
+        }
+        for (Py_ssize_t k = 0; k < nkw; k++) {
+            if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0) {
+                goto done;
+            }
+        }
+    }
+    result = Py_TYPE(callable)->tp_call(callable, tuple, kw);
+done:
+    Py_DECREF(tuple);
+    Py_XDECREF(kw);
+    return result;
+}
+
+static PyObject *
+new_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyTypeObject *tp = (PyTypeObject *)callable;
+    PyObject *cap = PyDict_GetItemWithError(new_specs, callable); /* borrowed */
+    if (cap == NULL) {
+        return PyErr_Occurred() ? NULL : new_slow(callable, args, nargsf, kwnames);
+    }
+    NewSpec *spec = (NewSpec *)PyCapsule_GetPointer(cap, NULL);
+    if (spec == NULL) {
+        return NULL;
+    }
+    /* a __new__ assigned since it was installed: the ordinary call */
+    if (tp->tp_dict == NULL || PyDict_GetItemWithError(tp->tp_dict, str_new) != spec->original) {
+        return PyErr_Occurred() ? NULL : new_slow(callable, args, nargsf, kwnames);
+    }
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    Py_ssize_t nnames = PyTuple_GET_SIZE(spec->names);
+    if (spec->single != NULL) {
+        if (nargs || nkw) {
+            return new_slow(callable, args, nargsf, kwnames);
+        }
+        Py_INCREF(spec->single);
+        return spec->single;
+    }
+    if (nargs > nnames || nkw > nnames) {
+        return new_slow(callable, args, nargsf, kwnames);
+    }
+    PyObject *given[64];
+    if (nnames > 64) {
+        return new_slow(callable, args, nargsf, kwnames);
+    }
+    Py_ssize_t j;
+    for (j = 0; j < nnames; j++) {
+        given[j] = j < nargs ? args[j] : NULL;
+    }
+    PyObject **names = &PyTuple_GET_ITEM(spec->names, 0);
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, k);
+        for (j = 0; j < nnames && names[j] != name; j++) {
+        }
+        if (j == nnames || given[j] != NULL) { /* unknown (or not interned), or given twice */
+            return new_slow(callable, args, nargsf, kwnames);
+        }
+        given[j] = args[nargs + k];
+    }
+    Py_ssize_t nopt = nnames - spec->required, count = nnames;
+    for (j = 0; j < spec->required; j++) {
+        if (given[j] == NULL) { /* a required field missing: the ordinary call raises */
+            return new_slow(callable, args, nargsf, kwnames);
+        }
+    }
+    if (spec->defaults == NULL) {
+        for (j = spec->required; j < nnames; j++) {
+            if (given[j] == NULL) {
+                break;
+            }
+        }
+        count = j;
+    }
+    Py_ssize_t np = PyTuple_GET_SIZE(spec->prefix);
+    PyObject *result = tp->tp_alloc(tp, np + count);
+    if (result == NULL) {
+        return NULL;
+    }
+    PyObject **dst = &PyTuple_GET_ITEM(result, 0);
+    for (j = 0; j < np; j++) {
+        PyObject *v = PyTuple_GET_ITEM(spec->prefix, j);
+        Py_INCREF(v);
+        dst[j] = v;
+    }
+    for (j = 0; j < count; j++) {
+        PyObject *v = given[j];
+        if (v == NULL) { /* an optional field missing, with a default */
+            v = PyTuple_GET_ITEM(spec->defaults, j - (nnames - nopt));
+        }
+        Py_INCREF(v);
+        dst[np + j] = v;
+    }
+    return result;
+}
+
+static void
+new_spec_clear(NewSpec *spec)
+{
+    Py_XDECREF(spec->original);
+    Py_XDECREF(spec->prefix);
+    Py_XDECREF(spec->names);
+    Py_XDECREF(spec->defaults);
+    Py_XDECREF(spec->single);
+    PyMem_Free(spec);
+}
+
+static void
+new_spec_free(PyObject *cap)
+{
+    NewSpec *spec = (NewSpec *)PyCapsule_GetPointer(cap, NULL);
+    if (spec != NULL) {
+        new_spec_clear(spec);
+    }
+}
+
+static PyObject *
+fast_new(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError,
+                        "fast_new(cls, original, prefix, names, required, defaults, single) takes 7 arguments");
+        return NULL;
+    }
+    PyObject *cls = args[0], *original = args[1], *prefix = args[2], *names = args[3];
+    PyObject *defaults = args[5], *single = args[6];
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &PyTuple_Type)
+        || (PyTypeObject *)cls == &PyTuple_Type || Py_TYPE(cls) != &PyType_Type) {
+        PyErr_SetString(PyExc_TypeError, "fast_new() needs a tuple subclass whose metaclass is type");
+        return NULL;
+    }
+    if (!PyTuple_CheckExact(prefix) || !PyTuple_CheckExact(names) || PyTuple_GET_SIZE(names) > 64
+        || (defaults != Py_None && !PyTuple_CheckExact(defaults))) {
+        PyErr_SetString(PyExc_TypeError, "fast_new(): prefix and names tuples (at most 64 names), defaults a tuple or None");
+        return NULL;
+    }
+    Py_ssize_t required = PyLong_AsSsize_t(args[4]), nnames = PyTuple_GET_SIZE(names);
+    if (required == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (required < 0 || required > nnames
+        || (defaults != Py_None && PyTuple_GET_SIZE(defaults) != nnames - required)) {
+        PyErr_SetString(PyExc_ValueError, "fast_new(): required must be in 0..len(names), with one default per optional field");
+        return NULL;
+    }
+    if (new_specs == NULL && (new_specs = PyDict_New()) == NULL) {
+        return NULL;
+    }
+    if (str_new == NULL && (str_new = PyUnicode_InternFromString("__new__")) == NULL) {
+        return NULL;
+    }
+    PyObject *interned = PyTuple_New(nnames);
+    if (interned == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < nnames; j++) {
+        PyObject *name = PyTuple_GET_ITEM(names, j);
+        if (!PyUnicode_CheckExact(name)) {
+            Py_DECREF(interned);
+            PyErr_SetString(PyExc_TypeError, "fast_new(): names must be str");
+            return NULL;
+        }
+        Py_INCREF(name);
+        PyUnicode_InternInPlace(&name); /* as keyword names are: compared by identity */
+        PyTuple_SET_ITEM(interned, j, name);
+    }
+    NewSpec *spec = (NewSpec *)PyMem_Calloc(1, sizeof(NewSpec));
+    if (spec == NULL) {
+        Py_DECREF(interned);
+        return PyErr_NoMemory();
+    }
+    Py_INCREF(original);
+    spec->original = original;
+    Py_INCREF(prefix);
+    spec->prefix = prefix;
+    spec->names = interned;
+    if (defaults != Py_None) {
+        Py_INCREF(defaults);
+        spec->defaults = defaults;
+    }
+    if (single != Py_None) {
+        Py_INCREF(single);
+        spec->single = single;
+    }
+    spec->required = required;
+    PyObject *cap = PyCapsule_New(spec, NULL, new_spec_free);
+    if (cap == NULL) {
+        new_spec_clear(spec);
+        return NULL;
+    }
+    int rc = PyDict_SetItem(new_specs, cls, cap);
+    Py_DECREF(cap);
+    if (rc < 0) {
+        return NULL;
+    }
+    ((PyTypeObject *)cls)->tp_vectorcall = new_vectorcall;
     Py_RETURN_NONE;
 }
 
@@ -1826,6 +2074,9 @@ static PyMethodDef speedups_methods[] = {
     {"memo_hash", (PyCFunction)memo_hash, METH_O,
      "memo_hash(cls)\n--\n\nMake the records of the tuple subclass cls remember their hash and "
      "their encoding per object (same values as tuple's hash and encode)."},
+    {"fast_new", (PyCFunction)(void (*)(void))fast_new, METH_FASTCALL,
+     "fast_new(cls, original, prefix, names, required, defaults, single)\n--\n\n"
+     "Build the instances of the record class cls in C when it is called (see _speedups.c)."},
     {"_configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
      "_configure(encode_other, set_item_slow)\n--\n\n"
      "Set the Python fallbacks: encode_other(value) -> bytes for values not encoded here, "

@@ -15,7 +15,9 @@ functions run in pure Python. Both give identical results:
 * :func:`state_packer` -- the C ``pack_states`` / ``unpack_states`` pair behind
   :mod:`explorer.search.statepack` (whose fallback is plain pickle);
 * :func:`install_memo_hash` -- a record class whose instances remember their hash and their
-  encoding (same values; a child state's hash or fingerprint then costs its new records only).
+  encoding (same values; a child state's hash or fingerprint then costs its new records only);
+* :func:`install_fast_new` -- a record class whose calls build the instance in C (the same
+  tuple its ``__new__`` builds, without that Python frame).
 
 ``ACTIVE`` tells which is in use.
 
@@ -49,6 +51,7 @@ __all__ = [
     "fingerprint",
     "fingerprint_bytes",
     "fingerprint_table_class",
+    "install_fast_new",
     "install_fast_replace",
     "install_memo_hash",
     "set_item",
@@ -216,4 +219,69 @@ def install_memo_hash(cls: T) -> T:
     memo = None if _C is None else getattr(_C, "memo_hash", None)
     if memo is not None:  # None too with a module built before memo_hash existed
         memo(cls)
+    return cls
+
+
+def install_fast_new(
+    cls: T,
+    *,
+    prefix: tuple = (),
+    fields: tuple[str, ...] | None = None,
+    required: int | None = None,
+    omit_optional: bool = False,
+    single: Any = None,
+) -> T:
+    """Make a call of the record class ``cls`` build its instance in C (nothing without the
+    accelerator); return ``cls``. ``cls.__new__`` itself is left as it is (``pickle``, the
+    codecs and an explicit ``cls.__new__(cls, ...)`` are unchanged), and a ``__new__`` assigned
+    later is honoured.
+
+    Without arguments ``cls`` is a ``NamedTuple`` class (its ``_fields`` and defaults). For
+    other record classes: the instance is ``prefix`` then the ``fields`` given, positionally
+    or by name, of which the first ``required`` must be; with ``omit_optional`` the optional
+    ones given up to the first missing one (a shorter tuple; a record without its optional
+    fields), else their defaults. ``single``: every call without arguments returns it.
+    Arguments the generated ``__new__`` would refuse take the ordinary call, which raises
+    what it raises.
+
+    >>> from typing import NamedTuple
+    >>> class P(NamedTuple):
+    ...     a: int
+    ...     b: tuple = ()
+    >>> install_fast_new(P) is P
+    True
+    >>> P(1), P(1, b=(2,)), P(a=3)
+    (P(a=1, b=()), P(a=1, b=(2,)), P(a=3, b=()))
+    >>> P()
+    Traceback (most recent call last):
+    ...
+    TypeError: P.__new__() missing 1 required positional argument: 'a'
+    """
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and cls is not tuple and type(cls) is type):
+        raise TypeError(f"install_fast_new needs a tuple subclass whose metaclass is type, not {cls!r}")
+    install = None if _C is None else getattr(_C, "fast_new", None)
+    if install is None:  # None too with a module built before fast_new existed
+        return cls
+    original = cls.__dict__.get("__new__")
+    if original is None:
+        raise TypeError(f"install_fast_new: {cls.__name__} defines no __new__ of its own")
+    defaults: tuple | None = None
+    if fields is None:  # a NamedTuple class
+        if not hasattr(cls, "_fields"):
+            raise TypeError(f"install_fast_new: {cls.__name__} is not a NamedTuple class: name its fields")
+        fields = tuple(cls._fields)  # type: ignore[attr-defined]
+        fn = getattr(original, "__func__", original)
+        defaults = tuple(getattr(fn, "__defaults__", None) or ())
+        required = len(fields) - len(defaults)
+    elif not omit_optional:
+        raise TypeError("install_fast_new: give the defaults of optional fields through a NamedTuple class")
+    install(
+        cls,
+        original,
+        tuple(prefix),
+        tuple(fields),
+        len(fields) if required is None else required,
+        defaults,
+        single,
+    )
     return cls

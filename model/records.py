@@ -34,6 +34,8 @@ import inspect
 from operator import itemgetter
 from typing import Any, ClassVar
 
+from explorer.speedups import install_fast_new
+
 try:  # the C descriptor NamedTuple's fields use: reads an item as fast as indexing does
     from collections import _tuplegetter  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - another Python implementation
@@ -156,6 +158,11 @@ class Record(tuple):
         cls._required = required
         cls.__match_args__ = tuple(names)  # type: ignore[misc]
         cls.__new__ = _flat_new(cls, names, required)  # type: ignore[method-assign]
+        # and a call builds it in C (explorer._speedups; the same tuple, without the frame)
+        if names:
+            install_fast_new(cls, prefix=(code,), fields=tuple(names), required=required, omit_optional=True)
+        else:
+            install_fast_new(cls, fields=(), omit_optional=True, single=cls.__new__(cls))
 
     def __new__(cls, *fields: Any) -> Any:
         """(Each record class gets its own, with its fields' names: ``_flat_new``.)"""

@@ -466,6 +466,129 @@ def test_c_reference_counts_stay_stable() -> None:
     assert after == before
 
 
+# --------------------------------------------------------------------------- record constructors
+
+
+class Made(NamedTuple):
+    a: int
+    b: tuple = ()
+    c: Any = None
+
+
+def _fresh_made() -> type:
+    """A new NamedTuple class like :class:`Made` (each test installs on its own)."""
+    import collections
+
+    return collections.namedtuple("Made", ["a", "b", "c"], defaults=((), None))
+
+
+CALLS: list[tuple[tuple, dict[str, Any]]] = [
+    ((1,), {}),
+    ((1, (2,)), {}),
+    ((1, (2,), 3), {}),
+    ((), {"a": 1}),
+    ((1,), {"c": 3}),
+    ((), {"c": 3, "a": 1, "b": (4,)}),
+    ((1,), {"b": 2}),
+    # refused alike: too few, too many, twice, unknown, a name built at run time
+    ((), {}),
+    ((1, 2, 3, 4), {}),
+    ((1,), {"a": 2}),
+    ((1,), {"d": 2}),
+    ((1,), {"".join(["c"]): 3}),
+]
+
+
+def _outcome(make: Callable[[], Any]) -> tuple[str, Any]:
+    try:
+        r = make()
+    except TypeError as e:
+        return ("TypeError", str(e))
+    return (type(r).__name__, tuple(r))
+
+
+@needs_c
+@pytest.mark.parametrize("args, kwargs", CALLS)
+def test_fast_new_builds_what_the_generated_new_builds(args: tuple, kwargs: dict[str, Any]) -> None:
+    plain, fast = _fresh_made(), _fresh_made()
+    assert speedups.install_fast_new(fast) is fast
+    assert _outcome(lambda: fast(*args, **kwargs)) == _outcome(lambda: plain(*args, **kwargs))
+    assert type(fast(1)) is fast
+
+
+@needs_c
+def test_fast_new_of_a_record_omits_its_missing_optional_fields() -> None:
+    from model.records import Record
+
+    class Ping(Record, code=7):
+        __slots__ = ()
+        target: int
+        tries: int = 0
+        note: str = ""
+
+    class Pong(Record, code=8):
+        __slots__ = ()
+
+    generated = Ping.__dict__["__new__"]
+    for args, kwargs in [((2,), {}), ((2, 1), {}), ((2, 1, "x"), {}), ((), {"target": 2, "tries": 1})]:
+        got, want = Ping(*args, **kwargs), generated(Ping, *args, **kwargs)
+        assert (type(got), tuple(got)) == (Ping, tuple(want))
+    assert tuple(Ping(2)) == (7, 2) and Ping(2).tries == 0 and Ping(2) == (7, 2)
+    assert tuple(Ping(2, note="x")) == (7, 2)  # as the generated one: the first missing ends it
+    assert Pong() is Pong() and tuple(Pong()) == (8,)
+    with pytest.raises(TypeError):
+        Ping()
+    with pytest.raises(TypeError):
+        Pong(1)
+
+
+@needs_c
+def test_fast_new_honours_subclasses_and_a_new_assigned_later() -> None:
+    cls = _fresh_made()
+    speedups.install_fast_new(cls)
+
+    class Derived(cls):  # type: ignore[valid-type, misc]
+        __slots__ = ()
+
+    assert type(Derived(1)) is Derived and tuple(Derived(1)) == (1, (), None)
+    import pickle
+
+    assert pickle.loads(pickle.dumps(Made(1))) == Made(1)
+    cls.__new__ = lambda k, *a, **kw: tuple.__new__(k, ("replaced", 0, 0))  # type: ignore[method-assign]
+    assert tuple(cls(1)) == ("replaced", 0, 0)
+    with pytest.raises(TypeError):
+        speedups.install_fast_new(tuple)
+    with pytest.raises(TypeError):
+        speedups.install_fast_new(int)
+
+
+@needs_c
+def test_the_models_records_are_built_in_c() -> None:
+    from model.controller import actions, events, state
+
+    built = [state.PartZ, state.State, actions.ZkServe, actions.Crash, events.BrokerChange]
+    assert all(type(k).__name__ == "type" for k in built)
+    assert actions.Crash(1) == actions.Crash.__dict__["__new__"](actions.Crash, 1)
+    assert events.BrokerChange() is events.BrokerChange()
+
+
+@pytest.mark.slow  # a million calls: the ci selection runs it
+@needs_c
+def test_fast_new_reference_counts_stay_stable() -> None:
+    cls = _fresh_made()
+    speedups.install_fast_new(cls)
+    sentinel = object()
+    before = [sys.getrefcount(x) for x in (sentinel, cls)]
+    for _ in range(300_000):
+        cls(sentinel)
+        cls(sentinel, b=sentinel)
+        with contextlib.suppress(TypeError):
+            cls(sentinel, a=sentinel)
+        with contextlib.suppress(TypeError):
+            cls(sentinel, sentinel, sentinel, sentinel)
+    assert [sys.getrefcount(x) for x in (sentinel, cls)] == before
+
+
 # --------------------------------------------------------------------------- the switch and the model
 
 

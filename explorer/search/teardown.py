@@ -22,6 +22,7 @@ this: its searches are freed as before.
 >>> keeping()
 False
 >>> keep(object())  # not keeping: nothing is held
+False
 >>> len(_KEPT)
 0
 """

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from explorer.core import effects
+from explorer.speedups import install_fast_new
 from model.action_text import java, says
 from model.controller.effects import Effect
 from model.controller.events import ControllerChange, ControllerEvent
@@ -305,6 +306,13 @@ FAULT_KINDS = (
     ControlledShutdown,
     ShutdownComplete,
 )
+
+
+# each action class's call builds its tuple in C (explorer._speedups; its __new__ is unchanged)
+for _kind in [v for v in list(globals().values()) if isinstance(v, type) and v.__module__ == __name__]:
+    if issubclass(_kind, tuple) and hasattr(_kind, "_fields") and "__new__" in _kind.__dict__:
+        install_fast_new(_kind)
+del _kind
 
 
 # ---------------------------------------------------------------------------------------

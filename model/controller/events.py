@@ -17,6 +17,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any, ClassVar
 
+from explorer.speedups import install_fast_new
 from model.controller.ids import BrokerId, PartitionId, TopicId
 from model.records import Record, RecordFamily, declare_fields, make_new
 
@@ -88,9 +89,11 @@ class ControllerEvent(Record):
         if names:
             setattr(cls, names[0], property(itemgetter(1)))
             cls.__new__ = make_new(cls, names[0], [f"return _tnew(cls, (_C, {names[0]}))"])  # type: ignore[method-assign]
+            install_fast_new(cls, prefix=(code,), fields=(names[0],), required=1, omit_optional=True)
         else:
             single = tuple.__new__(cls, (code, -1))
             cls.__new__ = lambda cls: single  # type: ignore[method-assign, assignment, misc]
+            install_fast_new(cls, fields=(), omit_optional=True, single=single)
 
     def __new__(cls, *args: Any) -> Any:
         """(Each event class gets its own.)"""

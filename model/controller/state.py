@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from explorer.speedups import install_fast_replace, install_memo_hash
+from explorer.speedups import install_fast_new, install_fast_replace, install_memo_hash
 from model.controller import ids
 
 
@@ -142,10 +142,11 @@ class State(NamedTuple):
     spent: ids.Counts = ()
 
 
-# a faster ``_replace`` (in C when explorer._speedups is built) for the state records, and for
+# a faster ``_replace`` and constructor (in C when explorer._speedups is built) for the state records, and for
 # all but ``State`` (new in every step) a hash and an encoding remembered per record object
 for _record in (PartZ, Zk, Ctx, Rep, Node, State):
     install_fast_replace(_record)
+    install_fast_new(_record)
 for _record in (PartZ, Zk, Ctx, Rep, Node):
     install_memo_hash(_record)
 del _record
