@@ -95,3 +95,24 @@ def test_a_kept_search_stays_frozen_until_the_process_ends() -> None:
     run = _python(_SEARCH.format(setup="teardown.keep_until_exit()\n"))
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["2002", "0", "['StateVisited']", "True"]
+
+
+def test_only_the_last_search_is_kept() -> None:
+    """A process that runs several searches holds one finished search at most: the first is
+    freed when the second is kept."""
+    script = (
+        "import weakref\n"
+        "from explorer.api import CheckOptions\n"
+        "from explorer.frontend import run_check\n"
+        "from explorer.search import teardown\n"
+        "teardown.keep_until_exit()\n"
+        "cfg = 'configs/controller-ref.toml'\n"
+        "run_check('controller', CheckOptions(max_states=500), config_path=cfg)\n"
+        "first = weakref.ref(teardown._KEPT[0].monitor)\n"
+        "run_check('controller', CheckOptions(max_states=2000), config_path=cfg)\n"
+        "import gc; gc.collect()  # the first one's cycles too (it was frozen)\n"
+        "print(len(teardown._KEPT), len(teardown._KEPT[0].visited), first() is None)\n"
+    )
+    run = _python(script)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["1", "2002", "True"]

@@ -30,6 +30,7 @@ False
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import sys
 import threading
@@ -37,7 +38,7 @@ from typing import Any, NoReturn
 
 __all__ = ["exit_process", "keep", "keep_until_exit", "keeping"]
 
-#: what :func:`keep` holds until the process ends (one entry per search)
+#: what :func:`keep` holds until the process ends (the last search it was given)
 _KEPT: list[Any] = []
 _keeping = False
 
@@ -63,12 +64,21 @@ def keeping() -> bool:
 
 
 def keep(obj: Any) -> bool:
-    """Hold ``obj`` until the process ends, when :func:`keeping`; True if it was kept.
+    """Hold ``obj`` until the process ends, when :func:`keeping`; True if it was kept. Only the
+    last one given is held: a process that runs several searches (a shrinker's bounded ones
+    after the main one) frees each when the next one is kept, so at most one finished search
+    is held beside the running one.
 
     >>> keep("a search's parts")
     False
     """
     if _keeping:
+        if _KEPT:
+            previous = _KEPT.pop()
+            if getattr(previous, "frozen", False):  # its cycles collectable again (a search's
+                gc.unfreeze()  # Outcome says whether it froze; the next search did not)
+                previous.frozen = False
+            del previous
         _KEPT.append(obj)
     return _keeping
 
